@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// point is one resolved probe address ready to become a definition.
+type point struct {
+	target   string // SYMBOL+OFFS or _text+OFFS or 0xADDR
+	realname string
+	ret      bool
+	note     string // shown on stderr: why the target has an unusual form
+}
+
+// runDefinitions implements -D: resolve each spec and print its lines.
+func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	var out []string
+	for _, s := range o.defs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lines, err := definitions(o, t, s, stderr)
+		if err != nil {
+			return err
+		}
+		out = append(out, lines...)
+	}
+	for _, l := range out {
+		fmt.Fprintln(stdout, l)
+	}
+	return nil
+}
+
+// definitions resolves one spec into its definition lines.
+func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]string, error) {
+	spec, err := probegen.ParseSpec(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Args) > 0 {
+		return nil, fmt.Errorf("probe %q: arguments are not yet supported (column %d)", raw, spec.Args[0].Col)
+	}
+	if spec.Point.Lazy != "" {
+		return nil, fmt.Errorf("probe %q: lazy patterns (;PTN) are not yet supported", raw)
+	}
+	pts, err := resolve(o, t, &spec.Point)
+	if err != nil {
+		return nil, fmt.Errorf("probe %q: %w", raw, err)
+	}
+	group := spec.Point.Group
+	if group == "" {
+		group = probegen.DefaultGroup
+	}
+	if err := probegen.ValidateGroup(group); err != nil {
+		return nil, fmt.Errorf("probe %q: %w", raw, err)
+	}
+	// perf -D marks no name as taken, so every point of a spec gets its
+	// base name.
+	namer := probegen.NewNamer(nil)
+	var lines []string
+	for _, p := range pts {
+		name, err := namer.Peek(probegen.EventBase(&spec.Point, p.realname), true)
+		if err != nil {
+			return nil, fmt.Errorf("probe %q: %w", raw, err)
+		}
+		d := probegen.Def{Return: p.ret, Group: group, Event: name, Target: p.target}
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("probe %q: %w", raw, err)
+		}
+		if p.note != "" && !o.quiet {
+			fmt.Fprintf(stderr, "note: %s\n", p.note)
+		}
+		lines = append(lines, d.String())
+	}
+	return lines, nil
+}
+
+// resolve finds the addresses of a probe point with perf's rules, refusing
+// what perf would accept but the kernel rejects.
+func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
+	if p.IsAddr {
+		if p.HasLine || p.File != "" {
+			return nil, errors.New("an absolute address takes no line or file")
+		}
+		return []point{{target: "0x" + strconv.FormatUint(p.Addr, 16), realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
+	}
+	if p.Return {
+		return resolveReturn(o, t, p)
+	}
+	q := dwarfres.Query{
+		Function:  p.Function,
+		Glob:      lazymatch.IsGlob(p.Function),
+		File:      p.File,
+		TailMatch: lazymatch.PerfTailMatch,
+		Line:      p.Line,
+		HasLine:   p.HasLine,
+		Offset:    p.Offset,
+		NoInlines: o.noInlines,
+		MaxProbes: o.maxProbes,
+	}
+	if q.Glob {
+		pat := p.Function
+		q.Match = func(s string) bool { return lazymatch.Glob(s, pat) }
+	}
+	probes, err := t.FindProbes(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(probes) == 0 {
+		if p.Function != "" && !p.HasLine && p.File == "" {
+			// perf falls back to the symbol table (assembly functions).
+			return fromSymbols(o, t, p)
+		}
+		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
+	}
+	var out []point
+	for _, pr := range probes {
+		if p.HasOffset && p.Offset > 0 {
+			if err := checkBoundary(t, pr); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText))
+	}
+	return out, nil
+}
+
+func describe(p *probegen.Point) string {
+	return "'" + p.String() + "'"
+}
+
+// kernelTarget writes SYMBOL+OFFS, unless the kernel would resolve SYMBOL to
+// another function of the same name: then _text+OFFS names the address.
+func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
+	st := t.Symbols()
+	if t.IsKernel() && inText && st.Count(sym) > 1 && st.HasText {
+		return point{
+			target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
+			realname: realname,
+			note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, st.Count(sym), addr-st.Text, sym, off, addr),
+		}
+	}
+	return point{target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
+}
+
+// fromSymbols is perf's find_probe_trace_events_from_map for functions
+// without DWARF.
+func fromSymbols(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
+	syms := matchSymbols(t, p.Function)
+	if len(syms) == 0 {
+		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
+	}
+	if len(syms) > o.maxProbes {
+		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.maxProbes)
+	}
+	var out []point
+	for _, s := range syms {
+		if p.Offset > s.End-s.Start {
+			return nil, fmt.Errorf("offset %d is bigger than the size of %s (%d) %w", p.Offset, s.Name, s.End-s.Start, dwarfres.ErrOutOfRange)
+		}
+		pr := dwarfres.Probe{Addr: s.Start + p.Offset, Symbol: s.Name, Offset: p.Offset, RealName: s.Name, InText: true}
+		if p.Offset > 0 {
+			if err := checkBoundary(t, pr); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
+	}
+	return out, nil
+}
+
+// matchSymbols is perf's find_probe_functions: function symbols whose name
+// (without an @VERSION) matches the glob, one per address, in address order.
+func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
+	var out []dwarfres.Sym
+	seen := map[uint64]bool{}
+	t.Symbols().Each(func(s dwarfres.Sym) {
+		n := s.Name
+		if i := indexByte(n, '@'); i >= 0 && indexByte(pat, '@') < 0 {
+			n = n[:i]
+		}
+		if s.Type != elf.STT_FUNC || !lazymatch.Glob(n, pat) || seen[s.Start] {
+			return
+		}
+		seen[s.Start] = true
+		out = append(out, s)
+	})
+	return out
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// resolveReturn handles FUNC%return from the symbol table as perf does, but
+// keeps @SRC and explains inline-only functions.
+func resolveReturn(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
+	if p.HasOffset && p.Offset != 0 || p.HasLine {
+		return nil, errors.New("a return probe takes no offset or line")
+	}
+	syms := matchSymbols(t, p.Function)
+	if p.File != "" && len(syms) > 0 {
+		// Keep only the symbols whose DWARF function is declared in SRC.
+		probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
+			Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.PerfTailMatch, NoInlines: true, MaxProbes: o.maxProbes})
+		if err != nil {
+			return nil, err
+		}
+		keep := map[uint64]bool{}
+		for _, pr := range probes {
+			keep[pr.Addr] = true
+		}
+		var f []dwarfres.Sym
+		for _, s := range syms {
+			if keep[s.Start] {
+				f = append(f, s)
+			}
+		}
+		syms = f
+	}
+	if len(syms) == 0 {
+		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.PerfTailMatch, MaxProbes: o.maxProbes})
+		if len(probes) > 0 {
+			return nil, fmt.Errorf("%s is only inlined (%d inlined instances, no out-of-line copy), so it has no return point: %w; probe its callers' lines instead", p.Function, len(probes), dwarfres.ErrInlineReturn)
+		}
+		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
+	}
+	if len(syms) > o.maxProbes {
+		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.maxProbes)
+	}
+	var out []point
+	for _, s := range syms {
+		pt := kernelTarget(t, s.Name, 0, s.Start, s.Name, true)
+		pt.ret = true
+		out = append(out, pt)
+	}
+	return out, nil
+}
+
+func globOrExact(pat string) func(string) bool {
+	if lazymatch.IsGlob(pat) {
+		return func(s string) bool { return lazymatch.Glob(s, pat) }
+	}
+	return func(s string) bool { return s == pat }
+}
+
+// checkBoundary refuses an offset that is not on an instruction boundary,
+// decoding from the containing symbol's start (x86_64 only; other
+// architectures have fixed-size instructions checked by alignment).
+func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
+	start := pr.Addr - pr.Offset
+	switch t.Machine {
+	case elf.EM_X86_64:
+		code, err := t.Bytes(start, pr.Offset+16)
+		if err != nil {
+			code, err = t.Bytes(start, pr.Offset)
+			if err != nil {
+				return nil // not in the image (e.g. init text): let the kernel check
+			}
+		}
+		var pc uint64
+		for pc < pr.Offset {
+			inst, err := x86asm.Decode(code[pc:], 64)
+			if err != nil || inst.Len == 0 {
+				return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
+			}
+			pc += uint64(inst.Len)
+		}
+		if pc != pr.Offset {
+			prev := pc
+			// find the boundary before the offset, for the message
+			var b, q uint64
+			for q < pr.Offset {
+				inst, _ := x86asm.Decode(code[q:], 64)
+				b = q
+				q += uint64(inst.Len)
+			}
+			_ = prev
+			return fmt.Errorf("offset %d is in the middle of an instruction in %s (instructions start at +%d and +%d)", pr.Offset, pr.Symbol, b, q)
+		}
+	case elf.EM_AARCH64:
+		if pr.Offset%4 != 0 {
+			return fmt.Errorf("offset %d is not a multiple of 4 (arm64 instructions are 4 bytes) in %s", pr.Offset, pr.Symbol)
+		}
+	}
+	return nil
+}

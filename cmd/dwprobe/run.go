@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+var errHelp = errors.New("help shown")
+
+// options holds perf probe 6.1's options, with its names.
+type options struct {
+	vmlinux    string
+	exec       string
+	module     string
+	source     string
+	defs       []string
+	adds       []string
+	line       string
+	vars       string
+	funcs      string
+	filter     string
+	noInlines  bool
+	maxProbes  int
+	verbose    int
+	quiet      bool
+	force      bool
+	dryRun     bool
+	externs    bool
+	rangeOpt   bool
+	del        []string
+	list       string
+	bootconfig bool
+	funcsSet   bool
+	listSet    bool
+}
+
+const usageHead = `usage: dwprobe [options] PROBE [ARG...]
+
+Turn source-level probe specs into kprobe/uprobe definitions using DWARF
+debuginfo, with perf probe 6.1's options, spec syntax and output.
+
+PROBE (perf probe syntax):
+  [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN]
+  [[GROUP:]EVENT=]SRC:ALN | SRC;PTN | 0xADDR[%return]
+    FUNC     function name, may be a glob (vfs_rea*)
+    @SRC     source file of the function (fs/read_write.c)
+    :RLN     line relative to the function's declaration line
+    +OFFS    byte offset from the function entry (checked against
+             instruction boundaries on x86_64)
+    %return  return probe
+    ;PTN     lazy pattern matched against source lines (spaces ignored)
+    SRC:ALN  absolute line ALN of source file SRC
+  Special characters in names are escaped with a backslash.
+
+Examples:
+  dwprobe -k vmlinux -D vfs_read             p:probe/vfs_read vfs_read+0
+  dwprobe -k vmlinux -D 'vfs_read:12'        p:probe/vfs_read_L12 vfs_read+114
+  dwprobe -k vmlinux -D 'vfs_read%return'    r:probe/vfs_read__return vfs_read+0
+  dwprobe -k vmlinux -D fs/read_write.c:470
+  dwprobe -k vmlinux -s ~/linux -L vfs_read
+  dwprobe -k vmlinux -F 'vfs_*'
+
+Options:
+`
+
+func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("dwprobe", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.StringVarP(&o.vmlinux, "vmlinux", "k", "", "vmlinux with debuginfo (default: the running kernel's, found as perf does)")
+	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
+	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
+	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
+	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE, do not add it (repeatable)")
+	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add a probe event (not yet supported: use -D)")
+	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete probe events (not yet supported)")
+	fs.StringVarP(&o.list, "list", "l", "", "list current probe events (not yet supported)")
+	fs.Lookup("list").NoOptDefVal = "*"
+	fs.StringVarP(&o.line, "line", "L", "", "show source lines that can be probed: FUNC[:RLN[+NUM|-RLN2]][@SRC] or SRC:ALN[+NUM|-ALN2]")
+	fs.StringVarP(&o.vars, "vars", "V", "", "show variables reachable at PROBE (not yet supported)")
+	fs.BoolVar(&o.externs, "externs", false, "with -V, show external variables too (not yet supported)")
+	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show variables' location ranges (not yet supported)")
+	fs.StringVarP(&o.funcs, "funcs", "F", "", "list functions, optionally filtered by FILTER")
+	fs.Lookup("funcs").NoOptDefVal = "\x00"
+	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
+	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
+	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
+	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only errors")
+	fs.BoolVarP(&o.force, "force", "f", false, "add under a numbered name when the event exists (not yet supported)")
+	fs.BoolVarP(&o.dryRun, "dry-run", "n", false, "do everything but write to tracefs")
+	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print bootconfig form (not yet supported)")
+	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
+		fs.Bool(n, false, "perf option (not yet supported)")
+	}
+	for _, n := range []string{"symfs", "target-ns", "debuginfod"} {
+		fs.String(n, "", "perf option (not yet supported)")
+	}
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fmt.Fprint(stderr, fs.FlagUsages())
+	}
+	return fs
+}
+
+// unsupported lists options that parse but are not implemented yet; using
+// one is an error rather than being silently ignored.
+var unsupported = []string{"module", "add", "del", "list", "vars", "externs", "range", "force", "bootconfig",
+	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := newFlags(&o, stderr)
+	if err := fs.Parse(joinOptArgs(args)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp
+		}
+		return err
+	}
+	o.funcsSet = fs.Changed("funcs")
+	o.listSet = fs.Changed("list")
+	for _, n := range unsupported {
+		if fs.Changed(n) {
+			return fmt.Errorf("option --%s is not yet supported", n)
+		}
+	}
+	if o.exec != "" && o.vmlinux != "" {
+		return errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
+	}
+	// Positional words form one probe, as in perf ("perf probe vfs_read count").
+	if rest := fs.Args(); len(rest) > 0 {
+		if len(o.defs) > 0 || o.line != "" || o.funcsSet {
+			return fmt.Errorf("unexpected argument %q", rest[0])
+		}
+		return fmt.Errorf("adding probes is not yet supported; print the definition with -D %q", strings.Join(rest, " "))
+	}
+	modes := 0
+	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet} {
+		if b {
+			modes++
+		}
+	}
+	if modes == 0 {
+		fs.Usage()
+		return errors.New("nothing to do: give -D, -L or -F")
+	}
+	if modes > 1 {
+		return errors.New("-D, -L and -F are exclusive")
+	}
+	if o.maxProbes <= 0 {
+		return fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
+	}
+	t, err := openTarget(&o)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	switch {
+	case len(o.defs) > 0:
+		return runDefinitions(ctx, &o, t, stdout, stderr)
+	case o.line != "":
+		return runLines(&o, t, stdout, stderr)
+	default:
+		return runFuncs(&o, t, stdout)
+	}
+}
+
+// joinOptArgs lets -F and -l take their optional argument as the next word,
+// as perf's option parser does ("-F 'vfs_*'"): pflag only takes "-F=x".
+func joinOptArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "-F", "--funcs", "-l", "--list":
+			if i+1 < len(args) && args[i+1] != "" && args[i+1][0] != '-' {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		case "--":
+			return append(out, args[i:]...)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// openTarget opens -x, -k, or the running kernel's debuginfo.
+func openTarget(o *options) (*dwarfres.File, error) {
+	path := o.exec
+	if path == "" {
+		path = o.vmlinux
+	}
+	if path == "" {
+		rel, bid := runningKernel()
+		tried := dwarfres.VmlinuxPaths(rel, bid)
+		for _, p := range tried {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return nil, fmt.Errorf("no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", rel, strings.Join(tried, ", "))
+		}
+	}
+	f, err := dwarfres.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !f.HasDWARF() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (stripped? give the file with debuginfo)", path, dwarfres.ErrNoDebugInfo)
+	}
+	return f, nil
+}
+
+// runningKernel reads the release and GNU build-id of the running kernel.
+func runningKernel() (rel, bid string) {
+	b, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	rel = strings.TrimSpace(string(b))
+	notes, err := os.ReadFile("/sys/kernel/notes")
+	if err != nil {
+		return rel, ""
+	}
+	for len(notes) >= 12 {
+		nsz := int(le32(notes[0:]))
+		dsz := int(le32(notes[4:]))
+		typ := le32(notes[8:])
+		n := 12 + (nsz+3)&^3
+		if len(notes) < n+(dsz+3)&^3 {
+			break
+		}
+		if typ == 3 && nsz == 4 && string(notes[12:15]) == "GNU" {
+			return rel, fmt.Sprintf("%x", notes[n:n+dsz])
+		}
+		notes = notes[n+(dsz+3)&^3:]
+	}
+	return rel, ""
+}
+
+func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }

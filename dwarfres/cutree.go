@@ -1,0 +1,243 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"sort"
+	"sync"
+)
+
+// cuTree is one unit decoded completely: every DIE in order, with parent
+// links. perf's walks (instances, scopes, lines) are all defined over this
+// tree, and a candidate unit is small enough to hold.
+type cuTree struct {
+	f    *File
+	u    *unit
+	dies []DIE
+
+	linesOnce sync.Once
+	lines     *lineTable
+	linesErr  error
+}
+
+func (f *File) decodeUnit(u *unit) (*cuTree, error) {
+	if _, err := f.rootDIE(u); err != nil {
+		return nil, err
+	}
+	r := f.newReader(u)
+	if r.err != nil {
+		return nil, r.err
+	}
+	t := &cuTree{f: f, u: u, dies: make([]DIE, 0, (u.end-u.off)/16)}
+	var stack []int
+	var d DIE
+	for r.next(&d) {
+		for len(stack) > 0 && t.dies[stack[len(stack)-1]].Depth >= d.Depth {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			d.Parent = stack[len(stack)-1]
+		}
+		t.dies = append(t.dies, d)
+		if d.Children {
+			stack = append(stack, len(t.dies)-1)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return t, nil
+}
+
+// idx returns the index of the DIE at section offset off, or -1.
+func (t *cuTree) idx(off uint64) int {
+	i := sort.Search(len(t.dies), func(i int) bool { return t.dies[i].Off >= off })
+	if i < len(t.dies) && t.dies[i].Off == off {
+		return i
+	}
+	return -1
+}
+
+// origin returns the index of the DIE's abstract origin/specification in
+// this unit, or -1.
+func (t *cuTree) origin(i int) int {
+	if !t.dies[i].HasOrigin {
+		return -1
+	}
+	return t.idx(t.dies[i].Origin)
+}
+
+// name is dwarf_diename: DW_AT_name, following abstract_origin and
+// specification (dwarf_attr_integrate).
+func (t *cuTree) name(i int) string {
+	for n := 0; i >= 0 && n < 8; n++ {
+		if t.dies[i].HasName() {
+			return t.f.rawName(t.u, &t.dies[i])
+		}
+		i = t.origin(i)
+	}
+	return ""
+}
+
+// integrated returns the index holding attribute sel, following origins.
+func (t *cuTree) integrated(i int, has func(*DIE) bool) int {
+	for n := 0; i >= 0 && n < 8; n++ {
+		if has(&t.dies[i]) {
+			return i
+		}
+		i = t.origin(i)
+	}
+	return -1
+}
+
+func (t *cuTree) declLine(i int) (int, bool) {
+	j := t.integrated(i, func(d *DIE) bool { return d.DeclLine != 0 })
+	if j < 0 {
+		return 0, false
+	}
+	return int(t.dies[j].DeclLine), true
+}
+
+func (t *cuTree) declFileNo(i int) (int64, bool) {
+	j := t.integrated(i, func(d *DIE) bool { return d.DeclFile != 0 || t.u.version >= 5 && d.DeclLine != 0 })
+	if j < 0 {
+		return 0, false
+	}
+	return t.dies[j].DeclFile, true
+}
+
+// declFile is dwarf_decl_file: the file name of DW_AT_decl_file.
+func (t *cuTree) declFile(i int) string {
+	n, ok := t.declFileNo(i)
+	if !ok {
+		return ""
+	}
+	return t.fileName(n)
+}
+
+func (t *cuTree) fileName(n int64) string {
+	lt, err := t.lineTable()
+	if err != nil || n < 0 || n >= int64(len(lt.files)) {
+		return ""
+	}
+	return lt.files[n]
+}
+
+// entryPC is dwarf_entrypc: DW_AT_entry_pc, else DW_AT_low_pc.
+func (t *cuTree) entryPC(i int) (uint64, bool) {
+	d := &t.dies[i]
+	if d.HasEntry {
+		return d.EntryPC, true
+	}
+	if d.HasLow {
+		return d.LowPC, true
+	}
+	return 0, false
+}
+
+// dieEntryPC is perf's die_entrypc: dwarf_entrypc, else the first range.
+func (t *cuTree) dieEntryPC(i int) (uint64, bool) {
+	if a, ok := t.entryPC(i); ok {
+		return a, true
+	}
+	if !t.dies[i].HasRanges {
+		return 0, false
+	}
+	rs, err := t.f.ranges(t.u, &t.dies[i])
+	if err != nil || len(rs) == 0 {
+		return 0, false
+	}
+	return rs[0].Low, true
+}
+
+func (t *cuTree) ranges(i int) []Range {
+	rs, _ := t.f.ranges(t.u, &t.dies[i])
+	return rs
+}
+
+func (t *cuTree) hasPC(i int, pc uint64) bool { return inRanges(t.ranges(i), pc) }
+
+// isFuncDef is perf's die_is_func_def.
+func (t *cuTree) isFuncDef(i int) bool {
+	d := &t.dies[i]
+	if d.Tag != tagSubprogram || d.Declaration {
+		return false
+	}
+	if d.Inline {
+		return true
+	}
+	_, ok := t.entryPC(i)
+	return ok
+}
+
+// isFuncInstance is perf's die_is_func_instance.
+func (t *cuTree) isFuncInstance(i int) bool {
+	d := &t.dies[i]
+	if d.Tag != tagSubprogram && d.Tag != tagInlined {
+		return false
+	}
+	_, ok := t.entryPC(i)
+	return ok || d.HasRanges
+}
+
+// end returns one past the index of i's last descendant.
+func (t *cuTree) end(i int) int {
+	d := t.dies[i].Depth
+	j := i + 1
+	for j < len(t.dies) && t.dies[j].Depth > d {
+		j++
+	}
+	return j
+}
+
+// topFuncs returns the subprograms dwarf_getfuncs visits for a C unit: the
+// children of the root (C functions do not nest).
+func (t *cuTree) topFuncs() []int {
+	var out []int
+	for i := 1; i < len(t.dies); i++ {
+		if t.dies[i].Depth == 1 && t.dies[i].Tag == tagSubprogram {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// realFunc is perf's die_find_realfunc: the top-level subprogram containing pc.
+func (t *cuTree) realFunc(pc uint64) int {
+	for i := 1; i < len(t.dies); i++ {
+		d := &t.dies[i]
+		if d.Depth != 1 || d.Tag != tagSubprogram {
+			continue
+		}
+		if (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
+			return i
+		}
+	}
+	return -1
+}
+
+// innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:
+// the innermost inlined_subroutine under sp containing pc, or -1.
+func (t *cuTree) innermostInline(sp int, pc uint64) int {
+	best := -1
+	end := t.end(sp)
+	for i := sp + 1; i < end; i++ {
+		d := &t.dies[i]
+		if d.Tag == tagInlined && (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
+			best = i // later matches are deeper (preorder)
+		} else if d.Tag == tagInlined {
+			i = t.end(i) - 1 // not containing pc: skip its subtree
+		}
+	}
+	return best
+}
+
+// callFile returns the file of DW_AT_call_file.
+func (t *cuTree) callFile(i int) string {
+	if !t.dies[i].HasCallFile {
+		return ""
+	}
+	return t.fileName(t.dies[i].CallFile)
+}
+
+// Tag reports the tag of DIE i.
+func (t *cuTree) tag(i int) dwarf.Tag { return t.dies[i].Tag }

@@ -1,0 +1,343 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"fmt"
+)
+
+// DIE is the subset of a debugging information entry that probe resolution
+// needs. Strings are kept as (form, value) and resolved on demand: a scan
+// over thousands of DIEs should not allocate a name for each.
+type DIE struct {
+	Off      uint64 // section offset
+	Tag      dwarf.Tag
+	Children bool
+	Depth    int // 0 for the unit root
+	Parent   int // index of the parent in a decoded unit, -1 for the root
+
+	nameForm, compDirForm uint16
+	nameVal, compDirVal   uint64
+	nameInl, compDirInl   []byte // DW_FORM_string bytes
+
+	Origin       uint64 // DW_AT_abstract_origin or DW_AT_specification target
+	OriginIsSpec bool
+	HasOrigin    bool
+	LowPC        uint64
+	HasLow       bool
+	HighPC       uint64 // absolute after decode
+	HasHigh      bool
+	EntryPC      uint64
+	HasEntry     bool
+	rangesVal    uint64
+	rangesForm   uint16
+	HasRanges    bool
+	Inline       bool // DW_AT_inline present
+	Declaration  bool
+	External     bool
+	DeclFile     int64
+	DeclLine     int64
+	CallFile     int64
+	CallLine     int64
+	HasCallFile  bool
+	HasCallLine  bool
+	Sibling      uint64
+	StmtList     uint64
+	HasStmtList  bool
+	Language     int64
+
+	strOffBase, addrBase, rngBase uint64
+	highForm                      uint16
+}
+
+// reader walks the DIEs of one unit in order.
+type reader struct {
+	f     *File
+	u     *unit
+	b     buf
+	tab   abbrevTable
+	depth int
+	err   error
+}
+
+func (f *File) newReader(u *unit) *reader {
+	info := f.sec(".debug_info")
+	r := &reader{f: f, u: u, b: buf{sec: ".debug_info", base: u.dieOff, data: info[u.dieOff:u.end], order: f.Order}}
+	r.tab, r.err = f.abbrevTable(u.abbrevOff)
+	return r
+}
+
+func (r *reader) failure(off uint64, msg string) error {
+	return &DecodeError{Section: ".debug_info", Offset: off, Msg: msg}
+}
+
+// seek positions the reader at section offset off with the given depth.
+func (r *reader) seek(off uint64, depth int) {
+	r.b.off = int(off - r.b.base)
+	r.depth = depth
+}
+
+// next decodes the next non-null DIE into d. It returns false at the end of
+// the unit or on error (r.err). Null entries only adjust the depth.
+func (r *reader) next(d *DIE) bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		if r.b.off >= len(r.b.data) {
+			return false
+		}
+		off := r.b.pos()
+		code := r.b.uleb()
+		if r.b.err != nil {
+			r.err = r.b.err
+			return false
+		}
+		if code == 0 {
+			r.depth--
+			continue
+		}
+		a := r.tab.get(code)
+		if a == nil {
+			r.err = r.failure(off, fmt.Sprintf("unknown abbreviation code %d", code))
+			return false
+		}
+		*d = DIE{Off: off, Tag: a.tag, Children: a.children, Depth: r.depth, Parent: -1}
+		for i := range a.attrs {
+			r.attr(d, &a.attrs[i])
+		}
+		if r.b.err != nil {
+			r.err = r.b.err
+			return false
+		}
+		if d.HasHigh && d.highForm != formAddr && d.highForm != formAddrx && !(d.highForm >= formAddrx1 && d.highForm <= formAddrx4) {
+			d.HighPC += d.LowPC
+		}
+		if a.children {
+			r.depth++
+		}
+		return true
+	}
+}
+
+// skipChildren moves past d's children using DW_AT_sibling when present.
+func (r *reader) skipChildren(d *DIE) {
+	if !d.Children {
+		return
+	}
+	if d.Sibling > d.Off && d.Sibling <= r.u.end {
+		r.seek(d.Sibling, d.Depth)
+		return
+	}
+	var c DIE
+	for r.depth > d.Depth && r.next(&c) {
+		if c.Children && c.Sibling > c.Off && c.Sibling <= r.u.end {
+			r.seek(c.Sibling, c.Depth)
+		}
+	}
+	// consume trailing nulls that close d
+	for r.depth > d.Depth && r.b.off < len(r.b.data) {
+		if r.b.data[r.b.off] != 0 {
+			break
+		}
+		r.b.off++
+		r.depth--
+	}
+}
+
+// attr decodes one attribute, storing those probe resolution needs.
+func (r *reader) attr(d *DIE, aa *abbrevAttr) {
+	b := &r.b
+	u := r.u
+	form := uint64(aa.form)
+	if form == formIndirect {
+		form = b.uleb()
+	}
+	var v uint64
+	var inl []byte
+	switch form {
+	case formAddr:
+		v = b.uint(u.addrSize)
+	case formAddrx, formGNUAddrIndex:
+		v = r.addrx(b.uleb())
+	case formAddrx1:
+		v = r.addrx(uint64(b.u8()))
+	case formAddrx2:
+		v = r.addrx(uint64(b.u16()))
+	case formAddrx3:
+		v = r.addrx(uint64(b.u24()))
+	case formAddrx4:
+		v = r.addrx(uint64(b.u32()))
+	case formBlock1:
+		b.skip(int(b.u8()))
+	case formBlock2:
+		b.skip(int(b.u16()))
+	case formBlock4:
+		b.skip(int(b.u32()))
+	case formBlock, formExprloc:
+		n := b.uleb()
+		if n > uint64(len(b.data)) {
+			b.fail("block length past end of unit")
+			return
+		}
+		b.skip(int(n))
+	case formData1, formRef1, formFlag, formStrx1:
+		v = uint64(b.u8())
+	case formData2, formRef2, formStrx2:
+		v = uint64(b.u16())
+	case formStrx3:
+		v = uint64(b.u24())
+	case formData4, formRef4, formRefSup4, formStrx4:
+		v = uint64(b.u32())
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		v = b.u64()
+	case formData16:
+		b.skip(16)
+	case formSdata:
+		v = uint64(b.sleb())
+	case formUdata, formRefUdata, formStrx, formGNUStrIndex, formLoclistx, formRnglistx:
+		v = b.uleb()
+	case formString:
+		start := b.off
+		b.skipCstr()
+		if b.off > start {
+			inl = b.data[start : b.off-1]
+		}
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNUStrpAlt, formGNURefAlt:
+		v = b.uint(u.offSize)
+	case formRefAddr:
+		if u.version <= 2 {
+			v = b.uint(u.addrSize)
+		} else {
+			v = b.uint(u.offSize)
+		}
+	case formFlagPresent:
+		v = 1
+	case formImplicitConst:
+		v = uint64(aa.ic)
+	default:
+		b.fail(fmt.Sprintf("unknown attribute form %#x", form))
+		return
+	}
+	// Unit-relative references become section offsets.
+	switch form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+		v += u.off
+	}
+	switch aa.attr {
+	case dwarf.AttrName:
+		d.nameForm, d.nameVal, d.nameInl = uint16(form), v, inl
+	case dwarf.AttrCompDir:
+		d.compDirForm, d.compDirVal, d.compDirInl = uint16(form), v, inl
+	case dwarf.AttrAbstractOrigin:
+		d.Origin, d.HasOrigin, d.OriginIsSpec = v, isRef(form), false
+	case dwarf.AttrSpecification:
+		if !d.HasOrigin {
+			d.Origin, d.HasOrigin, d.OriginIsSpec = v, isRef(form), true
+		}
+	case dwarf.AttrLowpc:
+		d.LowPC, d.HasLow = v, true
+	case dwarf.AttrHighpc:
+		d.HighPC, d.HasHigh, d.highForm = v, true, uint16(form)
+	case dwarf.AttrEntrypc:
+		d.EntryPC, d.HasEntry = v, true
+		if form != formAddr && form != formAddrx && !(form >= formAddrx1 && form <= formAddrx4) {
+			// DWARF 5 allows entry_pc as an offset from low_pc.
+			d.EntryPC += d.LowPC
+		}
+	case dwarf.AttrRanges:
+		d.rangesVal, d.rangesForm, d.HasRanges = v, uint16(form), true
+	case dwarf.AttrInline:
+		d.Inline = true
+	case dwarf.AttrDeclaration:
+		d.Declaration = v != 0
+	case dwarf.AttrExternal:
+		d.External = v != 0
+	case dwarf.AttrDeclFile:
+		d.DeclFile = int64(v)
+	case dwarf.AttrDeclLine:
+		d.DeclLine = int64(v)
+	case dwarf.AttrCallFile:
+		d.CallFile, d.HasCallFile = int64(v), true
+	case dwarf.AttrCallLine:
+		d.CallLine, d.HasCallLine = int64(v), true
+	case dwarf.AttrSibling:
+		d.Sibling = v
+	case dwarf.AttrStmtList:
+		d.StmtList, d.HasStmtList = v, true
+	case dwarf.AttrLanguage:
+		d.Language = int64(v)
+	case atStrOffsetsBase:
+		d.strOffBase = v
+	case atAddrBase:
+		d.addrBase = v
+	case atRnglistsBase:
+		d.rngBase = v
+	}
+}
+
+func isRef(form uint64) bool {
+	switch form {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata, formRefAddr:
+		return true
+	}
+	return false
+}
+
+// addrx resolves an index into .debug_addr using the unit's DW_AT_addr_base.
+// The root DIE's own addrx forms are resolved before the base is known; no
+// producer we know emits those.
+func (r *reader) addrx(i uint64) uint64 {
+	sec := r.f.sec(".debug_addr")
+	base := r.u.addrB
+	if base == 0 && r.u.version >= 5 {
+		base = 8 // first table's header
+	}
+	off := base + i*uint64(r.u.addrSize)
+	if off+uint64(r.u.addrSize) > uint64(len(sec)) {
+		r.b.fail("address index out of range of .debug_addr")
+		return 0
+	}
+	b := buf{data: sec[off:], order: r.f.Order}
+	return b.uint(r.u.addrSize)
+}
+
+// dieString resolves a string attribute value.
+func (f *File) dieString(u *unit, form uint16, v uint64) string {
+	var sec []byte
+	switch form {
+	case 0:
+		return ""
+	case formStrp, formGNUStrpAlt:
+		sec = f.sec(".debug_str")
+	case formLineStrp:
+		sec = f.sec(".debug_line_str")
+	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
+		so := f.sec(".debug_str_offsets")
+		base := u.strOffB
+		if base == 0 && u.version >= 5 {
+			base = 8
+		}
+		o := base + v*uint64(u.offSize)
+		if o+uint64(u.offSize) > uint64(len(so)) {
+			return ""
+		}
+		b := buf{data: so[o:], order: f.Order}
+		v = b.uint(u.offSize)
+		sec = f.sec(".debug_str")
+	default:
+		return ""
+	}
+	s, _ := cstrAt(sec, v)
+	return s
+}
+
+// rawName returns a DIE's own DW_AT_name (not following origins).
+func (f *File) rawName(u *unit, d *DIE) string {
+	if d.nameForm == formString {
+		return string(d.nameInl)
+	}
+	return f.dieString(u, d.nameForm, d.nameVal)
+}
+
+// HasName reports whether the DIE itself carries DW_AT_name.
+func (d *DIE) HasName() bool { return d.nameForm != 0 }

@@ -1,0 +1,50 @@
+// Package dwarfres reads ELF and DWARF debuginfo (DWARF 4 and 5, gcc and
+// clang) and answers the questions a probe tool asks: where a function and
+// all its inlined instances and clones are, which addresses a source line
+// has, and which ELF symbol contains an address. It only reads files.
+package dwarfres
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Functions document which of these the errors they return
+// wrap; test with errors.Is.
+var (
+	// ErrNotELF: the input is not an ELF file (or not a regular file).
+	ErrNotELF = errors.New("not an ELF file")
+	// ErrNoDebugInfo: the ELF has no .debug_info (stripped, or debuginfo
+	// lives in a separate file that was not found).
+	ErrNoDebugInfo = errors.New("no DWARF debuginfo")
+	// ErrMalformed: the debuginfo could not be decoded; the concrete error
+	// is a *DecodeError naming section and offset.
+	ErrMalformed = errors.New("malformed debuginfo")
+	// ErrNotFound: the function, file or line asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrNoCode: the source line exists but no instruction is attributed
+	// to it.
+	ErrNoCode = errors.New("no code at line")
+	// ErrOutOfRange: an offset lies outside the function.
+	ErrOutOfRange = errors.New("offset out of function")
+	// ErrInlineReturn: a return probe was asked for on an inlined
+	// instance, which has no return point.
+	ErrInlineReturn = errors.New("inlined function has no return point")
+	// ErrSharedLine: the line shares its address with another line, so a
+	// probe there would really be on that other line.
+	ErrSharedLine = errors.New("line shares its address with another line")
+)
+
+// DecodeError reports malformed debuginfo: which section, at which offset,
+// and what was wrong. It wraps ErrMalformed.
+type DecodeError struct {
+	Section string
+	Offset  uint64
+	Msg     string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("malformed %s at offset %#x: %s", e.Section, e.Offset, e.Msg)
+}
+
+func (e *DecodeError) Unwrap() error { return ErrMalformed }

@@ -1,0 +1,185 @@
+package dwarfres
+
+import (
+	"math"
+	"sort"
+)
+
+// LineQuery asks which lines of a range can be probed, as perf probe -L.
+type LineQuery struct {
+	Function  string
+	File      string
+	Start     int // relative to the function with Function, else absolute
+	End       int // inclusive; math.MaxInt32 for "to the end"
+	TailMatch func(path, tail string) bool
+}
+
+// LineRange is the answer: the probeable lines in [Start, End].
+type LineRange struct {
+	Path    string // source file as the line table names it
+	CompDir string
+	Offset  int // the function's declaration line (0 for SRC ranges)
+	Start   int // absolute
+	End     int // absolute, inclusive (MaxInt32 when open)
+	Lines   []int
+}
+
+// FindLineRange is perf's debuginfo__find_line_range: the first unit that
+// has the function (or names the file) answers.
+func (f *File) FindLineRange(q LineQuery) (*LineRange, error) {
+	units, err := f.unitsList()
+	if err != nil {
+		return nil, err
+	}
+	if q.TailMatch == nil {
+		q.TailMatch = perfTail
+	}
+	fq := Query{Function: q.Function, File: q.File, TailMatch: q.TailMatch}
+	cands, err := f.candidates(units, fq)
+	if err != nil {
+		return nil, err
+	}
+	for _, ui := range cands {
+		t, err := f.decodeUnit(&units[ui])
+		if err != nil {
+			return nil, err
+		}
+		lr, err := t.lineRange(q)
+		if err != nil {
+			return nil, err
+		}
+		if lr != nil && len(lr.Lines) > 0 {
+			lr.CompDir = units[ui].compDir
+			return lr, nil
+		}
+	}
+	return nil, nil
+}
+
+func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
+	lr := &LineRange{}
+	seen := map[int]bool{}
+	var walkErr error
+	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
+		return func(file string, line int, addr uint64) error {
+			if !perfTail(file, fname) || line < lo || line > hi {
+				return nil
+			}
+			// Only lines that map back to themselves are probeable.
+			if rf, rl, ok := t.lineInfo(addr); ok && (rl != line || rf != file) {
+				return nil
+			}
+			if lr.Path == "" {
+				lr.Path = file
+			}
+			if !seen[line] {
+				seen[line] = true
+				lr.Lines = append(lr.Lines, line)
+			}
+			return nil
+		}
+	}
+	if q.Function == "" {
+		lt, err := t.lineTable()
+		if err != nil {
+			return nil, err
+		}
+		fname := ""
+		for _, n := range lt.files {
+			if n != "" && q.TailMatch(n, q.File) {
+				fname = n
+				break
+			}
+		}
+		if fname == "" {
+			return nil, nil
+		}
+		lr.Start, lr.End = q.Start, q.End
+		walkErr = t.walkLines(collect(fname, q.Start, q.End))
+	} else {
+		for _, i := range t.topFuncs() {
+			if q.File != "" && !perfTail(q.File, t.declFile(i)) {
+				continue
+			}
+			if t.name(i) != q.Function || !t.isFuncDef(i) {
+				continue
+			}
+			fname := t.declFile(i)
+			decl, _ := t.declLine(i)
+			lr.Offset = decl
+			lr.Start = sat(decl, q.Start)
+			lr.End = sat(decl, q.End)
+			cb := collect(fname, lr.Start, lr.End)
+			if !t.isFuncInstance(i) {
+				absOff := t.dies[i].Off
+				for j := 1; j < len(t.dies) && walkErr == nil; j++ {
+					d := &t.dies[j]
+					if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
+						continue
+					}
+					if d.Tag == tagInlined {
+						df, _ := t.declFileNo(i)
+						if d.HasCallLine && int(d.CallLine) == decl && d.CallFile == df {
+							continue
+						}
+					}
+					walkErr = t.walkScopeLines(j, cb)
+				}
+			} else {
+				walkErr = t.walkScopeLines(i, cb)
+			}
+			break
+		}
+	}
+	if walkErr != nil {
+		return nil, walkErr
+	}
+	sort.Ints(lr.Lines)
+	return lr, nil
+}
+
+// sat adds without overflowing, as perf clamps to INT_MAX.
+func sat(a, b int) int {
+	if b >= math.MaxInt32-a {
+		return math.MaxInt32
+	}
+	return a + b
+}
+
+// walkScopeLines is die_walk_lines for a function or inlined instance:
+// statement rows inside the scope that are not inside a nested inline
+// (unless they are that inline's call line), then the scope's own
+// declaration and call-site lines.
+func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) error {
+	lt, err := t.lineTable()
+	if err != nil {
+		return err
+	}
+	decl, _ := t.declLine(rt)
+	decf, _ := t.declFileNo(rt)
+	declName := t.fileName(decf)
+	rs := t.ranges(rt)
+	for _, r := range lt.rows {
+		if r.EndSeq || !r.Stmt || !inRanges(rs, r.Addr) {
+			continue
+		}
+		if in := t.innermostInline(rt, r.Addr); in >= 0 {
+			cf := t.callFile(in)
+			if !(cf != "" && cf == declName && int(t.dies[in].CallLine) == int(r.Line)) {
+				il, _ := t.declLine(in)
+				inf, _ := t.declFileNo(in)
+				if il != decl || inf != decf {
+					continue
+				}
+			}
+		}
+		f := ""
+		if int(r.File) < len(lt.files) {
+			f = lt.files[r.File]
+		}
+		if err := cb(f, int(r.Line), r.Addr); err != nil {
+			return err
+		}
+	}
+	return t.walkFuncLines(rt, false, cb)
+}

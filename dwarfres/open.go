@@ -1,0 +1,198 @@
+package dwarfres
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// File is an opened ELF with its DWARF. Sections are mapped, not copied, so a
+// query on a 600 MB vmlinux touches only the pages it reads. A File is safe
+// for concurrent use by several goroutines.
+type File struct {
+	Path    string
+	ELF     *elf.File
+	Machine elf.Machine
+	Order   binary.ByteOrder
+
+	data []byte // the whole file, mapped read-only
+	f    *os.File
+
+	secMu sync.Mutex
+	secs  map[string][]byte
+
+	unitsOnce sync.Once
+	units     []unit
+	unitsErr  error
+
+	symOnce sync.Once
+	syms    *Symtab
+
+	abbrevMu sync.Mutex
+	abbrevs  map[uint64]abbrevTable
+}
+
+// Open maps path and parses its ELF headers. It does not read DWARF yet;
+// queries read what they need. Errors wrap ErrNotELF or ErrNoDebugInfo.
+func Open(path string) (f *File, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, fmt.Errorf("%s: %w (not a regular file)", path, ErrNotELF)
+	}
+	if st.Size() < 64 {
+		fh.Close()
+		return nil, fmt.Errorf("%s: %w (only %d bytes)", path, ErrNotELF, st.Size())
+	}
+	data, err := syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("%s: map: %w", path, err)
+	}
+	f = &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
+	defer func() {
+		if err != nil {
+			f.Close()
+			f = nil
+		}
+	}()
+	// debug/elf can panic on hostile headers; turn that into an error.
+	defer recoverTo(&err, path)
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
+	}
+	f.ELF = ef
+	f.Machine = ef.Machine
+	f.Order = ef.ByteOrder
+	for _, s := range ef.Sections {
+		if s.Type != elf.SHT_NOBITS && s.Offset+s.FileSize > uint64(len(data)) {
+			return nil, fmt.Errorf("%s: %w: section %s extends past the end of the file (truncated?)", path, ErrNotELF, s.Name)
+		}
+	}
+	return f, nil
+}
+
+// recoverTo converts a panic inside debug/elf or debug/dwarf (they panic on
+// some malformed inputs) into an error wrapping ErrMalformed.
+func recoverTo(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: %w: %v", what, ErrMalformed, r)
+	}
+}
+
+// Close unmaps the file.
+func (f *File) Close() error {
+	if f.data != nil {
+		syscall.Munmap(f.data)
+		f.data = nil
+	}
+	if f.f != nil {
+		return f.f.Close()
+	}
+	return nil
+}
+
+// HasDWARF reports whether the file carries .debug_info.
+func (f *File) HasDWARF() bool {
+	s := f.ELF.Section(".debug_info")
+	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
+}
+
+// BuildID returns the GNU build-id as hex, or "".
+func (f *File) BuildID() string {
+	for _, s := range f.ELF.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		b := f.data[s.Offset : s.Offset+s.FileSize]
+		for len(b) >= 12 {
+			nsz, dsz, typ := f.Order.Uint32(b), f.Order.Uint32(b[4:]), f.Order.Uint32(b[8:])
+			n := 12 + align4(nsz)
+			if uint64(len(b)) < uint64(n)+uint64(align4(dsz)) {
+				break
+			}
+			if typ == 3 && nsz == 4 && string(b[12:15]) == "GNU" {
+				return hex.EncodeToString(b[n : n+dsz])
+			}
+			b = b[n+align4(dsz):]
+		}
+	}
+	return ""
+}
+
+func align4(n uint32) uint32 { return (n + 3) &^ 3 }
+
+// section returns the contents of a section, decompressing SHF_COMPRESSED
+// sections once; nil if absent.
+func (f *File) section(name string) ([]byte, error) {
+	f.secMu.Lock()
+	defer f.secMu.Unlock()
+	if b, ok := f.secs[name]; ok {
+		return b, nil
+	}
+	s := f.ELF.Section(name)
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		f.secs[name] = nil
+		return nil, nil
+	}
+	var b []byte
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		var err error
+		func() {
+			defer recoverTo(&err, name)
+			b, err = s.Data()
+		}()
+		if err != nil {
+			return nil, &DecodeError{Section: name, Offset: 0, Msg: "cannot decompress: " + err.Error()}
+		}
+	} else {
+		b = f.data[s.Offset : s.Offset+s.FileSize]
+	}
+	f.secs[name] = b
+	return b, nil
+}
+
+// mustSection is section for the sections whose absence is not an error.
+func (f *File) sec(name string) []byte {
+	b, _ := f.section(name)
+	return b
+}
+
+// unitData builds a debug/dwarf view of one unit only. debug/dwarf parses
+// every unit's abbreviations up front (150 ms on a vmlinux), so giving it one
+// unit keeps a query proportional to what it reads. Offsets inside the
+// returned Data are relative to the unit start.
+func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
+	defer recoverTo(&err, ".debug_info")
+	info := f.sec(".debug_info")
+	d, err = dwarf.New(f.sec(".debug_abbrev"), nil, nil, info[u.off:u.end], f.sec(".debug_line"), nil, f.sec(".debug_ranges"), f.sec(".debug_str"))
+	if err != nil {
+		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: err.Error()}
+	}
+	for _, n := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
+		if b := f.sec(n); b != nil {
+			if err := d.AddSection(n, b); err != nil {
+				return nil, &DecodeError{Section: n, Offset: 0, Msg: err.Error()}
+			}
+		}
+	}
+	return d, nil
+}
+
+var errShort = errors.New("unexpected end of data")

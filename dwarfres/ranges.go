@@ -1,0 +1,132 @@
+package dwarfres
+
+// Range is a half-open address range [Low, High).
+type Range struct{ Low, High uint64 }
+
+// ranges returns the address ranges of d (low/high or DW_AT_ranges).
+func (f *File) ranges(u *unit, d *DIE) ([]Range, error) {
+	if d.HasLow && d.HasHigh {
+		return []Range{{d.LowPC, d.HighPC}}, nil
+	}
+	if d.HasLow && !d.HasRanges {
+		return []Range{{d.LowPC, d.LowPC + 1}}, nil
+	}
+	if !d.HasRanges {
+		return nil, nil
+	}
+	root, err := f.rootDIE(u)
+	if err != nil {
+		return nil, err
+	}
+	base := root.LowPC
+	if u.version < 5 {
+		return f.ranges4(u, d.rangesVal, base)
+	}
+	off := d.rangesVal
+	if d.rangesForm == formRnglistx {
+		sec := f.sec(".debug_rnglists")
+		o := u.rngB + off*uint64(u.offSize)
+		if o+uint64(u.offSize) > uint64(len(sec)) {
+			return nil, &DecodeError{Section: ".debug_rnglists", Offset: o, Msg: "range list index out of range"}
+		}
+		b := buf{data: sec[o:], order: f.Order}
+		off = u.rngB + b.uint(u.offSize)
+	}
+	return f.ranges5(u, off, base)
+}
+
+func (f *File) ranges4(u *unit, off, base uint64) ([]Range, error) {
+	sec := f.sec(".debug_ranges")
+	if off >= uint64(len(sec)) {
+		return nil, &DecodeError{Section: ".debug_ranges", Offset: off, Msg: "offset out of range"}
+	}
+	b := &buf{sec: ".debug_ranges", base: off, data: sec[off:], order: f.Order}
+	max := ^uint64(0)
+	if u.addrSize == 4 {
+		max = 0xffffffff
+	}
+	var out []Range
+	for b.err == nil {
+		lo, hi := b.uint(u.addrSize), b.uint(u.addrSize)
+		if b.err != nil {
+			break
+		}
+		if lo == 0 && hi == 0 {
+			return out, nil
+		}
+		if lo == max {
+			base = hi
+			continue
+		}
+		if lo != hi {
+			out = append(out, Range{base + lo, base + hi})
+		}
+	}
+	return out, b.err
+}
+
+// DW_RLE_* from DWARF 5 section 7.25.
+const (
+	rleEndOfList    = 0
+	rleBaseAddressx = 1
+	rleStartxEndx   = 2
+	rleStartxLength = 3
+	rleOffsetPair   = 4
+	rleBaseAddress  = 5
+	rleStartEnd     = 6
+	rleStartLength  = 7
+)
+
+func (f *File) ranges5(u *unit, off, base uint64) ([]Range, error) {
+	sec := f.sec(".debug_rnglists")
+	if off >= uint64(len(sec)) {
+		return nil, &DecodeError{Section: ".debug_rnglists", Offset: off, Msg: "offset out of range"}
+	}
+	b := &buf{sec: ".debug_rnglists", base: off, data: sec[off:], order: f.Order}
+	r := &reader{f: f, u: u}
+	var out []Range
+	for b.err == nil {
+		kind := b.u8()
+		var lo, hi uint64
+		switch kind {
+		case rleEndOfList:
+			return out, b.err
+		case rleBaseAddressx:
+			base = r.addrx(b.uleb())
+			continue
+		case rleStartxEndx:
+			lo, hi = r.addrx(b.uleb()), r.addrx(b.uleb())
+		case rleStartxLength:
+			lo = r.addrx(b.uleb())
+			hi = lo + b.uleb()
+		case rleOffsetPair:
+			lo, hi = base+b.uleb(), base+b.uleb()
+		case rleBaseAddress:
+			base = b.uint(u.addrSize)
+			continue
+		case rleStartEnd:
+			lo, hi = b.uint(u.addrSize), b.uint(u.addrSize)
+		case rleStartLength:
+			lo = b.uint(u.addrSize)
+			hi = lo + b.uleb()
+		default:
+			b.fail("unknown range list entry kind")
+		}
+		if r.b.err != nil {
+			return nil, r.b.err
+		}
+		if b.err == nil && lo != hi {
+			out = append(out, Range{lo, hi})
+		}
+	}
+	return out, b.err
+}
+
+func inRanges(rs []Range, pc uint64) bool {
+	for _, r := range rs {
+		if pc >= r.Low && pc < r.High {
+			return true
+		}
+	}
+	return false
+}

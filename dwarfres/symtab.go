@@ -1,0 +1,181 @@
+package dwarfres
+
+import (
+	"debug/elf"
+	"sort"
+	"strings"
+)
+
+// Sym is one ELF symbol as perf's symbol map sees it: End is st_value +
+// st_size, or the next symbol's start for zero-sized ones.
+type Sym struct {
+	Name       string
+	Start, End uint64
+	Bind       elf.SymBind
+	Type       elf.SymType
+	Section    string
+}
+
+// Symtab is the function-symbol map used to name probe addresses the way
+// perf does (symbol+offset), plus name counts for kallsyms uniqueness.
+type Symtab struct {
+	byAddr  []Sym            // text symbols, sorted by Start, duplicates resolved
+	all     []Sym            // every text symbol, including aliases
+	count   map[string]int   // how many kallsyms-visible symbols bear each name
+	byName  map[string][]int // index into all
+	Text    uint64           // address of _text (kernel) or 0
+	HasText bool
+}
+
+// Symbols loads the symbol table once.
+func (f *File) Symbols() *Symtab {
+	f.symOnce.Do(func() { f.syms = f.loadSymbols() })
+	return f.syms
+}
+
+// IsKernel reports whether the file looks like a vmlinux.
+func (f *File) IsKernel() bool {
+	st := f.Symbols()
+	return st.HasText && f.ELF.Section("__ksymtab") != nil || f.ELF.Section(".init.text") != nil && st.HasText
+}
+
+func (f *File) loadSymbols() *Symtab {
+	st := &Symtab{count: map[string]int{}, byName: map[string][]int{}}
+	var syms []elf.Symbol
+	func() {
+		defer func() { recover() }()
+		syms, _ = f.ELF.Symbols()
+	}()
+	if len(syms) == 0 {
+		func() {
+			defer func() { recover() }()
+			syms, _ = f.ELF.DynamicSymbols()
+		}()
+	}
+	kernel := false
+	for _, s := range syms {
+		if s.Name == "_text" && s.Section != elf.SHN_UNDEF {
+			st.Text, st.HasText = s.Value, true
+			kernel = f.ELF.Section(".init.text") != nil
+		}
+	}
+	for _, s := range syms {
+		typ := elf.ST_TYPE(s.Info)
+		if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+			continue
+		}
+		st.count[s.Name]++
+		if s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.ELF.Sections) {
+			continue
+		}
+		sec := f.ELF.Sections[s.Section]
+		if sec.Flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		// perf's kernel map holds .text only; other text sections
+		// (.init.text) live in separate maps it does not search.
+		if kernel && sec.Name != ".text" {
+			continue
+		}
+		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && kernel) {
+			continue
+		}
+		if strings.HasPrefix(s.Name, ".L") || strings.HasPrefix(s.Name, "$") {
+			continue
+		}
+		st.all = append(st.all, Sym{Name: s.Name, Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
+	}
+	sort.SliceStable(st.all, func(i, j int) bool { return st.all[i].Start < st.all[j].Start })
+	for i, s := range st.all {
+		st.byName[s.Name] = append(st.byName[s.Name], i)
+	}
+	// perf's symbols__fixup_duplicate keeps one symbol per address,
+	// chosen by choose_best_symbol.
+	for _, s := range st.all {
+		n := len(st.byAddr)
+		if n > 0 && st.byAddr[n-1].Start == s.Start {
+			if better(s, st.byAddr[n-1]) {
+				st.byAddr[n-1] = s
+			}
+			continue
+		}
+		st.byAddr = append(st.byAddr, s)
+	}
+	// symbols__fixup_end: a zero-sized symbol ends where the next begins.
+	for i := range st.byAddr {
+		if st.byAddr[i].End == st.byAddr[i].Start && i+1 < len(st.byAddr) {
+			st.byAddr[i].End = st.byAddr[i+1].Start
+		}
+	}
+	return st
+}
+
+// better reports whether a should replace b, per perf's choose_best_symbol.
+func better(a, b Sym) bool {
+	la, lb := a.End-a.Start, b.End-b.Start
+	if la > 0 && lb == 0 {
+		return true
+	}
+	if la == 0 && lb > 0 {
+		return false
+	}
+	wa, wb := a.Bind == elf.STB_WEAK, b.Bind == elf.STB_WEAK
+	if wa != wb {
+		return wb
+	}
+	ga, gb := a.Bind == elf.STB_GLOBAL, b.Bind == elf.STB_GLOBAL
+	if ga != gb {
+		return ga
+	}
+	ua, ub := underscores(a.Name), underscores(b.Name)
+	if ua != ub {
+		return ua < ub
+	}
+	return len(a.Name) > len(b.Name)
+}
+
+func underscores(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '_' {
+		n++
+	}
+	return n
+}
+
+// At returns the symbol containing addr, as perf's map__find_symbol does.
+func (st *Symtab) At(addr uint64) (Sym, bool) {
+	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
+	if i >= 0 && addr < st.byAddr[i].End {
+		return st.byAddr[i], true
+	}
+	return Sym{}, false
+}
+
+// Lookup returns every text symbol named name.
+func (st *Symtab) Lookup(name string) []Sym {
+	var out []Sym
+	for _, i := range st.byName[name] {
+		out = append(out, st.all[i])
+	}
+	return out
+}
+
+// Count returns how many symbols (of any kind kallsyms lists) bear name.
+func (st *Symtab) Count(name string) int { return st.count[name] }
+
+// Funcs returns every distinct text symbol name, sorted.
+func (st *Symtab) Funcs() []string {
+	out := make([]string, 0, len(st.byName))
+	for n := range st.byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Each calls fn for every text symbol in address order.
+func (st *Symtab) Each(fn func(Sym)) {
+	for _, s := range st.all {
+		fn(s)
+	}
+}

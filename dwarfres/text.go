@@ -1,0 +1,42 @@
+package dwarfres
+
+import (
+	"debug/elf"
+	"fmt"
+)
+
+// Bytes returns n bytes of the loaded image at virtual address addr, from
+// the section that contains it.
+func (f *File) Bytes(addr, n uint64) ([]byte, error) {
+	for _, s := range f.ELF.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		if addr >= s.Addr && addr+n <= s.Addr+s.Size {
+			off := s.Offset + (addr - s.Addr)
+			if off+n > uint64(len(f.data)) {
+				break
+			}
+			return f.data[off : off+n], nil
+		}
+	}
+	return nil, fmt.Errorf("address %#x: %w in any section", addr, ErrNotFound)
+}
+
+// VmlinuxPaths lists where perf looks for the running kernel's debuginfo,
+// in its order, for kernel release rel and build-id bid (hex, may be "").
+func VmlinuxPaths(rel, bid string) []string {
+	ps := []string{
+		"vmlinux",
+		"/boot/vmlinux",
+		"/boot/vmlinux-" + rel,
+		"/usr/lib/debug/boot/vmlinux-" + rel,
+		"/lib/modules/" + rel + "/build/vmlinux",
+		"/usr/lib/debug/lib/modules/" + rel + "/vmlinux",
+		"/usr/lib/debug/boot/vmlinux-" + rel + ".debug",
+	}
+	if len(bid) > 2 {
+		ps = append(ps, "/usr/lib/debug/.build-id/"+bid[:2]+"/"+bid[2:]+".debug")
+	}
+	return ps
+}

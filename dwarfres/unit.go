@@ -1,0 +1,146 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"sort"
+	"sync"
+)
+
+// unit is one compilation unit header plus what its root DIE says.
+type unit struct {
+	off, end  uint64 // section offsets: header start, one past the end
+	dieOff    uint64 // first DIE
+	version   int
+	addrSize  int
+	offSize   int
+	utype     uint8
+	abbrevOff uint64
+
+	rootOnce sync.Once
+	root     DIE
+	rootErr  error
+	strOffB  uint64 // DW_AT_str_offsets_base
+	addrB    uint64 // DW_AT_addr_base
+	rngB     uint64 // DW_AT_rnglists_base
+	name     string
+	compDir  string
+}
+
+const (
+	utCompile = 1
+	utType    = 2
+	utPartial = 3
+)
+
+// Units scans the unit headers of .debug_info (cheap: one hop per unit).
+func (f *File) unitsList() ([]unit, error) {
+	f.unitsOnce.Do(func() {
+		info := f.sec(".debug_info")
+		if info == nil {
+			f.unitsErr = ErrNoDebugInfo
+			return
+		}
+		// Headers are read with pread rather than through the mapping:
+		// touching one page per unit would fault in (and keep resident)
+		// most of a vmlinux's .debug_info via fault-around.
+		s := f.ELF.Section(".debug_info")
+		direct := s.Flags&elf.SHF_COMPRESSED == 0
+		var hdrBuf [32]byte
+		for off := uint64(0); off < uint64(len(info)); {
+			data := info[off:]
+			if direct {
+				n, _ := f.f.ReadAt(hdrBuf[:], int64(s.Offset+off))
+				if n > len(data) {
+					n = len(data)
+				}
+				data = hdrBuf[:n]
+			}
+			b := &buf{sec: ".debug_info", base: off, data: data, order: f.Order}
+			u := unit{off: off, offSize: 4}
+			l := uint64(b.u32())
+			if l == 0xffffffff {
+				l = b.u64()
+				u.offSize = 8
+			} else if l >= 0xfffffff0 {
+				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "reserved unit length"}
+				return
+			}
+			hdr := uint64(b.off)
+			if l > uint64(len(info))-off-hdr || l < 7 {
+				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unit length past end of section"}
+				return
+			}
+			u.end = off + hdr + l
+			u.version = int(b.u16())
+			if u.version < 2 || u.version > 5 {
+				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unsupported DWARF version"}
+				return
+			}
+			if u.version >= 5 {
+				u.utype = b.u8()
+				u.addrSize = int(b.u8())
+				u.abbrevOff = b.uint(u.offSize)
+				switch u.utype {
+				case 4, 5: // skeleton, split_compile: dwo id
+					b.skip(8)
+				case utType, 6: // type units: signature + type offset
+					b.skip(8 + u.offSize)
+				}
+			} else {
+				u.utype = utCompile
+				u.abbrevOff = b.uint(u.offSize)
+				u.addrSize = int(b.u8())
+			}
+			if b.err != nil {
+				f.unitsErr = b.err
+				return
+			}
+			u.dieOff = off + uint64(b.off)
+			f.units = append(f.units, u)
+			off = u.end
+		}
+	})
+	return f.units, f.unitsErr
+}
+
+// unitIndex returns the index of the unit containing section offset off,
+// or -1.
+func (f *File) unitIndex(off uint64) int {
+	us, _ := f.unitsList()
+	i := sort.Search(len(us), func(i int) bool { return us[i].end > off })
+	if i < len(us) && us[i].off <= off {
+		return i
+	}
+	return -1
+}
+
+// rootDIE decodes the unit's root DIE and the bases DWARF 5 forms need.
+func (f *File) rootDIE(u *unit) (*DIE, error) {
+	u.rootOnce.Do(func() {
+		// Bases must be known before decoding strx forms of the root
+		// itself; DWARF 5 producers put them first or use strp.
+		r := f.newReader(u)
+		if r.err != nil {
+			u.rootErr = r.err
+			return
+		}
+		if !r.next(&u.root) {
+			u.rootErr = r.failure(u.dieOff, "missing root DIE")
+			return
+		}
+		u.strOffB = u.root.strOffBase
+		u.addrB = u.root.addrBase
+		u.rngB = u.root.rngBase
+		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
+		u.compDir = f.dieString(u, u.root.compDirForm, u.root.compDirVal)
+	})
+	return &u.root, u.rootErr
+}
+
+// Tag names used by the walkers.
+const (
+	tagSubprogram = dwarf.TagSubprogram
+	tagInlined    = dwarf.TagInlinedSubroutine
+	tagLexBlock   = dwarf.TagLexDwarfBlock
+)

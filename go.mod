@@ -1,0 +1,10 @@
+module github.com/dwprobe/dwprobe
+
+go 1.26.8
+
+require (
+	github.com/go-delve/delve v1.27.2
+	github.com/spf13/pflag v1.0.10
+	golang.org/x/arch v0.32.0
+	golang.org/x/sys v0.49.0
+)

@@ -1,0 +1,239 @@
+package probegen
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// DefaultGroup is the group perf uses for kprobes when none is given.
+// Uprobes default to ExecGroup(binary) instead.
+const DefaultGroup = "probe"
+
+// MaxNameLen is the kernel's MAX_EVENT_NAME_LEN: event and group names must
+// be strictly shorter.
+const MaxNameLen = 64
+
+// maxEventIndex is perf's MAX_EVENT_INDEX: suffixes run from _1 to _1023.
+const maxEventIndex = 1024
+
+// returnSuffix is what perf appends to the event name of a return probe,
+// even to a name the user chose.
+const returnSuffix = "__return"
+
+// EventBase returns the event name perf 6.1 would try first for one probe
+// found from p, before any uniqueness suffix (see Namer). realname is the
+// name of what was actually probed: the function DIE name when the point was
+// resolved through DWARF, else the symbol name (perf's tev->point.realname).
+// It is only used when p does not name the event itself: SRC:ALN, SRC;PTN
+// and glob functions. The rules, in perf's order:
+//
+//   - EVENT= given: that name ("myev=vfs_read" -> "myev");
+//   - FUNC:RLN with RLN != 0: "<FUNC>_L<RLN>" ("vfs_read:12" -> "vfs_read_L12");
+//   - 0xADDR: "abs_<hex>" ("0xffffffff8134cc50" -> "abs_ffffffff8134cc50");
+//   - FUNC without glob characters: FUNC ("vfs_read+4", "vfs_read;pat" -> "vfs_read");
+//   - otherwise realname ("fs/read_write.c:470" -> "vfs_read", "vfs_rea*" -> each match).
+//
+// Then one leading '.' is dropped and the name is cut at the first '.' or
+// '@' ("getname_flags.part.0" -> "getname_flags", "malloc@GLIBC_2.2.5" ->
+// "malloc", "main.main" -> "main"), and return probes get "__return"
+// ("vfs_read%return" -> "vfs_read__return", "myev=vfs_read%return" ->
+// "myev__return"). The result is not validated: perf refuses e.g. the
+// "vfs_rea*_L12" of "vfs_rea*:12" only when naming, and so does Namer.
+func EventBase(p *Point, realname string) string {
+	var ev string
+	switch {
+	case p.Event != "":
+		ev = p.Event
+	case p.Function != "" && p.HasLine && p.Line != 0 && p.Lazy == "" && p.Offset == 0:
+		// Built by parse_perf_probe_command from the function as typed.
+		ev = p.Function + "_L" + strconv.Itoa(p.Line)
+	case p.IsAddr:
+		// try_to_find_absolute_address sets realname to "abs_%lx".
+		ev = "abs_" + strconv.FormatUint(p.Addr, 16)
+	case p.Function != "" && !strings.HasPrefix(p.Function, "0x") && !isGlob(p.Function):
+		ev = p.Function
+	default:
+		ev = realname
+	}
+	// get_new_event_name: cut off ".part.0", ".isra.0", ".constprop.0",
+	// "@GLIBC_2.2.5" and the like; a leading '.' (ppc64 dot symbols) goes.
+	ev = strings.TrimPrefix(ev, ".")
+	if i := strings.IndexAny(ev, ".@"); i > 0 {
+		ev = ev[:i]
+	}
+	if p.Return {
+		ev += returnSuffix
+	}
+	return ev
+}
+
+// isGlob is perf's strisglob.
+func isGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// ExecGroup returns perf's default group for uprobes in the binary at path:
+// "probe_" followed by the leading [A-Za-z0-9_] run of its base name
+// ("/lib/x86_64-linux-gnu/libc.so.6" -> "probe_libc", "/tmp/my-app" ->
+// "probe_my").
+func ExecGroup(binary string) (string, error) {
+	b := path.Base(binary)
+	i := 0
+	for i < len(b) && isNameChar(b[i]) {
+		i++
+	}
+	g := DefaultGroup + "_" + b[:i]
+	if err := ValidateGroup(g); err != nil {
+		return "", err
+	}
+	return g, nil
+}
+
+// Namer hands out event names the way perf's get_new_event_name does: the
+// base name if it is free, else base_1, base_2, ... up to base_1023.
+//
+// perf compares against the event names (without group) of every event in
+// kprobe_events or uprobe_events, whatever its group, so existing should be
+// those. On kernels that can append probes to an event (tracefs README says
+// "Create/append"), perf does not mark a name as taken while it names the
+// probes of one spec, so all the probes of one spec that share a base share
+// the name and are appended to one event: use Peek for each probe of a spec
+// and Add the names once the spec is done. perf -D never marks names, so two
+// identical specs print the same name there. Without multi-probe support
+// every probe needs its own name: use Next.
+type Namer struct {
+	taken map[string]struct{}
+}
+
+// NewNamer returns a Namer that treats the names in existing as taken.
+func NewNamer(existing []string) *Namer {
+	n := &Namer{taken: make(map[string]struct{}, len(existing))}
+	for _, e := range existing {
+		n.taken[e] = struct{}{}
+	}
+	return n
+}
+
+// Has reports whether name is taken.
+func (n *Namer) Has(name string) bool {
+	_, ok := n.taken[name]
+	return ok
+}
+
+// Add marks name as taken.
+func (n *Namer) Add(name string) { n.taken[name] = struct{}{} }
+
+// Next is Peek followed by Add of the returned name.
+func (n *Namer) Next(base string, allowSuffix bool) (string, error) {
+	name, err := n.Peek(base, allowSuffix)
+	if err == nil {
+		n.Add(name)
+	}
+	return name, err
+}
+
+// Peek returns the name Next would return, without taking it. base is
+// normally EventBase's result. If base is taken and allowSuffix is false
+// (perf probe without -f, first probe of a spec) the error wraps
+// ErrEventExists. As in perf 6.1 a suffix replaces a trailing "__return"
+// rather than following it: "vfs_read__return" gives "vfs_read_1". A name
+// that is not a valid event name wraps ErrBadEventName (perf's "Internal
+// error: ... is an invalid event name"), and running out of suffixes wraps
+// ErrTooManyEvents.
+func (n *Namer) Peek(base string, allowSuffix bool) (string, error) {
+	if err := ValidateName(base); err != nil {
+		return "", err
+	}
+	if !n.Has(base) {
+		return base, nil
+	}
+	if !allowSuffix {
+		return "", fmt.Errorf("%w: %s (delete it first, or allow a numbered duplicate)", ErrEventExists, base)
+	}
+	stem := strings.TrimSuffix(base, returnSuffix)
+	for i := 1; i < maxEventIndex; i++ {
+		name := stem + "_" + strconv.Itoa(i)
+		if err := ValidateName(name); err != nil {
+			return "", err
+		}
+		if !n.Has(name) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s_1 to %s_%d are all taken", ErrTooManyEvents, stem, stem, maxEventIndex-1)
+}
+
+// SanitizeName turns any string into a valid event name, so names derived
+// from symbols or file names never need a second check: each run of bytes
+// outside [A-Za-z0-9_] becomes one '_', a leading digit gets a '_' prefix,
+// and the result is cut to MaxNameLen-1 bytes. Only "" stays empty.
+func SanitizeName(s string) string {
+	b := make([]byte, 0, len(s)+1)
+	bad := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isNameChar(c) {
+			b = append(b, c)
+			bad = false
+		} else if !bad {
+			b = append(b, '_')
+			bad = true
+		}
+	}
+	if len(b) > 0 && isDigit(b[0]) {
+		b = append([]byte{'_'}, b...)
+	}
+	if len(b) > MaxNameLen-1 {
+		b = b[:MaxNameLen-1]
+	}
+	return string(b)
+}
+
+// ValidateName checks an event name against the kernel's rules (is_good_name
+// and MAX_EVENT_NAME_LEN), which are also perf's (is_c_func_name): non-empty,
+// shorter than 64 bytes, [A-Za-z_][A-Za-z0-9_]*. Errors wrap ErrBadEventName.
+func ValidateName(s string) error {
+	if msg := nameProblem(s); msg != "" {
+		return fmt.Errorf("%w %q: %s", ErrBadEventName, s, msg)
+	}
+	return nil
+}
+
+// ValidateGroup checks a group name with the same rules as ValidateName:
+// perf requires a C identifier (the kernel would also take '-'), and the
+// kernel requires fewer than 64 bytes. Errors wrap ErrBadGroupName.
+func ValidateGroup(s string) error {
+	if msg := nameProblem(s); msg != "" {
+		return fmt.Errorf("%w %q: %s", ErrBadGroupName, s, msg)
+	}
+	return nil
+}
+
+func nameProblem(s string) string {
+	switch {
+	case s == "":
+		return "empty"
+	case len(s) >= MaxNameLen:
+		return fmt.Sprintf("longer than %d bytes", MaxNameLen-1)
+	case !isCIdent(s):
+		return "must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)"
+	}
+	return ""
+}
+
+// isCIdent is perf's is_c_func_name and the kernel's is_good_name.
+func isCIdent(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlpha(c byte) bool    { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+func isNameChar(c byte) bool { return isAlpha(c) || isDigit(c) || c == '_' }

@@ -1,0 +1,550 @@
+package probegen
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Limits taken from perf 6.1 and the 6.1 kernel, so that a command perf or
+// the kernel would refuse is refused here, before anything is written.
+const (
+	// MaxProbeArgs is perf's MAX_PROBE_ARGS and the kernel's MAX_TRACE_ARGS.
+	MaxProbeArgs = 128
+	// MaxArgNameLen is the kernel's MAX_ARG_NAME_LEN: longer NAME= parts
+	// are refused with ARG_NAME_TOO_LONG.
+	MaxArgNameLen = 32
+)
+
+// Point is a parsed probe point:
+//
+//	[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN] | SRC:ALN | SRC;PTN | 0xADDR[%return]
+//
+// The @SRC, :RLN, +OFFS and %return parts may come in any order, as in perf;
+// ;PTN always ends the point. "@SRC:ALN" and "@SRC;PTN" are accepted as
+// spellings of SRC:ALN and SRC;PTN (perf prints points that way).
+type Point struct {
+	Group, Event string // as given by the user; empty if not given
+	Function     string // may contain glob chars; empty for SRC:ALN, SRC;PTN and 0xADDR
+	File         string // @SRC, or the SRC of SRC:ALN / SRC;PTN
+	Line         int    // FUNC:RLN relative line, or SRC:ALN absolute line; 0 if none
+	HasLine      bool
+	Offset       uint64
+	HasOffset    bool
+	Return       bool
+	// Lazy is the PTN of ;PTN exactly as written: backslashes are kept,
+	// because they are escapes for the lazy (glob) matcher, as in perf.
+	Lazy   string
+	Addr   uint64 // absolute address 0x...
+	IsAddr bool
+}
+
+// AbsLine reports whether Line is an absolute line in File (SRC:ALN) rather
+// than a line relative to Function's entry (FUNC:RLN).
+func (p *Point) AbsLine() bool { return p.HasLine && p.Function == "" && !p.IsAddr }
+
+// Arg is one argument token, as perf splits it: [NAME=]EXPR[:TYPE][@user].
+type Arg struct {
+	Raw  string // the token as written
+	Name string // NAME= part, if any
+	Expr string // variable / register / $retval / @sym / raw fetcharg text
+	Type string // :TYPE part, if any
+	User bool   // @user suffix
+	Col  int    // 1-based column of the token in the whole command string
+}
+
+// Spec is a whole probe command: a point followed by its arguments.
+type Spec struct {
+	Raw   string
+	Point Point
+	Args  []Arg
+}
+
+// ParseSpec parses a full perf probe command: the point, then arguments
+// separated by spaces or tabs. Like perf's argv_split there is no quoting:
+// a space always separates tokens. Unlike perf, other whitespace and control
+// characters (newline, CR, ...) are rejected, since they would end or corrupt
+// the line later written to kprobe_events.
+func ParseSpec(cmd string) (*Spec, error) {
+	if err := checkChars(cmd, cmd, 0, true); err != nil {
+		return nil, err
+	}
+	toks := splitArgs(cmd)
+	if len(toks) == 0 {
+		return nil, synErr(cmd, len(cmd)+1, "probe point missing")
+	}
+	if n := len(toks) - 1; n > MaxProbeArgs {
+		return nil, synErr(cmd, toks[MaxProbeArgs+1].off+1,
+			fmt.Sprintf("too many probe arguments (%d, at most %d)", n, MaxProbeArgs))
+	}
+	p, err := parsePoint(cmd, toks[0].s, toks[0].off)
+	if err != nil {
+		return nil, err
+	}
+	spec := &Spec{Raw: cmd, Point: *p}
+	seen := make(map[string]bool)
+	for _, t := range toks[1:] {
+		a, err := parseArg(cmd, t.s, t.off)
+		if err != nil {
+			return nil, err
+		}
+		if a.Name != "" {
+			if seen[a.Name] {
+				return nil, &SyntaxError{Spec: cmd, Col: a.Col, Err: ErrBadArgName,
+					Msg: fmt.Sprintf("argument name %q used twice", a.Name)}
+			}
+			seen[a.Name] = true
+		}
+		// perf 6.1 refuses local variables in return probes: at function
+		// return their locations are no longer valid.
+		if p.Return && isCVarname(a.Expr) {
+			exprCol := a.Col
+			if a.Name != "" {
+				exprCol += len(a.Name) + 1
+			}
+			return nil, synErr(cmd, exprCol, fmt.Sprintf("local variable %q can't be used with %%return", a.Expr))
+		}
+		spec.Args = append(spec.Args, a)
+	}
+	return spec, nil
+}
+
+// ParsePoint parses a probe point alone (no arguments, so no whitespace).
+func ParsePoint(s string) (*Point, error) {
+	if err := checkChars(s, s, 0, false); err != nil {
+		return nil, err
+	}
+	if s == "" {
+		return nil, synErr(s, 1, "probe point missing")
+	}
+	return parsePoint(s, s, 0)
+}
+
+// String renders p in perf's synthesize_perf_probe_point form, e.g.
+// "vfs_read:12@fs/read_write.c" or "@fs/read_write.c:470", with the
+// differences needed for ParsePoint(p.String()) to give p back: the
+// [GROUP:]EVENT= prefix and ;PTN are kept, the file is never shortened, and
+// special characters in names are backslash-escaped.
+func (p *Point) String() string {
+	var b strings.Builder
+	if p.Event != "" {
+		if p.Group != "" {
+			b.WriteString(p.Group)
+			b.WriteByte(':')
+		}
+		b.WriteString(p.Event)
+		b.WriteByte('=')
+	}
+	if p.IsAddr {
+		fmt.Fprintf(&b, "%#x", p.Addr)
+	} else {
+		b.WriteString(escape(p.Function))
+	}
+	if p.HasOffset {
+		fmt.Fprintf(&b, "+%d", p.Offset)
+	}
+	if p.HasLine && p.Function != "" {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	if p.Return {
+		b.WriteString("%return")
+	}
+	if p.File != "" {
+		b.WriteByte('@')
+		b.WriteString(escape(p.File))
+	}
+	if p.HasLine && p.Function == "" {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	if p.Lazy != "" {
+		b.WriteByte(';')
+		b.WriteString(p.Lazy)
+	}
+	return b.String()
+}
+
+// specialChars are the characters perf gives a meaning inside a probe point;
+// a backslash makes any of them literal.
+const specialChars = `\;:+@%=`
+
+func escape(s string) string {
+	if !strings.ContainsAny(s, specialChars) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(specialChars, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescape drops each escaping backslash (perf's strdup_esc). The caller has
+// already rejected a trailing lone backslash.
+func unescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// findUnescaped returns the index of the first byte of s[from:] that is in
+// set and not escaped by a backslash, or len(s).
+func findUnescaped(s string, from int, set string) int {
+	for i := from; i < len(s); i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case strings.IndexByte(set, s[i]) >= 0:
+			return i
+		}
+	}
+	return len(s)
+}
+
+func synErr(spec string, col int, msg string) *SyntaxError {
+	return &SyntaxError{Spec: spec, Col: col, Msg: msg}
+}
+
+// isControl reports ASCII control characters and DEL.
+func isControl(c byte) bool { return c < 0x20 || c == 0x7f }
+
+// checkChars rejects control characters in s, which starts at byte base of
+// spec. In a whole command (command true) spaces and tabs separate tokens;
+// in a single token both are errors.
+func checkChars(spec, s string, base int, command bool) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\t' && command:
+		case isControl(c):
+			return synErr(spec, base+i+1,
+				fmt.Sprintf("control character %s not allowed", strconv.QuoteRune(rune(c))))
+		case c == ' ' && !command:
+			return synErr(spec, base+i+1, "unexpected space in probe point")
+		}
+	}
+	return nil
+}
+
+type token struct {
+	s   string
+	off int // byte offset in the command
+}
+
+// splitArgs splits at runs of spaces and tabs, as perf's argv_split does at
+// whitespace (no quote processing).
+func splitArgs(s string) []token {
+	var toks []token
+	for i := 0; i < len(s); {
+		if s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' {
+			j++
+		}
+		toks = append(toks, token{s[i:j], i})
+		i = j
+	}
+	return toks
+}
+
+// isSDT is perf's is_sdt_event: "%..." or "sdt_...:..." without '='.
+func isSDT(s string) bool {
+	return strings.HasPrefix(s, "%") ||
+		(strings.HasPrefix(s, "sdt_") && strings.Contains(s, ":") && !strings.Contains(s, "="))
+}
+
+// parsePoint follows perf's parse_perf_probe_point. s starts at byte base of
+// spec; columns in errors are relative to spec.
+func parsePoint(spec, s string, base int) (*Point, error) {
+	col := func(i int) int { return base + i + 1 }
+	errAt := func(i int, format string, a ...any) error {
+		return synErr(spec, col(i), fmt.Sprintf(format, a...))
+	}
+	if isSDT(s) {
+		return nil, &SyntaxError{Spec: spec, Col: col(0), Err: ErrNotSupported,
+			Msg: "SDT and cached events (%[PROVIDER:]EVENT) are not supported"}
+	}
+
+	// The first unescaped ';' starts the lazy pattern, which runs to the end
+	// of the point. A lone backslash at the very end escapes nothing.
+	semi := -1
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			if i+1 == len(s) {
+				return nil, errAt(i, "trailing backslash escapes nothing")
+			}
+			i++
+			continue
+		}
+		if s[i] == ';' && semi < 0 {
+			semi = i
+		}
+	}
+	head := s
+	if semi >= 0 {
+		head = s[:semi]
+	}
+
+	p := &Point{}
+
+	// [[GROUP:]EVENT=]: an '=' before any of "@+%" (';' ends head).
+	start := 0
+	if e := findUnescaped(head, 0, "=@+%"); e < len(head) && head[e] == '=' {
+		ev := head[:e]
+		evStart := 0
+		if g := strings.IndexByte(ev, ':'); g >= 0 {
+			if err := ValidateGroup(ev[:g]); err != nil {
+				return nil, &SyntaxError{Spec: spec, Col: col(0), Err: ErrBadGroupName, Msg: err.Error()}
+			}
+			p.Group = ev[:g]
+			ev, evStart = ev[g+1:], g+1
+		}
+		if err := ValidateName(ev); err != nil {
+			return nil, &SyntaxError{Spec: spec, Col: col(evStart), Err: ErrBadEventName, Msg: err.Error()}
+		}
+		p.Event = ev
+		start = e + 1
+	}
+
+	// perf: the point is SRC:ALN or SRC;PTN when it has none of "+@%", has
+	// ':' or ';', and has a '.' before that ':' or ';'. Here '/' also marks
+	// a file, and only the part before ';' is searched for "+@%" (the
+	// pattern may contain anything).
+	fileSpec := false
+	if findUnescaped(head, start, "+@%") == len(head) {
+		c := findUnescaped(head, start, ":")
+		if c < len(head) || semi >= 0 {
+			fileSpec = strings.ContainsAny(head[start:c], "./")
+		}
+	}
+
+	// The name (function or file) runs to the first of ":+@%".
+	end := findUnescaped(head, start, ":+@%")
+	name, nameAt := head[start:end], start
+	if name != "" {
+		if fileSpec {
+			p.File = unescape(name)
+		} else {
+			p.Function = unescape(name)
+			if strings.HasPrefix(p.Function, "0x") {
+				a, ok := parseNum(p.Function)
+				if !ok {
+					return nil, errAt(nameAt, "invalid absolute address %q", p.Function)
+				}
+				p.Addr, p.IsAddr, p.Function = a, true, ""
+			}
+		}
+	}
+
+	// The options, each up to the next of ":+@%".
+	var lineAt, offAt, retAt, fileAt = -1, -1, -1, -1
+	if fileSpec {
+		fileAt = nameAt
+	}
+	for i := end; i < len(head); {
+		c := head[i]
+		j := findUnescaped(head, i+1, ":+@%")
+		arg := head[i+1 : j]
+		switch c {
+		case ':':
+			if lineAt >= 0 {
+				return nil, errAt(i, "line number given twice")
+			}
+			if arg == "" {
+				return nil, errAt(i+1, "line number missing after ':'")
+			}
+			n, ok := parseNum(arg)
+			if !ok || n > math.MaxInt32 {
+				return nil, errAt(i+1, "invalid line number %q", arg)
+			}
+			p.Line, p.HasLine, lineAt = int(n), true, i
+		case '+':
+			if offAt >= 0 {
+				return nil, errAt(i, "offset given twice")
+			}
+			if arg == "" {
+				return nil, errAt(i+1, "offset missing after '+'")
+			}
+			n, ok := parseNum(arg)
+			if !ok {
+				return nil, errAt(i+1, "invalid offset %q", arg)
+			}
+			p.Offset, p.HasOffset, offAt = n, true, i
+		case '@':
+			if fileAt >= 0 {
+				return nil, errAt(i, "SRC@SRC is not allowed")
+			}
+			if arg == "" {
+				return nil, errAt(i+1, "file name missing after '@'")
+			}
+			p.File, fileAt = unescape(arg), i
+		case '%':
+			if arg == "" {
+				return nil, errAt(i+1, "probe place missing after '%%' (only %%return is supported)")
+			}
+			if arg != "return" {
+				return nil, errAt(i, "%%%s is not supported (only %%return)", arg)
+			}
+			if retAt >= 0 {
+				return nil, errAt(i, "%%return given twice")
+			}
+			p.Return, retAt = true, i
+		}
+		i = j
+	}
+	if semi >= 0 {
+		p.Lazy = s[semi+1:]
+		if p.Lazy == "" {
+			return nil, errAt(semi+1, "lazy pattern missing after ';'")
+		}
+	}
+
+	// Exclusion rules. perf tests the values (a zero line or offset counts
+	// as absent); here writing one is enough, except that "+0%return" stays
+	// valid since "r SYM+0" is what the kernel accepts.
+	switch {
+	case p.IsAddr && fileAt >= 0:
+		return nil, errAt(fileAt, "absolute address can't be used with @SRC")
+	case p.IsAddr && p.HasLine:
+		return nil, errAt(lineAt, "absolute address can't be used with a line number")
+	case p.IsAddr && p.HasOffset:
+		return nil, errAt(offAt, "absolute address can't be used with an offset")
+	case p.IsAddr && semi >= 0:
+		return nil, errAt(semi, "absolute address can't be used with a lazy pattern")
+	case semi >= 0 && p.HasLine:
+		return nil, errAt(semi, "lazy pattern can't be used with a line number")
+	case semi >= 0 && p.HasOffset:
+		return nil, errAt(semi, "lazy pattern can't be used with an offset")
+	case p.HasLine && p.HasOffset:
+		return nil, errAt(max(lineAt, offAt), "offset can't be used with a line number")
+	case p.Function == "" && !p.IsAddr && p.File == "":
+		return nil, errAt(nameAt, "function, source file or address missing")
+	case p.Function == "" && !p.IsAddr && p.HasOffset:
+		return nil, errAt(offAt, "offset requires an entry function")
+	case p.Function == "" && !p.IsAddr && p.Return:
+		return nil, errAt(retAt, "%%return requires a function")
+	case p.Function == "" && !p.IsAddr && !p.HasLine && semi < 0:
+		return nil, errAt(len(s), "source file requires a line number (SRC:ALN) or a lazy pattern (SRC;PTN)")
+	case p.AbsLine() && p.Line == 0:
+		return nil, errAt(lineAt+1, "line number in a source file must be positive")
+	case p.Return && p.HasLine:
+		return nil, errAt(retAt, "%%return can't be used with a line number")
+	case p.Return && semi >= 0:
+		return nil, errAt(retAt, "%%return can't be used with a lazy pattern")
+	case p.Return && p.Offset != 0:
+		return nil, errAt(retAt, "%%return can't be used with a non-zero offset")
+	}
+	return p, nil
+}
+
+// parseNum parses like C strtoul(s, &end, 0) with *end == '\0': decimal,
+// 0x hexadecimal or 0 octal, and nothing else (no sign, no space, no Go
+// underscores or 0b/0o prefixes).
+func parseNum(s string) (uint64, bool) {
+	digits, b := s, uint64(10)
+	switch {
+	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		digits, b = s[2:], 16
+	case len(s) >= 2 && s[0] == '0':
+		digits, b = s[1:], 8
+	}
+	if digits == "" {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digitVal(digits[i]) >= b {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseUint(digits, int(b), 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func digitVal(c byte) uint64 {
+	switch {
+	case '0' <= c && c <= '9':
+		return uint64(c - '0')
+	case 'a' <= c && c <= 'f':
+		return uint64(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return uint64(c-'A') + 10
+	}
+	return 99
+}
+
+// isCVarname is perf's is_c_varname: a C local variable, as opposed to a
+// register (%ax), special ($retval) or symbol (@sym) argument.
+func isCVarname(s string) bool {
+	return s != "" && (isAlpha(s[0]) || s[0] == '_')
+}
+
+// reservedArgNames are the kernel's reserved_field_names: an argument may
+// not be called one of these.
+var reservedArgNames = map[string]bool{
+	"common_type": true, "common_flags": true, "common_preempt_count": true,
+	"common_pid": true, "common_tgid": true,
+	"__probe_ip": true, "__probe_ret_ip": true, "__probe_func": true,
+}
+
+// parseArg splits one argument token like perf's parse_perf_probe_arg:
+// NAME is up to the first '=', a final "@user" marks user memory, and TYPE
+// follows the first ':' of the rest.
+func parseArg(spec, raw string, off int) (Arg, error) {
+	a := Arg{Raw: raw, Col: off + 1}
+	str, at := raw, 0
+	if i := strings.IndexByte(str, '='); i >= 0 {
+		name := str[:i]
+		if err := validateArgName(name); err != nil {
+			return a, &SyntaxError{Spec: spec, Col: off + 1, Err: ErrBadArgName, Msg: err.Error()}
+		}
+		a.Name = name
+		str, at = str[i+1:], i+1
+	}
+	if len(str) > len("@user") && strings.HasSuffix(str, "@user") {
+		a.User = true
+		str = str[:len(str)-len("@user")]
+	}
+	if i := strings.IndexByte(str, ':'); i >= 0 {
+		if i+1 == len(str) {
+			return a, synErr(spec, off+at+i+2, "type missing after ':'")
+		}
+		a.Type = str[i+1:]
+		str = str[:i]
+	}
+	if str == "" {
+		return a, synErr(spec, off+at+1, "argument expression missing")
+	}
+	a.Expr = str
+	return a, nil
+}
+
+func validateArgName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: empty name before '='", ErrBadArgName)
+	case len(name) > MaxArgNameLen:
+		return fmt.Errorf("%w %q: longer than %d bytes", ErrBadArgName, name, MaxArgNameLen)
+	case !isCIdent(name):
+		return fmt.Errorf("%w %q: must be a C identifier", ErrBadArgName, name)
+	case reservedArgNames[name]:
+		return fmt.Errorf("%w %q: reserved by the kernel", ErrBadArgName, name)
+	}
+	return nil
+}

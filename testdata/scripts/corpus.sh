@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fetch the real-kernel corpus into $DWPROBE_CORPUS (default ~/.cache/dwprobe):
+# the Debian cloud kernel's debug vmlinux, bootable image and busybox-static for
+# amd64 and arm64, plus the matching linux-source-6.1 unpacked. Versions are
+# resolved from the metapackages at run time, never hard-coded. Idempotent: a
+# finished step leaves a stamp and is skipped next time.
+set -euo pipefail
+
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
+mkdir -p "$CORPUS/debs"
+cd "$CORPUS"
+
+log() { printf 'corpus: %s\n' "$*" >&2; }
+
+need_update=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	need_update=1
+fi
+# apt's lists are needed to resolve the metapackages; refresh them when absent
+# or when arm64 was just added.
+if [ "$need_update" = 1 ] || ! apt-cache show linux-image-cloud-arm64-dbg:arm64 >/dev/null 2>&1; then
+	log "apt-get update"
+	apt-get update -qq
+fi
+
+# dep_of META: the concrete package a kernel metapackage depends on.
+dep_of() {
+	apt-cache depends "$1" 2>/dev/null | awk '/Depends:/ {print $2; exit}'
+}
+
+fetch() { # fetch PKG DIR: download PKG's .deb and unpack it into DIR once.
+	local pkg=$1 dir=$2
+	if [ -f "$dir/.done" ]; then return 0; fi
+	log "downloading $pkg"
+	rm -rf "$dir" && mkdir -p "$dir"
+	(cd debs && apt-get download -q "$pkg" >/dev/null)
+	local deb
+	deb=$(ls -t debs/"${pkg%%:*}"_*.deb | head -n1)
+	dpkg-deb -x "$deb" "$dir"
+	rm -f "$deb"
+	touch "$dir/.done"
+}
+
+for arch in amd64 arm64; do
+	dbg=$(dep_of "linux-image-cloud-$arch-dbg:$arch")
+	img=$(dep_of "linux-image-cloud-$arch:$arch")
+	# The metapackage may depend on a -unsigned flavour; either is bootable.
+	[ -n "$dbg" ] && [ -n "$img" ] || { echo "corpus: cannot resolve the $arch cloud kernel" >&2; exit 1; }
+	ver=${dbg#linux-image-}; ver=${ver%-dbg}; ver=${ver%%:*}
+	fetch "$dbg" "$arch/dbg"
+	fetch "$img" "$arch/image"
+	fetch "busybox-static:$arch" "$arch/busybox"
+	vml=$(ls "$arch"/dbg/usr/lib/debug/boot/vmlinux-* | head -n1)
+	ln -sfn "$CORPUS/$vml" "$arch/vmlinux"
+	krn=$(ls "$arch"/image/boot/vmlinuz-* | head -n1)
+	ln -sfn "$CORPUS/$krn" "$arch/vmlinuz"
+	ln -sfn "$CORPUS/$arch/busybox/bin/busybox" "$arch/busybox-bin"
+	echo "$ver" > "$arch/version"
+done
+
+# The source that matches: linux-source-6.1 at the kernel's Debian version.
+srcver=$(apt-cache policy linux-image-cloud-amd64-dbg | awk '/Candidate:/ {print $2}')
+if [ ! -f src/.done ]; then
+	log "downloading linux-source-6.1"
+	rm -rf src srcdeb && mkdir -p src srcdeb
+	(cd debs && apt-get download -q "linux-source-6.1=$srcver" >/dev/null 2>&1 || apt-get download -q linux-source-6.1 >/dev/null)
+	dpkg-deb -x debs/linux-source-6.1_*.deb srcdeb
+	tar -xf srcdeb/usr/src/linux-source-6.1.tar.xz -C src
+	rm -rf srcdeb debs/linux-source-6.1_*.deb
+	touch src/.done
+fi
+ln -sfn "$(ls -d "$CORPUS"/src/linux-source-* | head -n1)" linux
+log "ready in $CORPUS"

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# fixtures.sh OUTDIR - build every variant of the DWARF test fixtures in
+# testdata/fixtures/ into OUTDIR (see testdata/fixtures/README.md).
+#
+# Idempotent: a target newer than its sources (and than this script) is
+# skipped. Each target is built under a temporary name and renamed into place,
+# so an interrupted run never leaves a half-built target that looks fresh.
+#
+# Exit status: 0 all built; 3 clang is missing (every gcc variant has been
+# built, no clang variant has; the caller decides whether to skip); other
+# non-zero: a build failed.
+#
+# Environment: CC_GCC (default gcc), CC_CLANG (default clang).
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 OUTDIR" >&2
+	exit 2
+fi
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
+SRC=$(cd "$HERE/../fixtures" && pwd)
+mkdir -p "$1"
+OUT=$(cd "$1" && pwd)
+
+CC_GCC=${CC_GCC:-gcc}
+CC_CLANG=${CC_CLANG:-clang}
+
+APP_SRCS=(app_main.c app_util.c app_util2.c)
+APP_DEPS=("$SRC/app_main.c" "$SRC/app_util.c" "$SRC/app_util2.c" "$SRC/app.h" "$SELF")
+LIB_DEPS=("$SRC/lib.c" "$SRC/lib.h" "$SELF")
+USER_DEPS=("$SRC/libuser.c" "$SRC/lib.h" "$SELF")
+
+log() { printf 'fixtures: %s\n' "$*" >&2; }
+
+# fresh TARGET DEP...: true when TARGET exists and is newer than every DEP.
+fresh() {
+	local t=$1 d
+	shift
+	[ -e "$t" ] || return 1
+	for d in "$@"; do
+		[ "$t" -nt "$d" ] || return 1
+	done
+}
+
+# build_id_for NAME: a fixed 20-byte build-id derived from the variant name:
+# sha1("dwprobe-fixture:NAME").
+# Every target gets its own, so byte-identical builds (the full binary behind
+# -stripped and -splitdbg is the same as app-gcc-O2-dwarf5) never share an id
+# and cannot be resolved through each other by a build-id lookup (perf's
+# ~/.debug cache does exactly that). The ids are stable across machines.
+build_id_for() {
+	printf 'dwprobe-fixture:%s' "$1" | sha1sum | cut -c1-40
+}
+
+# compile NAME CC ARGS...: compile and link OUTDIR/.NAME.tmp from $SRC, so the
+# DWARF has relative DW_AT_name with DW_AT_comp_dir=$SRC like a typical build.
+compile() {
+	local name=$1 cc=$2 idname
+	shift 2
+	idname=${name#.}          # .X.full (an intermediate of X) gets X's id
+	idname=${idname%.full}
+	(cd "$SRC" && "$cc" -Wall -Wextra "$@" \
+		-Wl,--build-id=0x"$(build_id_for "$idname")" -o "$OUT/.$name.tmp")
+}
+
+# app NAME CC FLAGS...: build OUTDIR/NAME from the app sources.
+app() {
+	local name=$1 cc=$2
+	shift 2
+	if fresh "$OUT/$name" "${APP_DEPS[@]}"; then return 0; fi
+	log "building $name"
+	compile "$name" "$cc" "$@" "${APP_SRCS[@]}"
+	mv -f "$OUT/.$name.tmp" "$OUT/$name"
+}
+
+# build_id FILE: the hex GNU build-id of FILE.
+build_id() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+}
+
+# gz_ok KIND: true when the toolchain can compile and link with -gz=KIND and
+# the result really has compressed debug sections.
+gz_ok() {
+	local kind=$1 tmp rc=1
+	tmp=$(mktemp -d)
+	printf 'int main(void) { return 0; }\n' >"$tmp/t.c"
+	if "$CC_GCC" -g -gz="$kind" -o "$tmp/t" "$tmp/t.c" >/dev/null 2>&1 &&
+		readelf -t "$tmp/t" 2>/dev/null | grep -qi "$kind"; then
+		rc=0
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+
+have_clang=1
+if ! "$CC_CLANG" --version >/dev/null 2>&1; then
+	have_clang=0
+fi
+
+COMPILERS=("$CC_GCC")
+[ "$have_clang" = 1 ] && COMPILERS+=("$CC_CLANG")
+
+# app-$CC-$OPT-dwarf$DW
+for cc in "${COMPILERS[@]}"; do
+	tag=$cc
+	case $cc in *clang*) tag=clang ;; *gcc*) tag=gcc ;; esac
+	for opt in O0 O2; do
+		for dw in 4 5; do
+			app "app-$tag-$opt-dwarf$dw" "$cc" -g -gdwarf-"$dw" -"$opt" -fno-omit-frame-pointer
+		done
+	done
+done
+
+G2=(-g -gdwarf-5 -O2 -fno-omit-frame-pointer)
+
+# Compressed debug sections.
+app app-gcc-O2-zlib "$CC_GCC" "${G2[@]}" -gz=zlib
+if fresh "$OUT/app-gcc-O2-zstd" "${APP_DEPS[@]}"; then
+	:
+elif gz_ok zstd; then
+	app app-gcc-O2-zstd "$CC_GCC" "${G2[@]}" -gz=zstd
+else
+	log "skipping app-gcc-O2-zstd: $CC_GCC/binutils cannot produce -gz=zstd here"
+fi
+
+# PIE explicitly and non-PIE.
+app app-gcc-O2-pie "$CC_GCC" "${G2[@]}" -fPIE -pie
+app app-gcc-O2-nopie "$CC_GCC" "${G2[@]}" -fno-PIE -no-pie
+
+# Stripped of everything (no .symtab, no DWARF).
+if ! fresh "$OUT/app-gcc-O2-stripped" "${APP_DEPS[@]}"; then
+	app .app-gcc-O2-stripped.full "$CC_GCC" "${G2[@]}"
+	log "building app-gcc-O2-stripped"
+	strip --strip-all -o "$OUT/.app-gcc-O2-stripped.tmp" "$OUT/.app-gcc-O2-stripped.full"
+	mv -f "$OUT/.app-gcc-O2-stripped.tmp" "$OUT/app-gcc-O2-stripped"
+	rm -f "$OUT/.app-gcc-O2-stripped.full"
+fi
+
+# Split debuginfo: the binary keeps .symtab but no DWARF; the DWARF lives in
+# OUTDIR/debug/.build-id/xx/yyyy.debug. OUTDIR/app-gcc-O2-splitdbg.build-id
+# records the id so the freshness check can find the debug file.
+split_fresh() {
+	local id
+	fresh "$OUT/app-gcc-O2-splitdbg" "${APP_DEPS[@]}" || return 1
+	[ -f "$OUT/app-gcc-O2-splitdbg.build-id" ] || return 1
+	id=$(cat "$OUT/app-gcc-O2-splitdbg.build-id")
+	[ -f "$OUT/debug/.build-id/${id:0:2}/${id:2}.debug" ]
+}
+if ! split_fresh; then
+	app .app-gcc-O2-splitdbg.full "$CC_GCC" "${G2[@]}"
+	log "building app-gcc-O2-splitdbg"
+	full=$OUT/.app-gcc-O2-splitdbg.full
+	id=$(build_id "$full")
+	if [ -z "$id" ]; then
+		echo "fixtures: no build-id in $full" >&2
+		exit 1
+	fi
+	if [ -f "$OUT/app-gcc-O2-splitdbg.build-id" ]; then # drop the stale one
+		old=$(cat "$OUT/app-gcc-O2-splitdbg.build-id")
+		[ -z "$old" ] || rm -f "$OUT/debug/.build-id/${old:0:2}/${old:2}.debug"
+	fi
+	dbg=$OUT/debug/.build-id/${id:0:2}/${id:2}.debug
+	mkdir -p "$(dirname "$dbg")"
+	objcopy --only-keep-debug "$full" "$dbg.tmp"
+	mv -f "$dbg.tmp" "$dbg"
+	strip --strip-debug -o "$OUT/.app-gcc-O2-splitdbg.tmp" "$full"
+	echo "$id" >"$OUT/app-gcc-O2-splitdbg.build-id"
+	mv -f "$OUT/.app-gcc-O2-splitdbg.tmp" "$OUT/app-gcc-O2-splitdbg"
+	rm -f "$full"
+fi
+
+# Shared library and its user; libuser finds the library through $ORIGIN.
+for cc in "${COMPILERS[@]}"; do
+	tag=$cc
+	case $cc in *clang*) tag=clang ;; *gcc*) tag=gcc ;; esac
+	lib=libfix-$tag-O2.so
+	if ! fresh "$OUT/$lib" "${LIB_DEPS[@]}"; then
+		log "building $lib"
+		compile "$lib" "$cc" -g -gdwarf-5 -O2 -fno-omit-frame-pointer \
+			-fPIC -shared -Wl,-soname,"$lib" lib.c
+		mv -f "$OUT/.$lib.tmp" "$OUT/$lib"
+	fi
+	user=libuser-$tag-O2
+	if ! fresh "$OUT/$user" "${USER_DEPS[@]}" "$OUT/$lib"; then
+		log "building $user"
+		# shellcheck disable=SC2016 # $ORIGIN is for the dynamic linker
+		compile "$user" "$cc" -g -gdwarf-5 -O2 -fno-omit-frame-pointer \
+			libuser.c -L"$OUT" -l:"$lib" -Wl,-rpath,'$ORIGIN'
+		mv -f "$OUT/.$user.tmp" "$OUT/$user"
+	fi
+done
+
+if [ "$have_clang" = 0 ]; then
+	echo "fixtures: clang not found ('$CC_CLANG --version' failed): gcc variants built in $OUT, clang variants missing; install clang (apt-get install -y clang)" >&2
+	exit 3
+fi
+log "all variants up to date in $OUT"
