@@ -17,7 +17,7 @@ type unit struct {
 	utype     uint8
 	abbrevOff uint64
 
-	rootOnce sync.Once
+	rootOnce *sync.Once // a pointer so units can live in a slice
 	root     DIE
 	rootErr  error
 	strOffB  uint64 // DW_AT_str_offsets_base
@@ -57,7 +57,7 @@ func (f *File) unitsList() ([]unit, error) {
 				data = hdrBuf[:n]
 			}
 			b := &buf{sec: ".debug_info", base: off, data: data, order: f.Order}
-			u := unit{off: off, offSize: 4}
+			u := unit{off: off, offSize: 4, rootOnce: new(sync.Once)}
 			l := uint64(b.u32())
 			if l == 0xffffffff {
 				l = b.u64()
