@@ -138,19 +138,6 @@ func (b *buf) skip(n int) {
 	}
 }
 
-// cstr returns the NUL-terminated string at the cursor.
-func (b *buf) cstr() string {
-	for i := b.off; i < len(b.data); i++ {
-		if b.data[i] == 0 {
-			s := string(b.data[b.off:i])
-			b.off = i + 1
-			return s
-		}
-	}
-	b.fail("unterminated string")
-	return ""
-}
-
 func (b *buf) skipCstr() {
 	for i := b.off; i < len(b.data); i++ {
 		if b.data[i] == 0 {

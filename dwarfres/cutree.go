@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"debug/dwarf"
 	"sort"
 	"sync"
 )
@@ -165,7 +164,7 @@ func (t *cuTree) isFuncDef(i int) bool {
 	if d.Inline {
 		return true
 	}
-	_, ok := t.entryPC(i)
+	_, ok := t.dieEntryPC(i) // perf's die_entrypc: ranges count too
 	return ok
 }
 
@@ -238,6 +237,3 @@ func (t *cuTree) callFile(i int) string {
 	}
 	return t.fileName(t.dies[i].CallFile)
 }
-
-// Tag reports the tag of DIE i.
-func (t *cuTree) tag(i int) dwarf.Tag { return t.dies[i].Tag }

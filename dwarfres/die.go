@@ -119,7 +119,8 @@ func (r *reader) next(d *DIE) bool {
 	}
 }
 
-// skipChildren moves past d's children using DW_AT_sibling when present.
+// skipChildren moves past d's children using DW_AT_sibling when present,
+// else by walking them; the reader is left just after d's closing null.
 func (r *reader) skipChildren(d *DIE) {
 	if !d.Children {
 		return
@@ -129,18 +130,18 @@ func (r *reader) skipChildren(d *DIE) {
 		return
 	}
 	var c DIE
-	for r.depth > d.Depth && r.next(&c) {
+	for r.depth > d.Depth && r.err == nil && r.b.off < len(r.b.data) {
+		if r.b.data[r.b.off] == 0 { // a null entry closes one level
+			r.b.off++
+			r.depth--
+			continue
+		}
+		if !r.next(&c) {
+			return
+		}
 		if c.Children && c.Sibling > c.Off && c.Sibling <= r.u.end {
 			r.seek(c.Sibling, c.Depth)
 		}
-	}
-	// consume trailing nulls that close d
-	for r.depth > d.Depth && r.b.off < len(r.b.data) {
-		if r.b.data[r.b.off] != 0 {
-			break
-		}
-		r.b.off++
-		r.depth--
 	}
 }
 

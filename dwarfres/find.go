@@ -52,7 +52,8 @@ func (e *ProbeError) Unwrap() error { return e.Err }
 // FindProbes resolves q over every unit that can hold it, in unit order, with
 // perf probe's semantics (see tools/perf/util/probe-finder.c), and names each
 // address by its containing symbol.
-func (f *File) FindProbes(q Query) ([]Probe, error) {
+func (f *File) FindProbes(q Query) (ps []Probe, err error) {
+	defer recoverTo(&err, f.Path)
 	units, err := f.unitsList()
 	if err != nil {
 		return nil, err
@@ -232,7 +233,6 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 		pats = append(pats, key) // DW_FORM_string
 	}
 	info := f.sec(".debug_info")
-	s := f.ELF.Section(".debug_info")
 	hit := map[int]bool{}
 	// Read through a small buffer rather than the mapping, so the scan
 	// does not leave the whole section resident.
@@ -243,14 +243,7 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 		if end > len(info) {
 			end = len(info)
 		}
-		b := bufb[:end-off]
-		if s.Flags&0x800 == 0 { // not compressed: pread from the file
-			if _, err := f.f.ReadAt(b, int64(s.Offset)+int64(off)); err != nil {
-				copy(b, info[off:end])
-			}
-		} else {
-			copy(b, info[off:end])
-		}
+		b := bufb[:f.readInfo(bufb[:end-off], uint64(off))]
 		for _, p := range pats {
 			for k := 0; ; {
 				i := bytes.Index(b[k:], p)

@@ -26,7 +26,8 @@ type LineRange struct {
 
 // FindLineRange is perf's debuginfo__find_line_range: the first unit that
 // has the function (or names the file) answers.
-func (f *File) FindLineRange(q LineQuery) (*LineRange, error) {
+func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
+	defer recoverTo(&err, f.Path)
 	units, err := f.unitsList()
 	if err != nil {
 		return nil, err

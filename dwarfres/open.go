@@ -195,4 +195,25 @@ func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
 	return d, nil
 }
 
+// readInfo copies .debug_info bytes at off into b and returns how many. It
+// reads with pread when the section is stored uncompressed, so scans do not
+// leave the mapped section resident.
+func (f *File) readInfo(b []byte, off uint64) int {
+	info := f.sec(".debug_info")
+	if off >= uint64(len(info)) {
+		return 0
+	}
+	if n := uint64(len(info)) - off; uint64(len(b)) > n {
+		b = b[:n]
+	}
+	if f.f != nil {
+		if s := f.ELF.Section(".debug_info"); s != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
+			if n, err := f.f.ReadAt(b, int64(s.Offset+off)); err == nil {
+				return n
+			}
+		}
+	}
+	return copy(b, info[off:])
+}
+
 var errShort = errors.New("unexpected end of data")

@@ -40,3 +40,14 @@ func VmlinuxPaths(rel, bid string) []string {
 	}
 	return ps
 }
+
+// FileOffset maps a virtual address to its offset in the file through the
+// PT_LOAD segments (what uprobe_events wants).
+func (f *File) FileOffset(addr uint64) (uint64, error) {
+	for _, p := range f.ELF.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr < p.Vaddr+p.Filesz {
+			return addr - p.Vaddr + p.Off, nil
+		}
+	}
+	return 0, fmt.Errorf("address %#x is in no loadable segment: %w", addr, ErrNotFound)
+}

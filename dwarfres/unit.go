@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"sort"
 	"sync"
 )
@@ -44,18 +43,9 @@ func (f *File) unitsList() ([]unit, error) {
 		// Headers are read with pread rather than through the mapping:
 		// touching one page per unit would fault in (and keep resident)
 		// most of a vmlinux's .debug_info via fault-around.
-		s := f.ELF.Section(".debug_info")
-		direct := s.Flags&elf.SHF_COMPRESSED == 0
 		var hdrBuf [32]byte
 		for off := uint64(0); off < uint64(len(info)); {
-			data := info[off:]
-			if direct {
-				n, _ := f.f.ReadAt(hdrBuf[:], int64(s.Offset+off))
-				if n > len(data) {
-					n = len(data)
-				}
-				data = hdrBuf[:n]
-			}
+			data := hdrBuf[:f.readInfo(hdrBuf[:], off)]
 			b := &buf{sec: ".debug_info", base: off, data: data, order: f.Order}
 			u := unit{off: off, offSize: 4, rootOnce: new(sync.Once)}
 			l := uint64(b.u32())

@@ -1,0 +1,87 @@
+# dwprobe: perf probe, from DWARF, in Go.
+# `make demo` and `make test` work on a fresh machine with Go and apt; every
+# dependency is installed here, idempotently.
+
+SHELL     := /bin/bash
+GO        ?= go
+BIN       := bin/dwprobe
+CORPUS    ?= $(or $(DWPROBE_CORPUS),$(HOME)/.cache/dwprobe)
+VMLINUX   := $(CORPUS)/amd64/vmlinux
+SRC       := $(CORPUS)/linux
+STATICCHECK_VERSION := v0.8.2
+GOBIN     := $(shell $(GO) env GOPATH)/bin
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PKGS  := clang linux-perf binutils time
+
+export DWPROBE_CORPUS := $(CORPUS)
+
+.PHONY: all build deps corpus fixtures test unit fuzz lint conformance golden bench demo clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/dwprobe
+
+# deps installs the packages the tests use (clang for fixtures, perf as the
+# reference) and staticcheck; nothing is installed twice.
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@[ -x $(GOBIN)/staticcheck ] && $(GOBIN)/staticcheck -version | grep -q $(STATICCHECK_VERSION:v%=%) || \
+		$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# corpus fetches the Debian cloud kernels (amd64, arm64) and their source.
+corpus:
+	bash testdata/scripts/corpus.sh
+
+lint: deps
+	@bad=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$bad" ] || { echo "gofmt: $$bad"; exit 1; }
+	$(GO) vet ./...
+	$(GOBIN)/staticcheck ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+# fuzz runs each fuzz target briefly; longer runs: FUZZTIME=10m make fuzz.
+FUZZTIME ?= 5s
+fuzz:
+	@for pkg in ./lazymatch ./probegen ./dwarfres; do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >/dev/null || exit 1; \
+		done; \
+	done
+
+conformance: build
+	$(GO) test -count=1 -run '^TestConformance$$' ./cmd/dwprobe -v 2>&1 | grep -E '^(conformance|--- FAIL|FAIL|ok)' ; \
+		exit $${PIPESTATUS[0]}
+
+# golden regenerates perf's answers for the conformance specs.
+golden: deps corpus
+	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
+
+test: deps corpus lint
+	DWPROBE_REQUIRE_ALL=1 $(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory fuzz
+
+bench: deps corpus build
+	bash testdata/scripts/bench.sh $(BIN) $(VMLINUX) $(SRC)
+
+demo: deps corpus build
+	@echo '$$ dwprobe -k vmlinux -s linux -L vfs_read'
+	@$(BIN) -k $(VMLINUX) -s $(SRC) -L vfs_read
+	@echo
+	@echo "$$ dwprobe -k vmlinux -F 'vfs_read*'"
+	@$(BIN) -k $(VMLINUX) -F 'vfs_read*'
+	@echo
+	@echo "$$ dwprobe -k vmlinux -D vfs_read -D 'vfs_read:12' -D 'vfs_read%return' -D getname_flags -D t_show"
+	@$(BIN) -k $(VMLINUX) -D vfs_read -D 'vfs_read:12' -D 'vfs_read%return' -D getname_flags -D t_show
+	@echo
+	@echo "$$ dwprobe -k vmlinux -D 'vfs_read+3'   # perf accepts this; the kernel would reject it"
+	@$(BIN) -k $(VMLINUX) -D 'vfs_read+3' || true
+
+clean:
+	rm -rf bin

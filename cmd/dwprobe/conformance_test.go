@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// golden is perf's recorded answer for one spec.
+type golden struct {
+	kind, spec string
+	exit       int
+	out        string
+}
+
+func readGolden(t *testing.T, path string) (map[string]golden, string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run make golden)", err)
+	}
+	m := map[string]golden{}
+	var cur *golden
+	var bid string
+	var out strings.Builder
+	flush := func() {
+		if cur != nil {
+			cur.out = out.String()
+			m[cur.kind+"\t"+cur.spec] = *cur
+		}
+		out.Reset()
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case cur == nil && strings.HasPrefix(l, "# build-id: "):
+			bid = strings.TrimSpace(strings.TrimPrefix(l, "# build-id: "))
+		case strings.HasPrefix(l, "=== "):
+			flush()
+			k, s, _ := strings.Cut(strings.TrimPrefix(l, "=== "), "\t")
+			cur = &golden{kind: k, spec: s}
+			if !sc.Scan() {
+				t.Fatalf("golden: %q has no exit line", l)
+			}
+			fmt.Sscanf(sc.Text(), "exit %d", &cur.exit)
+		case cur != nil:
+			out.WriteString(l + "\n")
+		}
+	}
+	flush()
+	return m, bid
+}
+
+type specEntry struct{ kind, spec string }
+
+func readSpecs(t *testing.T, path string) []specEntry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []specEntry
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		k, s, ok := strings.Cut(l, "\t")
+		if !ok {
+			t.Fatalf("specs: bad line %q", l)
+		}
+		out = append(out, specEntry{k, s})
+	}
+	return out
+}
+
+// readAllow reads KIND<TAB>SPEC<TAB>REASON lines.
+func readAllow(t *testing.T, path string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		parts := strings.SplitN(l, "\t", 3)
+		if len(parts) != 3 || strings.TrimSpace(parts[2]) == "" {
+			t.Fatalf("allow list: %q needs KIND<TAB>SPEC<TAB>REASON", l)
+		}
+		m[parts[0]+"\t"+parts[1]] = parts[2]
+	}
+	return m
+}
+
+// TestConformance runs every spec of testdata/conformance/specs.txt through
+// dwprobe and compares with perf probe 6.1's recorded answer on the same
+// vmlinux: stdout byte for byte, and success or failure.
+func TestConformance(t *testing.T) {
+	vml := needCorpus(t, "amd64/vmlinux")
+	src := needCorpus(t, "linux")
+	dir := filepath.Join("..", "..", "testdata", "conformance")
+	gold, bid := readGolden(t, filepath.Join(dir, "golden", "perf-amd64.txt"))
+	f, err := dwarfres.Open(vml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.BuildID(); got != bid {
+		t.Fatalf("golden answers are for build-id %s but the corpus vmlinux is %s: run make golden", bid, got)
+	}
+	f.Close()
+	allow := readAllow(t, filepath.Join(dir, "allow.txt"))
+	specs := readSpecs(t, filepath.Join(dir, "specs.txt"))
+	counts := map[string][2]int{}
+	matched, allowed := 0, 0
+	var report strings.Builder
+	for _, s := range specs {
+		key := s.kind + "\t" + s.spec
+		g, ok := gold[key]
+		if !ok {
+			t.Errorf("%s %q: no golden answer (run make golden)", s.kind, s.spec)
+			continue
+		}
+		var args []string
+		switch s.kind {
+		case "D":
+			args = []string{"-k", vml, "-D", s.spec}
+		case "L":
+			args = []string{"-k", vml, "-s", src, "-L", s.spec}
+		case "V":
+			args = []string{"-k", vml, "-V", s.spec}
+		default:
+			t.Fatalf("unknown kind %q", s.kind)
+		}
+		var out, errb bytes.Buffer
+		rerr := run(context.Background(), args, &out, &errb)
+		same := (rerr == nil) == (g.exit == 0) && (rerr != nil || out.String() == g.out)
+		c := counts[s.kind]
+		c[1]++
+		if same {
+			c[0]++
+			matched++
+			if _, ok := allow[key]; ok {
+				t.Errorf("%s %q now matches perf: remove it from allow.txt", s.kind, s.spec)
+			}
+		} else if _, ok := allow[key]; ok {
+			allowed++
+		} else {
+			msg := ""
+			if rerr != nil {
+				msg = rerr.Error()
+			}
+			fmt.Fprintf(&report, "--- %s %q\nperf (exit %d):\n%sdwprobe (err %v):\n%s", s.kind, s.spec, g.exit, g.out, msg, out.String())
+			t.Errorf("%s %q differs from perf", s.kind, s.spec)
+		}
+		counts[s.kind] = c
+	}
+	if report.Len() > 0 {
+		os.WriteFile(filepath.Join(t.TempDir(), "report"), []byte(report.String()), 0o644)
+		t.Log("\n" + report.String())
+	}
+	for _, k := range []string{"D", "L", "V"} {
+		if c, ok := counts[k]; ok {
+			fmt.Printf("conformance %s: %d/%d identical to perf\n", k, c[0], c[1])
+		}
+	}
+	fmt.Printf("conformance: matched %d/%d, allow-listed %d\n", matched, len(specs), allowed)
+	if len(specs) > 0 && matched*100 < 95*len(specs) {
+		t.Errorf("conformance %d/%d is below 95%%", matched, len(specs))
+	}
+}

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Regenerate perf's answers for the dwprobe conformance corpus.
+#
+# usage: golden.sh [VMLINUX] [SRCDIR]
+#   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
+#   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe)
+#
+# For every `KIND<TAB>SPEC` line of testdata/conformance/specs.txt it runs
+#   D: perf probe -k VMLINUX -D SPEC
+#   L: perf probe -k VMLINUX -s SRCDIR -L SPEC
+# with stdin from /dev/null, and writes, in spec-file order,
+#   testdata/conformance/golden/perf-ARCH.txt         (perf's stdout)
+#   testdata/conformance/golden/perf-ARCH.stderr.txt  (perf's stderr, for humans)
+# ARCH is taken from the vmlinux ELF header (amd64, arm64). Spec list:
+# specs.txt for amd64, specs-ARCH.txt otherwise; $SPECS overrides.
+#
+# Environment: PERF (perf binary, default perf), JOBS (parallel perf runs,
+# default 2), GOLDEN_FORCE=1 (write even if the host checks below fail).
+#
+# perf looks at the *running* kernel even with -k: /proc/kallsyms decides the
+# ".text" range for absolute addresses and the `_text+N` fallback, and the
+# tracefs README decides whether several probe points may share one event
+# name. The golden files are only reproducible on a root, non-KASLR host whose
+# tracefs advertises "Create/append"; the script refuses otherwise.
+set -euo pipefail
+
+die() { printf 'golden.sh: %s\n' "$*" >&2; exit 1; }
+warn() { printf 'golden.sh: %s\n' "$*" >&2; }
+trap 'warn "unexpected failure at line $LINENO"' ERR
+
+[ $# -le 2 ] || die "usage: golden.sh [VMLINUX] [SRCDIR]"
+
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
+VMLINUX=${1:-$CORPUS/amd64/vmlinux}
+SRCDIR=${2:-$CORPUS/linux}
+PERF=${PERF:-perf}
+JOBS=${JOBS:-2}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CONF=$(cd "$here/../conformance" && pwd)
+
+# --- inputs -----------------------------------------------------------------
+command -v "$PERF" >/dev/null 2>&1 || die "perf not found ('$PERF'); install linux-perf (perf 6.1)"
+PERF=$(command -v "$PERF")
+command -v readelf >/dev/null 2>&1 || die "readelf not found (binutils)"
+[ -e "$VMLINUX" ] || die "vmlinux not found: $VMLINUX (run testdata/scripts/corpus.sh)"
+[ -f "$VMLINUX" ] && [ -r "$VMLINUX" ] || die "vmlinux is not a readable file: $VMLINUX"
+[ -d "$SRCDIR" ] || die "kernel source dir not found: $SRCDIR (run testdata/scripts/corpus.sh)"
+case $JOBS in '' | *[!0-9]* | 0) die "JOBS must be a positive integer" ;; esac
+
+# Absolute, but keep symlinks as given: perf prints SRCDIR verbatim in the
+# headers of -L listings, so it must not depend on the caller's cwd or on a
+# trailing slash.
+absdir() { (cd "$1" && pwd -L); }
+VMLINUX=$(cd "$(dirname "$VMLINUX")" && pwd -L)/$(basename "$VMLINUX")
+SRCDIR=$(absdir "$SRCDIR")
+
+machine=$(LC_ALL=C readelf -h "$VMLINUX" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+case $machine in
+*X86-64*) ARCH=amd64 ;;
+*AArch64*) ARCH=arm64 ;;
+'') die "not an ELF file: $VMLINUX" ;;
+*) die "unsupported vmlinux machine: $machine" ;;
+esac
+if [ -z "${SPECS:-}" ]; then
+	if [ "$ARCH" = amd64 ]; then SPECS=$CONF/specs.txt; else SPECS=$CONF/specs-$ARCH.txt; fi
+fi
+[ -f "$SPECS" ] || die "spec list not found: $SPECS"
+
+notes=$(LC_ALL=C readelf -n "$VMLINUX") || die "readelf -n failed on $VMLINUX"
+buildid=$(printf '%s\n' "$notes" | awk '/Build ID:/ && !b {b = $3} END {print b}')
+[ -n "$buildid" ] || die "no GNU build-id note in $VMLINUX"
+perfver=$("$PERF" --version 2>/dev/null) || die "'$PERF --version' failed"
+
+# --- host checks (see header) -------------------------------------------------
+hostok=1
+vm_text=$(LC_ALL=C readelf -sW "$VMLINUX" | awk '$8 == "_text" && !v {v = $2} END {print v}')
+host_text=$(awk '$3 == "_text" && !v {v = $1} END {print v}' /proc/kallsyms 2>/dev/null || true)
+if [ -z "$host_text" ] || [ "$host_text" = 0000000000000000 ]; then
+	warn "/proc/kallsyms is unreadable or hides addresses (need root and kptr_restrict=0)"
+	hostok=0
+elif [ "$((16#$host_text))" != "$((16#${vm_text:-0}))" ]; then
+	warn "running kernel _text ($host_text) differs from vmlinux _text ($vm_text): KASLR on?"
+	hostok=0
+fi
+readme=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	if [ -r "$d/README" ]; then readme=$d/README; break; fi
+done
+if [ -z "$readme" ] || ! grep -q 'Create/append/' "$readme"; then
+	warn "tracefs README missing or without 'Create/append/': perf would add _N suffixes to event names"
+	hostok=0
+fi
+if [ "$hostok" = 0 ]; then
+	[ "${GOLDEN_FORCE:-0}" = 1 ] || die "host checks failed; output would differ from the committed golden (GOLDEN_FORCE=1 to write anyway)"
+	warn "GOLDEN_FORCE=1: writing anyway"
+fi
+
+# --- run ------------------------------------------------------------------------
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dwprobe-golden.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/home" "$tmp/run"
+
+# Split the spec list into one file per entry, numbered in file order.
+n=0
+lineno=0
+while IFS= read -r line || [ -n "$line" ]; do
+	lineno=$((lineno + 1))
+	line=${line%$'\r'}
+	case $line in '' | '#'*) continue ;; esac
+	case $line in
+	D$'\t'?* | L$'\t'?*) ;;
+	*) die "$SPECS:$lineno: expected 'D<TAB>SPEC' or 'L<TAB>SPEC': $line" ;;
+	esac
+	printf '%s\n' "$line" >"$tmp/run/$n.spec"
+	n=$((n + 1))
+done <"$SPECS"
+[ "$n" -gt 0 ] || die "no entries in $SPECS"
+
+run_one() {
+	local i=$1 line kind spec rc=0
+	line=$(cat "$tmp/run/$i.spec")
+	kind=${line%%$'\t'*}
+	spec=${line#*$'\t'}
+	if [ "$kind" = D ]; then
+		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -D "$spec") \
+			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
+	else
+		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -s "$SRCDIR" -L "$spec") \
+			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
+	fi
+	echo "$rc" >"$tmp/run/$i.rc"
+}
+export -f run_one
+export tmp PERF VMLINUX SRCDIR
+
+printf 'golden.sh: %d specs, %s, vmlinux %s (%s), %d jobs\n' "$n" "$ARCH" "$VMLINUX" "$buildid" "$JOBS" >&2
+seq 0 $((n - 1)) | xargs -P "$JOBS" -n 1 bash -c 'run_one "$1"' _
+
+# --- assemble in spec order -----------------------------------------------------------
+mkdir -p "$CONF/golden"
+out=$CONF/golden/perf-$ARCH.txt
+errout=$CONF/golden/perf-$ARCH.stderr.txt
+
+header() {
+	printf '# perf-golden v1\n'
+	printf '# perf: %s\n' "$perfver"
+	printf '# build-id: %s\n' "$buildid"
+}
+# body FILE-SUFFIX: every block with the named per-spec capture.
+body() {
+	local i rc
+	for ((i = 0; i < n; i++)); do
+		[ -f "$tmp/run/$i.rc" ] || die "perf did not run for: $(cat "$tmp/run/$i.spec")"
+		rc=$(cat "$tmp/run/$i.rc")
+		[ "$rc" != 124 ] || die "perf timed out on: $(cat "$tmp/run/$i.spec")"
+		printf '=== %s\n' "$(cat "$tmp/run/$i.spec")"
+		printf 'exit %s\n' "$rc"
+		cat "$tmp/run/$i.$1"
+		# keep the next header on its own line if perf's text lacks a final newline
+		if [ -s "$tmp/run/$i.$1" ] && [ -n "$(tail -c1 "$tmp/run/$i.$1")" ]; then
+			echo
+		fi
+	done
+}
+{ header; body out; } >"$tmp/golden.txt"
+{ header; body err; } >"$tmp/golden.stderr.txt"
+mv -f "$tmp/golden.txt" "$out"
+mv -f "$tmp/golden.stderr.txt" "$errout"
+
+fails=$(grep -c '^exit [^0]' "$out" || true)
+printf 'golden.sh: wrote %s (%d blocks, %d non-zero exits) and %s\n' "$out" "$n" "$fails" "$errout" >&2
