@@ -64,28 +64,29 @@ func Open(path string) (f *File, err error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: map: %w", path, err)
 	}
-	f = &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
+	nf := &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
 	defer func() {
 		if err != nil {
-			f.Close()
+			nf.Close()
 			f = nil
 		}
 	}()
+	f = nf
 	// debug/elf can panic on hostile headers; turn that into an error.
 	defer recoverTo(&err, path)
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
 	}
-	f.ELF = ef
-	f.Machine = ef.Machine
-	f.Order = ef.ByteOrder
+	nf.ELF = ef
+	nf.Machine = ef.Machine
+	nf.Order = ef.ByteOrder
 	for _, s := range ef.Sections {
 		if s.Type != elf.SHT_NOBITS && s.Offset+s.FileSize > uint64(len(data)) {
 			return nil, fmt.Errorf("%s: %w: section %s extends past the end of the file (truncated?)", path, ErrNotELF, s.Name)
 		}
 	}
-	return f, nil
+	return nf, nil
 }
 
 // recoverTo converts a panic inside debug/elf or debug/dwarf (they panic on

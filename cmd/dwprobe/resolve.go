@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -17,6 +19,7 @@ import (
 
 // point is one resolved probe address ready to become a definition.
 type point struct {
+	addr     uint64 // link-time address; 0 for an absolute-address probe
 	target   string // SYMBOL+OFFS or _text+OFFS or 0xADDR
 	realname string
 	ret      bool
@@ -59,8 +62,22 @@ func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]
 		return nil, fmt.Errorf("probe %q: %w", raw, err)
 	}
 	group := spec.Point.Group
+	exe := ""
+	if o.exec != "" {
+		if exe, err = filepath.Abs(o.exec); err != nil {
+			return nil, err
+		}
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+	}
 	if group == "" {
 		group = probegen.DefaultGroup
+		if exe != "" {
+			if group, err = probegen.ExecGroup(exe); err != nil {
+				return nil, fmt.Errorf("probe %q: %w", raw, err)
+			}
+		}
 	}
 	if err := probegen.ValidateGroup(group); err != nil {
 		return nil, fmt.Errorf("probe %q: %w", raw, err)
@@ -74,7 +91,20 @@ func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]
 		if err != nil {
 			return nil, fmt.Errorf("probe %q: %w", raw, err)
 		}
-		d := probegen.Def{Return: p.ret, Group: group, Event: name, Target: p.target}
+		target := p.target
+		if exe != "" {
+			// uprobes name a file offset; an absolute address is taken as given.
+			off := p.addr
+			if p.addr != 0 {
+				if off, err = t.FileOffset(p.addr); err != nil {
+					return nil, fmt.Errorf("probe %q: %w", raw, err)
+				}
+			} else {
+				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
+			}
+			target = exe + ":0x" + strconv.FormatUint(off, 16)
+		}
+		d := probegen.Def{Return: p.ret, Group: group, Event: name, Target: target}
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("probe %q: %w", raw, err)
 		}
@@ -143,6 +173,12 @@ func describe(p *probegen.Point) string {
 // kernelTarget writes SYMBOL+OFFS, unless the kernel would resolve SYMBOL to
 // another function of the same name: then _text+OFFS names the address.
 func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
+	pt := kernelTargetName(t, sym, off, addr, realname, inText)
+	pt.addr = addr
+	return pt
+}
+
+func kernelTargetName(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
 	st := t.Symbols()
 	if t.IsKernel() && inText && st.Count(sym) > 1 && st.HasText {
 		return point{

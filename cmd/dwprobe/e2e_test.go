@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// dwprobeBin builds the command once per test binary.
+func dwprobeBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "dwprobe-e2e")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "dwprobe")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = &buildError{string(out)}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return "go build: " + e.out }
+
+// runBin runs dwprobe and returns stdout, stderr and the exit code.
+func runBin(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(dwprobeBin(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// fixture returns a built fixture binary (see dwarfres tests).
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(corpusDir(), "fixtures")
+	out, err := exec.Command("bash", "../../testdata/scripts/fixtures.sh", dir).CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			t.Fatalf("fixtures: %v\n%s", err, out)
+		}
+	}
+	p := filepath.Join(dir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s: %v", name, err)
+	}
+	return p
+}
+
+// corrupt copies src to dir and overwrites section sec with a byte pattern.
+func corrupt(t *testing.T, src, dir, sec string, fill byte) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ef.Section(sec)
+	if s == nil {
+		t.Fatalf("%s has no %s", src, sec)
+	}
+	for i := s.Offset; i < s.Offset+s.FileSize; i++ {
+		b[i] = fill ^ byte(i*7)
+	}
+	p := filepath.Join(dir, strings.TrimPrefix(sec, ".")+"-garbage")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHostileInputs: each bad input gets one clear error line and a
+// non-zero exit, never a panic.
+func TestHostileInputs(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("this is not an ELF file at all, just words\n"), 0o644)
+	whole, _ := os.ReadFile(app)
+	trunc := filepath.Join(dir, "truncated")
+	os.WriteFile(trunc, whole[:len(whole)/2], 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	cases := []struct {
+		name, file, want string
+		args       []string
+	}{
+		{"directory", dir, "not an ELF file", []string{"-D", "work"}},
+		{"text file", text, "not an ELF file", []string{"-D", "work"}},
+		{"empty file", empty, "not an ELF file", []string{"-D", "work"}},
+		{"truncated", trunc, "", []string{"-D", "work"}},
+		{"stripped", fixture(t, "app-gcc-O2-stripped"), "no DWARF debuginfo", []string{"-D", "work"}},
+		{"garbage debug_info", corrupt(t, app, dir, ".debug_info", 0x5a), "", []string{"-D", "work"}},
+		{"garbage debug_info, line", corrupt(t, app, dir, ".debug_info", 0x13), "", []string{"-D", "work:2"}},
+		{"garbage debug_abbrev", corrupt(t, app, dir, ".debug_abbrev", 0xa5), "", []string{"-D", "compute"}},
+		{"garbage debug_line", corrupt(t, app, dir, ".debug_line", 0x77), "", []string{"-D", "work:2"}},
+		{"garbage debug_line -L", corrupt(t, app, dir, ".debug_line", 0x31), "", []string{"-L", "work"}},
+		{"missing file", filepath.Join(dir, "nope"), "no such file", []string{"-D", "work"}},
+		{"bad spec", app, "column", []string{"-D", "work+"}},
+		{"bad line range", app, "column", []string{"-L", "work:x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runBin(t, append([]string{"-x", c.file}, c.args...)...)
+			if code == 0 {
+				// Garbage may still decode into something; it must
+				// then at least be a clean answer.
+				if strings.Contains(errs, "panic") {
+					t.Fatalf("exit 0 with a panic: %s", errs)
+				}
+				return
+			}
+			if strings.Contains(errs, "goroutine") || strings.Contains(errs, "panic") {
+				t.Fatalf("stack trace on stderr:\n%s", errs)
+			}
+			if n := strings.Count(strings.TrimSpace(errs), "\n"); n != 0 {
+				t.Errorf("want one error line, got %d:\n%s", n+1, errs)
+			}
+			if !strings.HasPrefix(errs, "dwprobe: ") {
+				t.Errorf("error does not start with dwprobe: %q", errs)
+			}
+			if c.want != "" && !strings.Contains(errs, c.want) {
+				t.Errorf("error %q does not mention %q", errs, c.want)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package dwarfres
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// memFile builds a File over in-memory sections, for fuzzing the readers
+// without an ELF container.
+func memFile(secs map[string][]byte) *File {
+	f := &File{Path: "fuzz", ELF: &elf.File{}, Order: binary.LittleEndian, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
+	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+		".debug_rnglists", ".debug_ranges", ".debug_addr", ".debug_str_offsets"} {
+		f.secs[n] = secs[n]
+	}
+	return f
+}
+
+// fuzzSeed returns the DWARF sections of a small fixture, if built.
+func fuzzSeed(name string) map[string][]byte {
+	dir := os.Getenv("DWPROBE_CORPUS")
+	if dir == "" {
+		c, _ := os.UserCacheDir()
+		dir = filepath.Join(c, "dwprobe")
+	}
+	f, err := Open(filepath.Join(dir, "fixtures", name))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	out := map[string][]byte{}
+	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_rnglists", ".debug_addr", ".debug_str_offsets"} {
+		out[n] = append([]byte(nil), f.sec(n)...)
+	}
+	return out
+}
+
+// FuzzReaders feeds mutated .debug_info, .debug_abbrev and .debug_line to
+// the probe search and line-range readers: they must return an error or a
+// result, never panic or hang.
+func FuzzReaders(f *testing.F) {
+	base := fuzzSeed("app-gcc-O2-dwarf5")
+	clang := fuzzSeed("app-clang-O2-dwarf5")
+	for _, s := range []map[string][]byte{base, clang} {
+		if s != nil {
+			f.Add(s[".debug_info"], s[".debug_abbrev"], s[".debug_line"])
+		}
+	}
+	f.Add([]byte{7, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0}, []byte{1, 0x11, 0, 0, 0, 0}, []byte{})
+	f.Fuzz(func(t *testing.T, info, abbrev, line []byte) {
+		if len(info)+len(abbrev)+len(line) > 1<<18 {
+			return
+		}
+		secs := map[string][]byte{}
+		for k, v := range base {
+			secs[k] = v
+		}
+		secs[".debug_info"], secs[".debug_abbrev"], secs[".debug_line"] = info, abbrev, line
+		mf := memFile(secs)
+		ps, err := mf.FindProbes(Query{Function: "work"})
+		if err != nil && ps != nil && len(ps) == 0 {
+			t.Fatalf("error with an empty non-nil result")
+		}
+		mf.FindProbes(Query{Function: "work", Line: 2, HasLine: true})
+		mf.FindProbes(Query{File: "app_util.c", Line: 40, HasLine: true})
+		mf.FindLineRange(LineQuery{Function: "sum_list", End: 1 << 30})
+	})
+}
