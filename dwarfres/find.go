@@ -152,15 +152,14 @@ func (f *File) candidates(units []unit, q Query) ([]int, error) {
 // table names the file.
 func (f *File) unitMatches(u *unit, q Query) (bool, error) {
 	if q.Function == "" {
-		t := &cuTree{f: f, u: u}
 		if _, err := f.rootDIE(u); err != nil {
 			return false, err
 		}
-		lt, err := t.lineTable()
+		names, err := f.fileNames(u)
 		if err != nil {
 			return false, err
 		}
-		for _, n := range lt.files {
+		for _, n := range names {
 			if n != "" && q.TailMatch(n, q.File) {
 				return true, nil
 			}

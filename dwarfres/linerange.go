@@ -61,13 +61,24 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
+	// perf's line_range_walk_cb reads its __fname/__lineno even when
+	// cu_find_lineinfo fails and leaves them unset: they then hold the
+	// previous call's answer. Reproduce that, so -L lists the same lines.
+	var lastF string
+	var lastL int
 	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
 		return func(file string, line int, addr uint64) error {
 			if !perfTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
 			// Only lines that map back to themselves are probeable.
-			if rf, rl, ok := t.lineInfo(addr); ok && (rl != line || rf != file) {
+			rf, rl, ok := t.lineInfo(addr)
+			if ok {
+				lastF, lastL = rf, rl
+			} else {
+				rf, rl = lastF, lastL
+			}
+			if rl != 0 && rf != "" && (rl != line || rf != file) || rf == "" && !ok {
 				return nil
 			}
 			if lr.Path == "" {

@@ -30,6 +30,30 @@ func (t *cuTree) lineTable() (*lineTable, error) {
 	return t.lines, t.linesErr
 }
 
+// fileNames returns the file table of a unit's line program without
+// decoding the program: enough to decide whether a unit names a file.
+func (f *File) fileNames(u *unit) (names []string, err error) {
+	defer recoverTo(&err, ".debug_line")
+	d, err := f.unitData(u)
+	if err != nil {
+		return nil, err
+	}
+	cu, err := d.Reader().Next()
+	if err != nil || cu == nil {
+		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
+	}
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return nil, err
+	}
+	for _, lf := range lr.Files() {
+		if lf != nil {
+			names = append(names, lf.Name)
+		}
+	}
+	return names, nil
+}
+
 func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 	defer recoverTo(&err, ".debug_line")
 	d, err := f.unitData(u)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -34,6 +35,11 @@ type File struct {
 
 	symOnce sync.Once
 	syms    *Symtab
+
+	arOnce   sync.Once
+	aranges  []arange
+
+	dbg *File // separate debuginfo (by build-id), when attached
 
 	abbrevMu sync.Mutex
 	abbrevs  map[uint64]abbrevTable
@@ -97,8 +103,44 @@ func recoverTo(err *error, what string) {
 	}
 }
 
+// DebugLinkPaths lists where separate debuginfo for a build-id lives under
+// each root, as gdb and perf look for it (ROOT/.build-id/xx/yyyy.debug).
+func DebugLinkPaths(buildID string, roots []string) []string {
+	if len(buildID) < 3 {
+		return nil
+	}
+	var out []string
+	for _, r := range roots {
+		out = append(out, r+"/.build-id/"+buildID[:2]+"/"+buildID[2:]+".debug")
+	}
+	return out
+}
+
+// AttachDebug uses the DWARF of the separate debuginfo file at path, which
+// must carry the same build-id; symbols, segments and code stay the
+// binary's own (a .debug file has neither code nor meaningful offsets).
+func (f *File) AttachDebug(path string) error {
+	d, err := Open(path)
+	if err != nil {
+		return err
+	}
+	if !d.HasDWARF() {
+		d.Close()
+		return fmt.Errorf("%s: %w", path, ErrNoDebugInfo)
+	}
+	if a, b := f.BuildID(), d.BuildID(); a != b {
+		d.Close()
+		return fmt.Errorf("%s: build-id %s does not match %s's %s", path, b, f.Path, a)
+	}
+	f.dbg = d
+	return nil
+}
+
 // Close unmaps the file.
 func (f *File) Close() error {
+	if f.dbg != nil {
+		f.dbg.Close()
+	}
 	if f.data != nil {
 		syscall.Munmap(f.data)
 		f.data = nil
@@ -111,6 +153,9 @@ func (f *File) Close() error {
 
 // HasDWARF reports whether the file carries .debug_info.
 func (f *File) HasDWARF() bool {
+	if f.dbg != nil {
+		return f.dbg.HasDWARF()
+	}
 	s := f.ELF.Section(".debug_info")
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
 }
@@ -142,6 +187,9 @@ func align4(n uint32) uint32 { return (n + 3) &^ 3 }
 // section returns the contents of a section, decompressing SHF_COMPRESSED
 // sections once; nil if absent.
 func (f *File) section(name string) ([]byte, error) {
+	if f.dbg != nil && strings.HasPrefix(name, ".debug_") {
+		return f.dbg.section(name)
+	}
 	f.secMu.Lock()
 	defer f.secMu.Unlock()
 	if b, ok := f.secs[name]; ok {
@@ -200,6 +248,9 @@ func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
 // reads with pread when the section is stored uncompressed, so scans do not
 // leave the mapped section resident.
 func (f *File) readInfo(b []byte, off uint64) int {
+	if f.dbg != nil {
+		return f.dbg.readInfo(b, off)
+	}
 	info := f.sec(".debug_info")
 	if off >= uint64(len(info)) {
 		return 0

@@ -89,12 +89,14 @@ func (f *File) loadSymbols() *Symtab {
 	for i, s := range st.all {
 		st.byName[s.Name] = append(st.byName[s.Name], i)
 	}
-	// perf's symbols__fixup_duplicate keeps one symbol per address,
-	// chosen by choose_best_symbol.
+	// perf probe keeps aliases (symbol_conf.allow_aliases) in an rbtree
+	// filled in symbol-table order; a lookup meets the alias inserted
+	// first, since later ones at the same address go below it. Keep that
+	// one, unless it is a zero-sized label and a sized symbol follows.
 	for _, s := range st.all {
 		n := len(st.byAddr)
 		if n > 0 && st.byAddr[n-1].Start == s.Start {
-			if better(s, st.byAddr[n-1]) {
+			if prev := st.byAddr[n-1]; prev.End == prev.Start && s.End > s.Start {
 				st.byAddr[n-1] = s
 			}
 			continue
@@ -108,38 +110,6 @@ func (f *File) loadSymbols() *Symtab {
 		}
 	}
 	return st
-}
-
-// better reports whether a should replace b, per perf's choose_best_symbol.
-func better(a, b Sym) bool {
-	la, lb := a.End-a.Start, b.End-b.Start
-	if la > 0 && lb == 0 {
-		return true
-	}
-	if la == 0 && lb > 0 {
-		return false
-	}
-	wa, wb := a.Bind == elf.STB_WEAK, b.Bind == elf.STB_WEAK
-	if wa != wb {
-		return wb
-	}
-	ga, gb := a.Bind == elf.STB_GLOBAL, b.Bind == elf.STB_GLOBAL
-	if ga != gb {
-		return ga
-	}
-	ua, ub := underscores(a.Name), underscores(b.Name)
-	if ua != ub {
-		return ua < ub
-	}
-	return len(a.Name) > len(b.Name)
-}
-
-func underscores(s string) int {
-	n := 0
-	for n < len(s) && s[n] == '_' {
-		n++
-	}
-	return n
 }
 
 // At returns the symbol containing addr, as perf's map__find_symbol does.

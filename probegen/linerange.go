@@ -31,9 +31,16 @@ func ParseLineRange(s string) (*LineRange, error) {
 		}
 		head = s[:i]
 		p := i + 1
+		neg := p < len(s) && s[p] == '-' // perf's strtol takes "vfs_read:-3"
+		if neg {
+			p++
+		}
 		n, l := leadingInt(s[p:])
 		if l == 0 {
 			return nil, synErr(s, p+1, "start line missing")
+		}
+		if neg {
+			n = -n
 		}
 		lr.Start = n
 		p += l

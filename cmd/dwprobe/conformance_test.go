@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,10 +116,20 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.BuildID(); got != bid {
-		t.Fatalf("golden answers are for build-id %s but the corpus vmlinux is %s: run make golden", bid, got)
-	}
+	got := f.BuildID()
 	f.Close()
+	if got != bid {
+		// Debian moved on to a newer kernel than the committed answers:
+		// ask perf again, for this vmlinux, rather than fail or skip.
+		t.Logf("golden answers are for build-id %s, the corpus vmlinux is %s: regenerating with perf (commit them with make golden)", bid, got)
+		tmp := t.TempDir()
+		cmd := exec.Command("bash", filepath.Join("..", "..", "testdata", "scripts", "golden.sh"), vml, src)
+		cmd.Env = append(os.Environ(), "GOLDEN_DIR="+tmp, "GOLDEN_FORCE=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("regenerating golden answers: %v\n%s", err, out)
+		}
+		gold, _ = readGolden(t, filepath.Join(tmp, "perf-amd64.txt"))
+	}
 	allow := readAllow(t, filepath.Join(dir, "allow.txt"))
 	specs := readSpecs(t, filepath.Join(dir, "specs.txt"))
 	counts := map[string][2]int{}

@@ -159,3 +159,35 @@ func TestHostileInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestSeparateDebuginfo: a binary stripped of DWARF is resolved through the
+// .debug file found by its build-id, with the same answers as the unstripped
+// build of the same source.
+func TestSeparateDebuginfo(t *testing.T) {
+	split := fixture(t, "app-gcc-O2-splitdbg")
+	whole := fixture(t, "app-gcc-O2-dwarf5")
+	offsets := func(out string) []string {
+		var o []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			o = append(o, l[strings.LastIndexByte(l, ':')+1:])
+		}
+		return o
+	}
+	want, _, code := runBin(t, "-x", whole, "-D", "item_score")
+	if code != 0 {
+		t.Fatalf("unstripped build failed")
+	}
+	cmd := exec.Command(dwprobeBin(t), "-x", split, "-D", "item_score")
+	cmd.Env = append(os.Environ(), "DWPROBE_DEBUGINFO_PATH="+filepath.Join(filepath.Dir(split), "debug"))
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("splitdbg: %v", err)
+	}
+	if g, w := offsets(string(got)), offsets(want); strings.Join(g, " ") != strings.Join(w, " ") || len(g) != 6 {
+		t.Errorf("split debuginfo gives %v, the unstripped build %v", g, w)
+	}
+	_, errs, code := runBin(t, "-x", split, "-D", "item_score")
+	if code == 0 || !strings.Contains(errs, ".build-id/") {
+		t.Errorf("without the debug file: exit %d, %q; want an error naming the paths tried", code, errs)
+	}
+}

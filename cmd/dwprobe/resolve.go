@@ -123,6 +123,11 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		if p.HasLine || p.File != "" {
 			return nil, errors.New("an absolute address takes no line or file")
 		}
+		if o.exec == "" {
+			if err := checkKernelText(t, p.Addr); err != nil {
+				return nil, err
+			}
+		}
 		return []point{{target: "0x" + strconv.FormatUint(p.Addr, 16), realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
 	}
 	if p.Return {
@@ -144,14 +149,23 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		q.Match = func(s string) bool { return lazymatch.Glob(s, pat) }
 	}
 	probes, err := t.FindProbes(q)
+	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Glob {
+		// perf's find_alternative_probe_point: a name DWARF does not know
+		// (a clone such as do_sysinfo.isra.0) is looked up in the symbol
+		// table and its address mapped back to a DWARF point.
+		probes, err = alternative(t, q, p)
+	}
+	// perf falls back to the symbol table when DWARF has no answer for a
+	// point that does not need it: assembly functions, .cold parts, an
+	// offset past the DWARF function's end.
+	symOnly := p.Function != "" && !p.HasLine && p.File == ""
+	if symOnly && (err != nil && !errors.Is(err, dwarfres.ErrMalformed) || err == nil && len(probes) == 0) {
+		return fromSymbols(o, t, p)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if len(probes) == 0 {
-		if p.Function != "" && !p.HasLine && p.File == "" {
-			// perf falls back to the symbol table (assembly functions).
-			return fromSymbols(o, t, p)
-		}
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
 	}
 	var out []point
@@ -164,6 +178,23 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		out = append(out, kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText))
 	}
 	return out, nil
+}
+
+// alternative retries q at the DWARF point of the symbol named p.Function.
+func alternative(t *dwarfres.File, q dwarfres.Query, p *probegen.Point) ([]dwarfres.Probe, error) {
+	syms := t.Symbols().Lookup(p.Function)
+	if len(syms) == 0 {
+		return nil, nil
+	}
+	alt, ok, err := t.ProbePointAt(syms[0].Start)
+	if err != nil || !ok || alt.Function == "" {
+		return nil, err
+	}
+	q.Function, q.Match, q.File = alt.Function, nil, alt.File
+	q.Line += alt.Line
+	q.HasLine = q.Line != 0
+	q.Offset += alt.Offset
+	return t.FindProbes(q)
 }
 
 func describe(p *probegen.Point) string {
@@ -211,7 +242,13 @@ func fromSymbols(o *options, t *dwarfres.File, p *probegen.Point) ([]point, erro
 				return nil, err
 			}
 		}
-		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
+		pt := kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true)
+		if st := t.Symbols(); t.IsKernel() && st.HasText {
+			// perf names symbol-table probes relative to _text.
+			pt.target = "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10)
+			pt.note = ""
+		}
+		out = append(out, pt)
 	}
 	return out, nil
 }
@@ -334,6 +371,19 @@ func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
 		if pr.Offset%4 != 0 {
 			return fmt.Errorf("offset %d is not a multiple of 4 (arm64 instructions are 4 bytes) in %s", pr.Offset, pr.Symbol)
 		}
+	}
+	return nil
+}
+
+// checkKernelText refuses a kernel address outside .text, as perf does (its
+// kprobe_warn_out_range, which also refuses .text's first byte).
+func checkKernelText(t *dwarfres.File, addr uint64) error {
+	s := t.ELF.Section(".text")
+	if s == nil {
+		return nil
+	}
+	if addr <= s.Addr || addr > s.Addr+s.Size {
+		return fmt.Errorf("address %#x is out of the kernel's .text (%#x-%#x]", addr, s.Addr, s.Addr+s.Size)
 	}
 	return nil
 }

@@ -218,8 +218,27 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, err
 	}
 	if !f.HasDWARF() {
+		// Separate debuginfo, found by build-id under /usr/lib/debug and
+		// the directories of $DWPROBE_DEBUGINFO_PATH.
+		roots := []string{"/usr/lib/debug"}
+		if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
+			roots = append(strings.Split(p, ":"), roots...)
+		}
+		tried := dwarfres.DebugLinkPaths(f.BuildID(), roots)
+		for _, p := range tried {
+			if _, err := os.Stat(p); err == nil {
+				if err := f.AttachDebug(p); err != nil {
+					f.Close()
+					return nil, err
+				}
+				return f, nil
+			}
+		}
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (stripped? give the file with debuginfo)", path, dwarfres.ErrNoDebugInfo)
+		if len(tried) == 0 {
+			return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", path, dwarfres.ErrNoDebugInfo)
+		}
+		return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", path, dwarfres.ErrNoDebugInfo, strings.Join(tried, ", "))
 	}
 	return f, nil
 }

@@ -15,7 +15,8 @@
 # specs.txt for amd64, specs-ARCH.txt otherwise; $SPECS overrides.
 #
 # Environment: PERF (perf binary, default perf), JOBS (parallel perf runs,
-# default 2), GOLDEN_FORCE=1 (write even if the host checks below fail).
+# default 2), GOLDEN_FORCE=1 (write even if the host checks below fail),
+# GOLDEN_DIR (where to write; default testdata/conformance/golden).
 #
 # perf looks at the *running* kernel even with -k: /proc/kallsyms decides the
 # ".text" range for absolute addresses and the `_text+N` fallback, and the
@@ -55,7 +56,7 @@ absdir() { (cd "$1" && pwd -L); }
 VMLINUX=$(cd "$(dirname "$VMLINUX")" && pwd -L)/$(basename "$VMLINUX")
 SRCDIR=$(absdir "$SRCDIR")
 
-machine=$(LC_ALL=C readelf -h "$VMLINUX" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+machine=$(LC_ALL=C readelf -h "$VMLINUX" 2>/dev/null | sed -n 's/^ *Machine: *//p') || machine=
 case $machine in
 *X86-64*) ARCH=amd64 ;;
 *AArch64*) ARCH=arm64 ;;
@@ -138,9 +139,10 @@ printf 'golden.sh: %d specs, %s, vmlinux %s (%s), %d jobs\n' "$n" "$ARCH" "$VMLI
 seq 0 $((n - 1)) | xargs -P "$JOBS" -n 1 bash -c 'run_one "$1"' _
 
 # --- assemble in spec order -----------------------------------------------------------
-mkdir -p "$CONF/golden"
-out=$CONF/golden/perf-$ARCH.txt
-errout=$CONF/golden/perf-$ARCH.stderr.txt
+GOLDEN_DIR=${GOLDEN_DIR:-$CONF/golden}
+mkdir -p "$GOLDEN_DIR"
+out=$GOLDEN_DIR/perf-$ARCH.txt
+errout=$GOLDEN_DIR/perf-$ARCH.stderr.txt
 
 header() {
 	printf '# perf-golden v1\n'

@@ -1,0 +1,159 @@
+package dwarfres
+
+import "sort"
+
+// aranges maps addresses to units from .debug_aranges, parsed once.
+type arange struct {
+	lo, hi uint64
+	unit   uint64 // unit header offset
+}
+
+func (f *File) arangeList() []arange {
+	f.arOnce.Do(func() {
+		sec := f.sec(".debug_aranges")
+		var out []arange
+		for off := uint64(0); off < uint64(len(sec)); {
+			b := &buf{sec: ".debug_aranges", base: off, data: sec[off:], order: f.Order}
+			l := uint64(b.u32())
+			offSize := 4
+			if l == 0xffffffff {
+				l = b.u64()
+				offSize = 8
+			}
+			hdr := uint64(b.off)
+			if b.err != nil || l > uint64(len(sec))-off-hdr {
+				break
+			}
+			end := off + hdr + l
+			b.data = b.data[:hdr+l]
+			b.u16() // version
+			cu := b.uint(offSize)
+			asz := int(b.u8())
+			b.u8() // segment selector size
+			if asz != 4 && asz != 8 {
+				break
+			}
+			// tuples start at a multiple of twice the address size
+			if r := b.off % (2 * asz); r != 0 {
+				b.skip(2*asz - r)
+			}
+			for b.err == nil && b.off+2*asz <= len(b.data) {
+				a, n := b.uint(asz), b.uint(asz)
+				if a == 0 && n == 0 {
+					break
+				}
+				out = append(out, arange{a, a + n, cu})
+			}
+			off = end
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].lo < out[j].lo })
+		f.aranges = out
+	})
+	return f.aranges
+}
+
+// unitForAddr is dwarf_addrdie: the unit whose ranges contain addr.
+func (f *File) unitForAddr(addr uint64) *unit {
+	ar := f.arangeList()
+	i := sort.Search(len(ar), func(i int) bool { return ar[i].lo > addr }) - 1
+	// Ranges rarely overlap; look back a little in case they do.
+	for n := 0; i >= 0 && n < 16; i, n = i-1, n+1 {
+		if addr < ar[i].hi {
+			if ui := f.unitIndex(ar[i].unit); ui >= 0 {
+				return &f.units[ui]
+			}
+		}
+	}
+	return nil
+}
+
+// PointAt describes addr as perf's debuginfo__find_probe_point does: the
+// function (or inlined function) containing it and a line relative to its
+// declaration, or an offset from its entry; File is the declaring file.
+type PointAt struct {
+	Function string
+	File     string
+	Line     int
+	Offset   uint64
+}
+
+// ProbePointAt maps an address back to a probe point; ok is false when no
+// debuginfo covers it.
+func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
+	defer recoverTo(&err, f.Path)
+	if _, err := f.unitsList(); err != nil {
+		return pt, false, err
+	}
+	u := f.unitForAddr(addr)
+	if u == nil {
+		return pt, false, nil
+	}
+	t, err := f.decodeUnit(u)
+	if err != nil {
+		return pt, false, err
+	}
+	fname, lineno, _ := t.lineInfo(addr)
+	var fn, basefunc string
+	var baseline int
+	var baseaddr uint64
+	if sp := t.realFunc(addr); sp >= 0 {
+		fn = t.name(sp)
+		basefunc = fn
+		ba, ok1 := t.dieEntryPC(sp)
+		bl, ok2 := t.declLine(sp)
+		baseaddr, baseline = ba, bl
+		if fn == "" || !ok1 || !ok2 {
+			lineno = 0
+		} else {
+			fname = t.declFile(sp)
+			if addr == baseaddr {
+				lineno = baseline
+			} else {
+				cur := sp
+				for {
+					in := t.topInline(cur, addr)
+					if in < 0 {
+						break
+					}
+					if e, ok := t.dieEntryPC(in); ok && e == addr {
+						lineno = int(t.dies[in].CallLine)
+						fname = t.callFile(in)
+						break
+					}
+					n := t.name(in)
+					dl, ok := t.declLine(in)
+					if n == "" || !ok {
+						break
+					}
+					fn, baseline, cur = n, dl, in
+				}
+				if df := t.declFile(cur); df == "" || df != fname {
+					lineno = 0
+				}
+			}
+		}
+	}
+	if lineno != 0 {
+		pt.Line = lineno - baseline
+	} else if basefunc != "" {
+		pt.Offset = addr - baseaddr
+		fn = basefunc
+	}
+	pt.Function, pt.File = fn, fname
+	return pt, fn != "" || fname != "", nil
+}
+
+// topInline is die_find_top_inlinefunc: the outermost inlined subroutine
+// below sp (not nested in another inline) containing addr.
+func (t *cuTree) topInline(sp int, addr uint64) int {
+	end := t.end(sp)
+	for j := sp + 1; j < end; j++ {
+		if t.dies[j].Tag == tagInlined {
+			if t.hasPC(j, addr) {
+				return j
+			}
+			j = t.end(j) - 1
+		}
+	}
+	return -1
+}
