@@ -232,31 +232,40 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 		pats = append(pats, key) // DW_FORM_string
 	}
 	info := f.sec(".debug_info")
-	hit := map[int]bool{}
-	// Read through a small buffer rather than the mapping, so the scan
-	// does not leave the whole section resident.
+	hit := make([]bool, len(units))
+	// Read through small buffers rather than the mapping, so the scan
+	// does not leave the whole section resident; chunks go to all cores.
 	const chunk = 4 << 20
-	bufb := make([]byte, chunk+16)
-	for off := 0; off < len(info); off += chunk {
-		end := off + chunk + 15
-		if end > len(info) {
-			end = len(info)
-		}
-		b := bufb[:f.readInfo(bufb[:end-off], uint64(off))]
-		for _, p := range pats {
-			for k := 0; ; {
-				i := bytes.Index(b[k:], p)
-				if i < 0 {
-					break
-				}
-				pos := uint64(off + k + i)
-				if ui := f.unitIndex(pos); ui >= 0 {
-					hit[ui] = true
-				}
-				k += i + 1
-			}
-		}
+	nchunks := (len(info) + chunk - 1) / chunk
+	work := make(chan int, nchunks)
+	for c := 0; c < nchunks; c++ {
+		work <- c
 	}
+	close(work)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bufb := make([]byte, chunk+16)
+			for c := range work {
+				off := c * chunk
+				end := min(off+chunk+15, len(info))
+				b := bufb[:f.readInfo(bufb[:end-off], uint64(off))]
+				for _, p := range pats {
+					indexAll(b, p, func(i int) {
+						if ui := f.unitIndex(uint64(off + i)); ui >= 0 {
+							mu.Lock()
+							hit[ui] = true
+							mu.Unlock()
+						}
+					})
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	var out []int
 	for i := range units {
 		if hit[i] && (units[i].utype == utCompile || units[i].utype == utPartial) {
@@ -264,6 +273,30 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// indexAll calls fn with every position of pat in b. It searches for the
+// pattern's rarest-looking byte (the largest value: small ones fill DWARF)
+// and checks the rest, which beats bytes.Index when the first byte of a
+// string offset happens to be common.
+func indexAll(b, pat []byte, fn func(int)) {
+	j := 0
+	for k := range pat {
+		if pat[k] > pat[j] {
+			j = k
+		}
+	}
+	for k := j; k < len(b); {
+		i := bytes.IndexByte(b[k:], pat[j])
+		if i < 0 {
+			return
+		}
+		at := k + i - j
+		if at+len(pat) <= len(b) && bytes.Equal(b[at:at+len(pat)], pat) {
+			fn(at)
+		}
+		k += i + 1
+	}
 }
 
 // search holds the state of one query across units, like perf's

@@ -1,7 +1,9 @@
 package dwarfres
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,11 +21,10 @@ type Sym struct {
 // Symtab is the function-symbol map used to name probe addresses the way
 // perf does (symbol+offset), plus name counts for kallsyms uniqueness.
 type Symtab struct {
-	byAddr  []Sym            // text symbols, sorted by Start, duplicates resolved
-	all     []Sym            // every text symbol, including aliases
-	count   map[string]int   // how many kallsyms-visible symbols bear each name
-	byName  map[string][]int // index into all
-	Text    uint64           // address of _text (kernel) or 0
+	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
+	all     []Sym    // every text symbol, including aliases
+	names   []string // every kallsyms-visible symbol name, for Count
+	Text    uint64   // address of _text (kernel) or 0
 	HasText bool
 }
 
@@ -40,7 +41,7 @@ func (f *File) IsKernel() bool {
 }
 
 func (f *File) loadSymbols() *Symtab {
-	st := &Symtab{count: map[string]int{}, byName: map[string][]int{}}
+	st := &Symtab{}
 	var syms []elf.Symbol
 	func() {
 		defer func() { recover() }()
@@ -64,7 +65,7 @@ func (f *File) loadSymbols() *Symtab {
 		if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
 			continue
 		}
-		st.count[s.Name]++
+		st.names = append(st.names, s.Name)
 		if s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.ELF.Sections) {
 			continue
 		}
@@ -85,10 +86,23 @@ func (f *File) loadSymbols() *Symtab {
 		}
 		st.all = append(st.all, Sym{Name: s.Name, Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
 	}
-	sort.SliceStable(st.all, func(i, j int) bool { return st.all[i].Start < st.all[j].Start })
-	for i, s := range st.all {
-		st.byName[s.Name] = append(st.byName[s.Name], i)
+	// Stable by address (symbol-table order among aliases matters); an
+	// index sort avoids moving the structs around.
+	idx := make([]int32, len(st.all))
+	for i := range idx {
+		idx[i] = int32(i)
 	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(st.all[a].Start, st.all[b].Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sorted := make([]Sym, len(st.all))
+	for i, j := range idx {
+		sorted[i] = st.all[j]
+	}
+	st.all = sorted
 	// perf probe keeps aliases (symbol_conf.allow_aliases) in an rbtree
 	// filled in symbol-table order; a lookup meets the alias inserted
 	// first, since later ones at the same address go below it. Keep that
@@ -121,26 +135,27 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 	return Sym{}, false
 }
 
-// Lookup returns every text symbol named name.
+// Lookup returns every text symbol named name, in address order. A linear
+// scan: a query asks a handful of times, building a map would cost more.
 func (st *Symtab) Lookup(name string) []Sym {
 	var out []Sym
-	for _, i := range st.byName[name] {
-		out = append(out, st.all[i])
+	for _, s := range st.all {
+		if s.Name == name {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
 // Count returns how many symbols (of any kind kallsyms lists) bear name.
-func (st *Symtab) Count(name string) int { return st.count[name] }
-
-// Funcs returns every distinct text symbol name, sorted.
-func (st *Symtab) Funcs() []string {
-	out := make([]string, 0, len(st.byName))
-	for n := range st.byName {
-		out = append(out, n)
+func (st *Symtab) Count(name string) int {
+	n := 0
+	for _, s := range st.names {
+		if s == name {
+			n++
+		}
 	}
-	sort.Strings(out)
-	return out
+	return n
 }
 
 // Each calls fn for every text symbol in address order.

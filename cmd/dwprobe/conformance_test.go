@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -75,8 +77,8 @@ func readSpecs(t *testing.T, path string) []specEntry {
 			continue
 		}
 		k, s, ok := strings.Cut(l, "\t")
-		if !ok {
-			t.Fatalf("specs: bad line %q", l)
+		if !ok || (k != "D" && k != "L" && k != "V") {
+			t.Fatalf("specs: bad line %q (want D, L or V, a tab, the spec)", l)
 		}
 		out = append(out, specEntry{k, s})
 	}
@@ -132,30 +134,62 @@ func TestConformance(t *testing.T) {
 	}
 	allow := readAllow(t, filepath.Join(dir, "allow.txt"))
 	specs := readSpecs(t, filepath.Join(dir, "specs.txt"))
+	targetMu.Lock()
+	targetCache = map[string]*dwarfres.File{}
+	targetMu.Unlock()
+	defer func() {
+		targetMu.Lock()
+		for _, f := range targetCache {
+			f.Close()
+		}
+		targetCache = nil
+		targetMu.Unlock()
+	}()
+	type result struct {
+		out string
+		err error
+	}
+	results := make([]result, len(specs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s := specs[i]
+				var args []string
+				switch s.kind {
+				case "D":
+					args = []string{"-k", vml, "-D", s.spec}
+				case "L":
+					args = []string{"-k", vml, "-s", src, "-L", s.spec}
+				case "V":
+					args = []string{"-k", vml, "-V", s.spec}
+				}
+				var out, errb bytes.Buffer
+				results[i] = result{err: run(context.Background(), args, &out, &errb)}
+				results[i].out = out.String()
+			}
+		}()
+	}
+	for i := range specs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	counts := map[string][2]int{}
 	matched, allowed := 0, 0
 	var report strings.Builder
-	for _, s := range specs {
+	for i, s := range specs {
 		key := s.kind + "\t" + s.spec
 		g, ok := gold[key]
 		if !ok {
 			t.Errorf("%s %q: no golden answer (run make golden)", s.kind, s.spec)
 			continue
 		}
-		var args []string
-		switch s.kind {
-		case "D":
-			args = []string{"-k", vml, "-D", s.spec}
-		case "L":
-			args = []string{"-k", vml, "-s", src, "-L", s.spec}
-		case "V":
-			args = []string{"-k", vml, "-V", s.spec}
-		default:
-			t.Fatalf("unknown kind %q", s.kind)
-		}
-		var out, errb bytes.Buffer
-		rerr := run(context.Background(), args, &out, &errb)
-		same := (rerr == nil) == (g.exit == 0) && (rerr != nil || out.String() == g.out)
+		rerr, out := results[i].err, results[i].out
+		same := (rerr == nil) == (g.exit == 0) && (rerr != nil || out == g.out)
 		c := counts[s.kind]
 		c[1]++
 		if same {
@@ -171,7 +205,7 @@ func TestConformance(t *testing.T) {
 			if rerr != nil {
 				msg = rerr.Error()
 			}
-			fmt.Fprintf(&report, "--- %s %q\nperf (exit %d):\n%sdwprobe (err %v):\n%s", s.kind, s.spec, g.exit, g.out, msg, out.String())
+			fmt.Fprintf(&report, "--- %s %q\nperf (exit %d):\n%sdwprobe (err %v):\n%s", s.kind, s.spec, g.exit, g.out, msg, out)
 			t.Errorf("%s %q differs from perf", s.kind, s.spec)
 		}
 		counts[s.kind] = c

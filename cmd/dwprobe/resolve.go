@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -166,6 +167,11 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		return nil, err
 	}
 	if len(probes) == 0 {
+		if p.HasLine {
+			if hint := nearestLines(t, p); hint != "" {
+				return nil, fmt.Errorf("probe point %s %w: no code at that line; %s", describe(p), dwarfres.ErrNotFound, hint)
+			}
+		}
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
 	}
 	var out []point
@@ -195,6 +201,46 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *probegen.Point) ([]dwarf
 	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
 	return t.FindProbes(q)
+}
+
+// nearestLines names the probeable lines around a line that has no code,
+// in the spec's own terms (relative to the function or absolute).
+func nearestLines(t *dwarfres.File, p *probegen.Point) string {
+	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32, TailMatch: lazymatch.PerfTailMatch}
+	if p.Function == "" {
+		q.Start, q.End = max(p.Line-50, 1), p.Line+50
+	}
+	lr, err := t.FindLineRange(q)
+	if err != nil || lr == nil || len(lr.Lines) == 0 {
+		return ""
+	}
+	want := p.Line + lr.Offset
+	before, after := -1, -1
+	for _, l := range lr.Lines {
+		if l < want {
+			before = l
+		} else if l > want && after < 0 {
+			after = l
+		}
+	}
+	var near []string
+	for _, l := range []int{before, after} {
+		if l < 0 {
+			continue
+		}
+		if p.Function != "" {
+			near = append(near, fmt.Sprintf("%s:%d", p.Function, l-lr.Offset))
+		} else {
+			near = append(near, fmt.Sprintf("%s:%d", p.File, l))
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	if p.Function != "" && want > lr.Lines[len(lr.Lines)-1] {
+		return "the function's last probeable line is " + near[0]
+	}
+	return "nearest probeable lines: " + strings.Join(near, " and ")
 }
 
 func describe(p *probegen.Point) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -158,11 +159,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.maxProbes <= 0 {
 		return fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
 	}
-	t, err := openTarget(&o)
+	t, done, err := openCached(&o)
 	if err != nil {
 		return err
 	}
-	defer t.Close()
+	defer done()
 	switch {
 	case len(o.defs) > 0:
 		return runDefinitions(ctx, &o, t, stdout, stderr)
@@ -192,6 +193,33 @@ func joinOptArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// targetCache keeps opened targets across runs when set: the conformance
+// test runs hundreds of specs against one vmlinux.
+var (
+	targetMu    sync.Mutex
+	targetCache map[string]*dwarfres.File
+)
+
+func openCached(o *options) (*dwarfres.File, func(), error) {
+	targetMu.Lock()
+	defer targetMu.Unlock()
+	key := o.exec + "\x00" + o.vmlinux
+	if targetCache != nil {
+		if f, ok := targetCache[key]; ok {
+			return f, func() {}, nil
+		}
+	}
+	f, err := openTarget(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if targetCache != nil {
+		targetCache[key] = f
+		return f, func() {}, nil
+	}
+	return f, func() { f.Close() }, nil
 }
 
 // openTarget opens -x, -k, or the running kernel's debuginfo.
