@@ -95,7 +95,7 @@ func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]
 		target := p.target
 		if exe != "" {
 			// uprobes name a file offset; an absolute address is taken as given.
-			off := p.addr
+			var off uint64
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
 					return nil, fmt.Errorf("probe %q: %w", raw, err)
