@@ -30,6 +30,8 @@ var (
 	// ErrInlineReturn: a return probe was asked for on an inlined
 	// instance, which has no return point.
 	ErrInlineReturn = errors.New("inlined function has no return point")
+	// ErrTooMany: a query matched more probe points than allowed.
+	ErrTooMany = errors.New("too many probe points")
 	// ErrSharedLine: the line shares its address with another line, so a
 	// probe there would really be on that other line.
 	ErrSharedLine = errors.New("line shares its address with another line")

@@ -160,7 +160,10 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 	// point that does not need it: assembly functions, .cold parts, an
 	// offset past the DWARF function's end.
 	symOnly := p.Function != "" && !p.HasLine && p.File == ""
-	if symOnly && (err != nil && !errors.Is(err, dwarfres.ErrMalformed) || err == nil && len(probes) == 0) {
+	// Unlike perf, too many points is an answer, not a reason to fall back
+	// to the one symbol (which would silently drop the inlined copies).
+	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany)
+	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
 		return fromSymbols(o, t, p)
 	}
 	if err != nil {

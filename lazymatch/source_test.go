@@ -1,0 +1,41 @@
+package lazymatch
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestFindSource(t *testing.T) {
+	files := map[string]bool{
+		"/src/linux/fs/read_write.c":               true,
+		"/src/linux//arch/x86/entry/entry_64.S":    true,
+		"build/dir/fs/namei.c":                     true,
+		"/build/reproducible-path/linux/mm/mmap.c": true,
+	}
+	exists := func(p string) bool { return files[p] }
+	cases := []struct {
+		raw, comp, prefix string
+		want              string
+		ok                bool
+		tried             []string
+	}{
+		{"fs/read_write.c", "debian/build", "/src/linux", "/src/linux/fs/read_write.c", true, []string{"/src/linux/fs/read_write.c"}},
+		// perf keeps the '/' it cut at: PREFIX//tail.
+		{"/build/reproducible-path/linux-6.1/arch/x86/entry/entry_64.S", "", "/src/linux", "/src/linux//arch/x86/entry/entry_64.S", true, nil},
+		// no prefix: a relative name only under comp_dir
+		{"fs/namei.c", "build/dir", "", "build/dir/fs/namei.c", true, []string{"build/dir/fs/namei.c"}},
+		{"fs/read_write.c", "debian/build", "", "", false, []string{"debian/build/fs/read_write.c"}},
+		// no prefix, absolute name: as is
+		{"/build/reproducible-path/linux/mm/mmap.c", "x", "", "/build/reproducible-path/linux/mm/mmap.c", true, nil},
+		{"nope.c", "", "/src", "", false, []string{"/src/nope.c"}},
+	}
+	for _, c := range cases {
+		got, tried, ok := FindSource(c.raw, c.comp, c.prefix, exists)
+		if got != c.want || ok != c.ok {
+			t.Errorf("FindSource(%q, %q, %q) = %q, %v; want %q, %v (tried %v)", c.raw, c.comp, c.prefix, got, ok, c.want, c.ok, tried)
+		}
+		if c.tried != nil && !reflect.DeepEqual(tried, c.tried) {
+			t.Errorf("FindSource(%q): tried %v, want %v", c.raw, tried, c.tried)
+		}
+	}
+}
