@@ -31,15 +31,17 @@ dep_of() {
 
 fetch() { # fetch PKG DIR: download PKG's .deb and unpack it into DIR once.
 	local pkg=$1 dir=$2
-	if [ -f "$dir/.done" ]; then return 0; fi
+	# The stamp names the package: a newer kernel from the metapackage
+	# replaces the cached one.
+	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$pkg" ]; then return 0; fi
 	log "downloading $pkg"
 	rm -rf "$dir" && mkdir -p "$dir"
-	(cd debs && apt-get download -q "$pkg" >/dev/null)
+	(cd debs && apt-get -o APT::Sandbox::User=root download -q "$pkg" >/dev/null)
 	local deb
 	deb=$(ls -t debs/"${pkg%%:*}"_*.deb | head -n1)
 	dpkg-deb -x "$deb" "$dir"
 	rm -f "$deb"
-	touch "$dir/.done"
+	echo "$pkg" > "$dir/.done"
 }
 
 for arch in amd64 arm64; do
@@ -61,14 +63,14 @@ done
 
 # The source that matches: linux-source-6.1 at the kernel's Debian version.
 srcver=$(apt-cache policy linux-image-cloud-amd64-dbg | awk '/Candidate:/ {print $2}')
-if [ ! -f src/.done ]; then
+if [ "$(cat src/.done 2>/dev/null)" != "$srcver" ]; then
 	log "downloading linux-source-6.1"
 	rm -rf src srcdeb && mkdir -p src srcdeb
-	(cd debs && apt-get download -q "linux-source-6.1=$srcver" >/dev/null 2>&1 || apt-get download -q linux-source-6.1 >/dev/null)
+	(cd debs && apt-get -o APT::Sandbox::User=root download -q "linux-source-6.1=$srcver" >/dev/null 2>&1 || apt-get -o APT::Sandbox::User=root download -q linux-source-6.1 >/dev/null)
 	dpkg-deb -x debs/linux-source-6.1_*.deb srcdeb
 	tar -xf srcdeb/usr/src/linux-source-6.1.tar.xz -C src
 	rm -rf srcdeb debs/linux-source-6.1_*.deb
-	touch src/.done
+	echo "$srcver" > src/.done
 fi
 ln -sfn "$(ls -d "$CORPUS"/src/linux-source-* | head -n1)" linux
 log "ready in $CORPUS"
