@@ -36,8 +36,8 @@ type File struct {
 	symOnce sync.Once
 	syms    *Symtab
 
-	arOnce   sync.Once
-	aranges  []arange
+	arOnce  sync.Once
+	aranges []arange
 
 	dbg *File // separate debuginfo (by build-id), when attached
 

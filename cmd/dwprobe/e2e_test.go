@@ -114,7 +114,7 @@ func TestHostileInputs(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	cases := []struct {
 		name, file, want string
-		args       []string
+		args             []string
 	}{
 		{"directory", dir, "not an ELF file", []string{"-D", "work"}},
 		{"text file", text, "not an ELF file", []string{"-D", "work"}},
