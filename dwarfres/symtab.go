@@ -1,11 +1,11 @@
 package dwarfres
 
 import (
+	"bytes"
 	"cmp"
 	"debug/elf"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Sym is one ELF symbol as perf's symbol map sees it: End is st_value +
@@ -23,8 +23,9 @@ type Sym struct {
 type Symtab struct {
 	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
 	all     []Sym    // every text symbol, including aliases
-	names   []string // every kallsyms-visible symbol name, for Count
-	Text    uint64   // address of _text (kernel) or 0
+	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
+	strtab  []byte
+	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
 }
 
@@ -40,52 +41,106 @@ func (f *File) IsKernel() bool {
 	return st.HasText && f.ELF.Section("__ksymtab") != nil || f.ELF.Section(".init.text") != nil && st.HasText
 }
 
+// rawSym is one symbol-table entry, its name still an offset in strtab.
+type rawSym struct {
+	name  uint32
+	info  uint8
+	shndx elf.SectionIndex
+	value uint64
+	size  uint64
+}
+
+// eachRawSymbol walks a SHT_SYMTAB or SHT_DYNSYM section straight from
+// the mapping: debug/elf's Symbols allocates every name of a 120k-symbol
+// vmlinux, which costs more than the query that needs a few of them. It
+// returns the string table, or nil when there is no such section.
+func (f *File) eachRawSymbol(typ elf.SectionType, fn func(rawSym)) []byte {
+	for _, sec := range f.ELF.Sections {
+		if sec.Type != typ || int(sec.Link) >= len(f.ELF.Sections) {
+			continue
+		}
+		str := f.ELF.Sections[sec.Link]
+		if sec.Offset+sec.FileSize > uint64(len(f.data)) || str.Offset+str.FileSize > uint64(len(f.data)) {
+			return nil
+		}
+		data := f.data[sec.Offset : sec.Offset+sec.FileSize]
+		size := 24
+		if f.ELF.Class == elf.ELFCLASS32 {
+			size = 16
+		}
+		for i := size; i+size <= len(data); i += size { // entry 0 is null
+			e := data[i : i+size]
+			var r rawSym
+			r.name = f.Order.Uint32(e)
+			if size == 24 {
+				r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
+				r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
+			} else {
+				r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
+				r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
+			}
+			fn(r)
+		}
+		return f.data[str.Offset : str.Offset+str.FileSize]
+	}
+	return nil
+}
+
+// strAt returns the NUL-terminated bytes at off, without copying.
+func strAt(tab []byte, off uint32) []byte {
+	if int(off) >= len(tab) {
+		return nil
+	}
+	b := tab[off:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
 func (f *File) loadSymbols() *Symtab {
 	st := &Symtab{}
-	var syms []elf.Symbol
-	func() {
-		defer func() { recover() }()
-		syms, _ = f.ELF.Symbols()
-	}()
-	if len(syms) == 0 {
-		func() {
-			defer func() { recover() }()
-			syms, _ = f.ELF.DynamicSymbols()
-		}()
+	kind := elf.SHT_SYMTAB
+	var strtab []byte
+	if strtab = f.eachRawSymbol(kind, func(rawSym) {}); strtab == nil {
+		kind = elf.SHT_DYNSYM
+		strtab = f.eachRawSymbol(kind, func(rawSym) {})
 	}
+	st.strtab = strtab
 	kernel := false
-	for _, s := range syms {
-		if s.Name == "_text" && s.Section != elf.SHN_UNDEF {
-			st.Text, st.HasText = s.Value, true
+	f.eachRawSymbol(kind, func(s rawSym) {
+		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
+			st.Text, st.HasText = s.value, true
 			kernel = f.ELF.Section(".init.text") != nil
 		}
-	}
-	for _, s := range syms {
-		typ := elf.ST_TYPE(s.Info)
-		if s.Name == "" || s.Section == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
-			continue
+	})
+	f.eachRawSymbol(kind, func(s rawSym) {
+		typ := elf.ST_TYPE(s.info)
+		name := strAt(strtab, s.name)
+		if len(name) == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+			return
 		}
-		st.names = append(st.names, s.Name)
-		if s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.ELF.Sections) {
-			continue
+		st.names = append(st.names, s.name)
+		if s.shndx >= elf.SHN_LORESERVE || int(s.shndx) >= len(f.ELF.Sections) {
+			return
 		}
-		sec := f.ELF.Sections[s.Section]
+		sec := f.ELF.Sections[s.shndx]
 		if sec.Flags&elf.SHF_EXECINSTR == 0 {
-			continue
+			return
 		}
 		// perf's kernel map holds .text only; other text sections
 		// (.init.text) live in separate maps it does not search.
 		if kernel && sec.Name != ".text" {
-			continue
+			return
 		}
 		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && kernel) {
-			continue
+			return
 		}
-		if strings.HasPrefix(s.Name, ".L") || strings.HasPrefix(s.Name, "$") {
-			continue
+		if bytes.HasPrefix(name, []byte(".L")) || bytes.HasPrefix(name, []byte("$")) {
+			return
 		}
-		st.all = append(st.all, Sym{Name: s.Name, Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
-	}
+		st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
+	})
 	// Stable by address (symbol-table order among aliases matters); an
 	// index sort avoids moving the structs around.
 	idx := make([]int32, len(st.all))
@@ -150,8 +205,8 @@ func (st *Symtab) Lookup(name string) []Sym {
 // Count returns how many symbols (of any kind kallsyms lists) bear name.
 func (st *Symtab) Count(name string) int {
 	n := 0
-	for _, s := range st.names {
-		if s == name {
+	for _, off := range st.names {
+		if string(strAt(st.strtab, off)) == name {
 			n++
 		}
 	}
