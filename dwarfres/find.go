@@ -314,38 +314,14 @@ type search struct {
 func (s *search) unit(t *cuTree) error {
 	s.t = t
 	q := s.q
-	if q.Function == "" {
-		lt, err := t.lineTable()
-		if err != nil {
-			return err
-		}
-		fname := ""
-		for _, n := range lt.files {
-			if n != "" && q.TailMatch(n, q.File) {
-				fname = n
-				break
-			}
-		}
-		if fname == "" {
-			return nil
-		}
-		return s.byLine(fname, q.Line)
-	}
 	if q.File != "" {
-		// FUNC@SRC: the unit must name the file (cu_find_realpath).
-		lt, err := t.lineTable()
-		if err != nil {
+		// The unit must name the file (perf's cu_find_realpath).
+		fname, err := t.realPath(q.File, q.TailMatch)
+		if err != nil || fname == "" {
 			return err
 		}
-		found := false
-		for _, n := range lt.files {
-			if n != "" && q.TailMatch(n, q.File) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil
+		if q.Function == "" {
+			return s.byLine(fname, q.Line)
 		}
 	}
 	for _, i := range t.topFuncs() {
@@ -475,6 +451,21 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 		}
 	}
 	return &ProbeError{Err: ErrSharedLine, Msg: fmt.Sprintf("line %d shares its address with line %d", lineno, rl), Hint: "probe " + where + " instead"}
+}
+
+// realPath is perf's cu_find_realpath: the first file of the unit's line
+// table that tail-matches file, or "".
+func (t *cuTree) realPath(file string, match func(path, tail string) bool) (string, error) {
+	lt, err := t.lineTable()
+	if err != nil {
+		return "", err
+	}
+	for _, n := range lt.files {
+		if n != "" && match(n, file) {
+			return n, nil
+		}
+	}
+	return "", nil
 }
 
 // lineInfo is cu_find_lineinfo.

@@ -92,19 +92,9 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 		}
 	}
 	if q.Function == "" {
-		lt, err := t.lineTable()
-		if err != nil {
+		fname, err := t.realPath(q.File, q.TailMatch)
+		if err != nil || fname == "" {
 			return nil, err
-		}
-		fname := ""
-		for _, n := range lt.files {
-			if n != "" && q.TailMatch(n, q.File) {
-				fname = n
-				break
-			}
-		}
-		if fname == "" {
-			return nil, nil
 		}
 		lr.Start, lr.End = q.Start, q.End
 		walkErr = t.walkLines(collect(fname, q.Start, q.End))
