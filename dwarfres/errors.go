@@ -30,6 +30,8 @@ var (
 	// ErrInlineReturn: a return probe was asked for on an inlined
 	// instance, which has no return point.
 	ErrInlineReturn = errors.New("inlined function has no return point")
+	// ErrAmbiguous: a source file name matches several different files.
+	ErrAmbiguous = errors.New("ambiguous source file")
 	// ErrTooMany: a query matched more probe points than allowed.
 	ErrTooMany = errors.New("too many probe points")
 	// ErrSharedLine: the line shares its address with another line, so a

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -20,6 +22,10 @@ type Query struct {
 	Offset    uint64
 	NoInlines bool
 	MaxProbes int
+	// LazyLines, when set, makes this a lazy-pattern query (;PTN): it
+	// returns the lines of source file (as the line table names it, in a
+	// unit compiled in compDir) that match the pattern.
+	LazyLines func(file, compDir string) (map[int]bool, error)
 }
 
 // Probe is one resolved probe address.
@@ -69,6 +75,11 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.Function == "" {
+		if err := f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+			return nil, err
+		}
+	}
 	s := &search{f: f, q: q, syms: f.Symbols(), seen: map[uint64]bool{}}
 	for _, ui := range cands {
 		t, err := f.decodeUnit(&units[ui])
@@ -80,6 +91,34 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 		}
 	}
 	return s.out, nil
+}
+
+// unambiguous refuses a source name that matches different files in the
+// candidate units (perf would probe them all, whatever file was meant).
+func (f *File) unambiguous(units []unit, cands []int, file string, match func(string, string) bool) error {
+	var paths []string
+	for _, ui := range cands {
+		names, err := f.fileNames(&units[ui])
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if n != "" && match(n, file) {
+				if !slices.Contains(paths, n) {
+					paths = append(paths, n)
+				}
+				break
+			}
+		}
+	}
+	if n := len(paths); n > 1 {
+		slices.Sort(paths)
+		if n > 8 {
+			paths = append(paths[:8], "...")
+		}
+		return &ProbeError{Err: ErrAmbiguous, Msg: fmt.Sprintf("source file %q matches %d files: %s", file, n, strings.Join(paths, ", ")), Hint: "give more of the path"}
+	}
+	return nil
 }
 
 // perfTail is perf's strtailcmp(a, b) == 0: one string is a tail of the other.
@@ -308,6 +347,8 @@ type search struct {
 	out  []Probe
 	seen map[uint64]bool
 	t    *cuTree
+	// lazyLines caches the matching lines of each source file.
+	lazyLines map[string]map[int]bool
 }
 
 // unit is find_probe_point_by_func / find_probe_point_by_line for one unit.
@@ -321,6 +362,9 @@ func (s *search) unit(t *cuTree) error {
 			return err
 		}
 		if q.Function == "" {
+			if q.LazyLines != nil {
+				return s.lazy(-1, fname)
+			}
 			return s.byLine(fname, q.Line)
 		}
 	}
@@ -328,7 +372,7 @@ func (s *search) unit(t *cuTree) error {
 		if !t.isFuncDef(i) || !q.Match(t.name(i)) {
 			continue
 		}
-		if q.File != "" && !perfTail(q.File, t.declFile(i)) {
+		if q.File != "" && !q.TailMatch(t.declFile(i), q.File) {
 			continue
 		}
 		var err error
@@ -338,7 +382,9 @@ func (s *search) unit(t *cuTree) error {
 			err = s.byLine(t.declFile(i), decl+q.Line)
 		case t.isFuncInstance(i):
 			addr, _ := t.dieEntryPC(i)
-			if addr != 0 {
+			if addr != 0 && q.LazyLines != nil {
+				err = s.lazy(i, t.declFile(i))
+			} else if addr != 0 {
 				err = s.probeAt(i, addr+q.Offset)
 			}
 		case !q.NoInlines:
@@ -376,7 +422,13 @@ func (s *search) instances(abs int) error {
 		if !ok || addr == 0 {
 			return nil // perf stops the walk here (-ENOENT, then ignored)
 		}
-		if err := s.probeAt(j, addr+s.q.Offset); err != nil {
+		var err error
+		if s.q.LazyLines != nil {
+			err = s.lazy(j, t.declFile(abs))
+		} else {
+			err = s.probeAt(j, addr+s.q.Offset)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -415,6 +467,40 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	s.seen[addr] = true
 	s.out = append(s.out, p)
 	return nil
+}
+
+// lazy is find_probe_point_lazy: every line of scope sc (or, with sc < 0,
+// of the whole unit) whose source matches the pattern gets a probe.
+func (s *search) lazy(sc int, fname string) error {
+	t := s.t
+	if s.lazyLines == nil {
+		s.lazyLines = map[string]map[int]bool{}
+	}
+	lines, ok := s.lazyLines[fname]
+	if !ok {
+		var err error
+		if lines, err = s.q.LazyLines(fname, t.u.compDir); err != nil {
+			return err
+		}
+		s.lazyLines[fname] = lines
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	cb := func(file string, line int, addr uint64) error {
+		if !lines[line] || !perfTail(file, fname) {
+			return nil
+		}
+		scope := s.bestScope(fname, line, addr)
+		if scope < 0 {
+			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
+		}
+		return s.probeAt(scope, addr)
+	}
+	if sc < 0 {
+		return t.walkLines(cb)
+	}
+	return t.walkScopeLines(sc, cb)
 }
 
 // byLine is find_probe_point_by_line over the current unit.

@@ -40,6 +40,11 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.Function == "" {
+		if err := f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+			return nil, err
+		}
+	}
 	for _, ui := range cands {
 		t, err := f.decodeUnit(&units[ui])
 		if err != nil {
@@ -100,7 +105,7 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 		walkErr = t.walkLines(collect(fname, q.Start, q.End))
 	} else {
 		for _, i := range t.topFuncs() {
-			if q.File != "" && !perfTail(q.File, t.declFile(i)) {
+			if q.File != "" && !q.TailMatch(t.declFile(i), q.File) {
 				continue
 			}
 			if t.name(i) != q.Function || !t.isFuncDef(i) {

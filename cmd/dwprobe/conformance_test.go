@@ -77,8 +77,8 @@ func readSpecs(t *testing.T, path string) []specEntry {
 			continue
 		}
 		k, s, ok := strings.Cut(l, "\t")
-		if !ok || (k != "D" && k != "L" && k != "V") {
-			t.Fatalf("specs: bad line %q (want D, L or V, a tab, the spec)", l)
+		if !ok || (k != "D" && k != "S" && k != "L" && k != "V") {
+			t.Fatalf("specs: bad line %q (want D, S, L or V, a tab, the spec)", l)
 		}
 		out = append(out, specEntry{k, s})
 	}
@@ -162,6 +162,8 @@ func TestConformance(t *testing.T) {
 				switch s.kind {
 				case "D":
 					args = []string{"-k", vml, "-D", s.spec}
+				case "S":
+					args = []string{"-k", vml, "-s", src, "-D", s.spec}
 				case "L":
 					args = []string{"-k", vml, "-s", src, "-L", s.spec}
 				case "V":
@@ -214,7 +216,7 @@ func TestConformance(t *testing.T) {
 		os.WriteFile(filepath.Join(t.TempDir(), "report"), []byte(report.String()), 0o644)
 		t.Log("\n" + report.String())
 	}
-	for _, k := range []string{"D", "L", "V"} {
+	for _, k := range []string{"D", "S", "L", "V"} {
 		if c, ok := counts[k]; ok {
 			fmt.Printf("conformance %s: %d/%d identical to perf\n", k, c[0], c[1])
 		}

@@ -25,18 +25,18 @@ func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, TailMatch: lazymatch.PerfTailMatch})
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, TailMatch: lazymatch.SourceTail})
 	if err != nil {
 		return err
 	}
 	if lr == nil {
 		return fmt.Errorf("line range %q: no probeable source line found", o.line)
 	}
-	exists := func(p string) bool {
-		st, err := os.Stat(p)
-		return err == nil && st.Mode().IsRegular()
+	src, err := newSources(o)
+	if err != nil {
+		return err
 	}
-	path, tried, ok := lazymatch.FindSource(lr.Path, lr.CompDir, o.source, exists)
+	path, tried, ok := src.find(lr.Path, lr.CompDir)
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	if !ok {

@@ -55,9 +55,6 @@ func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]
 	if len(spec.Args) > 0 {
 		return nil, fmt.Errorf("probe %q: arguments are not yet supported (column %d)", raw, spec.Args[0].Col)
 	}
-	if spec.Point.Lazy != "" {
-		return nil, fmt.Errorf("probe %q: lazy patterns (;PTN) are not yet supported", raw)
-	}
 	pts, err := resolve(o, t, &spec.Point)
 	if err != nil {
 		return nil, fmt.Errorf("probe %q: %w", raw, err)
@@ -138,7 +135,7 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		Function:  p.Function,
 		Glob:      lazymatch.IsGlob(p.Function),
 		File:      p.File,
-		TailMatch: lazymatch.PerfTailMatch,
+		TailMatch: lazymatch.SourceTail,
 		Line:      p.Line,
 		HasLine:   p.HasLine,
 		Offset:    p.Offset,
@@ -149,8 +146,15 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		pat := p.Function
 		q.Match = func(s string) bool { return lazymatch.Glob(s, pat) }
 	}
+	if p.Lazy != "" {
+		src, err := newSources(o)
+		if err != nil {
+			return nil, err
+		}
+		q.LazyLines = src.lazyLines(p.Lazy)
+	}
 	probes, err := t.FindProbes(q)
-	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Glob {
+	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Glob && p.Lazy == "" {
 		// perf's find_alternative_probe_point: a name DWARF does not know
 		// (a clone such as do_sysinfo.isra.0) is looked up in the symbol
 		// table and its address mapped back to a DWARF point.
@@ -159,7 +163,7 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 	// perf falls back to the symbol table when DWARF has no answer for a
 	// point that does not need it: assembly functions, .cold parts, an
 	// offset past the DWARF function's end.
-	symOnly := p.Function != "" && !p.HasLine && p.File == ""
+	symOnly := p.Function != "" && !p.HasLine && p.File == "" && p.Lazy == ""
 	// Unlike perf, too many points is an answer, not a reason to fall back
 	// to the one symbol (which would silently drop the inlined copies).
 	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany)
@@ -170,6 +174,10 @@ func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
 		return nil, err
 	}
 	if len(probes) == 0 {
+		if p.Lazy != "" {
+			// perf silently probes the function entry instead.
+			return nil, fmt.Errorf("lazy pattern %q matches no line with code%s", p.Lazy, lazyHint(t, p))
+		}
 		if p.HasLine {
 			if hint := nearestLines(t, p); hint != "" {
 				return nil, fmt.Errorf("probe point %s %w: no code at that line; %s", describe(p), dwarfres.ErrNotFound, hint)
@@ -206,10 +214,26 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *probegen.Point) ([]dwarf
 	return t.FindProbes(q)
 }
 
+// lazyHint lists the probeable lines of the function a lazy pattern missed.
+func lazyHint(t *dwarfres.File, p *probegen.Point) string {
+	if p.Function == "" {
+		return " in " + p.File
+	}
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: p.Function, File: p.File, End: math.MaxInt32, TailMatch: lazymatch.SourceTail})
+	if err != nil || lr == nil {
+		return " in " + p.Function
+	}
+	var ls []string
+	for _, l := range lr.Lines {
+		ls = append(ls, strconv.Itoa(l-lr.Offset))
+	}
+	return fmt.Sprintf(" in %s; its probeable lines are %s (see -L %s)", p.Function, strings.Join(ls, " "), p.Function)
+}
+
 // nearestLines names the probeable lines around a line that has no code,
 // in the spec's own terms (relative to the function or absolute).
 func nearestLines(t *dwarfres.File, p *probegen.Point) string {
-	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32, TailMatch: lazymatch.PerfTailMatch}
+	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32, TailMatch: lazymatch.SourceTail}
 	if p.Function == "" {
 		q.Start, q.End = max(p.Line-50, 1), p.Line+50
 	}
@@ -340,7 +364,7 @@ func resolveReturn(o *options, t *dwarfres.File, p *probegen.Point) ([]point, er
 	if p.File != "" && len(syms) > 0 {
 		// Keep only the symbols whose DWARF function is declared in SRC.
 		probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
-			Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.PerfTailMatch, NoInlines: true, MaxProbes: o.maxProbes})
+			Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, NoInlines: true, MaxProbes: o.maxProbes})
 		if err != nil {
 			return nil, err
 		}
@@ -357,7 +381,7 @@ func resolveReturn(o *options, t *dwarfres.File, p *probegen.Point) ([]point, er
 		syms = f
 	}
 	if len(syms) == 0 {
-		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.PerfTailMatch, MaxProbes: o.maxProbes})
+		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, MaxProbes: o.maxProbes})
 		if len(probes) > 0 {
 			return nil, fmt.Errorf("%s is only inlined (%d inlined instances, no out-of-line copy), so it has no return point: %w; probe its callers' lines instead", p.Function, len(probes), dwarfres.ErrInlineReturn)
 		}

@@ -22,6 +22,7 @@ type options struct {
 	exec       string
 	module     string
 	source     string
+	prefixMaps []string
 	defs       []string
 	adds       []string
 	line       string
@@ -57,7 +58,9 @@ PROBE (perf probe syntax):
     +OFFS    byte offset from the function entry (checked against
              instruction boundaries on x86_64)
     %return  return probe
-    ;PTN     lazy pattern matched against source lines (spaces ignored)
+    ;PTN     lazy pattern: a probe on every line of FUNC (or SRC) whose
+             source matches PTN, a glob with spaces ignored ('schedule;rq=cpu_rq*');
+             needs the source (-s)
     SRC:ALN  absolute line ALN of source file SRC
   Special characters in names are escaped with a backslash.
 
@@ -66,6 +69,7 @@ Examples:
   dwprobe -k vmlinux -D 'vfs_read:12'        p:probe/vfs_read_L12 vfs_read+114
   dwprobe -k vmlinux -D 'vfs_read%return'    r:probe/vfs_read__return vfs_read+0
   dwprobe -k vmlinux -D fs/read_write.c:470
+  dwprobe -k vmlinux -s ~/linux -D 'vfs_read;ret = rw_verify_area*'
   dwprobe -k vmlinux -s ~/linux -L vfs_read
   dwprobe -k vmlinux -F 'vfs_*'
 
@@ -80,6 +84,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
 	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
+	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "OLD=NEW: find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE, do not add it (repeatable)")
 	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add a probe event (not yet supported: use -D)")
 	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete probe events (not yet supported)")

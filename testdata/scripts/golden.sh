@@ -7,6 +7,7 @@
 #
 # For every `KIND<TAB>SPEC` line of testdata/conformance/specs.txt it runs
 #   D: perf probe -k VMLINUX -D SPEC
+#   S: perf probe -k VMLINUX -s SRCDIR -D SPEC   (definitions that need the source: ;PTN)
 #   L: perf probe -k VMLINUX -s SRCDIR -L SPEC
 # with stdin from /dev/null, and writes, in spec-file order,
 #   testdata/conformance/golden/perf-ARCH.txt         (perf's stdout)
@@ -110,8 +111,8 @@ while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%$'\r'}
 	case $line in '' | '#'*) continue ;; esac
 	case $line in
-	D$'\t'?* | L$'\t'?*) ;;
-	*) die "$SPECS:$lineno: expected 'D<TAB>SPEC' or 'L<TAB>SPEC': $line" ;;
+	D$'\t'?* | S$'\t'?* | L$'\t'?*) ;;
+	*) die "$SPECS:$lineno: expected 'D<TAB>SPEC', 'S<TAB>SPEC' or 'L<TAB>SPEC': $line" ;;
 	esac
 	printf '%s\n' "$line" >"$tmp/run/$n.spec"
 	n=$((n + 1))
@@ -125,6 +126,9 @@ run_one() {
 	spec=${line#*$'\t'}
 	if [ "$kind" = D ]; then
 		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -D "$spec") \
+			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
+	elif [ "$kind" = S ]; then
+		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -s "$SRCDIR" -D "$spec") \
 			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
 	else
 		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -s "$SRCDIR" -L "$spec") \
