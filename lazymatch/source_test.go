@@ -39,3 +39,48 @@ func TestFindSource(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceTail(t *testing.T) {
+	for _, c := range []struct {
+		path, name string
+		want       bool
+	}{
+		{"fs/read_write.c", "read_write.c", true},
+		{"fs/read_write.c", "fs/read_write.c", true},
+		{"read_write.c", "fs/read_write.c", true}, // either may be the longer
+		{"fs/read_write.c", "write.c", false},     // whole components only
+		{"fs/ext4/super.c", "super.c", true},
+		{"fs/ext4/super.c", "4/super.c", false},
+	} {
+		if got := SourceTail(c.path, c.name); got != c.want {
+			t.Errorf("SourceTail(%q, %q) = %v", c.path, c.name, got)
+		}
+	}
+}
+
+func TestMapPrefix(t *testing.T) {
+	maps := []PrefixMap{{"/build/linux-6.1/", "/src/linux"}, {"debian/build", "/src/linux"}}
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/build/linux-6.1/fs/read_write.c", "/src/linux/fs/read_write.c", true},
+		{"/build/linux-6.1", "/src/linux", true},
+		{"/build/linux-6.10/fs/x.c", "/build/linux-6.10/fs/x.c", false}, // not a whole component
+		{"debian/build/fs/open.c", "/src/linux/fs/open.c", true},
+		{"fs/open.c", "fs/open.c", false},
+	} {
+		got, ok := MapPrefix(c.in, maps)
+		if got != c.want || ok != c.ok {
+			t.Errorf("MapPrefix(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+	for _, bad := range []string{"", "noequals", "=x"} {
+		if _, err := ParsePrefixMap(bad); err == nil {
+			t.Errorf("ParsePrefixMap(%q): want an error", bad)
+		}
+	}
+	if m, err := ParsePrefixMap("/a=/b=c"); err != nil || m != (PrefixMap{"/a", "/b=c"}) {
+		t.Errorf("ParsePrefixMap: %v %v", m, err)
+	}
+}
