@@ -85,6 +85,9 @@ demo: deps corpus build
 	@echo
 	@echo "$$ dwprobe -k vmlinux -D 'vfs_read+3'   # perf accepts this; the kernel would reject it"
 	@$(BIN) -k $(VMLINUX) -D 'vfs_read+3' || true
+	@echo
+	@echo "$$ dwprobe -k vmlinux -s linux -D 'vfs_read;ret=rw_verify_area*' -D 'fs/read_write.c;ret=rw_verify_area*'"
+	@$(BIN) -k $(VMLINUX) -s $(SRC) -D 'vfs_read;ret=rw_verify_area*' -D 'fs/read_write.c;ret=rw_verify_area*'
 
 clean:
 	rm -rf bin

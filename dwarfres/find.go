@@ -76,7 +76,7 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 		return nil, err
 	}
 	if q.Function == "" {
-		if err := f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+		if q.TailMatch, err = f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
 			return nil, err
 		}
 	}
@@ -94,31 +94,34 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 }
 
 // unambiguous refuses a source name that matches different files in the
-// candidate units (perf would probe them all, whatever file was meant).
-func (f *File) unambiguous(units []unit, cands []int, file string, match func(string, string) bool) error {
+// candidate units (perf would probe them all, whatever file was meant). A
+// name that is exactly one of the paths ("mm/mmap.c", not also
+// "arch/x86/mm/mmap.c") is not ambiguous: the returned matcher then accepts
+// that path only.
+func (f *File) unambiguous(units []unit, cands []int, file string, match func(string, string) bool) (func(string, string) bool, error) {
 	var paths []string
 	for _, ui := range cands {
 		names, err := f.fileNames(&units[ui])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, n := range names {
-			if n != "" && match(n, file) {
-				if !slices.Contains(paths, n) {
-					paths = append(paths, n)
-				}
-				break
+			if n != "" && match(n, file) && !slices.Contains(paths, n) {
+				paths = append(paths, n)
 			}
 		}
+	}
+	if len(paths) > 1 && slices.Contains(paths, file) {
+		return func(p, name string) bool { return p == name }, nil
 	}
 	if n := len(paths); n > 1 {
 		slices.Sort(paths)
 		if n > 8 {
 			paths = append(paths[:8], "...")
 		}
-		return &ProbeError{Err: ErrAmbiguous, Msg: fmt.Sprintf("source file %q matches %d files: %s", file, n, strings.Join(paths, ", ")), Hint: "give more of the path"}
+		return nil, &ProbeError{Err: ErrAmbiguous, Msg: fmt.Sprintf("source file %q matches %d files: %s", file, n, strings.Join(paths, ", ")), Hint: "give more of the path"}
 	}
-	return nil
+	return match, nil
 }
 
 // perfTail is perf's strtailcmp(a, b) == 0: one string is a tail of the other.

@@ -41,7 +41,7 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		return nil, err
 	}
 	if q.Function == "" {
-		if err := f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+		if q.TailMatch, err = f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
 			return nil, err
 		}
 	}
