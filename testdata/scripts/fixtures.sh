@@ -24,6 +24,17 @@ SRC=$(cd "$HERE/../fixtures" && pwd)
 mkdir -p "$1"
 OUT=$(cd "$1" && pwd)
 
+# Test binaries run in parallel and may build at once: one at a time.
+exec 9>"$OUT/.lock"
+flock 9
+
+# Binaries record their source directory (DW_AT_comp_dir), which tests use
+# to find the sources: built from another checkout, they are rebuilt.
+if [ "$(cat "$OUT/.srcdir" 2>/dev/null)" != "$SRC" ]; then
+	find "$OUT" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
+	echo "$SRC" >"$OUT/.srcdir"
+fi
+
 CC_GCC=${CC_GCC:-gcc}
 CC_CLANG=${CC_CLANG:-clang}
 
