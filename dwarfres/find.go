@@ -30,13 +30,12 @@ type Query struct {
 
 // Probe is one resolved probe address.
 type Probe struct {
-	Addr      uint64
-	Symbol    string // ELF symbol containing Addr, as perf names it
-	Offset    uint64 // Addr - symbol start
-	RealName  string // name of the scope DIE (the inlined function for inline sites)
-	Func      string // the out-of-line function containing Addr
-	InText    bool   // Symbol came from the symbol map (not DWARF)
-	FuncEntry bool   // Addr is the entry of Func
+	Addr     uint64
+	Symbol   string // ELF symbol containing Addr, as perf names it
+	Offset   uint64 // Addr - symbol start
+	RealName string // name of the scope DIE (the inlined function for inline sites)
+	Func     string // the out-of-line function containing Addr
+	InText   bool   // Symbol came from the symbol map (not DWARF)
 }
 
 // ProbeError carries perf's message for a failed resolution; it wraps one
@@ -403,24 +402,32 @@ func (s *search) unit(t *cuTree) error {
 	return nil
 }
 
-// instances is die_walk_instances with probe_point_inline_cb.
-func (s *search) instances(abs int) error {
-	t := s.t
+// instancesOf lists, in DIE order, the concrete instances of the abstract
+// function abs that perf's die_walk_instances visits: out-of-line copies and
+// inlined copies, less the "redundant" inlined ones whose call site is the
+// function's own declaration line.
+func (t *cuTree) instancesOf(abs int) []int {
 	absOff := t.dies[abs].Off
+	decl, _ := t.declLine(abs)
+	df, _ := t.declFileNo(abs)
+	var out []int
 	for j := 1; j < len(t.dies); j++ {
 		d := &t.dies[j]
 		if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
 			continue
 		}
-		if d.Tag == tagInlined {
-			// perf ignores "redundant" instances whose call site is
-			// the function's own declaration line.
-			decl, _ := t.declLine(abs)
-			df, _ := t.declFileNo(abs)
-			if d.HasCallLine && int(d.CallLine) == decl && d.CallFile == df {
-				continue
-			}
+		if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && d.CallFile == df {
+			continue
 		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// instances is die_walk_instances with probe_point_inline_cb.
+func (s *search) instances(abs int) error {
+	t := s.t
+	for _, j := range t.instancesOf(abs) {
 		addr, ok := t.dieEntryPC(j)
 		if !ok || addr == 0 {
 			return nil // perf stops the walk here (-ENOENT, then ignored)
@@ -460,7 +467,6 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp)}
 	if e, ok := t.entryPC(sp); ok {
 		p.Symbol, p.Offset = p.Func, addr-e
-		p.FuncEntry = e == addr
 	} else if sym, ok := s.syms.At(addr); ok {
 		p.Symbol, p.Offset = sym.Name, addr-sym.Start
 	}

@@ -118,19 +118,10 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 			lr.End = sat(decl, q.End)
 			cb := collect(fname, lr.Start, lr.End)
 			if !t.isFuncInstance(i) {
-				absOff := t.dies[i].Off
-				for j := 1; j < len(t.dies) && walkErr == nil; j++ {
-					d := &t.dies[j]
-					if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
-						continue
+				for _, j := range t.instancesOf(i) {
+					if walkErr = t.walkScopeLines(j, cb); walkErr != nil {
+						break
 					}
-					if d.Tag == tagInlined {
-						df, _ := t.declFileNo(i)
-						if d.HasCallLine && int(d.CallLine) == decl && d.CallFile == df {
-							continue
-						}
-					}
-					walkErr = t.walkScopeLines(j, cb)
 				}
 			} else {
 				walkErr = t.walkScopeLines(i, cb)

@@ -132,5 +132,4 @@ func (f *File) rootDIE(u *unit) (*DIE, error) {
 const (
 	tagSubprogram = dwarf.TagSubprogram
 	tagInlined    = dwarf.TagInlinedSubroutine
-	tagLexBlock   = dwarf.TagLexDwarfBlock
 )
