@@ -69,3 +69,17 @@ func FuzzReaders(f *testing.F) {
 		mf.FindLineRange(LineQuery{Function: "sum_list", End: 1 << 30})
 	})
 }
+
+// FuzzDecodeLocation: any expression decodes to a location or an error,
+// never a panic.
+func FuzzDecodeLocation(f *testing.F) {
+	for _, s := range [][]byte{{0x55}, {0x77, 0x78}, {0x91, 0x6c}, {0x03, 0, 0, 0, 0x82, 0xff, 0xff, 0xff, 0xff}, {0xa3, 1, 0x55, 0x9f}, {0x9e, 2, 1, 2}, {0x53, 0x93, 8}} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr []byte) {
+		loc, err := DecodeLocation(expr, 8, binary.LittleEndian, func(i uint64) (uint64, error) { return i, nil })
+		if (err == nil) == (loc.Kind == 0) {
+			t.Fatalf("DecodeLocation(%x) = %+v, %v", expr, loc, err)
+		}
+	})
+}

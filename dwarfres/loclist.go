@@ -1,0 +1,146 @@
+package dwarfres
+
+// Location lists (DWARF 4 .debug_loc, DWARF 5 .debug_loclists): which
+// location expression describes a variable at a given pc. debug/dwarf reads
+// neither, and delve's reader resolves no DW_FORM_loclistx, so they are read
+// here.
+
+// DW_LLE_* from DWARF 5 section 7.7.3.
+const (
+	lleEndOfList       = 0
+	lleBaseAddressx    = 1
+	lleStartxEndx      = 2
+	lleStartxLength    = 3
+	lleOffsetPair      = 4
+	lleDefaultLocation = 5
+	lleBaseAddress     = 6
+	lleStartEnd        = 7
+	lleStartLength     = 8
+)
+
+// LocEntry is one entry of a location list: the expression valid in
+// [Low, High), or everywhere not otherwise covered when Default.
+type LocEntry struct {
+	Low, High uint64
+	Default   bool
+	Expr      []byte
+}
+
+// locList reads the location list of unit u at .debug_loclists offset off
+// (or, for DWARF 2-4, .debug_loc offset off). For DW_FORM_loclistx pass
+// index=true and the index in off: it is resolved through
+// DW_AT_loclists_base. base is the unit's base address (DW_AT_low_pc).
+func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([]LocEntry, error) {
+	if u.version < 5 {
+		return f.locList4(u, off, base)
+	}
+	sec := f.sec(".debug_loclists")
+	if index {
+		o := locBase + off*uint64(u.offSize)
+		if o+uint64(u.offSize) > uint64(len(sec)) {
+			return nil, &DecodeError{Section: ".debug_loclists", Offset: o, Msg: "location list index out of range"}
+		}
+		b := buf{data: sec[o:], order: f.Order}
+		off = locBase + b.uint(u.offSize)
+	}
+	if off >= uint64(len(sec)) {
+		return nil, &DecodeError{Section: ".debug_loclists", Offset: off, Msg: "offset out of range"}
+	}
+	b := &buf{sec: ".debug_loclists", base: off, data: sec[off:], order: f.Order}
+	r := &reader{f: f, u: u}
+	var out []LocEntry
+	for b.err == nil {
+		kind := b.u8()
+		var e LocEntry
+		switch kind {
+		case lleEndOfList:
+			return out, b.err
+		case lleBaseAddressx:
+			base = r.addrx(b.uleb())
+			continue
+		case lleStartxEndx:
+			e.Low, e.High = r.addrx(b.uleb()), r.addrx(b.uleb())
+		case lleStartxLength:
+			e.Low = r.addrx(b.uleb())
+			e.High = e.Low + b.uleb()
+		case lleOffsetPair:
+			e.Low, e.High = base+b.uleb(), base+b.uleb()
+		case lleDefaultLocation:
+			e.Default = true
+		case lleBaseAddress:
+			base = b.uint(u.addrSize)
+			continue
+		case lleStartEnd:
+			e.Low, e.High = b.uint(u.addrSize), b.uint(u.addrSize)
+		case lleStartLength:
+			e.Low = b.uint(u.addrSize)
+			e.High = e.Low + b.uleb()
+		default:
+			b.fail("unknown location list entry kind")
+			return nil, b.err
+		}
+		n := b.uleb()
+		if n > uint64(len(b.data)-b.off) {
+			b.fail("location expression past the end of the section")
+			return nil, b.err
+		}
+		e.Expr = b.data[b.off : b.off+int(n)]
+		b.off += int(n)
+		if r.b.err != nil {
+			return nil, r.b.err
+		}
+		out = append(out, e)
+	}
+	return out, b.err
+}
+
+func (f *File) locList4(u *unit, off, base uint64) ([]LocEntry, error) {
+	sec := f.sec(".debug_loc")
+	if off >= uint64(len(sec)) {
+		return nil, &DecodeError{Section: ".debug_loc", Offset: off, Msg: "offset out of range"}
+	}
+	b := &buf{sec: ".debug_loc", base: off, data: sec[off:], order: f.Order}
+	max := ^uint64(0)
+	if u.addrSize == 4 {
+		max = 0xffffffff
+	}
+	var out []LocEntry
+	for b.err == nil {
+		lo, hi := b.uint(u.addrSize), b.uint(u.addrSize)
+		if b.err != nil {
+			break
+		}
+		if lo == 0 && hi == 0 {
+			return out, nil
+		}
+		if lo == max {
+			base = hi
+			continue
+		}
+		n := int(b.u16())
+		if !b.need(n) {
+			break
+		}
+		out = append(out, LocEntry{Low: base + lo, High: base + hi, Expr: b.data[b.off : b.off+n]})
+		b.off += n
+	}
+	return out, b.err
+}
+
+// locAt picks the expression valid at pc: the first entry whose range
+// holds it, else a DW_LLE_default_location entry; ok is false when the
+// variable has no location there (optimized out).
+func locAt(list []LocEntry, pc uint64) (expr []byte, ok bool) {
+	var def []byte
+	hasDef := false
+	for _, e := range list {
+		if e.Default {
+			def, hasDef = e.Expr, true
+			continue
+		}
+		if pc >= e.Low && pc < e.High {
+			return e.Expr, true
+		}
+	}
+	return def, hasDef
+}
