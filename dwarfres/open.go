@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
 // File is an opened ELF with its DWARF. Sections are mapped, not copied, so a
@@ -35,6 +37,10 @@ type File struct {
 
 	symOnce sync.Once
 	syms    *Symtab
+
+	cfiOnce sync.Once
+	fdes    frame.FrameDescriptionEntries
+	cfiErr  error
 
 	arOnce  sync.Once
 	aranges []arange
