@@ -95,36 +95,15 @@ func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([
 }
 
 func (f *File) locList4(u *unit, off, base uint64) ([]LocEntry, error) {
-	sec := f.sec(".debug_loc")
-	if off >= uint64(len(sec)) {
-		return nil, &DecodeError{Section: ".debug_loc", Offset: off, Msg: "offset out of range"}
-	}
-	b := &buf{sec: ".debug_loc", base: off, data: sec[off:], order: f.Order}
-	max := ^uint64(0)
-	if u.addrSize == 4 {
-		max = 0xffffffff
-	}
 	var out []LocEntry
-	for b.err == nil {
-		lo, hi := b.uint(u.addrSize), b.uint(u.addrSize)
-		if b.err != nil {
-			break
-		}
-		if lo == 0 && hi == 0 {
-			return out, nil
-		}
-		if lo == max {
-			base = hi
-			continue
-		}
+	err := f.pairList(".debug_loc", u, off, base, func(lo, hi uint64, b *buf) {
 		n := int(b.u16())
-		if !b.need(n) {
-			break
+		if b.need(n) {
+			out = append(out, LocEntry{Low: lo, High: hi, Expr: b.data[b.off : b.off+n]})
+			b.off += n
 		}
-		out = append(out, LocEntry{Low: base + lo, High: base + hi, Expr: b.data[b.off : b.off+n]})
-		b.off += n
-	}
-	return out, b.err
+	})
+	return out, err
 }
 
 // locAt picks the expression valid at pc: the first entry whose range

@@ -36,33 +36,44 @@ func (f *File) ranges(u *unit, d *DIE) ([]Range, error) {
 }
 
 func (f *File) ranges4(u *unit, off, base uint64) ([]Range, error) {
-	sec := f.sec(".debug_ranges")
+	var out []Range
+	err := f.pairList(".debug_ranges", u, off, base, func(lo, hi uint64, _ *buf) {
+		if lo != hi {
+			out = append(out, Range{lo, hi})
+		}
+	})
+	return out, err
+}
+
+// pairList walks a DWARF 2-4 list of address pairs (.debug_ranges,
+// .debug_loc): base-address selection entries, the (0, 0) end, and for each
+// other entry fn with the rebased range and the cursor after the pair (where
+// .debug_loc keeps its expression).
+func (f *File) pairList(name string, u *unit, off, base uint64, fn func(lo, hi uint64, b *buf)) error {
+	sec := f.sec(name)
 	if off >= uint64(len(sec)) {
-		return nil, &DecodeError{Section: ".debug_ranges", Offset: off, Msg: "offset out of range"}
+		return &DecodeError{Section: name, Offset: off, Msg: "offset out of range"}
 	}
-	b := &buf{sec: ".debug_ranges", base: off, data: sec[off:], order: f.Order}
+	b := &buf{sec: name, base: off, data: sec[off:], order: f.Order}
 	max := ^uint64(0)
 	if u.addrSize == 4 {
 		max = 0xffffffff
 	}
-	var out []Range
 	for b.err == nil {
 		lo, hi := b.uint(u.addrSize), b.uint(u.addrSize)
 		if b.err != nil {
 			break
 		}
 		if lo == 0 && hi == 0 {
-			return out, nil
+			return nil
 		}
 		if lo == max {
 			base = hi
 			continue
 		}
-		if lo != hi {
-			out = append(out, Range{base + lo, base + hi})
-		}
+		fn(base+lo, base+hi, b)
 	}
-	return out, b.err
+	return b.err
 }
 
 // DW_RLE_* from DWARF 5 section 7.25.
