@@ -33,7 +33,6 @@ type DIE struct {
 	HasRanges    bool
 	Inline       bool // DW_AT_inline present
 	Declaration  bool
-	External     bool
 	DeclFile     int64
 	DeclLine     int64
 	CallFile     int64
@@ -41,9 +40,6 @@ type DIE struct {
 	HasCallFile  bool
 	HasCallLine  bool
 	Sibling      uint64
-	StmtList     uint64
-	HasStmtList  bool
-	Language     int64
 
 	strOffBase, addrBase, rngBase uint64
 	highForm                      uint16
@@ -251,8 +247,6 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 		d.Inline = true
 	case dwarf.AttrDeclaration:
 		d.Declaration = v != 0
-	case dwarf.AttrExternal:
-		d.External = v != 0
 	case dwarf.AttrDeclFile:
 		d.DeclFile = int64(v)
 	case dwarf.AttrDeclLine:
@@ -263,10 +257,6 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 		d.CallLine, d.HasCallLine = int64(v), true
 	case dwarf.AttrSibling:
 		d.Sibling = v
-	case dwarf.AttrStmtList:
-		d.StmtList, d.HasStmtList = v, true
-	case dwarf.AttrLanguage:
-		d.Language = int64(v)
 	case atStrOffsetsBase:
 		d.strOffBase = v
 	case atAddrBase:

@@ -70,12 +70,12 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	if q.TailMatch == nil {
 		q.TailMatch = perfTail
 	}
-	cands, err := f.candidates(units, q)
+	cands, paths, err := f.candidates(units, q)
 	if err != nil {
 		return nil, err
 	}
 	if q.Function == "" {
-		if q.TailMatch, err = f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+		if q.TailMatch, err = unambiguous(paths, q.File, q.TailMatch); err != nil {
 			return nil, err
 		}
 	}
@@ -97,19 +97,7 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 // name that is exactly one of the paths ("mm/mmap.c", not also
 // "arch/x86/mm/mmap.c") is not ambiguous: the returned matcher then accepts
 // that path only.
-func (f *File) unambiguous(units []unit, cands []int, file string, match func(string, string) bool) (func(string, string) bool, error) {
-	var paths []string
-	for _, ui := range cands {
-		names, err := f.fileNames(&units[ui])
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range names {
-			if n != "" && match(n, file) && !slices.Contains(paths, n) {
-				paths = append(paths, n)
-			}
-		}
-	}
+func unambiguous(paths []string, file string, match func(string, string) bool) (func(string, string) bool, error) {
 	if len(paths) > 1 && slices.Contains(paths, file) {
 		return func(p, name string) bool { return p == name }, nil
 	}
@@ -136,18 +124,20 @@ func perfTail(a, b string) bool {
 	return true
 }
 
-// candidates returns the indexes of units that may contain the query.
+// candidates returns the indexes of units that may contain the query, and
+// for a file query the distinct file paths that matched in them.
 // For an exact function name it scans .debug_info for references to the
 // name's string (a few tens of milliseconds for a vmlinux) instead of
 // decoding every unit; otherwise it scans each unit's top-level DIEs, in
 // parallel.
-func (f *File) candidates(units []unit, q Query) ([]int, error) {
+func (f *File) candidates(units []unit, q Query) ([]int, []string, error) {
 	if q.Function != "" && !q.Glob {
 		if c, ok := f.refScan(units, q.Function); ok {
-			return c, nil
+			return c, nil, nil
 		}
 	}
 	keep := make([]bool, len(units))
+	found := make([][]string, len(units))
 	var firstErr error
 	var mu sync.Mutex
 	work := make(chan int)
@@ -157,7 +147,7 @@ func (f *File) candidates(units []unit, q Query) ([]int, error) {
 		go func() {
 			defer wg.Done()
 			for ui := range work {
-				ok, err := f.unitMatches(&units[ui], q)
+				ok, paths, err := f.unitMatches(&units[ui], q)
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
@@ -165,7 +155,7 @@ func (f *File) candidates(units []unit, q Query) ([]int, error) {
 					}
 					mu.Unlock()
 				}
-				keep[ui] = ok
+				keep[ui], found[ui] = ok, paths
 			}
 		}()
 	}
@@ -177,54 +167,58 @@ func (f *File) candidates(units []unit, q Query) ([]int, error) {
 	close(work)
 	wg.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, nil, firstErr
 	}
 	var out []int
+	var paths []string
 	for i, k := range keep {
 		if k {
 			out = append(out, i)
+			for _, p := range found[i] {
+				if !slices.Contains(paths, p) {
+					paths = append(paths, p)
+				}
+			}
 		}
 	}
-	return out, nil
+	return out, paths, nil
 }
 
 // unitMatches checks one unit: for a function query, whether a top-level
 // subprogram's own name matches; for a file query, whether the unit's line
-// table names the file.
-func (f *File) unitMatches(u *unit, q Query) (bool, error) {
+// table names the file, and with which paths.
+func (f *File) unitMatches(u *unit, q Query) (bool, []string, error) {
+	if _, err := f.rootDIE(u); err != nil {
+		return false, nil, err
+	}
 	if q.Function == "" {
-		if _, err := f.rootDIE(u); err != nil {
-			return false, err
-		}
 		names, err := f.fileNames(u)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
+		var paths []string
 		for _, n := range names {
-			if n != "" && q.TailMatch(n, q.File) {
-				return true, nil
+			if n != "" && q.TailMatch(n, q.File) && !slices.Contains(paths, n) {
+				paths = append(paths, n)
 			}
 		}
-		return false, nil
-	}
-	if _, err := f.rootDIE(u); err != nil {
-		return false, err
+		return len(paths) > 0, paths, nil
 	}
 	r := f.newReader(u)
 	var d DIE
 	if !r.next(&d) { // root
-		return false, r.err
+		return false, nil, r.err
 	}
 	for r.next(&d) {
 		if d.Depth < 1 {
 			break
 		}
 		if d.Tag == tagSubprogram && d.HasName() && q.Match(f.rawName(u, &d)) {
-			return true, nil
+			return true, nil, nil
 		}
 		r.skipChildren(&d)
 	}
-	return false, r.err
+	return false, nil, r.err
 }
 
 // refScan finds units whose bytes reference name: as a .debug_str offset

@@ -36,12 +36,12 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		q.TailMatch = perfTail
 	}
 	fq := Query{Function: q.Function, File: q.File, TailMatch: q.TailMatch}
-	cands, err := f.candidates(units, fq)
+	cands, paths, err := f.candidates(units, fq)
 	if err != nil {
 		return nil, err
 	}
 	if q.Function == "" {
-		if q.TailMatch, err = f.unambiguous(units, cands, q.File, q.TailMatch); err != nil {
+		if q.TailMatch, err = unambiguous(paths, q.File, q.TailMatch); err != nil {
 			return nil, err
 		}
 	}

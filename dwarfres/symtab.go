@@ -27,6 +27,7 @@ type Symtab struct {
 	strtab  []byte
 	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
+	kernel  bool // a vmlinux: _text plus kernel-only sections
 }
 
 // Symbols loads the symbol table once.
@@ -36,10 +37,7 @@ func (f *File) Symbols() *Symtab {
 }
 
 // IsKernel reports whether the file looks like a vmlinux.
-func (f *File) IsKernel() bool {
-	st := f.Symbols()
-	return st.HasText && f.ELF.Section("__ksymtab") != nil || f.ELF.Section(".init.text") != nil && st.HasText
-}
+func (f *File) IsKernel() bool { return f.Symbols().kernel }
 
 // rawSym is one symbol-table entry, its name still an offset in strtab.
 type rawSym struct {
@@ -50,40 +48,43 @@ type rawSym struct {
 	size  uint64
 }
 
-// eachRawSymbol walks a SHT_SYMTAB or SHT_DYNSYM section straight from
-// the mapping: debug/elf's Symbols allocates every name of a 120k-symbol
-// vmlinux, which costs more than the query that needs a few of them. It
-// returns the string table, or nil when there is no such section.
-func (f *File) eachRawSymbol(typ elf.SectionType, fn func(rawSym)) []byte {
+// symbolSection returns the first section of type typ (SHT_SYMTAB or
+// SHT_DYNSYM) and its string table, straight from the mapping: debug/elf's
+// Symbols allocates every name of a 120k-symbol vmlinux, which costs more
+// than the query that needs a few of them.
+func (f *File) symbolSection(typ elf.SectionType) (data, strtab []byte) {
 	for _, sec := range f.ELF.Sections {
 		if sec.Type != typ || int(sec.Link) >= len(f.ELF.Sections) {
 			continue
 		}
 		str := f.ELF.Sections[sec.Link]
 		if sec.Offset+sec.FileSize > uint64(len(f.data)) || str.Offset+str.FileSize > uint64(len(f.data)) {
-			return nil
+			return nil, nil
 		}
-		data := f.data[sec.Offset : sec.Offset+sec.FileSize]
-		size := 24
-		if f.ELF.Class == elf.ELFCLASS32 {
-			size = 16
-		}
-		for i := size; i+size <= len(data); i += size { // entry 0 is null
-			e := data[i : i+size]
-			var r rawSym
-			r.name = f.Order.Uint32(e)
-			if size == 24 {
-				r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
-				r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
-			} else {
-				r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
-				r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
-			}
-			fn(r)
-		}
-		return f.data[str.Offset : str.Offset+str.FileSize]
+		return f.data[sec.Offset : sec.Offset+sec.FileSize], f.data[str.Offset : str.Offset+str.FileSize]
 	}
-	return nil
+	return nil, nil
+}
+
+// eachRawSymbol calls fn for every entry of a symbol section but the null one.
+func (f *File) eachRawSymbol(data []byte, fn func(rawSym)) {
+	size := 24
+	if f.ELF.Class == elf.ELFCLASS32 {
+		size = 16
+	}
+	for i := size; i+size <= len(data); i += size {
+		e := data[i : i+size]
+		var r rawSym
+		r.name = f.Order.Uint32(e)
+		if size == 24 {
+			r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
+			r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
+		} else {
+			r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
+			r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
+		}
+		fn(r)
+	}
 }
 
 // strAt returns the NUL-terminated bytes at off, without copying.
@@ -100,21 +101,18 @@ func strAt(tab []byte, off uint32) []byte {
 
 func (f *File) loadSymbols() *Symtab {
 	st := &Symtab{}
-	kind := elf.SHT_SYMTAB
-	var strtab []byte
-	if strtab = f.eachRawSymbol(kind, func(rawSym) {}); strtab == nil {
-		kind = elf.SHT_DYNSYM
-		strtab = f.eachRawSymbol(kind, func(rawSym) {})
+	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
+	if data == nil {
+		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
 	}
 	st.strtab = strtab
-	kernel := false
-	f.eachRawSymbol(kind, func(s rawSym) {
+	f.eachRawSymbol(data, func(s rawSym) {
 		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
 			st.Text, st.HasText = s.value, true
-			kernel = f.ELF.Section(".init.text") != nil
+			st.kernel = f.ELF.Section(".init.text") != nil || f.ELF.Section("__ksymtab") != nil
 		}
 	})
-	f.eachRawSymbol(kind, func(s rawSym) {
+	f.eachRawSymbol(data, func(s rawSym) {
 		typ := elf.ST_TYPE(s.info)
 		name := strAt(strtab, s.name)
 		if len(name) == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
@@ -130,10 +128,10 @@ func (f *File) loadSymbols() *Symtab {
 		}
 		// perf's kernel map holds .text only; other text sections
 		// (.init.text) live in separate maps it does not search.
-		if kernel && sec.Name != ".text" {
+		if st.kernel && sec.Name != ".text" {
 			return
 		}
-		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && kernel) {
+		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && st.kernel) {
 			return
 		}
 		if bytes.HasPrefix(name, []byte(".L")) || bytes.HasPrefix(name, []byte("$")) {

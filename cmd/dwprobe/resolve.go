@@ -277,21 +277,18 @@ func describe(p *probegen.Point) string {
 // kernelTarget writes SYMBOL+OFFS, unless the kernel would resolve SYMBOL to
 // another function of the same name: then _text+OFFS names the address.
 func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
-	pt := kernelTargetName(t, sym, off, addr, realname, inText)
-	pt.addr = addr
-	return pt
-}
-
-func kernelTargetName(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
 	st := t.Symbols()
-	if t.IsKernel() && inText && st.Count(sym) > 1 && st.HasText {
-		return point{
-			target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
-			realname: realname,
-			note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, st.Count(sym), addr-st.Text, sym, off, addr),
+	if t.IsKernel() && inText && st.HasText {
+		if n := st.Count(sym); n > 1 {
+			return point{
+				addr:     addr,
+				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
+				realname: realname,
+				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
+			}
 		}
 	}
-	return point{target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
+	return point{addr: addr, target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
 }
 
 // fromSymbols is perf's find_probe_trace_events_from_map for functions
@@ -315,13 +312,13 @@ func fromSymbols(o *options, t *dwarfres.File, p *probegen.Point) ([]point, erro
 				return nil, err
 			}
 		}
-		pt := kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true)
 		if st := t.Symbols(); t.IsKernel() && st.HasText {
-			// perf names symbol-table probes relative to _text.
-			pt.target = "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10)
-			pt.note = ""
+			// perf names symbol-table probes relative to _text, which
+			// also settles names that are not unique.
+			out = append(out, point{addr: pr.Addr, target: "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10), realname: s.Name})
+			continue
 		}
-		out = append(out, pt)
+		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
 	}
 	return out, nil
 }
@@ -420,25 +417,16 @@ func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
 				return nil // not in the image (e.g. init text): let the kernel check
 			}
 		}
-		var pc uint64
+		var pc, last uint64 // last: the boundary before pc
 		for pc < pr.Offset {
 			inst, err := x86asm.Decode(code[pc:], 64)
 			if err != nil || inst.Len == 0 {
 				return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
 			}
-			pc += uint64(inst.Len)
+			last, pc = pc, pc+uint64(inst.Len)
 		}
 		if pc != pr.Offset {
-			prev := pc
-			// find the boundary before the offset, for the message
-			var b, q uint64
-			for q < pr.Offset {
-				inst, _ := x86asm.Decode(code[q:], 64)
-				b = q
-				q += uint64(inst.Len)
-			}
-			_ = prev
-			return fmt.Errorf("offset %d is in the middle of an instruction in %s (instructions start at +%d and +%d)", pr.Offset, pr.Symbol, b, q)
+			return fmt.Errorf("offset %d is in the middle of an instruction in %s (instructions start at +%d and +%d)", pr.Offset, pr.Symbol, last, pc)
 		}
 	case elf.EM_AARCH64:
 		if pr.Offset%4 != 0 {
