@@ -2,449 +2,55 @@ package main
 
 import (
 	"context"
-	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
-	"strings"
-
-	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
-// point is one resolved probe address ready to become a definition.
-type point struct {
-	addr     uint64 // link-time address; 0 for an absolute-address probe
-	target   string // SYMBOL+OFFS or _text+OFFS or 0xADDR
-	realname string
-	ret      bool
-	note     string // shown on stderr: why the target has an unusual form
-}
-
 // runDefinitions implements -D: resolve each spec and print its lines.
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	var out []string
-	for _, s := range o.defs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		lines, err := definitions(o, t, s, stderr)
-		if err != nil {
-			return err
-		}
-		out = append(out, lines...)
-	}
-	for _, l := range out {
-		fmt.Fprintln(stdout, l)
-	}
-	return nil
-}
-
-// definitions resolves one spec into its definition lines.
-func definitions(o *options, t *dwarfres.File, raw string, stderr io.Writer) ([]string, error) {
-	spec, err := probegen.ParseSpec(raw)
-	if err != nil {
-		return nil, err
-	}
-	if len(spec.Args) > 0 {
-		return nil, fmt.Errorf("probe %q: arguments are not yet supported (column %d)", raw, spec.Args[0].Col)
-	}
-	pts, err := resolve(o, t, &spec.Point)
-	if err != nil {
-		return nil, fmt.Errorf("probe %q: %w", raw, err)
-	}
-	group := spec.Point.Group
 	exe := ""
 	if o.exec != "" {
+		var err error
 		if exe, err = filepath.Abs(o.exec); err != nil {
-			return nil, err
+			return err
 		}
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = r
 		}
 	}
-	if group == "" {
-		group = probegen.DefaultGroup
-		if exe != "" {
-			if group, err = probegen.ExecGroup(exe); err != nil {
-				return nil, fmt.Errorf("probe %q: %w", raw, err)
-			}
-		}
-	}
-	if err := probegen.ValidateGroup(group); err != nil {
-		return nil, fmt.Errorf("probe %q: %w", raw, err)
-	}
-	// perf -D marks no name as taken, so every point of a spec gets its
-	// base name.
-	namer := probegen.NewNamer(nil)
-	var lines []string
-	for _, p := range pts {
-		name, err := namer.Peek(probegen.EventBase(&spec.Point, p.realname), true)
-		if err != nil {
-			return nil, fmt.Errorf("probe %q: %w", raw, err)
-		}
-		target := p.target
-		if exe != "" {
-			// uprobes name a file offset; an absolute address is taken as given.
-			var off uint64
-			if p.addr != 0 {
-				if off, err = t.FileOffset(p.addr); err != nil {
-					return nil, fmt.Errorf("probe %q: %w", raw, err)
-				}
-			} else {
-				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
-			}
-			target = exe + ":0x" + strconv.FormatUint(off, 16)
-		}
-		d := probegen.Def{Return: p.ret, Group: group, Event: name, Target: target}
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("probe %q: %w", raw, err)
-		}
-		if p.note != "" && !o.quiet {
-			fmt.Fprintf(stderr, "note: %s\n", p.note)
-		}
-		lines = append(lines, d.String())
-	}
-	return lines, nil
-}
-
-// resolve finds the addresses of a probe point with perf's rules, refusing
-// what perf would accept but the kernel rejects.
-func resolve(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
-	if p.IsAddr {
-		if p.HasLine || p.File != "" {
-			return nil, errors.New("an absolute address takes no line or file")
-		}
-		if o.exec == "" {
-			if err := checkKernelText(t, p.Addr); err != nil {
-				return nil, err
-			}
-		}
-		return []point{{target: "0x" + strconv.FormatUint(p.Addr, 16), realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
-	}
-	if p.Return {
-		return resolveReturn(o, t, p)
-	}
-	q := dwarfres.Query{
-		Function:  p.Function,
-		Glob:      lazymatch.IsGlob(p.Function),
-		File:      p.File,
-		TailMatch: lazymatch.SourceTail,
-		Line:      p.Line,
-		HasLine:   p.HasLine,
-		Offset:    p.Offset,
-		NoInlines: o.noInlines,
-		MaxProbes: o.maxProbes,
-	}
-	if q.Glob {
-		pat := p.Function
-		q.Match = func(s string) bool { return lazymatch.Glob(s, pat) }
-	}
-	if p.Lazy != "" {
-		src, err := newSources(o)
-		if err != nil {
-			return nil, err
-		}
-		q.LazyLines = src.lazyLines(p.Lazy)
-	}
-	probes, err := t.FindProbes(q)
-	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Glob && p.Lazy == "" {
-		// perf's find_alternative_probe_point: a name DWARF does not know
-		// (a clone such as do_sysinfo.isra.0) is looked up in the symbol
-		// table and its address mapped back to a DWARF point.
-		probes, err = alternative(t, q, p)
-	}
-	// perf falls back to the symbol table when DWARF has no answer for a
-	// point that does not need it: assembly functions, .cold parts, an
-	// offset past the DWARF function's end.
-	symOnly := p.Function != "" && !p.HasLine && p.File == "" && p.Lazy == ""
-	// Unlike perf, too many points is an answer, not a reason to fall back
-	// to the one symbol (which would silently drop the inlined copies).
-	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany)
-	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
-		return fromSymbols(o, t, p)
-	}
+	src, err := newSources(o)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(probes) == 0 {
-		if p.Lazy != "" {
-			// perf silently probes the function entry instead.
-			return nil, fmt.Errorf("lazy pattern %q matches no line with code%s", p.Lazy, lazyHint(t, p))
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.lazyLines}
+	var out []string
+	for _, raw := range o.defs {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if p.HasLine {
-			if hint := nearestLines(t, p); hint != "" {
-				return nil, fmt.Errorf("probe point %s %w: no code at that line; %s", describe(p), dwarfres.ErrNotFound, hint)
-			}
-		}
-		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
-	}
-	var out []point
-	for _, pr := range probes {
-		if p.HasOffset && p.Offset > 0 {
-			if err := checkBoundary(t, pr); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText))
-	}
-	return out, nil
-}
-
-// alternative retries q at the DWARF point of the symbol named p.Function.
-func alternative(t *dwarfres.File, q dwarfres.Query, p *probegen.Point) ([]dwarfres.Probe, error) {
-	syms := t.Symbols().Lookup(p.Function)
-	if len(syms) == 0 {
-		return nil, nil
-	}
-	alt, ok, err := t.ProbePointAt(syms[0].Start)
-	if err != nil || !ok || alt.Function == "" {
-		return nil, err
-	}
-	q.Function, q.Match, q.File = alt.Function, nil, alt.File
-	q.Line += alt.Line
-	q.HasLine = q.Line != 0
-	q.Offset += alt.Offset
-	return t.FindProbes(q)
-}
-
-// lazyHint lists the probeable lines of the function a lazy pattern missed.
-func lazyHint(t *dwarfres.File, p *probegen.Point) string {
-	if p.Function == "" {
-		return " in " + p.File
-	}
-	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: p.Function, File: p.File, End: math.MaxInt32, TailMatch: lazymatch.SourceTail})
-	if err != nil || lr == nil {
-		return " in " + p.Function
-	}
-	var ls []string
-	for _, l := range lr.Lines {
-		ls = append(ls, strconv.Itoa(l-lr.Offset))
-	}
-	return fmt.Sprintf(" in %s; its probeable lines are %s (see -L %s)", p.Function, strings.Join(ls, " "), p.Function)
-}
-
-// nearestLines names the probeable lines around a line that has no code,
-// in the spec's own terms (relative to the function or absolute).
-func nearestLines(t *dwarfres.File, p *probegen.Point) string {
-	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32, TailMatch: lazymatch.SourceTail}
-	if p.Function == "" {
-		q.Start, q.End = max(p.Line-50, 1), p.Line+50
-	}
-	lr, err := t.FindLineRange(q)
-	if err != nil || lr == nil || len(lr.Lines) == 0 {
-		return ""
-	}
-	want := p.Line + lr.Offset
-	before, after := -1, -1
-	for _, l := range lr.Lines {
-		if l < want {
-			before = l
-		} else if l > want && after < 0 {
-			after = l
-		}
-	}
-	var near []string
-	for _, l := range []int{before, after} {
-		if l < 0 {
-			continue
-		}
-		if p.Function != "" {
-			near = append(near, fmt.Sprintf("%s:%d", p.Function, l-lr.Offset))
-		} else {
-			near = append(near, fmt.Sprintf("%s:%d", p.File, l))
-		}
-	}
-	if len(near) == 0 {
-		return ""
-	}
-	if p.Function != "" && want > lr.Lines[len(lr.Lines)-1] {
-		return "the function's last probeable line is " + near[0]
-	}
-	return "nearest probeable lines: " + strings.Join(near, " and ")
-}
-
-func describe(p *probegen.Point) string {
-	return "'" + p.String() + "'"
-}
-
-// kernelTarget writes SYMBOL+OFFS, unless the kernel would resolve SYMBOL to
-// another function of the same name: then _text+OFFS names the address.
-func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
-	st := t.Symbols()
-	if t.IsKernel() && inText && st.HasText {
-		if n := st.Count(sym); n > 1 {
-			return point{
-				addr:     addr,
-				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
-				realname: realname,
-				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
-			}
-		}
-	}
-	return point{addr: addr, target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
-}
-
-// fromSymbols is perf's find_probe_trace_events_from_map for functions
-// without DWARF.
-func fromSymbols(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
-	syms := matchSymbols(t, p.Function)
-	if len(syms) == 0 {
-		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
-	}
-	if len(syms) > o.maxProbes {
-		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.maxProbes)
-	}
-	var out []point
-	for _, s := range syms {
-		if p.Offset > s.End-s.Start {
-			return nil, fmt.Errorf("offset %d is bigger than the size of %s (%d) %w", p.Offset, s.Name, s.End-s.Start, dwarfres.ErrOutOfRange)
-		}
-		pr := dwarfres.Probe{Addr: s.Start + p.Offset, Symbol: s.Name, Offset: p.Offset, RealName: s.Name, InText: true}
-		if p.Offset > 0 {
-			if err := checkBoundary(t, pr); err != nil {
-				return nil, err
-			}
-		}
-		if st := t.Symbols(); t.IsKernel() && st.HasText {
-			// perf names symbol-table probes relative to _text, which
-			// also settles names that are not unique.
-			out = append(out, point{addr: pr.Addr, target: "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10), realname: s.Name})
-			continue
-		}
-		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
-	}
-	return out, nil
-}
-
-// matchSymbols is perf's find_probe_functions: function symbols whose name
-// (without an @VERSION) matches the glob, one per address, in address order.
-func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
-	var out []dwarfres.Sym
-	seen := map[uint64]bool{}
-	t.Symbols().Each(func(s dwarfres.Sym) {
-		n := s.Name
-		if i := indexByte(n, '@'); i >= 0 && indexByte(pat, '@') < 0 {
-			n = n[:i]
-		}
-		if s.Type != elf.STT_FUNC || !lazymatch.Glob(n, pat) || seen[s.Start] {
-			return
-		}
-		seen[s.Start] = true
-		out = append(out, s)
-	})
-	return out
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// resolveReturn handles FUNC%return from the symbol table as perf does, but
-// keeps @SRC and explains inline-only functions.
-func resolveReturn(o *options, t *dwarfres.File, p *probegen.Point) ([]point, error) {
-	if p.HasOffset && p.Offset != 0 || p.HasLine {
-		return nil, errors.New("a return probe takes no offset or line")
-	}
-	syms := matchSymbols(t, p.Function)
-	if p.File != "" && len(syms) > 0 {
-		// Keep only the symbols whose DWARF function is declared in SRC.
-		probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
-			Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, NoInlines: true, MaxProbes: o.maxProbes})
+		spec, err := probegen.ParseSpec(raw)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		keep := map[uint64]bool{}
-		for _, pr := range probes {
-			keep[pr.Addr] = true
-		}
-		var f []dwarfres.Sym
-		for _, s := range syms {
-			if keep[s.Start] {
-				f = append(f, s)
-			}
-		}
-		syms = f
-	}
-	if len(syms) == 0 {
-		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, MaxProbes: o.maxProbes})
-		if len(probes) > 0 {
-			return nil, fmt.Errorf("%s is only inlined (%d inlined instances, no out-of-line copy), so it has no return point: %w; probe its callers' lines instead", p.Function, len(probes), dwarfres.ErrInlineReturn)
-		}
-		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
-	}
-	if len(syms) > o.maxProbes {
-		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.maxProbes)
-	}
-	var out []point
-	for _, s := range syms {
-		pt := kernelTarget(t, s.Name, 0, s.Start, s.Name, true)
-		pt.ret = true
-		out = append(out, pt)
-	}
-	return out, nil
-}
-
-func globOrExact(pat string) func(string) bool {
-	if lazymatch.IsGlob(pat) {
-		return func(s string) bool { return lazymatch.Glob(s, pat) }
-	}
-	return func(s string) bool { return s == pat }
-}
-
-// checkBoundary refuses an offset that is not on an instruction boundary,
-// decoding from the containing symbol's start (x86_64 only; other
-// architectures have fixed-size instructions checked by alignment).
-func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
-	start := pr.Addr - pr.Offset
-	switch t.Machine {
-	case elf.EM_X86_64:
-		code, err := t.Bytes(start, pr.Offset+16)
+		defs, notes, err := probegen.Definitions(t, spec, exe, ro)
 		if err != nil {
-			code, err = t.Bytes(start, pr.Offset)
-			if err != nil {
-				return nil // not in the image (e.g. init text): let the kernel check
+			return err
+		}
+		if !o.quiet {
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "note: %s\n", n)
 			}
 		}
-		var pc, last uint64 // last: the boundary before pc
-		for pc < pr.Offset {
-			inst, err := x86asm.Decode(code[pc:], 64)
-			if err != nil || inst.Len == 0 {
-				return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
-			}
-			last, pc = pc, pc+uint64(inst.Len)
-		}
-		if pc != pr.Offset {
-			return fmt.Errorf("offset %d is in the middle of an instruction in %s (instructions start at +%d and +%d)", pr.Offset, pr.Symbol, last, pc)
-		}
-	case elf.EM_AARCH64:
-		if pr.Offset%4 != 0 {
-			return fmt.Errorf("offset %d is not a multiple of 4 (arm64 instructions are 4 bytes) in %s", pr.Offset, pr.Symbol)
+		for _, d := range defs {
+			out = append(out, d.String())
 		}
 	}
-	return nil
-}
-
-// checkKernelText refuses a kernel address outside .text, as perf does (its
-// kprobe_warn_out_range, which also refuses .text's first byte).
-func checkKernelText(t *dwarfres.File, addr uint64) error {
-	s := t.ELF.Section(".text")
-	if s == nil {
-		return nil
-	}
-	if addr <= s.Addr || addr > s.Addr+s.Size {
-		return fmt.Errorf("address %#x is out of the kernel's .text (%#x-%#x]", addr, s.Addr, s.Addr+s.Size)
+	for _, l := range out {
+		fmt.Fprintln(stdout, l)
 	}
 	return nil
 }
