@@ -11,7 +11,7 @@ SRC       := $(CORPUS)/linux
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := clang linux-perf binutils time
+APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm
 
 export DWPROBE_CORPUS := $(CORPUS)
 
@@ -23,7 +23,8 @@ build:
 	$(GO) build -o $(BIN) ./cmd/dwprobe
 
 # deps installs the packages the tests use (clang for fixtures, perf as the
-# reference) and staticcheck; nothing is installed twice.
+# reference, qemu to boot the corpus kernels) and staticcheck; nothing is
+# installed twice.
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

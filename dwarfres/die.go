@@ -41,7 +41,7 @@ type DIE struct {
 	HasCallLine  bool
 	Sibling      uint64
 
-	strOffBase, addrBase, rngBase uint64
+	strOffBase, addrBase, rngBase, locBase uint64
 	highForm                      uint16
 }
 
@@ -143,13 +143,20 @@ func (r *reader) skipChildren(d *DIE) {
 
 // attr decodes one attribute, storing those probe resolution needs.
 func (r *reader) attr(d *DIE, aa *abbrevAttr) {
+	form, v, inl := r.value(aa)
+	r.store(d, aa.attr, form, v, inl)
+}
+
+// value decodes one attribute's value: integers, references (as section
+// offsets), string offsets and indexes in v; inline strings and blocks
+// (exprloc included) in blk, which aliases the section.
+func (r *reader) value(aa *abbrevAttr) (form, v uint64, blk []byte) {
 	b := &r.b
 	u := r.u
-	form := uint64(aa.form)
+	form = uint64(aa.form)
 	if form == formIndirect {
 		form = b.uleb()
 	}
-	var v uint64
 	var inl []byte
 	switch form {
 	case formAddr:
@@ -165,18 +172,13 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 	case formAddrx4:
 		v = r.addrx(uint64(b.u32()))
 	case formBlock1:
-		b.skip(int(b.u8()))
+		inl = r.block(uint64(b.u8()))
 	case formBlock2:
-		b.skip(int(b.u16()))
+		inl = r.block(uint64(b.u16()))
 	case formBlock4:
-		b.skip(int(b.u32()))
+		inl = r.block(uint64(b.u32()))
 	case formBlock, formExprloc:
-		n := b.uleb()
-		if n > uint64(len(b.data)) {
-			b.fail("block length past end of unit")
-			return
-		}
-		b.skip(int(n))
+		inl = r.block(b.uleb())
 	case formData1, formRef1, formFlag, formStrx1:
 		v = uint64(b.u8())
 	case formData2, formRef2, formStrx2:
@@ -188,7 +190,7 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 	case formData8, formRef8, formRefSig8, formRefSup8:
 		v = b.u64()
 	case formData16:
-		b.skip(16)
+		inl = r.block(16)
 	case formSdata:
 		v = uint64(b.sleb())
 	case formUdata, formRefUdata, formStrx, formGNUStrIndex, formLoclistx, formRnglistx:
@@ -213,14 +215,31 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 		v = uint64(aa.ic)
 	default:
 		b.fail(fmt.Sprintf("unknown attribute form %#x", form))
-		return
+		return form, 0, nil
 	}
 	// Unit-relative references become section offsets.
 	switch form {
 	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
 		v += u.off
 	}
-	switch aa.attr {
+	return form, v, inl
+}
+
+// block returns the next n bytes of the unit as a block attribute value.
+func (r *reader) block(n uint64) []byte {
+	b := &r.b
+	if n > uint64(len(b.data)-b.off) {
+		b.fail("block length past end of unit")
+		return nil
+	}
+	blk := b.data[b.off : b.off+int(n)]
+	b.off += int(n)
+	return blk
+}
+
+// store keeps the attributes probe resolution needs in d.
+func (r *reader) store(d *DIE, at dwarf.Attr, form, v uint64, inl []byte) {
+	switch at {
 	case dwarf.AttrName:
 		d.nameForm, d.nameVal, d.nameInl = uint16(form), v, inl
 	case dwarf.AttrCompDir:
@@ -263,6 +282,8 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 		d.addrBase = v
 	case atRnglistsBase:
 		d.rngBase = v
+	case atLoclistsBase:
+		d.locBase = v
 	}
 }
 

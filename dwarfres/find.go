@@ -36,6 +36,8 @@ type Probe struct {
 	RealName string // name of the scope DIE (the inlined function for inline sites)
 	Func     string // the out-of-line function containing Addr
 	InText   bool   // Symbol came from the symbol map (not DWARF)
+	// Scope finds the variables reachable at Addr.
+	Scope *Scope
 }
 
 // ProbeError carries perf's message for a failed resolution; it wraps one
@@ -458,7 +460,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	if !t.hasPC(sp, addr) {
 		return &ProbeError{Err: ErrOutOfRange, Msg: fmt.Sprintf("offset %d is outside %s", s.q.Offset, t.name(sp))}
 	}
-	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp)}
+	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: &Scope{t: t, sc: sc, sp: sp, Addr: addr}}
 	if e, ok := t.entryPC(sp); ok {
 		p.Symbol, p.Offset = p.Func, addr-e
 	} else if sym, ok := s.syms.At(addr); ok {

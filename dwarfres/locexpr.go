@@ -31,6 +31,9 @@ const (
 	LocEntryReg
 	// LocAddrValue: the value is the address Addr itself.
 	LocAddrValue
+	// LocRegOffset: the value is register Reg plus Offset (an address
+	// computed, not loaded: usable through a member or a string, not alone).
+	LocRegOffset
 )
 
 // Loc is a decoded location expression.
@@ -42,6 +45,9 @@ type Loc struct {
 	Derefs  []int64
 	Offset  int64
 	Const   int64
+	// Sym names the global at Addr (LocMem with HasAddr), or alone a global
+	// declared here and defined elsewhere (its address is the symbol's).
+	Sym string
 }
 
 // ErrLocation: a location expression dwprobe cannot turn into a fetcharg
@@ -180,6 +186,8 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 				loc = Loc{Kind: LocAddrValue, Addr: uint64(int64(loc.Addr) + last)}
 			case !loc.HasAddr && len(loc.Derefs) == 1 && last == 0:
 				loc = Loc{Kind: LocReg, Reg: loc.Reg}
+			case !loc.HasAddr && len(loc.Derefs) == 1:
+				loc = Loc{Kind: LocRegOffset, Reg: loc.Reg, Offset: last}
 			case last == 0:
 				loc.Derefs = loc.Derefs[:len(loc.Derefs)-1]
 				// *(chain) without the final load: one level less.

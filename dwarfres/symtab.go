@@ -217,3 +217,54 @@ func (st *Symtab) Each(fn func(Sym)) {
 		fn(s)
 	}
 }
+
+// DataSymbol names a data address for a global-variable fetcharg: the
+// object symbol starting at addr named prefer if there is one, else the
+// object (or other non-function) symbol containing addr. A linear scan of
+// the raw table: a probe asks for a few globals at most.
+func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64, ok bool) {
+	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
+	if data == nil {
+		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
+	}
+	var best rawSym
+	found := false
+	f.eachRawSymbol(data, func(s rawSym) {
+		typ := elf.ST_TYPE(s.info)
+		if s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_FUNC {
+			return
+		}
+		n := strAt(strtab, s.name)
+		if len(n) == 0 || addr < s.value || addr >= s.value+max(s.size, 1) {
+			return
+		}
+		switch {
+		case !found,
+			prefer != "" && string(n) == prefer && s.value == addr,
+			string(strAt(strtab, best.name)) != prefer && s.value > best.value:
+			best, found = s, true
+		}
+	})
+	if !found {
+		return "", 0, false
+	}
+	return string(strAt(strtab, best.name)), best.value, true
+}
+
+// SymbolAddr returns the address of the first non-function symbol named
+// name (a global declared in one unit, defined in another).
+func (f *File) SymbolAddr(name string) (uint64, bool) {
+	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
+	if data == nil {
+		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
+	}
+	var addr uint64
+	found := false
+	f.eachRawSymbol(data, func(s rawSym) {
+		if found || s.shndx == elf.SHN_UNDEF || string(strAt(strtab, s.name)) != name {
+			return
+		}
+		addr, found = s.value, true
+	})
+	return addr, found
+}

@@ -22,6 +22,7 @@ type unit struct {
 	strOffB  uint64 // DW_AT_str_offsets_base
 	addrB    uint64 // DW_AT_addr_base
 	rngB     uint64 // DW_AT_rnglists_base
+	locB     uint64 // DW_AT_loclists_base
 	name     string
 	compDir  string
 }
@@ -122,6 +123,7 @@ func (f *File) rootDIE(u *unit) (*DIE, error) {
 		u.strOffB = u.root.strOffBase
 		u.addrB = u.root.addrBase
 		u.rngB = u.root.rngBase
+		u.locB = u.root.locBase
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
 		u.compDir = f.dieString(u, u.root.compDirForm, u.root.compDirVal)
 	})

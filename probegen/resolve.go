@@ -32,6 +32,7 @@ type point struct {
 	realname string
 	ret      bool
 	note     string // why the target has an unusual form
+	scope    *dwarfres.Scope
 }
 
 // Definitions resolves a parsed spec against t into its definition lines,
@@ -41,8 +42,9 @@ type point struct {
 func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []Def, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
-	if len(spec.Args) > 0 {
-		return nil, nil, fmt.Errorf("probe %q: arguments are not yet supported (column %d)", raw, spec.Args[0].Col)
+	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, ret: spec.Point.Return, user: o.User}
+	if err := env.checkArgs(spec.Args); err != nil {
+		return nil, nil, err
 	}
 	pts, err := resolve(&o, t, &spec.Point)
 	if err != nil {
@@ -82,6 +84,11 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			target = exe + ":0x" + strconv.FormatUint(off, 16)
 		}
 		d := Def{Return: p.ret, Group: group, Event: name, Target: target}
+		if len(spec.Args) > 0 {
+			if d.Args, err = env.convertArgs(spec.Args, p.scope); err != nil {
+				return nil, nil, err
+			}
+		}
 		if err := d.Validate(); err != nil {
 			return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
 		}
@@ -90,6 +97,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		}
 		defs = append(defs, d)
 	}
+	notes = append(notes, env.notes...)
 	return defs, notes, nil
 }
 
@@ -170,7 +178,9 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 				return nil, err
 			}
 		}
-		out = append(out, kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText))
+		pt := kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText)
+		pt.scope = pr.Scope
+		out = append(out, pt)
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ type options struct {
 	defs       []string
 	adds       []string
 	line       string
-	vars       string
+	vars       []string
 	funcs      string
 	filter     string
 	noInlines  bool
@@ -91,9 +91,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.list, "list", "l", "", "list current probe events (not yet supported)")
 	fs.Lookup("list").NoOptDefVal = "*"
 	fs.StringVarP(&o.line, "line", "L", "", "show source lines that can be probed: FUNC[:RLN[+NUM|-RLN2]][@SRC] or SRC:ALN[+NUM|-ALN2]")
-	fs.StringVarP(&o.vars, "vars", "V", "", "show variables reachable at PROBE (not yet supported)")
-	fs.BoolVar(&o.externs, "externs", false, "with -V, show external variables too (not yet supported)")
-	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show variables' location ranges (not yet supported)")
+	fs.StringArrayVarP(&o.vars, "vars", "V", nil, "show the variables reachable at PROBE")
+	fs.BoolVar(&o.externs, "externs", false, "with -V, show the unit's external variables too")
+	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show where each variable has a location")
 	fs.StringVarP(&o.funcs, "funcs", "F", "", "list functions, optionally filtered by FILTER")
 	fs.Lookup("funcs").NoOptDefVal = "\x00"
 	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
@@ -119,7 +119,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"module", "add", "del", "list", "vars", "externs", "range", "force", "bootconfig",
+var unsupported = []string{"module", "add", "del", "list", "force", "bootconfig",
 	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -143,23 +143,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Positional words form one probe, as in perf ("perf probe vfs_read count").
 	if rest := fs.Args(); len(rest) > 0 {
-		if len(o.defs) > 0 || o.line != "" || o.funcsSet {
+		if len(o.defs) > 0 || o.line != "" || o.funcsSet || len(o.vars) > 0 {
 			return fmt.Errorf("unexpected argument %q", rest[0])
 		}
 		return fmt.Errorf("adding probes is not yet supported; print the definition with -D %q", strings.Join(rest, " "))
 	}
 	modes := 0
-	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet} {
+	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0} {
 		if b {
 			modes++
 		}
 	}
 	if modes == 0 {
 		fs.Usage()
-		return errors.New("nothing to do: give -D, -L or -F")
+		return errors.New("nothing to do: give -D, -L, -V or -F")
 	}
 	if modes > 1 {
-		return errors.New("-D, -L and -F are exclusive")
+		return errors.New("-D, -L, -V and -F are exclusive")
 	}
 	if o.maxProbes <= 0 {
 		return fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
@@ -174,6 +174,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDefinitions(ctx, &o, t, stdout, stderr)
 	case o.line != "":
 		return runLines(&o, t, stdout, stderr)
+	case len(o.vars) > 0:
+		return runVars(&o, t, stdout, stderr)
 	default:
 		return runFuncs(&o, t, stdout)
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// defaultVarFilter is perf 6.1's default --filter for -V.
+const defaultVarFilter = "!__k???tab_* & !__crc_*"
+
+// runVars implements -V in perf's format. Variables in scope without a
+// location at an address, which perf leaves out silently, are named on
+// stderr (stdout stays byte-identical to perf's).
+func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	rules := defaultVarFilter
+	if o.filter != "" {
+		rules = o.filter
+	}
+	flt, err := lazymatch.ParseFilter(rules)
+	if err != nil {
+		return err
+	}
+	src, err := newSources(o)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	for _, raw := range o.vars {
+		spec, err := probegen.ParseSpec(raw)
+		if err != nil {
+			return err
+		}
+		ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.lazyLines}
+		if o.exec != "" {
+			ro.User = true
+		}
+		lists, err := probegen.AvailableVars(t, spec, ro, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: flt.Match})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
+		for _, vl := range lists {
+			fmt.Fprintf(w, "\t@<%s>\n", vl.Point)
+			for _, l := range vl.Lines {
+				fmt.Fprintf(w, "\t\t%s\n", l)
+			}
+			if len(vl.Lines) == 0 {
+				fmt.Fprintf(w, "\t\t(No matched variables)\n")
+			}
+			if len(vl.Missing) > 0 && !o.quiet {
+				fmt.Fprintf(stderr, "note: at %s, in scope but without a location (optimized out): %s\n", vl.Point, strings.Join(vl.Missing, ", "))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"fmt"
+)
+
+// Entry is a DIE of a decoded unit, for the questions probe arguments ask
+// of variables, members and types. The zero Entry is not valid.
+type Entry struct {
+	t *cuTree
+	i int
+}
+
+// Valid reports whether e names a DIE.
+func (e Entry) Valid() bool { return e.t != nil && e.i >= 0 && e.i < len(e.t.dies) }
+
+// Tag is the DIE's tag.
+func (e Entry) Tag() dwarf.Tag { return e.t.dies[e.i].Tag }
+
+// Offset is the DIE's .debug_info offset, for error messages.
+func (e Entry) Offset() uint64 { return e.t.dies[e.i].Off }
+
+// Name is dwarf_diename: DW_AT_name, through abstract origins.
+func (e Entry) Name() string { return e.t.name(e.i) }
+
+// Type is DW_AT_type (through abstract origins, as die_get_type); ok is
+// false for void.
+func (e Entry) Type() (Entry, bool) {
+	a, ok := e.t.attrIntegrated(e.i, dwarf.AttrType)
+	if !ok || !isRef(a.form) {
+		return Entry{}, false
+	}
+	j := e.t.idx(a.v)
+	if j < 0 {
+		return Entry{}, false
+	}
+	return Entry{e.t, j}, true
+}
+
+// RealType skips qualifiers (const, volatile, restrict, shared) and, with
+// typedefs, typedefs too: perf's __die_get_real_type / die_get_real_type.
+func (e Entry) RealType(typedefs bool) (Entry, bool) {
+	cur := e
+	for n := 0; n < 64; n++ {
+		next, ok := cur.Type()
+		if !ok {
+			return Entry{}, false
+		}
+		switch next.Tag() {
+		case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagSharedType:
+			cur = next
+			continue
+		case dwarf.TagTypedef:
+			if typedefs {
+				cur = next
+				continue
+			}
+		}
+		return next, true
+	}
+	return Entry{}, false
+}
+
+func (e Entry) attrs() attrSet {
+	s, _ := e.t.attrs(e.i)
+	return s
+}
+
+func (e Entry) integratedUdata(a dwarf.Attr) (int64, bool) {
+	x, ok := e.t.attrIntegrated(e.i, a)
+	if !ok || !isConstForm(x.form) {
+		return 0, false
+	}
+	return int64(x.v), true
+}
+
+// ByteSize is DW_AT_byte_size (dwarf_bytesize); ok is false without one.
+func (e Entry) ByteSize() (int64, bool) { return e.integratedUdata(dwarf.AttrByteSize) }
+
+// Encoding is a base type's DW_AT_encoding (DW_ATE_*).
+func (e Entry) Encoding() (int64, bool) { return e.integratedUdata(dwarf.AttrEncoding) }
+
+// Signed is perf's die_is_signed_type.
+func (e Entry) Signed() bool {
+	enc, ok := e.Encoding()
+	return ok && (enc == dwAteSigned || enc == dwAteSignedChar || enc == dwAteSignedFixed)
+}
+
+// DW_ATE_* values used here.
+const (
+	dwAteSigned      = 0x05
+	dwAteSignedChar  = 0x06
+	dwAteSignedFixed = 0x0d
+)
+
+// BitSize is a bitfield member's DW_AT_bit_size; 0 for other members.
+func (e Entry) BitSize() int64 {
+	v, _ := e.integratedUdata(dwarf.AttrBitSize)
+	return v
+}
+
+// BitField describes a bitfield member for a kprobe b<width>@<shift>/<bits>
+// type: the value is Width bits at Shift bits from the least significant
+// bit of the Container-byte unit that starts ByteOffset bytes into the
+// enclosing structure.
+type BitField struct {
+	Width, Shift int64
+	Container    int64 // bytes
+	ByteOffset   int64
+}
+
+// BitField decodes DWARF 5's DW_AT_data_bit_offset or DWARF 2-4's
+// DW_AT_data_member_location + DW_AT_bit_offset (counted from the most
+// significant bit) for a little- or big-endian target.
+func (e Entry) BitField() (BitField, error) {
+	w := e.BitSize()
+	if w <= 0 {
+		return BitField{}, fmt.Errorf("member %s is not a bitfield", e.Name())
+	}
+	s := e.attrs()
+	size, ok := s.udata(dwarf.AttrByteSize)
+	if !ok {
+		tp, ok2 := e.RealType(true)
+		if !ok2 {
+			return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has no type size", e.Name(), e.Offset())
+		}
+		sz, ok3 := tp.ByteSize()
+		if !ok3 || sz <= 0 {
+			return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has no type size", e.Name(), e.Offset())
+		}
+		size = uint64(sz)
+	}
+	bits := int64(size) * 8
+	bigEndian := e.t.f.Order == binary.BigEndian
+	if dbo, ok := s.udata(atDataBitOffset); ok {
+		// Start of the bitfield counted in bits from the structure start;
+		// pick the container-aligned unit holding it.
+		unit := int64(dbo) / bits * int64(size)
+		shift := int64(dbo) - unit*8
+		if shift+w > bits {
+			return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) straddles a %d-byte unit", e.Name(), e.Offset(), size)
+		}
+		if bigEndian {
+			shift = bits - shift - w
+		}
+		return BitField{Width: w, Shift: shift, Container: int64(size), ByteOffset: unit}, nil
+	}
+	bo, ok := s.udata(dwarf.AttrBitOffset)
+	if !ok {
+		return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has no bit offset", e.Name(), e.Offset())
+	}
+	off, err := e.MemberOffset()
+	if err != nil {
+		return BitField{}, err
+	}
+	shift := bits - int64(bo) - w // DW_AT_bit_offset counts from the MSB
+	if bigEndian {
+		shift = int64(bo)
+	}
+	if shift < 0 {
+		return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has a bit offset past its unit", e.Name(), e.Offset())
+	}
+	return BitField{Width: w, Shift: shift, Container: int64(size), ByteOffset: off}, nil
+}
+
+// PerfBitOffset is what perf 6.1 writes after '@' for a bitfield: libdw's
+// dwarf_bitoffset, i.e. DW_AT_bit_offset as is (counted from the MSB);
+// ok is false when the member has none (DWARF 5's data_bit_offset).
+func (e Entry) PerfBitOffset() (int64, bool) {
+	v, ok := e.attrs().udata(dwarf.AttrBitOffset)
+	return int64(v), ok
+}
+
+// MemberOffset is perf's die_get_data_member_location: a constant or a
+// single DW_OP_plus_uconst; 0 when absent (union members).
+func (e Entry) MemberOffset() (int64, error) {
+	x, ok := e.attrs().get(dwarf.AttrDataMemberLoc)
+	if !ok {
+		if e.t.dies[e.i].Tag == dwarf.TagMember {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("%s (DIE %#x) has no member offset", e.Name(), e.Offset())
+	}
+	if isConstForm(x.form) {
+		return int64(x.v), nil
+	}
+	if len(x.blk) > 0 && x.blk[0] == 0x23 { // DW_OP_plus_uconst
+		b := buf{data: x.blk[1:]}
+		v := b.uleb()
+		if b.err == nil && b.off == len(b.data) {
+			return int64(v), nil
+		}
+	}
+	return 0, fmt.Errorf("member %s (DIE %#x): unsupported DW_AT_data_member_location", e.Name(), e.Offset())
+}
+
+// HasMemberOffset reports whether the member carries DW_AT_data_member_location.
+func (e Entry) HasMemberOffset() bool { return e.attrs().has(dwarf.AttrDataMemberLoc) }
+
+// Children lists the DIE's direct children.
+func (e Entry) Children() []Entry {
+	var out []Entry
+	t := e.t
+	d := t.dies[e.i].Depth
+	for j := e.i + 1; j < len(t.dies) && t.dies[j].Depth > d; j++ {
+		if t.dies[j].Depth == d+1 {
+			out = append(out, Entry{t, j})
+		}
+	}
+	return out
+}
+
+// FindMember is perf's die_find_member: the first member named name, or
+// the first unnamed member whose type (recursively) has it; the caller
+// then descends into that unnamed member.
+func (e Entry) FindMember(name string) (Entry, bool) {
+	for _, c := range e.Children() {
+		if c.Tag() != dwarf.TagMember {
+			continue
+		}
+		n := c.Name()
+		if n == name {
+			return c, true
+		}
+		if n == "" {
+			if tp, ok := c.Type(); ok {
+				if _, ok := tp.FindMember(name); ok {
+					return c, true
+				}
+			}
+		}
+	}
+	return Entry{}, false
+}
+
+// IsDecl reports DW_AT_declaration.
+func (e Entry) IsDecl() bool { return e.t.dies[e.i].Declaration }
+
+// ArrayLen is an array type's element count from its first subrange
+// (DW_AT_count or DW_AT_upper_bound + 1); ok is false for flexible arrays.
+func (e Entry) ArrayLen() (int64, bool) {
+	for _, c := range e.Children() {
+		if c.Tag() != dwarf.TagSubrangeType {
+			continue
+		}
+		s := c.attrs()
+		if n, ok := s.udata(dwarf.AttrCount); ok {
+			return int64(n), true
+		}
+		if ub, ok := s.sdata(dwarf.AttrUpperBound); ok {
+			return ub + 1, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// TypeName is perf's die_get_typename for a variable or member: the type
+// as written ("struct file*", "char*", "(function_type)"), "" when unknown.
+func (e Entry) TypeName() (string, bool) {
+	tp, ok := e.RealType(false)
+	if !ok {
+		return "", false
+	}
+	switch tp.Tag() {
+	case dwarf.TagArrayType, dwarf.TagPointerType:
+		inner, ok := tp.TypeName()
+		if !ok {
+			return "", false
+		}
+		return inner + "*", true
+	case dwarf.TagSubroutineType:
+		return "(function_type)", true
+	}
+	n := tp.Name()
+	if n == "" {
+		return "", false
+	}
+	switch tp.Tag() {
+	case dwarf.TagUnionType:
+		return "union " + n, true
+	case dwarf.TagStructType:
+		return "struct " + n, true
+	case dwarf.TagEnumerationType:
+		return "enum " + n, true
+	}
+	return n, true
+}

@@ -1,0 +1,469 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Scope is a resolved probe address with the DWARF scope it was found in
+// (the function, the inlined instance or the best scope of a line), for
+// finding the variables reachable there.
+type Scope struct {
+	t      *cuTree
+	sc, sp int // scope DIE, real (out-of-line) function
+	Addr   uint64
+}
+
+// ErrNoLocation: the variable exists in scope but has no location at the
+// probe address (optimized out there).
+var ErrNoLocation = errors.New("no location at this address")
+
+// Machine is the ELF machine of the file the scope belongs to.
+func (s *Scope) File() *File { return s.t.f }
+
+// Func is the name of the out-of-line function containing the address.
+func (s *Scope) Func() string { return s.t.name(s.sp) }
+
+// FuncEntry is the entry address of the out-of-line function.
+func (s *Scope) FuncEntry() (uint64, bool) { return s.t.dieEntryPC(s.sp) }
+
+// Lookup is perf's find_variable search: the first formal parameter or
+// variable named name (with a location, a constant value or external) in
+// the scope or the nested scopes holding the address, else a unit-level
+// variable of that name.
+func (s *Scope) Lookup(name string) (Entry, bool) {
+	t := s.t
+	var found = -1
+	s.visit(s.sc, true, func(j int) bool {
+		if s.isVarWithValue(j) && t.name(j) == name {
+			found = j
+			return true
+		}
+		return false
+	})
+	if found < 0 {
+		s.visit(0, false, func(j int) bool {
+			if s.isVarWithValue(j) && t.name(j) == name {
+				found = j
+				return true
+			}
+			return false
+		})
+	}
+	if found < 0 {
+		return Entry{}, false
+	}
+	return Entry{t, found}, true
+}
+
+// isVarWithValue is __die_find_variable_cb's test.
+func (s *Scope) isVarWithValue(j int) bool {
+	d := &s.t.dies[j]
+	if d.Tag != dwarf.TagFormalParameter && d.Tag != dwarf.TagVariable {
+		return false
+	}
+	a, err := s.t.attrs(j)
+	if err != nil {
+		return false
+	}
+	return a.has(dwarf.AttrExternal) || a.has(dwarf.AttrLocation) || a.has(dwarf.AttrConstValue)
+}
+
+// visit is perf's die_find_child over root: fn sees each child in order and,
+// with nested, the children of those that contain the address (lexical
+// blocks, inlined instances), depth first. fn returns true to stop.
+func (s *Scope) visit(root int, nested bool, fn func(j int) bool) bool {
+	t := s.t
+	end := t.end(root)
+	depth := t.dies[root].Depth
+	for j := root + 1; j < end; j++ {
+		if t.dies[j].Depth != depth+1 {
+			continue
+		}
+		if fn(j) {
+			return true
+		}
+		if nested && t.dies[j].Children && (t.dies[j].HasLow || t.dies[j].HasRanges) && t.hasPC(j, s.Addr) {
+			if s.visit(j, true, fn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Vars lists the formal parameters (and, with locals, the variables) of the
+// scope and the nested scopes holding the address, as perf's $params and
+// $vars expand: only those with a location usable here.
+func (s *Scope) Vars(locals bool) []Entry {
+	var out []Entry
+	s.visit(s.sc, true, func(j int) bool {
+		tag := s.t.dies[j].Tag
+		if tag == dwarf.TagFormalParameter || tag == dwarf.TagVariable && locals {
+			if _, err := s.Location(Entry{s.t, j}); err == nil {
+				out = append(out, Entry{s.t, j})
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// Avail is one variable of a -V listing.
+type Avail struct {
+	Var      Entry
+	External bool  // a unit-level variable (--externs)
+	Err      error // nil, or why it has no usable location here
+}
+
+// Available lists every parameter and variable visible at the address in
+// perf's collect_variables_cb order (scope, then with externs the unit's
+// variables), each with the result of resolving its location.
+func (s *Scope) Available(externs bool) []Avail {
+	var out []Avail
+	add := func(j int, ext bool) {
+		tag := s.t.dies[j].Tag
+		if tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
+			return
+		}
+		_, err := s.Location(Entry{s.t, j})
+		out = append(out, Avail{Var: Entry{s.t, j}, External: ext, Err: err})
+	}
+	s.visit(s.sc, true, func(j int) bool { add(j, false); return false })
+	if externs {
+		s.visit(0, false, func(j int) bool { add(j, true); return false })
+	}
+	return out
+}
+
+// Location resolves where the value of variable v is at the scope's address:
+// a register, memory at a register or symbol plus offsets, or a constant.
+// Frame-base locations are expressed against the register of the frame base
+// (for DW_OP_call_frame_cfa, the CFA rule at the address); an entry value
+// is the register itself at the function's entry. Errors wrap ErrNoLocation
+// (optimized out here) or ErrLocation (a form a fetcharg cannot express).
+func (s *Scope) Location(v Entry) (Loc, error) {
+	t := s.t
+	a, err := t.attrs(v.i)
+	if err != nil {
+		return Loc{}, err
+	}
+	if a.has(dwarf.AttrExternal) {
+		if x, ok := a.get(dwarf.AttrLocation); ok && len(x.blk) > 0 {
+			if loc, err := s.decode(x.blk); err == nil && loc.Kind == LocMem && loc.HasAddr {
+				loc.Sym = v.Name()
+				return loc, nil
+			}
+		}
+		// A declaration of a global defined elsewhere: the symbol has its name.
+		return Loc{Kind: LocMem, Sym: v.Name(), Derefs: []int64{0}}, nil
+	}
+	if _, ok := a.get(dwarf.AttrConstValue); ok {
+		c, ok := a.sdata(dwarf.AttrConstValue)
+		if !ok {
+			return Loc{}, fmt.Errorf("%w: a constant value that is not an integer", ErrLocation)
+		}
+		return Loc{Kind: LocConst, Const: c}, nil
+	}
+	x, ok := a.get(dwarf.AttrLocation)
+	if !ok {
+		return Loc{}, fmt.Errorf("%w: the variable has no location attribute", ErrNoLocation)
+	}
+	expr, ok, err := s.exprAt(x, s.Addr)
+	if err != nil {
+		return Loc{}, err
+	}
+	if !ok {
+		// perf: a parameter at the function entry may only be described
+		// from just after the fentry call; take its first location.
+		entry, eok := t.dieEntryPC(s.sp)
+		if !eok || s.Addr != entry || t.dies[v.i].Tag != dwarf.TagFormalParameter {
+			return Loc{}, ErrNoLocation
+		}
+		found := false
+		for _, r := range t.ranges(s.sp) {
+			for pc := max(r.Low, s.Addr+1); pc < r.High && !found; pc++ {
+				if expr, ok, err = s.exprAt(x, pc); err == nil && ok {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return Loc{}, ErrNoLocation
+		}
+	}
+	if len(expr) == 0 {
+		return Loc{}, fmt.Errorf("%w: empty location (optimized out)", ErrNoLocation)
+	}
+	loc, err := s.decode(expr)
+	if err != nil {
+		return Loc{}, err
+	}
+	if loc.HasAddr {
+		loc.Sym = v.Name()
+	}
+	return s.resolve(loc)
+}
+
+// PerfLocation reports whether perf 6.1's convert_variable_location would
+// accept v (it looks at the first operation only); used to mirror perf's
+// $vars and -V choices where dwprobe could say more.
+func (s *Scope) PerfAccepts(v Entry) bool {
+	t := s.t
+	a, err := t.attrs(v.i)
+	if err != nil {
+		return false
+	}
+	if a.has(dwarf.AttrExternal) || a.has(dwarf.AttrConstValue) {
+		return true
+	}
+	x, ok := a.get(dwarf.AttrLocation)
+	if !ok {
+		return false
+	}
+	expr, ok, err := s.exprAt(x, s.Addr)
+	if err != nil {
+		return false
+	}
+	if !ok {
+		entry, eok := t.dieEntryPC(s.sp)
+		if !eok || s.Addr != entry || t.dies[v.i].Tag != dwarf.TagFormalParameter {
+			return false
+		}
+		found := false
+		for _, r := range t.ranges(s.sp) {
+			for pc := max(r.Low, s.Addr+1); pc < r.High && !found; pc++ {
+				if expr, ok, err = s.exprAt(x, pc); err == nil && ok {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if len(expr) == 0 {
+		return false
+	}
+	o := expr[0]
+	switch {
+	case o == 0x03: // addr
+		return true
+	case o == 0x91: // fbreg
+		return s.frameBaseOK()
+	case o >= 0x50 && o <= 0x7f, o == 0x90, o == 0x92: // reg*, breg*, regx, bregx
+		return true
+	}
+	return false
+}
+
+func (s *Scope) frameBaseOK() bool {
+	x, ok := s.t.attrsGet(s.sp, dwarf.AttrFrameBase)
+	if !ok {
+		return false
+	}
+	expr, ok, err := s.exprAt(x, s.Addr)
+	return err == nil && ok && len(expr) > 0
+}
+
+func (t *cuTree) attrsGet(i int, at dwarf.Attr) (attrVal, bool) {
+	a, err := t.attrs(i)
+	if err != nil {
+		return attrVal{}, false
+	}
+	return a.get(at)
+}
+
+// exprAt returns the location expression of attribute x valid at pc: the
+// expression itself, or the matching entry of its location list.
+func (s *Scope) exprAt(x attrVal, pc uint64) ([]byte, bool, error) {
+	list, single, err := s.locEntries(x)
+	if err != nil {
+		return nil, false, err
+	}
+	if single {
+		return x.blk, true, nil
+	}
+	e, ok := locAt(list, pc)
+	return e, ok, nil
+}
+
+// locEntries reads the location list of x; single is true for an exprloc.
+func (s *Scope) locEntries(x attrVal) (list []LocEntry, single bool, err error) {
+	t := s.t
+	switch x.form {
+	case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
+		return nil, true, nil
+	case formSecOffset, formData4, formData8, formLoclistx:
+	default:
+		return nil, false, &DecodeError{Section: ".debug_info", Offset: t.u.off, Msg: fmt.Sprintf("location attribute with form %#x", x.form)}
+	}
+	root, err := t.f.rootDIE(t.u)
+	if err != nil {
+		return nil, false, err
+	}
+	locBase := t.u.locB
+	if x.form == formLoclistx && locBase == 0 {
+		locBase = 12 // the first table, right after a 32-bit header
+	}
+	list, err = t.f.locList(t.u, x.v, x.form == formLoclistx, locBase, root.LowPC)
+	return list, false, err
+}
+
+func (s *Scope) decode(expr []byte) (Loc, error) {
+	t := s.t
+	r := &reader{f: t.f, u: t.u}
+	return DecodeLocation(expr, t.u.addrSize, t.f.Order, func(i uint64) (uint64, error) {
+		a := r.addrx(i)
+		if r.b.err != nil {
+			return 0, r.b.err
+		}
+		return a, nil
+	})
+}
+
+// resolve turns frame-base and entry-value locations into register ones.
+func (s *Scope) resolve(loc Loc) (Loc, error) {
+	switch loc.Kind {
+	case LocFrameBase:
+		x, ok := s.t.attrsGet(s.sp, dwarf.AttrFrameBase)
+		if !ok {
+			return Loc{}, fmt.Errorf("%w: DW_OP_fbreg without a frame base in %s", ErrLocation, s.Func())
+		}
+		expr, ok, err := s.exprAt(x, s.Addr)
+		if err != nil {
+			return Loc{}, err
+		}
+		if !ok || len(expr) == 0 {
+			return Loc{}, fmt.Errorf("%w: the frame base of %s is unknown at %#x", ErrNoLocation, s.Func(), s.Addr)
+		}
+		fb, err := s.decode(expr)
+		if err != nil {
+			return Loc{}, err
+		}
+		switch {
+		case fb.Kind == LocCFA:
+			reg, off, err := s.t.f.CFA(s.Addr)
+			if err != nil {
+				return Loc{}, fmt.Errorf("frame base at %#x: %w", s.Addr, err)
+			}
+			return Loc{Kind: LocMem, Reg: reg, Derefs: []int64{off + loc.Offset}}, nil
+		case fb.Kind == LocReg:
+			return Loc{Kind: LocMem, Reg: fb.Reg, Derefs: []int64{loc.Offset}}, nil
+		case fb.Kind == LocMem && !fb.HasAddr && len(fb.Derefs) == 1:
+			// DW_OP_bregN K as a frame base is the address regN+K.
+			return Loc{Kind: LocMem, Reg: fb.Reg, Derefs: []int64{fb.Derefs[0] + loc.Offset}}, nil
+		}
+		return Loc{}, fmt.Errorf("%w: frame base of %s", ErrLocation, s.Func())
+	case LocEntryReg:
+		if entry, ok := s.FuncEntry(); ok && entry == s.Addr {
+			return Loc{Kind: LocReg, Reg: loc.Reg}, nil
+		}
+		return Loc{}, fmt.Errorf("%w: the value is only known at the entry of %s (DW_OP_entry_value)", ErrNoLocation, s.Func())
+	case LocCFA:
+		return Loc{}, fmt.Errorf("%w: DW_OP_call_frame_cfa as a variable", ErrLocation)
+	}
+	return loc, nil
+}
+
+// Ranges lists where v has a location: its location-list ranges, or for a
+// single expression the ranges of its enclosing scope; nil when unknown.
+func (s *Scope) Ranges(v Entry) []Range {
+	t := s.t
+	a, err := t.attrs(v.i)
+	if err != nil {
+		return nil
+	}
+	x, ok := a.get(dwarf.AttrLocation)
+	if !ok {
+		return nil
+	}
+	list, single, err := s.locEntries(x)
+	if err != nil {
+		return nil
+	}
+	if single {
+		p := t.dies[v.i].Parent
+		if p < 0 {
+			return nil
+		}
+		return t.ranges(p)
+	}
+	var out []Range
+	for _, e := range list {
+		if !e.Default && e.High > e.Low {
+			out = append(out, Range{e.Low, e.High})
+		}
+	}
+	return out
+}
+
+// PerfRanges reproduces perf's die_get_var_range text:
+// "@<FUNC+[A-B,C-D]>" relative to the function entry, "" when none.
+func (s *Scope) PerfRanges(v Entry) string {
+	entry, ok := s.t.dieEntryPC(s.sp)
+	if !ok {
+		return ""
+	}
+	rs := s.Ranges(v)
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "@<%s+[", s.Func())
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d-%d", int64(r.Low-entry), int64(r.High-entry))
+	}
+	b.WriteString("]>")
+	return b.String()
+}
+
+// LinesIn lists the source lines (of the line table's rows with
+// is_stmt) whose addresses fall in rs, sorted, at most max of them; for
+// error hints saying where a variable is available.
+func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
+	seen := map[int]bool{}
+	lt, err := s.t.lineTable()
+	if err != nil {
+		return "", nil
+	}
+	for _, row := range lt.rows {
+		if !row.Stmt || row.EndSeq || !inRanges(rs, row.Addr) || !s.t.hasPC(s.sp, row.Addr) {
+			continue
+		}
+		if file == "" {
+			file = lt.files[row.File]
+		}
+		if lt.files[row.File] == file && !seen[int(row.Line)] {
+			seen[int(row.Line)] = true
+			lines = append(lines, int(row.Line))
+		}
+	}
+	sort.Ints(lines)
+	if len(lines) > limit {
+		lines = lines[:limit]
+	}
+	return file, lines
+}
+
+// LocatedLater is perf's --range test for a local variable without a
+// location at the address: it gets one further on in the function (perf
+// scans up to DW_AT_high_pc, so functions described by ranges never qualify).
+func (s *Scope) LocatedLater(v Entry) bool {
+	d := &s.t.dies[s.sp]
+	if !d.HasLow || !d.HasHigh {
+		return false
+	}
+	for _, r := range s.Ranges(v) {
+		if r.High > s.Addr+1 && r.Low <= d.HighPC {
+			return true
+		}
+	}
+	return false
+}

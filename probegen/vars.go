@@ -1,0 +1,136 @@
+package probegen
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// VarOptions are -V's options.
+type VarOptions struct {
+	Externs bool              // --externs: the unit's global variables too
+	Ranges  bool              // --range: [VAL]/[INV]/[EXT] and location ranges
+	Filter  func(string) bool // --filter on variable names; nil: all
+}
+
+// VarList is the -V answer for one probe address.
+type VarList struct {
+	Point string   // "vfs_read+114", as perf's @<...> label
+	Lines []string // perf's "TYPE\tNAME" lines (with --range, prefixed and suffixed), sorted
+	// Missing names the parameters and variables in scope that have no
+	// usable location at this address (perf leaves them out silently).
+	Missing []string
+}
+
+// PerfPoint renders a point as perf's synthesize_perf_probe_point does, for
+// the "Available variables at" header.
+func PerfPoint(p *Point) string {
+	var b strings.Builder
+	if p.Function != "" {
+		b.WriteString(p.Function)
+		switch {
+		case p.Offset != 0:
+			fmt.Fprintf(&b, "+%d", p.Offset)
+		case p.Line != 0:
+			fmt.Fprintf(&b, ":%d", p.Line)
+		case p.Return:
+			b.WriteString("%return")
+		}
+	}
+	if p.File != "" {
+		f := p.File
+		if len(f) > 30 {
+			tail := f[len(f)-30:]
+			if i := strings.IndexByte(tail, '/'); i >= 0 {
+				f = tail[i+1:]
+			} else {
+				f = tail
+			}
+		}
+		b.WriteString("@" + f)
+		if p.Function == "" && p.Line != 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+	}
+	return b.String()
+}
+
+// AvailableVars is perf's -V: for every address the point resolves to, the
+// variables a probe there can read.
+func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
+	p := spec.Point
+	if p.IsAddr {
+		return nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", spec.Raw, ErrNotSupported)
+	}
+	// Variables are listed at the entry of a %return point, as perf does.
+	p.Return = false
+	pts, err := resolve(&o, t, &p)
+	if err != nil {
+		return nil, fmt.Errorf("probe %q: %w", spec.Raw, err)
+	}
+	var out []VarList
+	for _, pt := range pts {
+		sc := pt.scope
+		if sc == nil {
+			return nil, fmt.Errorf("failed to find the address of %s: no debuginfo covers it %w", PerfPoint(&spec.Point), dwarfres.ErrNotFound)
+		}
+		entry, _ := sc.FuncEntry()
+		vl := VarList{Point: sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)}
+		seen := map[string]bool{}
+		for _, a := range sc.Available(vo.Externs) {
+			name := a.Var.Name()
+			if name == "" {
+				continue
+			}
+			inv := false
+			if a.Err != nil {
+				// perf's --range shows local variables without a location
+				// here as [INV]; everything else without one is left out.
+				if !vo.Ranges || a.External || a.Var.Tag() != dwarf.TagVariable || !errors.Is(a.Err, dwarfres.ErrNoLocation) || !sc.LocatedLater(a.Var) {
+					if !a.External && errors.Is(a.Err, dwarfres.ErrNoLocation) {
+						vl.Missing = append(vl.Missing, name)
+					}
+					continue
+				}
+				inv = true
+			}
+			typ, ok := a.Var.TypeName()
+			if !ok {
+				typ = "(unknown_type)"
+			}
+			line := typ + "\t" + name
+			if vo.Ranges {
+				switch {
+				case a.External:
+					line = "[EXT]\t" + line
+				case inv:
+					line = "[INV]\t" + line
+				default:
+					line = "[VAL]\t" + line
+				}
+				if !a.External {
+					if r := sc.PerfRanges(a.Var); r != "" {
+						line += "\t" + r
+					}
+				}
+			}
+			// perf filters on the text after the first tab: the name, or
+			// with --range the type, name and range.
+			if vo.Filter != nil && !vo.Filter(line[strings.IndexByte(line, '\t')+1:]) {
+				continue
+			}
+			if !seen[line] {
+				seen[line] = true
+				vl.Lines = append(vl.Lines, line)
+			}
+		}
+		slices.Sort(vl.Lines)
+		out = append(out, vl)
+	}
+	return out, nil
+}
