@@ -42,7 +42,7 @@ type DIE struct {
 	Sibling      uint64
 
 	strOffBase, addrBase, rngBase, locBase uint64
-	highForm                      uint16
+	highForm                               uint16
 }
 
 // reader walks the DIEs of one unit in order.
