@@ -16,6 +16,9 @@ type cuTree struct {
 	linesOnce sync.Once
 	lines     *lineTable
 	linesErr  error
+
+	optOnce sync.Once
+	opt     bool
 }
 
 func (f *File) decodeUnit(u *unit) (*cuTree, error) {

@@ -225,7 +225,10 @@ func (e Entry) FindMember(name string) (Entry, bool) {
 			return c, true
 		}
 		if n == "" {
-			if tp, ok := c.Type(); ok {
+			// perf (die_get_type) stops at a qualifier and misses the
+			// members of "const struct { ... };" (struct vm_fault):
+			// qualifiers and typedefs are skipped here.
+			if tp, ok := c.RealType(true); ok {
 				if _, ok := tp.FindMember(name); ok {
 					return c, true
 				}

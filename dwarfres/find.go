@@ -22,6 +22,10 @@ type Query struct {
 	Offset    uint64
 	NoInlines bool
 	MaxProbes int
+	// SkipPrologue moves a function-entry probe past the prologue in
+	// units built without optimization, as perf does for uprobes that read
+	// variables (their stack slots are only set up after it).
+	SkipPrologue bool
 	// LazyLines, when set, makes this a lazy-pattern query (;PTN): it
 	// returns the lines of source file (as the line table names it, in a
 	// unit compiled in compDir) that match the pattern.
@@ -38,6 +42,8 @@ type Probe struct {
 	InText   bool   // Symbol came from the symbol map (not DWARF)
 	// Scope finds the variables reachable at Addr.
 	Scope *Scope
+	// PrologueOf is the function entry when SkipPrologue moved the probe.
+	PrologueOf uint64
 }
 
 // ProbeError carries perf's message for a failed resolution; it wraps one
@@ -383,7 +389,16 @@ func (s *search) unit(t *cuTree) error {
 			if addr != 0 && q.LazyLines != nil {
 				err = s.lazy(i, t.declFile(i))
 			} else if addr != 0 {
+				entry := addr
+				if q.SkipPrologue && q.Offset == 0 && !t.optimized() {
+					if a, ok := t.postPrologue(i, addr); ok {
+						addr = a
+					}
+				}
 				err = s.probeAt(i, addr+q.Offset)
+				if err == nil && addr != entry && len(s.out) > 0 && s.out[len(s.out)-1].Addr == addr {
+					s.out[len(s.out)-1].PrologueOf = entry
+				}
 			}
 		case !q.NoInlines:
 			err = s.instances(i)

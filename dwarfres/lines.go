@@ -14,6 +14,7 @@ type lineRow struct {
 	Line   int32
 	Stmt   bool
 	EndSeq bool
+	PEnd   bool // prologue_end
 }
 
 // lineTable is a unit's line program with rows ordered as libdw orders them
@@ -96,7 +97,7 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 			lt.files = append(lt.files, e.File.Name)
 			lt.fidx[e.File] = fi
 		}
-		lt.rows = append(lt.rows, lineRow{Addr: e.Address, File: fi, Line: int32(e.Line), Stmt: e.IsStmt, EndSeq: e.EndSequence})
+		lt.rows = append(lt.rows, lineRow{Addr: e.Address, File: fi, Line: int32(e.Line), Stmt: e.IsStmt, EndSeq: e.EndSequence, PEnd: e.PrologueEnd})
 	}
 	// libdw's compare_lines: by address, an end of sequence before other
 	// rows at the same address, otherwise program order.

@@ -51,3 +51,20 @@ func (f *File) FileOffset(addr uint64) (uint64, error) {
 	}
 	return 0, fmt.Errorf("address %#x is in no loadable segment: %w", addr, ErrNotFound)
 }
+
+// UprobeDataOffset is the @+OFFSET a uprobe at code address probe uses to
+// read the data at addr. The kernel turns OFFSET into an address as
+// probe_vaddr - probe_file_offset + OFFSET, i.e. assuming the code
+// segment's address-to-offset delta, so data in another segment (and .bss,
+// which has no file bytes) is expressed relative to that delta.
+func (f *File) UprobeDataOffset(probe, addr uint64) (uint64, error) {
+	for _, p := range f.ELF.Progs {
+		if p.Type == elf.PT_LOAD && probe >= p.Vaddr && probe < p.Vaddr+p.Filesz {
+			if addr < p.Vaddr-p.Off {
+				break
+			}
+			return addr - (p.Vaddr - p.Off), nil
+		}
+	}
+	return 0, fmt.Errorf("address %#x: no loadable segment holds the probe at %#x: %w", addr, probe, ErrNotFound)
+}

@@ -124,6 +124,15 @@ func (f *File) rootDIE(u *unit) (*DIE, error) {
 		u.addrB = u.root.addrBase
 		u.rngB = u.root.rngBase
 		u.locB = u.root.locBase
+		if u.version >= 5 && u.addrB != 0 {
+			// clang writes the root's DW_AT_low_pc as DW_FORM_addrx,
+			// before DW_AT_addr_base: decode it again with the base known.
+			r = f.newReader(u)
+			if !r.next(&u.root) {
+				u.rootErr = r.failure(u.dieOff, "missing root DIE")
+				return
+			}
+		}
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
 		u.compDir = f.dieString(u, u.root.compDirForm, u.root.compDirVal)
 	})

@@ -54,6 +54,9 @@ func (s *Scope) Lookup(name string) (Entry, bool) {
 		})
 	}
 	if found < 0 {
+		if g, ok, err := t.f.FindGlobal(name); err == nil && ok {
+			return g, true
+		}
 		return Entry{}, false
 	}
 	return Entry{t, found}, true
@@ -146,6 +149,11 @@ func (s *Scope) Available(externs bool) []Avail {
 // is the register itself at the function's entry. Errors wrap ErrNoLocation
 // (optimized out here) or ErrLocation (a form a fetcharg cannot express).
 func (s *Scope) Location(v Entry) (Loc, error) {
+	if v.t != s.t {
+		// A global from another unit (FindGlobal): its own unit decodes it.
+		o := &Scope{t: v.t, sc: 0, sp: 0, Addr: s.Addr}
+		return o.Location(v)
+	}
 	t := s.t
 	a, err := t.attrs(v.i)
 	if err != nil {
@@ -466,4 +474,125 @@ func (s *Scope) LocatedLater(v Entry) bool {
 		}
 	}
 	return false
+}
+
+// FindGlobal finds a global variable named name in any unit, for a probe
+// argument naming a global its own unit does not declare (perf 6.1 gives
+// up there): the unit-level definition with a location if there is one,
+// else an external declaration (the symbol table then gives the address).
+func (f *File) FindGlobal(name string) (e Entry, ok bool, err error) {
+	defer recoverTo(&err, f.Path)
+	units, err := f.unitsList()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	cands, scanned := f.refScan(units, name)
+	if !scanned {
+		for i := range units {
+			cands = append(cands, i)
+		}
+	}
+	declUnit := -1
+	for _, ui := range cands {
+		u := &units[ui]
+		if _, err := f.rootDIE(u); err != nil {
+			return Entry{}, false, err
+		}
+		r := f.newReader(u)
+		var d DIE
+		if !r.next(&d) {
+			continue
+		}
+		for r.next(&d) {
+			if d.Depth < 1 {
+				break
+			}
+			if d.Tag == dwarf.TagVariable && d.HasName() && f.rawName(u, &d) == name {
+				if !d.Declaration {
+					t, err := f.decodeUnit(u)
+					if err != nil {
+						return Entry{}, false, err
+					}
+					if i := t.idx(d.Off); i >= 0 {
+						return Entry{t, i}, true, nil
+					}
+				} else if declUnit < 0 {
+					declUnit = ui
+				}
+			}
+			r.skipChildren(&d)
+		}
+	}
+	if declUnit < 0 {
+		return Entry{}, false, nil
+	}
+	t, err := f.decodeUnit(&units[declUnit])
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for i := 1; i < len(t.dies); i++ {
+		if t.dies[i].Depth == 1 && t.dies[i].Tag == dwarf.TagVariable && t.rawNameAt(i) == name {
+			return Entry{t, i}, true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+func (t *cuTree) rawNameAt(i int) string { return t.f.rawName(t.u, &t.dies[i]) }
+
+// optimized is perf's die_is_optimized_target: some variable of the unit
+// has a location list (perf counts DW_FORM_sec_offset only, and so takes
+// clang's DWARF 5 DW_FORM_loclistx units for unoptimized ones).
+func (t *cuTree) optimized() bool {
+	t.optOnce.Do(func() {
+		for i := range t.dies {
+			if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
+				continue
+			}
+			if x, ok := t.attrsGet(i, dwarf.AttrLocation); ok && (x.form == formSecOffset || x.form == formLoclistx || t.u.version < 4 && (x.form == formData4 || x.form == formData8)) {
+				t.opt = true
+				return
+			}
+		}
+	})
+	return t.opt
+}
+
+// postPrologue is perf's die_skip_prologue: the address of the line-table
+// row after the function's entry row (or the entry itself when that row
+// ends the prologue); ok is false without DW_AT_high_pc or a row at entry.
+func (t *cuTree) postPrologue(fn int, entry uint64) (uint64, bool) {
+	d := &t.dies[fn]
+	if !d.HasHigh {
+		return 0, false
+	}
+	lt, err := t.lineTable()
+	if err != nil {
+		return 0, false
+	}
+	idx := -1
+	for i, r := range lt.rows {
+		if r.Addr == entry {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return 0, false
+	}
+	i := idx
+	for ; i < len(lt.rows); i++ {
+		r := lt.rows[i]
+		if r.Addr >= d.HighPC || r.PEnd || r.Line != lt.rows[idx].Line || i != idx {
+			break
+		}
+	}
+	if i >= len(lt.rows) {
+		i = len(lt.rows) - 1
+	}
+	a := lt.rows[i].Addr
+	if a >= d.HighPC && i > 0 {
+		a = lt.rows[i-1].Addr
+	}
+	return a, true
 }

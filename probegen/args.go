@@ -20,6 +20,7 @@ type argEnv struct {
 	spec string // the whole command, for error messages
 	ret  bool   // a return probe
 	user bool   // uprobes: globals are file offsets
+	addr uint64 // the probe address being converted (uprobe offsets are relative to it)
 	// notes collects what dwprobe did differently from perf, for stderr.
 	notes []string
 }
@@ -245,6 +246,7 @@ type fetch struct {
 	refs    []fref
 	add     int64 // value = result + add, not loaded (an address computed in a register)
 	addrVal bool  // sym with no load: the value is the symbol's address
+	fileOff int64 // base "@+": the uprobe file offset of the global
 }
 
 type fref struct {
@@ -262,7 +264,11 @@ func (f *fetch) String() (string, error) {
 		if len(refs) == 0 {
 			return "", errors.New("the value is the address of a global; name a member, an element or use :string")
 		}
-		s += fmt.Sprintf("%+d", refs[0].off)
+		if s == "@+" { // uprobe file offset: one number
+			s += strconv.FormatInt(f.fileOff+refs[0].off, 10)
+		} else {
+			s += fmt.Sprintf("%+d", refs[0].off)
+		}
 		refs = refs[1:]
 	}
 	for _, r := range refs {
@@ -330,6 +336,9 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 				return nil, err
 			}
 			f.base, f.sym = base, true
+			if base == "@+" {
+				f.fileOff, off = off, 0
+			}
 			for i, d := range loc.Derefs {
 				if i == 0 {
 					d += off
@@ -352,7 +361,10 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fetch{base: base, sym: true, addrVal: true, add: 0, refs: nil}, addOff(off)
+		if base == "@+" {
+			return &fetch{base: base, sym: true, addrVal: true, fileOff: off}, nil
+		}
+		return &fetch{base: base, sym: true, addrVal: true}, addOff(off)
 	}
 	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
 }
@@ -381,11 +393,11 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		addr = a
 	}
 	if e.user {
-		off, err := e.f.FileOffset(addr)
+		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
 			return "", 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
 		}
-		return "@+" + strconv.FormatUint(off, 10), 0, nil
+		return "@+", int64(off), nil
 	}
 	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
 	if !ok {
@@ -474,6 +486,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (argResult, error) {
 	if sc == nil {
 		return argResult{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
 	}
+	e.addr = sc.Addr
 	vname, fields, err := splitFields(a.Expr)
 	if err != nil {
 		return argResult{}, e.argErr(a, "%v", err)
@@ -596,7 +609,7 @@ func (e *argEnv) step(f *fetch, cur dwarfres.Entry, fl field, user bool) (dwarfr
 	for n := 0; n < 16; n++ {
 		m, ok := st.FindMember(fl.name)
 		if !ok {
-			return cur, fmt.Errorf("%s (type %s) has no member %s", describeEntry(cur), typeLabel(tp), fl.name)
+			return cur, fmt.Errorf("%s (type %s) has no member %s", describeEntry(cur), typeLabel(st), fl.name)
 		}
 		path = append(path, m)
 		if m.Name() != "" {

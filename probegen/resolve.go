@@ -23,6 +23,9 @@ type ResolveOptions struct {
 	// LazyLines returns, for a ;PTN pattern, the reader of matching
 	// source lines (the caller owns file access).
 	LazyLines func(pattern string) func(file, compDir string) (map[int]bool, error)
+	// skipPrologue: a uprobe at a function entry reads variables (perf's
+	// perf_probe_with_var), so unoptimized code is probed past its prologue.
+	skipPrologue bool
 }
 
 // point is one resolved probe address ready to become a definition.
@@ -43,6 +46,11 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	raw := spec.Raw
 	o.User = exe != ""
 	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, ret: spec.Point.Return, user: o.User}
+	for _, a := range spec.Args {
+		if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
+			o.skipPrologue = o.User
+		}
+	}
 	if err := env.checkArgs(spec.Args); err != nil {
 		return nil, nil, err
 	}
@@ -128,6 +136,8 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		Offset:    p.Offset,
 		NoInlines: o.NoInlines,
 		MaxProbes: o.MaxProbes,
+		// perf: only FUNC and FUNC@SRC points move past the prologue.
+		SkipPrologue: o.skipPrologue && !p.HasLine && !p.HasOffset && p.Lazy == "",
 	}
 	if q.Glob {
 		pat := p.Function
@@ -180,6 +190,9 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		}
 		pt := kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText)
 		pt.scope = pr.Scope
+		if pr.PrologueOf != 0 {
+			pt.note = fmt.Sprintf("%s is compiled without optimization: probing past its prologue at %#x, where its variables are set up (probe %#x to force the entry)", pr.Func, pr.Addr, pr.PrologueOf)
+		}
 		out = append(out, pt)
 	}
 	return out, nil

@@ -76,9 +76,13 @@ func readSpecs(t *testing.T, path string) []specEntry {
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
+		// KIND<TAB>SPEC[<TAB>OPTIONS]; spec keeps "SPEC<TAB>OPTIONS", as in
+		// the golden file's "=== " lines.
 		k, s, ok := strings.Cut(l, "\t")
-		if !ok || (k != "D" && k != "S" && k != "L" && k != "V") {
-			t.Fatalf("specs: bad line %q (want D, S, L or V, a tab, the spec)", l)
+		spec, opts, hasOpts := strings.Cut(s, "\t")
+		if !ok || (k != "D" && k != "S" && k != "L" && k != "V") || spec == "" ||
+			strings.Contains(opts, "\t") || (hasOpts && len(strings.Fields(opts)) == 0) {
+			t.Fatalf("specs: bad line %q (want D, S, L or V, a tab, the spec, optionally a tab and options)", l)
 		}
 		out = append(out, specEntry{k, s})
 	}
@@ -158,16 +162,20 @@ func TestConformance(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				s := specs[i]
-				var args []string
+				// extra options (perf's names) go before the action flag
+				spec, opts, _ := strings.Cut(s.spec, "\t")
+				args := []string{"-k", vml}
+				if s.kind == "S" || s.kind == "L" {
+					args = append(args, "-s", src)
+				}
+				args = append(args, strings.Fields(opts)...)
 				switch s.kind {
-				case "D":
-					args = []string{"-k", vml, "-D", s.spec}
-				case "S":
-					args = []string{"-k", vml, "-s", src, "-D", s.spec}
+				case "D", "S":
+					args = append(args, "-D", spec)
 				case "L":
-					args = []string{"-k", vml, "-s", src, "-L", s.spec}
+					args = append(args, "-L", spec)
 				case "V":
-					args = []string{"-k", vml, "-V", s.spec}
+					args = append(args, "-V", spec)
 				}
 				var out, errb bytes.Buffer
 				results[i] = result{err: run(context.Background(), args, &out, &errb)}

@@ -1,0 +1,143 @@
+// Package tracefs adds, lists, enables and deletes kprobe and uprobe events
+// through the kernel's tracefs. It is the only package of dwprobe that
+// touches the running kernel.
+//
+// Every definition is checked before anything is written, a batch is added
+// under an exclusive lock with one write(2) per definition, and a batch the
+// kernel refuses part of is rolled back, so a failed Add leaves nothing
+// behind. The root is a parameter (Open), so the package is tested on a
+// plain directory standing in for tracefs.
+package tracefs
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Sentinel errors. Errors from this package wrap one of these, so callers
+// can branch with errors.Is without parsing messages.
+var (
+	// ErrNotMounted reports that no tracefs was found (or could be mounted);
+	// the message says what to run.
+	ErrNotMounted = errors.New("tracefs not mounted")
+
+	// ErrPermission reports that tracefs exists but this process may not
+	// read or write it (it is root-only by default). A *WriteError whose
+	// errno is EACCES or EPERM matches it too.
+	ErrPermission = errors.New("permission denied on tracefs")
+
+	// ErrNotSupported reports a kernel without the events file for a kind
+	// (kprobe_events needs CONFIG_KPROBE_EVENTS, uprobe_events
+	// CONFIG_UPROBE_EVENTS).
+	ErrNotSupported = errors.New("probe kind not supported by this kernel")
+
+	// ErrBadDefinition reports a definition that Add refuses before writing
+	// anything: not exactly one p/r command with an explicit GROUP/EVENT, a
+	// bad name, or a byte that would change how the kernel splits the line.
+	ErrBadDefinition = errors.New("bad probe definition")
+
+	// ErrEventExists reports that GROUP/EVENT is already taken (by a probe
+	// or by any other trace event), or is named twice in one batch. Nothing
+	// was written. Callers pick another name (perf probe -f) and retry.
+	ErrEventExists = errors.New("event already exists")
+
+	// ErrNoMatch reports that Delete matched no event.
+	ErrNoMatch = errors.New("no event matched")
+
+	// ErrNoEvent reports that Enable was given an event tracefs does not
+	// have.
+	ErrNoEvent = errors.New("no such event")
+
+	// ErrRejected is wrapped by every *WriteError: the kernel refused a
+	// definition that passed this package's checks.
+	ErrRejected = errors.New("kernel rejected probe definition")
+
+	// ErrBadListing reports a line of kprobe_events or uprobe_events that
+	// does not have the shape the kernel prints.
+	ErrBadListing = errors.New("unexpected line in probe listing")
+)
+
+// LogEntry is one entry of tracefs's error_log, which the kernel prints as
+//
+//	[   12.345678] trace_kprobe: error: Invalid fetch argument
+//	  Command: p:probe/x vfs_read arg=%foo
+//	                                  ^
+type LogEntry struct {
+	Time     string // seconds since boot as printed, "12.345678"
+	Location string // "trace_kprobe", "trace_uprobe"
+	Reason   string // "Invalid fetch argument"
+	Command  string // the command as the kernel split it: fields joined by one space
+	// Pos is the 0-based byte offset of the caret in Command. It is
+	// len(Command)+1 when the kernel blames the command as a whole or
+	// something missing at its end (an event name already taken, too few
+	// fields).
+	Pos int
+}
+
+// WriteError reports a definition the kernel refused. By the time Add
+// returns it, the definitions of the batch written before it have been
+// deleted again (unless Rollback says otherwise).
+type WriteError struct {
+	Kind  Kind
+	Index int    // index of the refused definition in the batch
+	Def   string // the definition, as given to Add
+	Err   error  // what open(2) or write(2) returned; errors.Is(e, syscall.EINVAL) etc. work
+
+	// Errno is the errno in Err (EINVAL, EEXIST, ENOENT, EBUSY, …), or 0 if
+	// the failure was no errno (a short write).
+	Errno syscall.Errno
+
+	// Log is the kernel's error_log entry for this definition, or nil if
+	// the kernel logged none (not every refusal is logged).
+	Log *LogEntry
+
+	// Pos is Log.Pos mapped onto Def: the 0-based byte offset in Def the
+	// kernel points at (len(Def) or more means "at the end"), or -1
+	// without a Log.
+	Pos int
+
+	// Rollback is non-nil if deleting the definitions written before this
+	// one failed; they are then still in the kernel.
+	Rollback error
+}
+
+// Error formats as
+// `uprobe definition 2 "p:g/e /bin/x:0x10 a=%nosuchreg": invalid argument: Invalid register name (at byte 24)`,
+// the byte offset being Pos.
+func (e *WriteError) Error() string {
+	why := e.Err.Error()
+	if e.Errno != 0 {
+		why = e.Errno.Error() // without the path of the events file
+	}
+	msg := fmt.Sprintf("%v definition %d %q: %s", e.Kind, e.Index, e.Def, why)
+	if e.Log != nil {
+		msg += fmt.Sprintf(": %s (at byte %d)", e.Log.Reason, e.Pos)
+	}
+	if e.Rollback != nil {
+		msg += fmt.Sprintf("; rollback failed, earlier definitions remain: %v", e.Rollback)
+	}
+	return msg
+}
+
+// Unwrap returns ErrRejected, the write's error and the rollback's error.
+func (e *WriteError) Unwrap() []error {
+	errs := []error{ErrRejected, e.Err}
+	if e.Rollback != nil {
+		errs = append(errs, e.Rollback)
+	}
+	return errs
+}
+
+// Is matches ErrPermission for EACCES and EPERM, and ErrEventExists for
+// EEXIST (a name taken between the listing and the write by something that
+// does not take dwprobe's lock).
+func (e *WriteError) Is(target error) bool {
+	switch target {
+	case ErrPermission:
+		return errors.Is(e.Err, syscall.EACCES) || errors.Is(e.Err, syscall.EPERM)
+	case ErrEventExists:
+		return errors.Is(e.Err, syscall.EEXIST)
+	}
+	return false
+}

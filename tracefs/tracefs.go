@@ -1,0 +1,222 @@
+package tracefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Where tracefs lives: its own mount point since Linux 4.1, and the older
+// place inside debugfs (an automount of tracefs on newer kernels).
+const (
+	tracingDir      = "/sys/kernel/tracing"
+	debugTracingDir = "/sys/kernel/debug/tracing"
+)
+
+// mountHint is what a user has to run when tracefs is not mounted.
+const mountHint = "as root, run: mount -t tracefs nodev " + tracingDir
+
+// FS is a tracefs mount (or, in tests, a directory laid out like one).
+// Its methods may be called from several goroutines; Add and Delete of
+// this and other processes are serialised by an exclusive flock.
+type FS struct {
+	root     string
+	lockPath string
+
+	// write performs one open(2) of path with O_WRONLY|flag and one
+	// write(2) of data. Tests replace it to play the kernel's part.
+	write func(path string, flag int, data []byte) error
+}
+
+// Root returns the directory FS reads and writes.
+func (t *FS) Root() string { return t.root }
+
+// Open returns the tracefs at root, which must hold a README file. Add and
+// Delete lock DefaultLockPath() if root is a mounted tracefs or debugfs,
+// and root/.dwprobe.lock otherwise (a directory standing in for tracefs in
+// tests). Errors wrap ErrNotMounted or ErrPermission.
+func Open(root string) (*FS, error) {
+	if err := hasReadme(root); err != nil {
+		return nil, err
+	}
+	lock := filepath.Join(root, ".dwprobe.lock")
+	if magic, err := statfsMagic(root); err == nil && isTracefsMagic(magic) {
+		lock = DefaultLockPath()
+	}
+	return newFS(root, lock), nil
+}
+
+func newFS(root, lockPath string) *FS {
+	return &FS{root: root, lockPath: lockPath, write: sysWrite}
+}
+
+// Find returns the system's tracefs: /sys/kernel/tracing, else
+// /sys/kernel/debug/tracing. If neither is mounted and the process runs as
+// root, it mounts tracefs on /sys/kernel/tracing (what perf does through
+// libapi); otherwise the error, wrapping ErrNotMounted, says what to run.
+// An existing tracefs this process may not read is ErrPermission.
+func Find() (*FS, error) {
+	root, err := find(hostSystem{})
+	if err != nil {
+		return nil, err
+	}
+	return newFS(root, DefaultLockPath()), nil
+}
+
+// system is what find needs from the host, so its decisions can be tested.
+type system interface {
+	statfsMagic(dir string) (int64, error)
+	hasReadme(dir string) error
+	euid() int
+	mountTracefs(dir string) error
+}
+
+type hostSystem struct{}
+
+func (hostSystem) statfsMagic(dir string) (int64, error) { return statfsMagic(dir) }
+func (hostSystem) hasReadme(dir string) error            { return hasReadme(dir) }
+func (hostSystem) euid() int                             { return unix.Geteuid() }
+func (hostSystem) mountTracefs(dir string) error {
+	return unix.Mount("nodev", dir, "tracefs", 0, "")
+}
+
+func find(sys system) (string, error) {
+	mounted := func(dir string) (bool, error) {
+		magic, err := sys.statfsMagic(dir)
+		if errors.Is(err, fs.ErrPermission) {
+			return false, fmt.Errorf("%w: %v", ErrPermission, err)
+		}
+		if err != nil || !isTracefsMagic(magic) {
+			// Missing (ENOENT) or an empty directory of sysfs or debugfs.
+			return false, nil
+		}
+		if err := sys.hasReadme(dir); err != nil {
+			if errors.Is(err, ErrNotMounted) {
+				return false, nil
+			}
+			return false, err
+		}
+		return true, nil
+	}
+	for _, dir := range []string{tracingDir, debugTracingDir} {
+		ok, err := mounted(dir)
+		if err != nil || ok {
+			return dir, err
+		}
+	}
+	if sys.euid() != 0 {
+		return "", fmt.Errorf("%w at %s or %s; %s", ErrNotMounted, tracingDir, debugTracingDir, mountHint)
+	}
+	if err := sys.mountTracefs(tracingDir); err != nil {
+		return "", fmt.Errorf("%w: mounting tracefs on %s: %v; %s", ErrNotMounted, tracingDir, err, mountHint)
+	}
+	ok, err := mounted(tracingDir)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: mounted tracefs on %s but found no README there", ErrNotMounted, tracingDir)
+	}
+	return tracingDir, err
+}
+
+func statfsMagic(dir string) (int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, &fs.PathError{Op: "statfs", Path: dir, Err: err}
+	}
+	return int64(st.Type), nil
+}
+
+// isTracefsMagic reports a tracefs, or a debugfs (whose tracing directory
+// holds the tracing files on kernels before 4.1).
+func isTracefsMagic(magic int64) bool {
+	return magic == unix.TRACEFS_MAGIC || magic == unix.DEBUGFS_MAGIC
+}
+
+// hasReadme checks that dir has the README every tracefs has.
+func hasReadme(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, "README"))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%w: %v (tracefs is root-only unless its mode was changed)", ErrPermission, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s has no README, so it is not a tracefs", ErrNotMounted, dir)
+	}
+	return err
+}
+
+// DefaultLockPath is the lock file that serialises the Add and Delete of
+// every dwprobe process: /run/lock/dwprobe.lock, or dwprobe.lock in
+// $XDG_RUNTIME_DIR or the temporary directory if there is no /run/lock.
+func DefaultLockPath() string {
+	if st, err := os.Stat("/run/lock"); err == nil && st.IsDir() {
+		return "/run/lock/dwprobe.lock"
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "dwprobe.lock")
+	}
+	return filepath.Join(os.TempDir(), "dwprobe.lock")
+}
+
+// lock takes the exclusive flock on t.lockPath and returns its release.
+// flock conflicts between open file descriptions, so it serialises
+// goroutines of one process as well as processes.
+func (t *FS) lock() (unlock func(), err error) {
+	// O_NOFOLLOW: /run/lock is world-writable, and root must not create
+	// or open a file through somebody else's symlink.
+	const flags = unix.O_CLOEXEC | unix.O_NOFOLLOW
+	fd, err := unix.Open(t.lockPath, unix.O_RDWR|unix.O_CREAT|flags, 0o644)
+	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) {
+		// Another user's lock file: flock works on a read-only descriptor.
+		fd, err = unix.Open(t.lockPath, unix.O_RDONLY|flags, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock file: %w", &fs.PathError{Op: "open", Path: t.lockPath, Err: err})
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("lock file: %w", &fs.PathError{Op: "flock", Path: t.lockPath, Err: err})
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+// Flags for FS.write.
+const (
+	// appendFlag is for kprobe_events and uprobe_events: never truncate
+	// (O_TRUNC on them deletes every probe of the kind).
+	appendFlag = unix.O_APPEND
+	// replaceFlag is for value files such as enable.
+	replaceFlag = unix.O_TRUNC
+)
+
+// sysWrite opens path write-only with flag and writes data with exactly
+// one write(2): the kernel runs each write of a probe file as one batch of
+// commands, so data must not be split.
+func sysWrite(path string, flag int, data []byte) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC|flag, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	n, err := unix.Write(fd, data)
+	cerr := unix.Close(fd)
+	switch {
+	case err != nil:
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	case n != len(data):
+		return &fs.PathError{Op: "write", Path: path, Err: io.ErrShortWrite}
+	case cerr != nil:
+		return &fs.PathError{Op: "close", Path: path, Err: cerr}
+	}
+	return nil
+}
