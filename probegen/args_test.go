@@ -1,0 +1,210 @@
+package probegen
+
+import (
+	"debug/elf"
+	"strings"
+	"testing"
+)
+
+func TestValidType(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"u8", true}, {"s64", true}, {"x16", true}, {"string", true}, {"ustring", true}, {"symbol", true},
+		{"u", true}, {"s", true}, {"x", true}, {"b3@0/32", true}, {"b6@26/32", true}, {"u32[4]", true},
+		{"u7", false}, {"foo", false}, {"b33@0/32", false}, {"b4@30/32", false}, {"b3@0/24", false}, {"", false}, {"x128", false},
+	} {
+		if got := validType(tt.in); got != tt.ok {
+			t.Errorf("validType(%q) = %v, want %v", tt.in, got, tt.ok)
+		}
+	}
+}
+
+func TestSplitFields(t *testing.T) {
+	for _, tt := range []struct {
+		in, v, fields, err string
+	}{
+		{"file", "file", "", ""},
+		{"file->f_mode", "file", "->f_mode", ""},
+		{"sk->__sk_common.skc_dport", "sk", "->__sk_common .skc_dport", ""},
+		{"p->a.b[1]->c", "p", "->a .b [1] ->c", ""},
+		{"arr[2]", "arr", "[2]", ""},
+		{"arr[0x10]", "arr", "[0x10]", ""},
+		{"arr[]", "", "", "array index"},
+		{"arr[x]", "", "", "array index"},
+		{"p-x", "", "", "cannot parse"},
+		{"p->", "", "", "bad member"},
+		{"p.1a", "", "", "bad member"},
+	} {
+		v, fs, err := splitFields(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("splitFields(%q) error = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		var parts []string
+		for _, f := range fs {
+			switch {
+			case f.isIdx:
+				parts = append(parts, f.name)
+			case f.arrow:
+				parts = append(parts, "->"+f.name)
+			default:
+				parts = append(parts, "."+f.name)
+			}
+		}
+		if err != nil || v != tt.v || strings.Join(parts, " ") != tt.fields {
+			t.Errorf("splitFields(%q) = %q %q %v, want %q %q", tt.in, v, parts, err, tt.v, tt.fields)
+		}
+	}
+}
+
+func TestCheckRaw(t *testing.T) {
+	x86 := &argEnv{m: elf.EM_X86_64}
+	arm := &argEnv{m: elf.EM_AARCH64}
+	for _, tt := range []struct {
+		e   *argEnv
+		in  string
+		err string
+	}{
+		{x86, "%di", ""}, {x86, "%ax", ""}, {x86, "%rax", "it calls it %ax"}, {x86, "%eax", "it calls it %ax"},
+		{x86, "%x0", "no register"}, {arm, "%x0", ""}, {arm, "%sp", ""}, {arm, "%w1", "it calls it %x1"},
+		{x86, "$stack", ""}, {x86, "$stack3", ""}, {x86, "$stackx", "stack slot"}, {x86, "$comm", ""},
+		{x86, "$arg1", ""}, {x86, "$arg0", "function argument"}, {x86, "$foo", "special variable"},
+		{x86, `\123`, ""}, {x86, `\-1`, ""}, {x86, `\0x1f`, ""}, {x86, `\"abc"`, ""}, {x86, `\zz`, "immediate"},
+		{x86, "@jiffies", ""}, {x86, "@+0x10", ""}, {x86, "@", "needs a symbol"},
+		{x86, "+8(%si)", ""}, {x86, "-8(+16(%sp))", ""}, {x86, "+u8(%si)", ""}, {x86, "+8(%rsi)", "it calls it %si"},
+		{x86, "+x(%si)", "bad offset"}, {x86, "+8%si", "bad dereference"}, {x86, "#", "cannot parse"},
+	} {
+		err := tt.e.checkRaw(tt.in)
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("checkRaw(%v, %q) = %v, want %q", tt.e.m, tt.in, err, tt.err)
+		}
+	}
+}
+
+func TestCheckArg(t *testing.T) {
+	entry := &argEnv{m: elf.EM_X86_64, spec: "vfs_read x"}
+	ret := &argEnv{m: elf.EM_X86_64, spec: "vfs_read%return x", ret: true}
+	for _, tt := range []struct {
+		e   *argEnv
+		a   Arg
+		err string
+	}{
+		{entry, Arg{Raw: "$retval", Expr: "$retval"}, "only available on a return probe"},
+		{ret, Arg{Raw: "$retval", Expr: "$retval"}, ""},
+		{ret, Arg{Raw: "$vars", Expr: "$vars"}, "not available on a return probe"},
+		{ret, Arg{Raw: "count", Expr: "count"}, "local variables are not available"},
+		{entry, Arg{Raw: "count:u7", Expr: "count", Type: "u7"}, "unknown type"},
+		{entry, Arg{Raw: "count:foo", Expr: "count", Type: "foo"}, "unknown type"},
+		{entry, Arg{Raw: "file->", Expr: "file->"}, "bad member"},
+		{entry, Arg{Raw: "%rax", Expr: "%rax"}, "%ax"},
+		{entry, Arg{Raw: "file->f_mode:x8", Expr: "file->f_mode", Type: "x8"}, ""},
+	} {
+		err := tt.e.checkArg(tt.a)
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("checkArg(%q) = %v, want %q", tt.a.Raw, err, tt.err)
+		}
+	}
+}
+
+func TestFetchString(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    fetch
+		want string
+		err  string
+	}{
+		{"register", fetch{base: "%di"}, "%di", ""},
+		{"stack slot", fetch{base: "%sp", refs: []fref{{off: 16}}}, "+16(%sp)", ""},
+		{"negative", fetch{base: "%bp", refs: []fref{{off: -20}}}, "-20(%bp)", ""},
+		{"chain", fetch{base: "%di", refs: []fref{{off: 24}, {off: 40}, {off: 0}}}, "+0(+40(+24(%di)))", ""},
+		{"user", fetch{base: "%si", refs: []fref{{off: 0, user: true}}}, "+u0(%si)", ""},
+		{"global", fetch{base: "@jiffies", sym: true, refs: []fref{{off: 0}}}, "@jiffies+0", ""},
+		{"global member", fetch{base: "@init_task", sym: true, refs: []fref{{off: 2416}}}, "@init_task+2416", ""},
+		{"global pointer", fetch{base: "@app_list", sym: true, refs: []fref{{off: 0}, {off: 8}}}, "+8(@app_list+0)", ""},
+		{"uprobe global", fetch{base: "@+", sym: true, fileOff: 16800, refs: []fref{{off: 8}}}, "@+16808", ""},
+		{"immediate", fetch{base: `\7`, imm: true}, `\7`, ""},
+		{"computed address", fetch{base: "%di", add: 8}, "", "address computed"},
+		{"address of a global", fetch{base: "@buf", sym: true, addrVal: true}, "", "address of a global"},
+	} {
+		got, err := tt.f.String()
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+func TestFetchSteps(t *testing.T) {
+	// p in %di; p->a.b[2] with a at 8, b at 4, elements of 4 bytes.
+	f := fetch{base: "%di"}
+	if err := f.load(8, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.member(4, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.member(2*4, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.String(); got != "+20(%di)" {
+		t.Errorf("got %q", got)
+	}
+	// A structure held in a register has no members to read.
+	g := fetch{base: "%ax"}
+	if err := g.member(4, false); err == nil || !strings.Contains(err.Error(), "register") {
+		t.Errorf("member of a register: %v", err)
+	}
+	// A computed address (value = %di+16) followed through a pointer.
+	h := fetch{base: "%di", add: 16}
+	if err := h.load(4, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.String(); got != "+20(%di)" {
+		t.Errorf("computed address: %q", got)
+	}
+	c := fetch{base: `\1`, imm: true}
+	if err := c.load(0, false); err == nil {
+		t.Error("a constant was dereferenced")
+	}
+}
+
+func TestSanitizeArgName(t *testing.T) {
+	for in, want := range map[string]string{
+		"count_u8":              "count_u8",
+		"buf_u32[4]":            "buf_u32_4_",
+		"x_b3@0/32":             "x_b3_0_32",
+		strings.Repeat("a", 40): strings.Repeat("a", MaxArgNameLen),
+	} {
+		if got := SanitizeArgName(in); got != want {
+			t.Errorf("SanitizeArgName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPerfPoint(t *testing.T) {
+	for _, tt := range []struct {
+		p    Point
+		want string
+	}{
+		{Point{Function: "vfs_read"}, "vfs_read"},
+		{Point{Function: "vfs_read", Line: 12, HasLine: true}, "vfs_read:12"},
+		{Point{Function: "vfs_read", Offset: 4, HasOffset: true}, "vfs_read+4"},
+		{Point{Function: "vfs_read", Return: true}, "vfs_read%return"},
+		{Point{Function: "vfs_read", File: "fs/read_write.c"}, "vfs_read@fs/read_write.c"},
+		{Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
+		{Point{Function: "f", File: "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c"}, "f@amd/amdgpu/amdgpu_device.c"},
+	} {
+		if got := PerfPoint(&tt.p); got != tt.want {
+			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
