@@ -34,6 +34,8 @@ const (
 	// LocRegOffset: the value is register Reg plus Offset (an address
 	// computed, not loaded: usable through a member or a string, not alone).
 	LocRegOffset
+	// LocFrameBaseAddr: the value is the address DW_AT_frame_base + Offset.
+	LocFrameBaseAddr
 )
 
 // Loc is a decoded location expression.
@@ -179,6 +181,10 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 		// The expression computes the value itself, not where it lives.
 		switch loc.Kind {
 		case LocConst, LocEntryReg:
+		case LocFrameBase:
+			// fbreg N; stack_value: the address frame base + N (a pointer
+			// to a local structure), not what is stored there.
+			loc.Kind = LocFrameBaseAddr
 		case LocMem:
 			last := loc.Derefs[len(loc.Derefs)-1]
 			switch {

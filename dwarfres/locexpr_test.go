@@ -35,6 +35,7 @@ func TestDecodeLocation(t *testing.T) {
 		{"breg7 -8", sleb([]byte{0x77}, -8), Loc{Kind: LocMem, Reg: 7, Derefs: []int64{-8}}, ""},
 		{"bregx 12 16", sleb(uleb([]byte{0x92}, 12), 16), Loc{Kind: LocMem, Reg: 12, Derefs: []int64{16}}, ""},
 		{"fbreg -20", sleb([]byte{0x91}, -20), Loc{Kind: LocFrameBase, Offset: -20}, ""},
+		{"fbreg 16 stack_value", append(sleb([]byte{0x91}, 16), 0x9f), Loc{Kind: LocFrameBaseAddr, Offset: 16}, ""},
 		{"call_frame_cfa", []byte{0x9c}, Loc{Kind: LocCFA}, ""},
 		{"addr", le.AppendUint64([]byte{0x03}, 0xffffffff82000000), Loc{Kind: LocMem, Addr: 0xffffffff82000000, HasAddr: true, Derefs: []int64{0}}, ""},
 		{"addrx", uleb([]byte{0xa1}, 2), Loc{Kind: LocMem, Addr: 0xffff0010, HasAddr: true, Derefs: []int64{0}}, ""},

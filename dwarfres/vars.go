@@ -336,6 +336,15 @@ func (s *Scope) decode(expr []byte) (Loc, error) {
 // resolve turns frame-base and entry-value locations into register ones.
 func (s *Scope) resolve(loc Loc) (Loc, error) {
 	switch loc.Kind {
+	case LocFrameBaseAddr:
+		m, err := s.resolve(Loc{Kind: LocFrameBase, Offset: loc.Offset})
+		if err != nil {
+			return Loc{}, err
+		}
+		if m.Kind != LocMem || len(m.Derefs) != 1 {
+			return Loc{}, fmt.Errorf("%w: address of a frame slot", ErrLocation)
+		}
+		return Loc{Kind: LocRegOffset, Reg: m.Reg, Offset: m.Derefs[0]}, nil
 	case LocFrameBase:
 		x, ok := s.t.attrsGet(s.sp, dwarf.AttrFrameBase)
 		if !ok {
