@@ -13,7 +13,7 @@ import (
 func memFile(secs map[string][]byte) *File {
 	f := &File{Path: "fuzz", ELF: &elf.File{}, Order: binary.LittleEndian, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
 	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
-		".debug_rnglists", ".debug_ranges", ".debug_addr", ".debug_str_offsets"} {
+		".debug_rnglists", ".debug_ranges", ".debug_addr", ".debug_str_offsets", ".debug_loclists", ".debug_loc", ".debug_frame"} {
 		f.secs[n] = secs[n]
 	}
 	return f
@@ -32,37 +32,51 @@ func fuzzSeed(name string) map[string][]byte {
 	}
 	defer f.Close()
 	out := map[string][]byte{}
-	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_rnglists", ".debug_addr", ".debug_str_offsets"} {
+	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_rnglists", ".debug_addr", ".debug_str_offsets", ".debug_loclists", ".debug_frame"} {
 		out[n] = append([]byte(nil), f.sec(n)...)
 	}
 	return out
 }
 
-// FuzzReaders feeds mutated .debug_info, .debug_abbrev and .debug_line to
-// the probe search and line-range readers: they must return an error or a
-// result, never panic or hang.
+// FuzzReaders feeds mutated .debug_info, .debug_abbrev, .debug_line and
+// .debug_loclists to the probe search, line-range and variable readers
+// (scopes, locations, types): they must return an error or a result, never
+// panic or hang.
 func FuzzReaders(f *testing.F) {
 	base := fuzzSeed("app-gcc-O2-dwarf5")
 	clang := fuzzSeed("app-clang-O2-dwarf5")
 	for _, s := range []map[string][]byte{base, clang} {
 		if s != nil {
-			f.Add(s[".debug_info"], s[".debug_abbrev"], s[".debug_line"])
+			f.Add(s[".debug_info"], s[".debug_abbrev"], s[".debug_line"], s[".debug_loclists"])
 		}
 	}
-	f.Add([]byte{7, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0}, []byte{1, 0x11, 0, 0, 0, 0}, []byte{})
-	f.Fuzz(func(t *testing.T, info, abbrev, line []byte) {
-		if len(info)+len(abbrev)+len(line) > 1<<18 {
+	f.Add([]byte{7, 0, 0, 0, 5, 0, 1, 8, 0, 0, 0}, []byte{1, 0x11, 0, 0, 0, 0}, []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, info, abbrev, line, loclists []byte) {
+		if len(info)+len(abbrev)+len(line)+len(loclists) > 1<<18 {
 			return
 		}
 		secs := map[string][]byte{}
 		for k, v := range base {
 			secs[k] = v
 		}
-		secs[".debug_info"], secs[".debug_abbrev"], secs[".debug_line"] = info, abbrev, line
+		secs[".debug_info"], secs[".debug_abbrev"], secs[".debug_line"], secs[".debug_loclists"] = info, abbrev, line, loclists
 		mf := memFile(secs)
 		ps, err := mf.FindProbes(Query{Function: "work"})
 		if err != nil && ps != nil && len(ps) == 0 {
 			t.Fatalf("error with an empty non-nil result")
+		}
+		for _, p := range ps {
+			if p.Scope == nil {
+				continue
+			}
+			for _, a := range p.Scope.Available(true) {
+				exerciseVar(p.Scope, a.Var)
+			}
+			for _, n := range []string{"p", "sum", "i", "app_counter"} {
+				if v, ok := p.Scope.Lookup(n); ok {
+					exerciseVar(p.Scope, v)
+				}
+			}
 		}
 		mf.FindProbes(Query{Function: "work", Line: 2, HasLine: true})
 		mf.FindProbes(Query{File: "app_util.c", Line: 40, HasLine: true})
@@ -82,4 +96,26 @@ func FuzzDecodeLocation(f *testing.F) {
 			t.Fatalf("DecodeLocation(%x) = %+v, %v", expr, loc, err)
 		}
 	})
+}
+
+// exerciseVar asks every question probe arguments ask of a variable.
+func exerciseVar(s *Scope, v Entry) {
+	s.Location(v)
+	s.PerfRanges(v)
+	s.LocatedLater(v)
+	s.LinesIn(s.Ranges(v), 4)
+	v.TypeName()
+	tp, ok := v.RealType(true)
+	for n := 0; ok && n < 8; n++ { // types can refer to themselves
+		tp.ByteSize()
+		tp.Signed()
+		tp.ArrayLen()
+		for _, m := range tp.Children() {
+			m.MemberOffset()
+			m.BitField()
+			m.TypeName()
+		}
+		tp.FindMember("name")
+		tp, ok = tp.RealType(true)
+	}
 }

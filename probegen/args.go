@@ -429,6 +429,7 @@ func (r argResult) String() string {
 // $vars and $params in sc, as perf's add_probe_trace_event does.
 func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 	var list []Arg
+	expanded := map[int]bool{} // indexes in list that came from $vars/$params
 	locals := false
 	for _, a := range args {
 		if a.Expr != "$vars" && a.Expr != "$params" {
@@ -450,6 +451,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 				e.notes = append(e.notes, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
+			expanded[len(list)] = true
 			list = append(list, Arg{Raw: n, Expr: n, Col: a.Col})
 		}
 	}
@@ -458,8 +460,19 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 	}
 	var out []string
 	used := map[string]bool{}
-	for _, a := range list {
+	for i, a := range list {
 		r, err := e.convertArg(a, sc)
+		if err != nil && expanded[i] {
+			// A variable $vars found but no fetcharg can read (an address
+			// computed in a register, say): perf writes a wrong one.
+			why := err.Error()
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				why = se.Msg
+			}
+			e.notes = append(e.notes, fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
