@@ -92,6 +92,18 @@ demo: deps corpus build
 	@echo
 	@echo "$$ dwprobe -k vmlinux -s linux -D 'vfs_read;ret=rw_verify_area*' -D 'fs/read_write.c;ret=rw_verify_area*'"
 	@$(BIN) -k $(VMLINUX) -s $(SRC) -D 'vfs_read;ret=rw_verify_area*' -D 'fs/read_write.c;ret=rw_verify_area*'
+	@echo
+	@echo "$$ dwprobe -k vmlinux -V vfs_read:12"
+	@$(BIN) -k $(VMLINUX) -V vfs_read:12
+	@echo
+	@echo "$$ dwprobe -k vmlinux -D 'vfs_read:12 file->f_mode buf count' -D 'do_sys_openat2 filename:ustring how->flags' -D 'ksys_read%return \$$retval:s64'"
+	@$(BIN) -k $(VMLINUX) -D 'vfs_read:12 file->f_mode buf count' -D 'do_sys_openat2 filename:ustring how->flags' -D 'ksys_read%return $$retval:s64'
+	@echo
+	@echo "$$ dwprobe -k vmlinux -D 'do_fault vmf->address vmf->vma->vm_flags' -D 'vfs_read jiffies init_task.comm:string'   # perf 6.1 fails on both"
+	@$(BIN) -k $(VMLINUX) -D 'do_fault vmf->address vmf->vma->vm_flags' -D 'vfs_read jiffies init_task.comm:string'
+	@echo
+	@echo "$$ dwprobe -k arm64/vmlinux -D 'vfs_read:12 file->f_mode buf count'   # arm64 definitions from an x86_64 host"
+	@$(BIN) -k $(CORPUS)/arm64/vmlinux -D 'vfs_read:12 file->f_mode buf count'
 
 clean:
 	rm -rf bin
