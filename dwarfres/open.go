@@ -35,8 +35,10 @@ type File struct {
 	units     []unit
 	unitsErr  error
 
-	symOnce sync.Once
-	syms    *Symtab
+	symOnce      sync.Once
+	kallsymsOnce sync.Once
+	kallsymsData bool
+	syms         *Symtab
 
 	cfiOnce sync.Once
 	fdes    frame.FrameDescriptionEntries

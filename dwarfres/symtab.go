@@ -268,3 +268,35 @@ func (f *File) SymbolAddr(name string) (uint64, bool) {
 	})
 	return addr, found
 }
+
+// KallsymsHasData reports whether the kernel's kallsyms lists data symbols
+// (CONFIG_KALLSYMS_ALL), which a @SYMBOL fetcharg needs: Debian's arm64
+// cloud kernel lists functions only. It compares kallsyms_num_syms, read
+// from the image, with the symbol table's function count; true when it
+// cannot tell.
+func (f *File) KallsymsHasData() bool {
+	f.kallsymsOnce.Do(func() {
+		f.kallsymsData = true
+		addr, ok := f.SymbolAddr("kallsyms_num_syms")
+		if !ok {
+			return
+		}
+		b, err := f.Bytes(addr, 4)
+		if err != nil {
+			return
+		}
+		num := uint64(f.Order.Uint32(b))
+		var funcs, objs uint64
+		data, _ := f.symbolSection(elf.SHT_SYMTAB)
+		f.eachRawSymbol(data, func(s rawSym) {
+			switch elf.ST_TYPE(s.info) {
+			case elf.STT_FUNC:
+				funcs++
+			case elf.STT_OBJECT:
+				objs++
+			}
+		})
+		f.kallsymsData = num > funcs+objs/2
+	})
+	return f.kallsymsData
+}

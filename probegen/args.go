@@ -383,7 +383,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 	if !has {
 		a, ok := e.f.SymbolAddr(loc.Sym)
 		if !ok {
-			if e.user {
+			if e.user || e.f.IsKernel() && !e.f.KallsymsHasData() {
 				return "", 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, ErrNotSupported)
 			}
 			// Declared here, defined elsewhere in the kernel: kallsyms
@@ -398,6 +398,15 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 			return "", 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
 		}
 		return "@+", int64(off), nil
+	}
+	if e.f.IsKernel() && !e.f.KallsymsHasData() {
+		// kallsyms has no data symbols (CONFIG_KALLSYMS_ALL=n): name the
+		// address from _stext, which it always lists (not _text: on arm64
+		// that is below the text range kallsyms keeps).
+		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
+			e.kallsymsNote(loc.Sym)
+			return "@_stext", int64(addr - stext), nil
+		}
 	}
 	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
 	if !ok {
@@ -754,4 +763,15 @@ func SanitizeArgName(s string) string {
 		b = b[:MaxArgNameLen]
 	}
 	return string(b)
+}
+
+func (e *argEnv) kallsymsNote(string) {
+	n := "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET"
+
+	for _, x := range e.notes {
+		if x == n {
+			return
+		}
+	}
+	e.notes = append(e.notes, n)
 }
