@@ -147,7 +147,7 @@ func (e Entry) BitField() (BitField, error) {
 		}
 		return BitField{Width: w, Shift: shift, Container: int64(size), ByteOffset: unit}, nil
 	}
-	bo, ok := s.udata(dwarf.AttrBitOffset)
+	bo, ok := s.sdata(dwarf.AttrBitOffset)
 	if !ok {
 		return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has no bit offset", e.Name(), e.Offset())
 	}
@@ -155,12 +155,13 @@ func (e Entry) BitField() (BitField, error) {
 	if err != nil {
 		return BitField{}, err
 	}
-	shift := bits - int64(bo) - w // DW_AT_bit_offset counts from the MSB
-	if bigEndian {
-		shift = int64(bo)
-	}
-	if shift < 0 {
-		return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) has a bit offset past its unit", e.Name(), e.Offset())
+	// DW_AT_bit_offset counts from the most significant bit of the
+	// storage unit on either byte order; the kernel's shift counts from
+	// the least significant bit of the loaded unit. clang writes negative
+	// offsets for fields that spill out of their unit (packed structs).
+	shift := bits - bo - w
+	if bo < 0 || shift < 0 {
+		return BitField{}, fmt.Errorf("bitfield %s (DIE %#x) straddles its %d-byte unit", e.Name(), e.Offset(), size)
 	}
 	return BitField{Width: w, Shift: shift, Container: int64(size), ByteOffset: off}, nil
 }

@@ -50,6 +50,9 @@ type Loc struct {
 	// Sym names the global at Addr (LocMem with HasAddr), or alone a global
 	// declared here and defined elsewhere (its address is the symbol's).
 	Sym string
+	// Piece is the size in bytes of the one DW_OP_piece that describes the
+	// value, 0 when the expression has none.
+	Piece int64
 }
 
 // ErrLocation: a location expression dwprobe cannot turn into a fetcharg
@@ -64,6 +67,7 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 	have := false // an address or register is being computed
 	value := false
 	pieces := 0
+	var pieceSize uint64
 	unsupported := func(o op.Opcode) (Loc, error) {
 		return Loc{}, fmt.Errorf("%w: %s", ErrLocation, opName(o))
 	}
@@ -121,9 +125,13 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 				return unsupported(o)
 			}
 			var v [8]byte
-			copy(v[:], b.data[b.off:b.off+int(n)])
+			if order == binary.BigEndian {
+				copy(v[8-n:], b.data[b.off:b.off+int(n)])
+			} else {
+				copy(v[:], b.data[b.off:b.off+int(n)])
+			}
 			b.off += int(n)
-			loc, have, value = Loc{Kind: LocConst, Const: int64(binary.LittleEndian.Uint64(v[:]))}, true, true
+			loc, have, value = Loc{Kind: LocConst, Const: int64(order.Uint64(v[:]))}, true, true
 		case o == opEntryValue || o == opGNUEntryValue:
 			n := b.uleb()
 			if !b.need(int(n)) {
@@ -162,7 +170,7 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 		case o == op.DW_OP_stack_value:
 			value = true
 		case o == op.DW_OP_piece:
-			b.uleb()
+			pieceSize = b.uleb()
 			pieces++
 			if b.off < len(b.data) {
 				return Loc{}, fmt.Errorf("%w: the value is split in pieces", ErrLocation)
@@ -176,6 +184,17 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 	}
 	if !have {
 		return Loc{}, fmt.Errorf("%w: empty expression", ErrLocation)
+	}
+	loc.Piece = int64(pieceSize)
+	if !value {
+		switch loc.Kind {
+		case LocEntryReg:
+			// Without stack_value the entry value is an address.
+			return Loc{}, fmt.Errorf("%w: memory at an entry value", ErrLocation)
+		case LocConst:
+			// A constant alone is the address of the value.
+			loc = Loc{Kind: LocMem, Addr: uint64(loc.Const), HasAddr: true, Derefs: []int64{0}}
+		}
 	}
 	if value {
 		// The expression computes the value itself, not where it lives.

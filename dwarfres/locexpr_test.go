@@ -53,7 +53,7 @@ func TestDecodeLocation(t *testing.T) {
 		{"implicit_value", []byte{0x9e, 4, 0x2a, 0, 0, 0}, Loc{Kind: LocConst, Const: 42}, ""},
 		{"entry_value reg5", []byte{0xa3, 1, 0x55, 0x9f}, Loc{Kind: LocEntryReg, Reg: 5}, ""},
 		{"GNU_entry_value reg4", []byte{0xf3, 1, 0x54, 0x9f}, Loc{Kind: LocEntryReg, Reg: 4}, ""},
-		{"one piece", []byte{0x53, 0x93, 8}, Loc{Kind: LocReg, Reg: 3}, ""},
+		{"one piece", []byte{0x53, 0x93, 8}, Loc{Kind: LocReg, Reg: 3, Piece: 8}, ""},
 		{"two pieces", []byte{0x53, 0x93, 4, 0x54, 0x93, 4}, Loc{}, "pieces"},
 		{"breg 8 stack_value", append(sleb([]byte{0x75}, 8), 0x9f), Loc{Kind: LocRegOffset, Reg: 5, Offset: 8}, ""},
 		{"entry_value of memory", []byte{0xa3, 2, 0x75, 0x00, 0x9f}, Loc{}, "DW_OP_entry_value"},

@@ -210,6 +210,14 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 	if err != nil {
 		return Loc{}, err
 	}
+	if loc.Piece > 0 {
+		if tp, ok := v.RealType(true); ok {
+			if size, ok := tp.ByteSize(); ok && loc.Piece < size {
+				return Loc{}, fmt.Errorf("%w: only %d of its %d bytes are described (DW_OP_piece), the rest is optimized out", ErrLocation, loc.Piece, size)
+			}
+		}
+		loc.Piece = 0
+	}
 	if loc.HasAddr {
 		loc.Sym = v.Name()
 	}
@@ -365,6 +373,9 @@ func (s *Scope) resolve(loc Loc) (Loc, error) {
 		case fb.Kind == LocCFA:
 			reg, off, err := s.t.f.CFA(s.Addr)
 			if err != nil {
+				if errors.Is(err, ErrNotFound) {
+					err = fmt.Errorf("%w: %v", ErrNoLocation, err)
+				}
 				return Loc{}, fmt.Errorf("frame base at %#x: %w", s.Addr, err)
 			}
 			return Loc{Kind: LocMem, Reg: reg, Derefs: []int64{off + loc.Offset}}, nil
