@@ -51,7 +51,7 @@ unit:
 # "context deadline exceeded" (golang/go#75804). Longer: FUZZTIME=2000000x.
 FUZZTIME ?= 100000x
 fuzz:
-	@for pkg in ./lazymatch ./probegen ./dwarfres; do \
+	@for pkg in ./lazymatch ./probegen ./dwarfres ./tracefs; do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > .fuzz.log 2>&1 || { cat .fuzz.log; rm -f .fuzz.log; exit 1; }; \

@@ -98,22 +98,48 @@ func (t *FS) taken(listed []Event, group, event string) bool {
 // is shared by every tracing user, so the entry is found by comparing the
 // log before and after the batch.
 func (t *FS) Add(kind Kind, defs []string) ([]Event, error) {
+	return t.add(kind, defs, false)
+}
+
+// AddMulti is Add for events with several probes: definitions of the
+// batch that name the same GROUP/EVENT make one event, the first creating
+// it and the others appended to it, as the kernel does since Linux 5.6
+// (MultiProbe). The GROUP/EVENT must still be new to the kernel, so an
+// event of somebody else's is never extended, and the rollback of a
+// refused batch deletes each event once.
+func (t *FS) AddMulti(kind Kind, defs []string) ([]Event, error) {
+	return t.add(kind, defs, true)
+}
+
+// MultiProbe reports whether the kernel appends a probe written under an
+// existing GROUP/EVENT to that event instead of refusing it: its README
+// says "Create/append" (Linux 5.6 and later), which is how perf probe
+// decides. It is false if the README can't be read.
+func (t *FS) MultiProbe() bool {
+	b, err := os.ReadFile(filepath.Join(t.root, "README"))
+	return err == nil && strings.Contains(string(b), "Create/append/")
+}
+
+func (t *FS) add(kind Kind, defs []string, multi bool) ([]Event, error) {
 	path, err := t.eventsFile(kind)
 	if err != nil {
 		return nil, err
 	}
 	evs := make([]Event, len(defs))
 	at := make(map[string]int, len(defs))
+	var ids []string // distinct GROUP/EVENT, in order of first use
 	for i, def := range defs {
 		ev, err := ParseDefinition(kind, def)
 		if err != nil {
 			return nil, fmt.Errorf("%v definition %d: %w", kind, i, err)
 		}
 		id := ev.Group + "/" + ev.Name
-		if j, ok := at[id]; ok {
+		if j, ok := at[id]; ok && !multi {
 			return nil, fmt.Errorf("%v definitions %d and %d are both %s: %w", kind, j, i, id, ErrEventExists)
+		} else if !ok {
+			at[id] = i
+			ids = append(ids, id)
 		}
-		at[id] = i
 		evs[i] = ev
 	}
 	if len(evs) == 0 {
@@ -129,9 +155,10 @@ func (t *FS) Add(kind Kind, defs []string) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, ev := range evs {
+	for _, id := range ids {
+		ev := evs[at[id]]
 		if t.taken(listed, ev.Group, ev.Name) {
-			return nil, fmt.Errorf("%v definition %d: %s/%s: %w", kind, i, ev.Group, ev.Name, ErrEventExists)
+			return nil, fmt.Errorf("%v definition %d: %s/%s: %w", kind, at[id], ev.Group, ev.Name, ErrEventExists)
 		}
 	}
 	before := t.errorLog()
@@ -143,19 +170,35 @@ func (t *FS) Add(kind Kind, defs []string) ([]Event, error) {
 			if e := findLogEntry(before, t.errorLog(), ev.Raw); e != nil {
 				werr.Log, werr.Pos = e, mapPos(ev.Raw, e.Pos)
 			}
-			werr.Rollback = t.rollback(path, evs[:i])
+			// Delete every event the batch created, including the one
+			// this definition would have been appended to.
+			var made []Event
+			for _, id := range ids {
+				if j := at[id]; j < i {
+					made = append(made, evs[j])
+				}
+			}
+			werr.Rollback = t.rollback(path, made)
 			return nil, werr
 		}
 	}
 
-	// Return the kernel's rendering (offsets in full, arguments named).
-	// The probes are in; a listing that fails now only costs that.
+	// Return the kernel's rendering (offsets in full, arguments named),
+	// the n-th probe of an event for its n-th definition. The probes are
+	// in; a listing that fails now only costs that.
 	if listed, err := t.list(kind, path); err == nil {
+		seen := make(map[string]int, len(ids))
 		for i, ev := range evs {
+			id := ev.Group + "/" + ev.Name
+			n := seen[id]
+			seen[id]++
 			for _, l := range listed {
 				if l.Group == ev.Group && l.Name == ev.Name {
-					evs[i] = l
-					break
+					if n == 0 {
+						evs[i] = l
+						break
+					}
+					n--
 				}
 			}
 		}

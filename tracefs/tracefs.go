@@ -51,6 +51,23 @@ func Open(root string) (*FS, error) {
 	return newFS(root, lock), nil
 }
 
+// WriteFunc performs one open(2) of path with O_WRONLY|O_CLOEXEC|flag and
+// one write(2) of data. flag is O_APPEND for kprobe_events and
+// uprobe_events, O_TRUNC for value files such as enable.
+type WriteFunc func(path string, flag int, data []byte) error
+
+// OpenWith is Open with every write to a tracefs file done by write
+// instead of write(2): a test plays the kernel's part on a directory laid
+// out like tracefs (see package tracefstest). Reads are not redirected.
+func OpenWith(root string, write WriteFunc) (*FS, error) {
+	t, err := Open(root)
+	if err != nil {
+		return nil, err
+	}
+	t.write = write
+	return t, nil
+}
+
 func newFS(root, lockPath string) *FS {
 	return &FS{root: root, lockPath: lockPath, write: sysWrite}
 }

@@ -21,9 +21,10 @@ func TestOptions(t *testing.T) {
 		{"nothing to do", []string{"-x", app}, "nothing to do", ""},
 		{"exclusive modes", []string{"-x", app, "-D", "work", "-L", "work"}, "exclusive", ""},
 		{"-x and -k", []string{"-x", app, "-k", app, "-D", "work"}, "exclusive", ""},
-		{"add not yet", []string{"-x", app, "-a", "work"}, "not yet supported", ""},
-		{"vars not yet", []string{"-x", app, "-V", "work"}, "not yet supported", ""},
-		{"positional", []string{"-x", app, "work"}, "not yet supported", ""},
+		{"add dry run", []string{"-n", "-x", app, "-a", "work"}, "", "p:probe_app/work "},
+		{"vars", []string{"-x", app, "-V", "work"}, "", "Available variables at work\n"},
+		{"positional dry run", []string{"-n", "-x", app, "work", "p->id"}, "", "p:probe_app/work "},
+		{"module", []string{"-m", "ext4", "-D", "ext4_sync_fs"}, "not yet supported", ""},
 		{"max-probes", []string{"-x", app, "--max-probes", "2", "-D", "item_score"}, "too many", ""},
 		{"bad max-probes", []string{"-x", app, "--max-probes", "0", "-D", "work"}, "positive", ""},
 		{"-D", []string{"-x", app, "-D", "work"}, "", "p:probe_app/work "},
@@ -34,7 +35,7 @@ func TestOptions(t *testing.T) {
 		{"-L", []string{"-x", app, "-L", "compute"}, "", "<compute@"},
 		{"named event", []string{"-x", app, "-D", "grp:ev=work"}, "", "p:grp/ev "},
 		{"bad group", []string{"-x", app, "-D", "1grp:ev=work"}, "group", ""},
-		{"arguments not yet", []string{"-x", app, "-D", "work p"}, "not yet supported", ""},
+		{"arguments", []string{"-x", app, "-D", "work p"}, "", " p=%di:x64\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -39,6 +39,7 @@ type options struct {
 	rangeOpt   bool
 	del        []string
 	list       string
+	apply      string
 	bootconfig bool
 	funcsSet   bool
 	listSet    bool
@@ -72,6 +73,12 @@ Examples:
   dwprobe -k vmlinux -s ~/linux -D 'vfs_read;ret = rw_verify_area*'
   dwprobe -k vmlinux -s ~/linux -L vfs_read
   dwprobe -k vmlinux -F 'vfs_*'
+  dwprobe -x ./app -a 'work:3 p->name:string'   add a uprobe (as root)
+  dwprobe -x ./app 'work:3 p->name:string'      the same
+  dwprobe -l                                     list the probes, mapped back to source
+  dwprobe -d 'probe_app:*'                       delete probes
+  dwprobe -k vmlinux -D vfs_read > defs; dwprobe --apply defs
+  dwprobe -k vmlinux --bootconfig -D vfs_read    boot-time tracing
 
 Options:
 `
@@ -86,10 +93,11 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
 	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "OLD=NEW: find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE, do not add it (repeatable)")
-	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add a probe event (not yet supported: use -D)")
-	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete probe events (not yet supported)")
-	fs.StringVarP(&o.list, "list", "l", "", "list current probe events (not yet supported)")
+	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add PROBE to kprobe_events (uprobe_events with -x) (repeatable)")
+	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete the probe events matching [GROUP:]EVENT, a glob or filter (repeatable)")
+	fs.StringVarP(&o.list, "list", "l", "", "list the current probe events, optionally those matching [GROUP:]EVENT")
 	fs.Lookup("list").NoOptDefVal = "*"
+	fs.StringVar(&o.apply, "apply", "", "add the definition lines of FILE (\"-\": stdin), as -D prints them, all or none")
 	fs.StringVarP(&o.line, "line", "L", "", "show source lines that can be probed: FUNC[:RLN[+NUM|-RLN2]][@SRC] or SRC:ALN[+NUM|-ALN2]")
 	fs.StringArrayVarP(&o.vars, "vars", "V", nil, "show the variables reachable at PROBE")
 	fs.BoolVar(&o.externs, "externs", false, "with -V, show the unit's external variables too")
@@ -101,9 +109,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
 	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only errors")
-	fs.BoolVarP(&o.force, "force", "f", false, "add under a numbered name when the event exists (not yet supported)")
+	fs.BoolVarP(&o.force, "force", "f", false, "with -a, add under a numbered name (EVENT_1) when the event exists")
 	fs.BoolVarP(&o.dryRun, "dry-run", "n", false, "do everything but write to tracefs")
-	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print bootconfig form (not yet supported)")
+	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print the kprobes as a bootconfig for boot-time tracing")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -119,7 +127,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"module", "add", "del", "list", "force", "bootconfig",
+var unsupported = []string{"module",
 	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -138,31 +146,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("option --%s is not yet supported", n)
 		}
 	}
+	if err := positional(&o, fs.Args()); err != nil {
+		return err
+	}
 	if o.exec != "" && o.vmlinux != "" {
 		return errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	}
-	// Positional words form one probe, as in perf ("perf probe vfs_read count").
-	if rest := fs.Args(); len(rest) > 0 {
-		if len(o.defs) > 0 || o.line != "" || o.funcsSet || len(o.vars) > 0 {
-			return fmt.Errorf("unexpected argument %q", rest[0])
-		}
-		return fmt.Errorf("adding probes is not yet supported; print the definition with -D %q", strings.Join(rest, " "))
-	}
 	modes := 0
-	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0} {
+	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0,
+		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != ""} {
 		if b {
 			modes++
 		}
 	}
 	if modes == 0 {
 		fs.Usage()
-		return errors.New("nothing to do: give -D, -L, -V or -F")
+		return errors.New("nothing to do: give PROBE, -a, -d, -l, --apply, -D, -L, -V or -F")
 	}
 	if modes > 1 {
-		return errors.New("-D, -L, -V and -F are exclusive")
+		return errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V and -F are exclusive")
 	}
 	if o.maxProbes <= 0 {
 		return fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
+	}
+	if o.bootconfig && len(o.defs) == 0 {
+		return errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
+	}
+	// These need no debuginfo of the target, or open it themselves.
+	switch {
+	case len(o.del) > 0:
+		return runDelete(&o, stderr)
+	case o.listSet:
+		return runList(&o, stdout, stderr)
+	case o.apply != "":
+		return runApply(&o, stderr)
 	}
 	t, done, err := openCached(&o)
 	if err != nil {
@@ -170,6 +187,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer done()
 	switch {
+	case len(o.adds) > 0:
+		return runAdd(ctx, &o, t, stdout, stderr)
+	case len(o.defs) > 0 && o.bootconfig:
+		return runBootconfig(ctx, &o, t, stdout, stderr)
 	case len(o.defs) > 0:
 		return runDefinitions(ctx, &o, t, stdout, stderr)
 	case o.line != "":
@@ -179,6 +200,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	default:
 		return runFuncs(&o, t, stdout)
 	}
+}
+
+// positional takes the words after the options as perf does: an absolute
+// path first is the binary to probe (as -x) unless -x was given, and the
+// other words are joined into one probe to add ("dwprobe -x app work:3
+// p->name:string").
+func positional(o *options, rest []string) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	if len(o.defs) > 0 || o.line != "" || o.funcsSet || len(o.vars) > 0 || len(o.del) > 0 || o.listSet || o.apply != "" {
+		return fmt.Errorf("unexpected argument %q: only adding takes a PROBE without an option", rest[0])
+	}
+	if rest[0] == "-" {
+		return errors.New("'-' is not a probe (--apply - reads definitions from stdin)")
+	}
+	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
+		if strings.HasSuffix(rest[0], ".ko") {
+			return fmt.Errorf("%s: kernel modules are not yet supported", rest[0])
+		}
+		o.exec, rest = rest[0], rest[1:]
+		if len(rest) == 0 {
+			return fmt.Errorf("no probe after the binary %s", o.exec)
+		}
+	}
+	o.adds = append(o.adds, strings.Join(rest, " "))
+	return nil
 }
 
 // joinOptArgs lets -F and -l take their optional argument as the next word,

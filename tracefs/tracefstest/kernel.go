@@ -1,0 +1,247 @@
+// Package tracefstest plays the kernel's part of tracefs on a plain
+// directory, for tests of code that adds, lists and deletes probes through
+// package tracefs without root or a kernel.
+package tracefstest
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// README is the part of the kernel's tracefs README that callers look at:
+// "Create/append" makes tracefs.FS.MultiProbe true.
+const README = `tracing mini-HOWTO:
+  kprobe_events		- Create/append/remove/show the kernel dynamic events
+  uprobe_events		- Create/append/remove/show the userspace dynamic events
+`
+
+// Kernel models what Linux 6.1 does with writes to kprobe_events,
+// uprobe_events and events/GROUP/EVENT/enable:
+//
+//   - "p:GROUP/EVENT TARGET ARGS" adds a line as the kernel lists it
+//     (kprobe "SYM+0" as "SYM", uprobe offsets as 0x%016x, unnamed
+//     arguments as argN=) and creates events/GROUP/EVENT/enable; a second
+//     probe of an event of the same file is appended to it, a name taken
+//     by another event is EEXIST;
+//   - "-:GROUP/EVENT" deletes every probe of the event and its directory,
+//     ENOENT if there is none, EBUSY while it is enabled;
+//   - a definition that Reject refuses is EINVAL with an error_log entry.
+type Kernel struct {
+	Root string
+
+	// Reject, if set, sees every probe definition as the kernel splits it
+	// (fields joined by one space). A non-empty reason makes the kernel
+	// refuse it, logging reason with the caret at byte pos of cmd.
+	Reject func(kind tracefs.Kind, cmd string) (reason string, pos int)
+
+	mu     sync.Mutex
+	writes []string
+	clock  int
+}
+
+// New lays out a tracefs in a temporary directory (README, kprobe_events,
+// uprobe_events, error_log, events/) and returns it opened with k playing
+// the kernel.
+func New(t testing.TB) (*tracefs.FS, *Kernel) {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{"README": README, "kprobe_events": "", "uprobe_events": "", "error_log": ""}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "events"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	k := &Kernel{Root: root}
+	fsys, err := tracefs.OpenWith(root, k.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys, k
+}
+
+// Writes returns what was written so far, one entry per write(2), as
+// "FILE: DATA" with FILE relative to Root and the final newline dropped,
+// and forgets it.
+func (k *Kernel) Writes() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	w := k.writes
+	k.writes = nil
+	return w
+}
+
+// File returns the contents of the file name under Root, "" if missing.
+func (k *Kernel) File(name string) string {
+	b, _ := os.ReadFile(filepath.Join(k.Root, name))
+	return string(b)
+}
+
+// Write is the tracefs.WriteFunc of the model.
+func (k *Kernel) Write(path string, flag int, data []byte) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	rel, err := filepath.Rel(k.Root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}
+	}
+	k.writes = append(k.writes, rel+": "+strings.TrimSuffix(string(data), "\n"))
+	var kind tracefs.Kind
+	switch rel {
+	case "kprobe_events":
+		kind = tracefs.KProbe
+	case "uprobe_events":
+		kind = tracefs.UProbe
+	default:
+		if _, err := os.Stat(path); err != nil {
+			return &fs.PathError{Op: "open", Path: path, Err: syscall.ENOENT}
+		}
+		return os.WriteFile(path, data, 0o644)
+	}
+	cmd := strings.Join(strings.Fields(strings.TrimSuffix(string(data), "\n")), " ")
+	if id, ok := strings.CutPrefix(cmd, "-:"); ok {
+		return k.delete(path, id)
+	}
+	return k.add(kind, path, cmd)
+}
+
+func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
+	fail := func(reason string, pos int, errno syscall.Errno) error {
+		k.clock++
+		loc := "trace_" + kind.String()
+		entry := fmt.Sprintf("[%5d.%06d] %s: error: %s\n  Command: %s\n%s^\n",
+			k.clock, 0, loc, reason, cmd, strings.Repeat(" ", len("  Command: ")+pos))
+		f, err := os.OpenFile(filepath.Join(k.Root, "error_log"), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			f.WriteString(entry)
+			f.Close()
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: errno}
+	}
+	if k.Reject != nil {
+		if reason, pos := k.Reject(kind, cmd); reason != "" {
+			return fail(reason, pos, syscall.EINVAL)
+		}
+	}
+	line, group, event, ok := listed(kind, cmd)
+	if !ok {
+		return fail("Invalid command", 0, syscall.EINVAL)
+	}
+	dir := filepath.Join(k.Root, "events", group, event)
+	if _, err := os.Stat(dir); err == nil && !k.has(path, group, event) {
+		return fail("Event already exists", len(cmd)+1, syscall.EEXIST)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	enable := filepath.Join(dir, "enable")
+	if _, err := os.Stat(enable); err == nil {
+		return nil
+	}
+	return os.WriteFile(enable, []byte("0\n"), 0o644)
+}
+
+// has reports whether the events file at path lists GROUP/EVENT.
+func (k *Kernel) has(path, group, event string) bool {
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		if id, ok := lineID(l); ok && id == group+"/"+event {
+			return true
+		}
+	}
+	return false
+}
+
+// lineID returns the GROUP/EVENT of a listing line.
+func lineID(l string) (string, bool) {
+	head, _, _ := strings.Cut(l, " ")
+	_, id, ok := strings.Cut(head, ":")
+	return id, ok && l != ""
+}
+
+// listed renders cmd as the kernel lists it.
+func listed(kind tracefs.Kind, cmd string) (line, group, event string, ok bool) {
+	f := strings.Fields(cmd)
+	if len(f) < 2 {
+		return "", "", "", false
+	}
+	head, id, ok := strings.Cut(f[0], ":")
+	if !ok || (head[0] != 'p' && head[0] != 'r') {
+		return "", "", "", false
+	}
+	if group, event, ok = strings.Cut(id, "/"); !ok {
+		return "", "", "", false
+	}
+	target := f[1]
+	switch kind {
+	case tracefs.UProbe:
+		i := strings.LastIndexByte(target, ':')
+		off, err := strconv.ParseUint(target[i+1:], 0, 64)
+		if i < 0 || err != nil {
+			return "", "", "", false
+		}
+		target = fmt.Sprintf("%s:0x%016x", target[:i], off)
+	case tracefs.KProbe:
+		target = strings.TrimSuffix(target, "+0")
+	}
+	out := []string{f[0], target}
+	for i, a := range f[2:] {
+		if !strings.Contains(a, "=") {
+			a = "arg" + strconv.Itoa(i+1) + "=" + a
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " "), group, event, true
+}
+
+// delete is "-:GROUP/EVENT".
+func (k *Kernel) delete(path, id string) error {
+	dir := filepath.Join(k.Root, "events", id)
+	if b, err := os.ReadFile(filepath.Join(dir, "enable")); err == nil && len(b) > 0 && b[0] == '1' {
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EBUSY}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var kept []string
+	found := false
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if got, ok := lineID(strings.TrimSuffix(l, "\n")); ok && got == id {
+			found = true
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if !found {
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.ENOENT}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	// A group goes with its last event.
+	os.Remove(filepath.Dir(dir))
+	return os.WriteFile(path, []byte(strings.Join(kept, "")), 0o644)
+}
