@@ -196,3 +196,23 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// TestProbePointAtWithoutAranges: clang writes no .debug_aranges; the
+// address of a function still maps back to it through the units' ranges.
+func TestProbePointAtWithoutAranges(t *testing.T) {
+	for _, v := range []string{"app-clang-O2-dwarf5", "app-clang-O0-dwarf4", "app-gcc-O2-dwarf5"} {
+		f, err := Open(needBin(t, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := f.FindProbes(Query{Function: "work"})
+		if err != nil || len(ps) == 0 {
+			t.Fatalf("%s: work: %v %v", v, ps, err)
+		}
+		pt, ok, err := f.ProbePointAt(ps[0].Addr)
+		if err != nil || !ok || pt.Function != "work" {
+			t.Errorf("%s: ProbePointAt(%#x) = %+v, %v, %v; want work", v, ps[0].Addr, pt, ok, err)
+		}
+		f.Close()
+	}
+}

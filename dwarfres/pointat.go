@@ -46,6 +46,29 @@ func (f *File) arangeList() []arange {
 			}
 			off = end
 		}
+		if len(sec) == 0 {
+			// clang emits no .debug_aranges: take each unit's own
+			// DW_AT_low_pc/high_pc or DW_AT_ranges instead (perf 6.1's
+			// libdw then finds nothing).
+			units, _ := f.unitsList()
+			for i := range units {
+				u := &units[i]
+				if u.utype != utCompile && u.utype != utPartial {
+					continue
+				}
+				root, err := f.rootDIE(u)
+				if err != nil {
+					continue
+				}
+				rs, err := f.ranges(u, root)
+				if err != nil {
+					continue
+				}
+				for _, r := range rs {
+					out = append(out, arange{r.Low, r.High, u.off})
+				}
+			}
+		}
 		sort.Slice(out, func(i, j int) bool { return out[i].lo < out[j].lo })
 		f.aranges = out
 	})
