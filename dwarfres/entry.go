@@ -292,3 +292,6 @@ func (e Entry) TypeName() (string, bool) {
 	}
 	return n, true
 }
+
+// HasLocation reports whether the DIE itself has DW_AT_location.
+func (e Entry) HasLocation() bool { return e.attrs().has(dwarf.AttrLocation) }

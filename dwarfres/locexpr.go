@@ -208,7 +208,7 @@ func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx fun
 			last := loc.Derefs[len(loc.Derefs)-1]
 			switch {
 			case loc.HasAddr && len(loc.Derefs) == 1:
-				loc = Loc{Kind: LocAddrValue, Addr: uint64(int64(loc.Addr) + last)}
+				loc = Loc{Kind: LocAddrValue, Addr: uint64(int64(loc.Addr) + last), HasAddr: true}
 			case !loc.HasAddr && len(loc.Derefs) == 1 && last == 0:
 				loc = Loc{Kind: LocReg, Reg: loc.Reg}
 			case !loc.HasAddr && len(loc.Derefs) == 1:

@@ -255,6 +255,9 @@ type fref struct {
 }
 
 func (f *fetch) String() (string, error) {
+	if f.sym && f.addrVal {
+		return "", errors.New("the value is the address of a global; name a member, an element or use :string")
+	}
 	if f.add != 0 {
 		return "", fmt.Errorf("the value is an address computed from %s%+d; read a member through it or use :string", f.base, f.add)
 	}
@@ -287,8 +290,11 @@ func (f *fetch) load(off int64, user bool) error {
 		return errors.New("a constant cannot be dereferenced")
 	}
 	if f.sym && len(f.refs) == 0 && f.addrVal {
+		// The value is the symbol's address (plus add): the first load
+		// folds into @sym+off.
 		f.addrVal = false
-		f.refs = append(f.refs, fref{off: off, user: user})
+		f.refs = append(f.refs, fref{off: f.add + off, user: user})
+		f.add = 0
 		return nil
 	}
 	f.refs = append(f.refs, fref{off: f.add + off, user: user})
@@ -364,16 +370,9 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		if base == "@+" {
 			return &fetch{base: base, sym: true, addrVal: true, fileOff: off}, nil
 		}
-		return &fetch{base: base, sym: true, addrVal: true}, addOff(off)
+		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
 	}
 	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
-}
-
-func addOff(off int64) error {
-	if off != 0 {
-		return fmt.Errorf("the address of a global plus %d: %w", off, ErrNotSupported)
-	}
-	return nil
 }
 
 // global names a global variable's address: @SYMBOL (kernel) with the
@@ -381,6 +380,9 @@ func addOff(off int64) error {
 func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 	addr, has := loc.Addr, loc.HasAddr
 	if !has {
+		if loc.Sym == "" {
+			return "", 0, fmt.Errorf("a global with neither an address nor a name")
+		}
 		a, ok := e.f.SymbolAddr(loc.Sym)
 		if !ok {
 			if e.user || e.f.IsKernel() && !e.f.KallsymsHasData() {
@@ -413,6 +415,11 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		if !has && loc.Sym != "" {
 			return "@" + loc.Sym, 0, nil
 		}
+		// No symbol covers it (a string literal): _stext moves with the
+		// image under KASLR, so the offset from it still holds.
+		if stext, ok := e.f.SymbolAddr("_stext"); ok && e.f.IsKernel() && addr >= stext {
+			return "@_stext", int64(addr - stext), nil
+		}
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
 	}
 	return "@" + name, int64(addr - start), nil
@@ -434,15 +441,31 @@ func (r argResult) String() string {
 	return s
 }
 
+// argSlot is one argument of one point: converted, or missing there (the
+// variable is not in scope or has no usable location at that address).
+type argSlot struct {
+	res     argResult
+	missing error
+	orig    int // index in the spec's arguments; -1 for a $vars/$params expansion
+}
+
+// missingError marks a variable that a multi-point probe may lack at some
+// of its points (perf's skip_empty_arg).
+type missingError struct{ err error }
+
+func (m *missingError) Error() string { return m.err.Error() }
+func (m *missingError) Unwrap() error { return m.err }
+
 // convertArgs turns the arguments of one point into fetchargs, expanding
 // $vars and $params in sc, as perf's add_probe_trace_event does.
-func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
+func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) {
 	var list []Arg
-	expanded := map[int]bool{} // indexes in list that came from $vars/$params
+	orig := []int{}
 	locals := false
-	for _, a := range args {
+	for i, a := range args {
 		if a.Expr != "$vars" && a.Expr != "$params" {
 			list = append(list, a)
+			orig = append(orig, i)
 			continue
 		}
 		if sc == nil {
@@ -457,21 +480,22 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 				continue
 			}
 			if tp, ok := v.RealType(true); ok && (tp.Tag() == dwarf.TagStructType || tp.Tag() == dwarf.TagUnionType) {
-				e.notes = append(e.notes, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
+				e.note(fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
-			expanded[len(list)] = true
 			list = append(list, Arg{Raw: n, Expr: n, Col: a.Col})
+			orig = append(orig, -1)
 		}
 	}
 	if len(list) > MaxProbeArgs {
 		return nil, fmt.Errorf("%s: %d arguments after expanding $vars/$params, the kernel takes at most %d", e.spec, len(list), MaxProbeArgs)
 	}
-	var out []string
-	used := map[string]bool{}
+	var out []argSlot
 	for i, a := range list {
 		r, err := e.convertArg(a, sc)
-		if err != nil && expanded[i] {
+		var miss *missingError
+		switch {
+		case err != nil && orig[i] < 0:
 			// A variable $vars found but no fetcharg can read (an address
 			// computed in a register, say): perf writes a wrong one.
 			why := err.Error()
@@ -479,12 +503,81 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 			if errors.As(err, &se) {
 				why = se.Msg
 			}
-			e.notes = append(e.notes, fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
+			e.note(fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
 			continue
-		}
-		if err != nil {
+		case errors.As(err, &miss):
+			out = append(out, argSlot{res: r, missing: err, orig: orig[i]})
+		case err != nil:
 			return nil, err
+		default:
+			out = append(out, argSlot{res: r, orig: orig[i]})
 		}
+	}
+	return out, nil
+}
+
+// perfMagic is perf's probe_conf.magic_num: the immediate written for an
+// argument at the points of a probe where its variable does not exist, so
+// that every point of one event has the same arguments.
+const perfMagic = `\deade12d`
+
+// fillMissing is perf's fill_empty_trace_arg over the points of one spec:
+// an argument missing at some points is written there as perfMagic with
+// the type it has elsewhere; missing at every point, it is an error.
+func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
+	type have struct {
+		typ   string
+		found bool
+		err   error
+	}
+	byOrig := map[int]*have{}
+	for _, slots := range points {
+		for _, sl := range slots {
+			if sl.orig < 0 {
+				continue
+			}
+			h := byOrig[sl.orig]
+			if h == nil {
+				h = &have{}
+				byOrig[sl.orig] = h
+			}
+			if sl.missing == nil && !h.found {
+				h.typ, h.found = sl.res.typ, true
+			}
+			if sl.missing != nil && h.err == nil {
+				h.err = sl.missing
+			}
+		}
+	}
+	for p, slots := range points {
+		for k := range slots {
+			sl := &slots[k]
+			if sl.missing == nil {
+				continue
+			}
+			h := byOrig[sl.orig]
+			if !h.found {
+				return errors.Unwrap(h.err)
+			}
+			sl.res.fetch, sl.res.typ = perfMagic, h.typ
+			why := errors.Unwrap(sl.missing).Error()
+			var se *SyntaxError
+			if errors.As(sl.missing, &se) {
+				why = se.Msg
+			}
+			e.note(fmt.Sprintf("%s: at %s, %s; written as %s there, as perf does", e.spec, descr[p], why, perfMagic))
+		}
+	}
+	return nil
+}
+
+// render names the arguments of one point (a repeated name gets _1, _2:
+// the kernel refuses duplicates) and writes them.
+func renderArgs(slots []argSlot) []string {
+	var out []string
+	used := map[string]bool{}
+	for _, sl := range slots {
+		r := sl.res
 		if r.name != "" {
 			base := r.name
 			for n := 1; used[r.name]; n++ {
@@ -494,7 +587,16 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]string, error) {
 		}
 		out = append(out, r.String())
 	}
-	return out, nil
+	return out
+}
+
+func (e *argEnv) note(n string) {
+	for _, x := range e.notes {
+		if x == n {
+			return
+		}
+	}
+	e.notes = append(e.notes, n)
 }
 
 func (e *argEnv) argErr(a Arg, format string, v ...any) error {
@@ -527,11 +629,15 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (argResult, error) {
 	}
 	v, ok := sc.Lookup(vname)
 	if !ok {
-		return argResult{}, e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())
+		return r, &missingError{e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())}
 	}
 	loc, err := sc.Location(v)
 	if err != nil {
-		return argResult{}, e.locErr(a, vname, sc, v, err)
+		lerr := e.locErr(a, vname, sc, v, err)
+		if errors.Is(err, dwarfres.ErrNoLocation) || errors.Is(err, dwarfres.ErrLocation) {
+			return r, &missingError{lerr}
+		}
+		return argResult{}, lerr
 	}
 	f, err := e.fromLoc(loc)
 	if err != nil {

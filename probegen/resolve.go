@@ -26,6 +26,9 @@ type ResolveOptions struct {
 	// skipPrologue: a uprobe at a function entry reads variables (perf's
 	// perf_probe_with_var), so unoptimized code is probed past its prologue.
 	skipPrologue bool
+	// anyOffset: -V lists variables at an address without writing a probe
+	// there, so mid-instruction offsets are not refused.
+	anyOffset bool
 }
 
 // point is one resolved probe address ready to become a definition.
@@ -73,6 +76,8 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	// perf -D marks no name as taken, so every point of a spec gets its
 	// base name.
 	namer := NewNamer(nil)
+	var slots [][]argSlot
+	var where []string
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
@@ -93,17 +98,30 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		}
 		d := Def{Return: p.ret, Group: group, Event: name, Target: target}
 		if len(spec.Args) > 0 {
-			if d.Args, err = env.convertArgs(spec.Args, p.scope); err != nil {
+			sl, err := env.convertArgs(spec.Args, p.scope)
+			if err != nil {
 				return nil, nil, err
 			}
-		}
-		if err := d.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+			slots = append(slots, sl)
+			where = append(where, p.target)
 		}
 		if p.note != "" {
 			notes = append(notes, p.note)
 		}
 		defs = append(defs, d)
+	}
+	if len(spec.Args) > 0 {
+		if err := env.fillMissing(slots, where); err != nil {
+			return nil, nil, err
+		}
+		for i := range defs {
+			defs[i].Args = renderArgs(slots[i])
+		}
+	}
+	for _, d := range defs {
+		if err := d.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+		}
 	}
 	notes = append(notes, env.notes...)
 	return defs, notes, nil
@@ -183,7 +201,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	}
 	var out []point
 	for _, pr := range probes {
-		if p.HasOffset && p.Offset > 0 {
+		if p.HasOffset && p.Offset > 0 && !o.anyOffset {
 			if err := checkBoundary(t, pr); err != nil {
 				return nil, err
 			}

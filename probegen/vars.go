@@ -69,6 +69,7 @@ func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions
 	}
 	// Variables are listed at the entry of a %return point, as perf does.
 	p.Return = false
+	o.anyOffset = true
 	pts, err := resolve(&o, t, &p)
 	if err != nil {
 		return nil, fmt.Errorf("probe %q: %w", spec.Raw, err)
@@ -98,6 +99,11 @@ func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions
 					continue
 				}
 				inv = true
+			}
+			if vo.Ranges && !a.External && !a.Var.HasLocation() {
+				// perf's die_get_var_range fails on a variable without
+				// DW_AT_location (a constant), and --range drops it.
+				continue
 			}
 			typ, ok := a.Var.TypeName()
 			if !ok {
