@@ -39,7 +39,7 @@ func TestDecodeLocation(t *testing.T) {
 		{"call_frame_cfa", []byte{0x9c}, Loc{Kind: LocCFA}, ""},
 		{"addr", le.AppendUint64([]byte{0x03}, 0xffffffff82000000), Loc{Kind: LocMem, Addr: 0xffffffff82000000, HasAddr: true, Derefs: []int64{0}}, ""},
 		{"addrx", uleb([]byte{0xa1}, 2), Loc{Kind: LocMem, Addr: 0xffff0010, HasAddr: true, Derefs: []int64{0}}, ""},
-		{"addr stack_value", append(le.AppendUint64([]byte{0x03}, 0x1000), 0x9f), Loc{Kind: LocAddrValue, Addr: 0x1000}, ""},
+		{"addr stack_value", append(le.AppendUint64([]byte{0x03}, 0x1000), 0x9f), Loc{Kind: LocAddrValue, Addr: 0x1000, HasAddr: true}, ""},
 		{"breg plus_uconst", uleb(append(sleb([]byte{0x75}, 8), 0x23), 4), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{12}}, ""},
 		{"breg deref plus_uconst", uleb(append(sleb([]byte{0x75}, 8), 0x06, 0x23), 16), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{8, 16}}, ""},
 		{"reg deref", []byte{0x55, 0x06}, Loc{Kind: LocMem, Reg: 5, Derefs: []int64{0}}, ""},
