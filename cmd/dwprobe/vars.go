@@ -37,6 +37,9 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if len(spec.Args) > 0 {
+			return fmt.Errorf("-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
+		}
 		ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.lazyLines}
 		if o.exec != "" {
 			ro.User = true
