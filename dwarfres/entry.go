@@ -253,7 +253,7 @@ func (e Entry) ArrayLen() (int64, bool) {
 		if n, ok := s.udata(dwarf.AttrCount); ok {
 			return int64(n), true
 		}
-		if ub, ok := s.sdata(dwarf.AttrUpperBound); ok {
+		if ub, ok := upperBound(s); ok {
 			return ub + 1, true
 		}
 		return 0, false
@@ -295,3 +295,33 @@ func (e Entry) TypeName() (string, bool) {
 
 // HasLocation reports whether the DIE itself has DW_AT_location.
 func (e Entry) HasLocation() bool { return e.attrs().has(dwarf.AttrLocation) }
+
+// ArrayDims lists an array type's dimensions, outermost first; 0 for a
+// dimension without a bound (a flexible array).
+func (e Entry) ArrayDims() []int64 {
+	var out []int64
+	for _, c := range e.Children() {
+		if c.Tag() != dwarf.TagSubrangeType {
+			continue
+		}
+		s := c.attrs()
+		if n, ok := s.udata(dwarf.AttrCount); ok {
+			out = append(out, int64(n))
+		} else if ub, ok := upperBound(s); ok {
+			out = append(out, ub+1)
+		} else {
+			out = append(out, 0)
+		}
+	}
+	return out
+}
+
+// upperBound reads DW_AT_upper_bound: DW_FORM_dataN is unsigned here (an
+// index type's bound, 255 in data1 for [256]); only sdata carries a sign.
+func upperBound(s attrSet) (int64, bool) {
+	x, ok := s.get(dwarf.AttrUpperBound)
+	if !ok || !isConstForm(x.form) {
+		return 0, false
+	}
+	return int64(x.v), true
+}

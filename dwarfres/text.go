@@ -68,3 +68,15 @@ func (f *File) UprobeDataOffset(probe, addr uint64) (uint64, error) {
 	}
 	return 0, fmt.Errorf("address %#x: no loadable segment holds the probe at %#x: %w", addr, probe, ErrNotFound)
 }
+
+// SectionName names the allocated section holding addr, "" if none. A
+// kernel global in ".data..percpu" is a per-CPU variable: its address is
+// an offset each CPU adds its own base to.
+func (f *File) SectionName(addr uint64) string {
+	for _, s := range f.ELF.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 && addr >= s.Addr && addr < s.Addr+s.Size {
+			return s.Name
+		}
+	}
+	return ""
+}

@@ -169,10 +169,15 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 		// A declaration of a global defined elsewhere: the symbol has its name.
 		return Loc{Kind: LocMem, Sym: v.Name(), Derefs: []int64{0}}, nil
 	}
-	if _, ok := a.get(dwarf.AttrConstValue); ok {
+	if x, ok := a.get(dwarf.AttrConstValue); ok {
 		c, ok := a.sdata(dwarf.AttrConstValue)
 		if !ok {
 			return Loc{}, fmt.Errorf("%w: a constant value that is not an integer", ErrLocation)
+		}
+		if tp, ok := v.RealType(true); ok && !tp.Signed() && x.form != formSdata {
+			// DW_FORM_dataN carries no sign: an unsigned variable's
+			// constant is not sign-extended (perf's dwarf_formsdata is).
+			c = int64(x.v)
 		}
 		return Loc{Kind: LocConst, Const: c}, nil
 	}

@@ -394,6 +394,11 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		}
 		addr = a
 	}
+	if !e.user && strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
+		// perf writes @var and reads CPU 0's copy... or whatever lies at
+		// the per-CPU offset: fetchargs cannot add a CPU's base.
+		return "", 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
+	}
 	if e.user {
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
@@ -710,6 +715,15 @@ func (e *argEnv) step(f *fetch, cur dwarfres.Entry, fl field, user bool) (dwarfr
 		}
 		if tag == dwarf.TagPointerType {
 			return tp, f.load(size*fl.index, user)
+		}
+		dims := tp.ArrayDims()
+		if len(dims) > 0 && dims[0] > 0 && (fl.index < 0 || fl.index >= dims[0]) {
+			return cur, fmt.Errorf("index %d is out of the bounds of %s (%d elements)", fl.index, describeEntry(cur), dims[0])
+		}
+		// Each index of a multi-dimensional array steps over a whole row
+		// (perf steps by the element size whatever the rank).
+		for _, d := range dims[min(1, len(dims)):] {
+			size *= d
 		}
 		return tp, f.member(size*fl.index, user)
 	}
