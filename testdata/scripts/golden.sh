@@ -5,10 +5,14 @@
 #   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
 #   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe)
 #
-# For every `KIND<TAB>SPEC` line of testdata/conformance/specs.txt it runs
-#   D: perf probe -k VMLINUX -D SPEC
-#   S: perf probe -k VMLINUX -s SRCDIR -D SPEC   (definitions that need the source: ;PTN)
-#   L: perf probe -k VMLINUX -s SRCDIR -L SPEC
+# For every `KIND<TAB>SPEC[<TAB>OPTIONS]` line of testdata/conformance/specs.txt
+# it runs
+#   D: perf probe -k VMLINUX OPTIONS -D SPEC
+#   S: perf probe -k VMLINUX -s SRCDIR OPTIONS -D SPEC   (definitions that need the source: ;PTN)
+#   L: perf probe -k VMLINUX -s SRCDIR OPTIONS -L SPEC
+#   V: perf probe -k VMLINUX OPTIONS -V SPEC
+# OPTIONS is an optional space-separated list of extra perf options (one word
+# each, e.g. `--externs --filter=f*`; no quoting, no globbing).
 # with stdin from /dev/null, and writes, in spec-file order,
 #   testdata/conformance/golden/perf-ARCH.txt         (perf's stdout)
 #   testdata/conformance/golden/perf-ARCH.stderr.txt  (perf's stderr, for humans)
@@ -22,8 +26,11 @@
 # perf looks at the *running* kernel even with -k: /proc/kallsyms decides the
 # ".text" range for absolute addresses and the `_text+N` fallback, and the
 # tracefs README decides whether several probe points may share one event
-# name. The golden files are only reproducible on a root, non-KASLR host whose
-# tracefs advertises "Create/append"; the script refuses otherwise.
+# name ("Create/append"), whether unsigned arguments get x8..x64 types,
+# whether @user is accepted ("[u]<offset>") and whether immediates are
+# ("\imm-value"). The golden files are only reproducible on a root,
+# non-KASLR host whose tracefs README advertises all four; the script refuses
+# otherwise.
 set -euo pipefail
 
 die() { printf 'golden.sh: %s\n' "$*" >&2; exit 1; }
@@ -90,7 +97,19 @@ for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	if [ -r "$d/README" ]; then readme=$d/README; break; fi
 done
 if [ -z "$readme" ] || ! grep -q 'Create/append/' "$readme"; then
-	warn "tracefs README missing or without 'Create/append/': perf would add _N suffixes to event names"
+	warn "tracefs README missing or without 'Create/append/': perf would add _N suffixes to event names (mount -t tracefs nodev /sys/kernel/tracing)"
+	hostok=0
+elif ! grep -q 'type: .* x8/16/32/64,' "$readme"; then
+	# perf 6.1 only uses x8..x64 for unsigned/pointer args when the README lists them
+	warn "tracefs README lacks 'x8/16/32/64': perf would type unsigned arguments u32/u64 instead of x32/x64"
+	hostok=0
+elif ! grep -qF 'u]<offset>' "$readme"; then
+	warn "tracefs README lacks '[u]<offset>': perf would reject @user arguments"
+	hostok=0
+elif ! grep -qF '\imm-value,' "$readme"; then
+	# immediates: DW_AT_const_value args (\-100) and the \deade12d filler for
+	# an argument that only some probe points have
+	warn "tracefs README lacks '\\imm-value': perf would fail const_value arguments and partly-missing ones"
 	hostok=0
 fi
 if [ "$hostok" = 0 ]; then
@@ -111,8 +130,12 @@ while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%$'\r'}
 	case $line in '' | '#'*) continue ;; esac
 	case $line in
-	D$'\t'?* | S$'\t'?* | L$'\t'?*) ;;
-	*) die "$SPECS:$lineno: expected 'D<TAB>SPEC', 'S<TAB>SPEC' or 'L<TAB>SPEC': $line" ;;
+	[DSLV]$'\t'?*) ;;
+	*) die "$SPECS:$lineno: expected 'KIND<TAB>SPEC[<TAB>OPTIONS]' with KIND D, S, L or V: $line" ;;
+	esac
+	case $line in
+	*$'\t'*$'\t'*$'\t'*) die "$SPECS:$lineno: too many tabs: $line" ;;
+	?$'\t'$'\t'*) die "$SPECS:$lineno: empty spec: $line" ;;
 	esac
 	printf '%s\n' "$line" >"$tmp/run/$n.spec"
 	n=$((n + 1))
@@ -120,20 +143,24 @@ done <"$SPECS"
 [ "$n" -gt 0 ] || die "no entries in $SPECS"
 
 run_one() {
-	local i=$1 line kind spec rc=0
+	local i=$1 line kind rest spec optstr rc=0
+	local -a opts=() cmd=()
 	line=$(cat "$tmp/run/$i.spec")
 	kind=${line%%$'\t'*}
-	spec=${line#*$'\t'}
-	if [ "$kind" = D ]; then
-		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -D "$spec") \
-			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
-	elif [ "$kind" = S ]; then
-		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -s "$SRCDIR" -D "$spec") \
-			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
-	else
-		(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe -k "$VMLINUX" -s "$SRCDIR" -L "$spec") \
-			</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
-	fi
+	rest=${line#*$'\t'}
+	spec=${rest%%$'\t'*}
+	optstr=
+	if [ "$spec" != "$rest" ]; then optstr=${rest#*$'\t'}; fi
+	# word-split OPTIONS without pathname expansion
+	read -r -a opts <<<"$optstr" || true
+	case $kind in
+	D) cmd=(-k "$VMLINUX" ${opts[@]+"${opts[@]}"} -D "$spec") ;;
+	S) cmd=(-k "$VMLINUX" -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -D "$spec") ;;
+	L) cmd=(-k "$VMLINUX" -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -L "$spec") ;;
+	V) cmd=(-k "$VMLINUX" ${opts[@]+"${opts[@]}"} -V "$spec") ;;
+	esac
+	(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe "${cmd[@]}") \
+		</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
 	echo "$rc" >"$tmp/run/$i.rc"
 }
 export -f run_one
