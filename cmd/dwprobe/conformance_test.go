@@ -110,6 +110,30 @@ func readAllow(t *testing.T, path string) map[string]string {
 	return m
 }
 
+// readBeyond reads beyond.txt: spec lines (as in specs.txt) under "# why:"
+// comments, where perf 6.1 is wrong; the result maps each key to its reason.
+func readBeyond(t *testing.T, path string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m
+	}
+	why := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "# why: "):
+			why = strings.TrimPrefix(l, "# why: ")
+		case l == "" || strings.HasPrefix(l, "#"):
+		case why == "":
+			t.Fatalf("beyond list: %q has no '# why:' line above it", l)
+		default:
+			m[l] = why
+		}
+	}
+	return m
+}
+
 // TestConformance runs every spec of testdata/conformance/specs.txt through
 // dwprobe and compares with perf probe 6.1's recorded answer on the same
 // vmlinux: stdout byte for byte, and success or failure.
@@ -137,6 +161,18 @@ func TestConformance(t *testing.T) {
 		gold, _ = readGolden(t, filepath.Join(tmp, "perf-amd64.txt"))
 	}
 	allow := readAllow(t, filepath.Join(dir, "allow.txt"))
+	beyond := readBeyond(t, filepath.Join(dir, "beyond.txt"))
+	beyondPath := filepath.Join(dir, "golden", "dwprobe-beyond-amd64.txt")
+	pinned := map[string]golden{}
+	if os.Getenv("DWPROBE_BEYOND_UPDATE") != "1" {
+		var pbid string
+		if pinned, pbid = readGolden(t, beyondPath); pbid != got {
+			// Pinned for another kernel build: offsets differ. Keep checking
+			// that perf is still wrong there, not dwprobe's exact text.
+			t.Logf("beyond answers are for build-id %s, the vmlinux is %s: not compared", pbid, got)
+			pinned = nil
+		}
+	}
 	specs := readSpecs(t, filepath.Join(dir, "specs.txt"))
 	targetMu.Lock()
 	targetCache = map[string]*dwarfres.File{}
@@ -189,8 +225,10 @@ func TestConformance(t *testing.T) {
 	close(next)
 	wg.Wait()
 	counts := map[string][2]int{}
-	matched, allowed := 0, 0
+	matched, allowed, beyondN := 0, 0, 0
 	var report strings.Builder
+	var update strings.Builder
+	fmt.Fprintf(&update, "# dwprobe's answers for the specs of beyond.txt (perf 6.1 is wrong there)\n# build-id: %s\n", got)
 	for i, s := range specs {
 		key := s.kind + "\t" + s.spec
 		g, ok := gold[key]
@@ -199,6 +237,23 @@ func TestConformance(t *testing.T) {
 			continue
 		}
 		rerr, out := results[i].err, results[i].out
+		if _, ok := beyond[key]; ok {
+			beyondN++
+			exit := 0
+			if rerr != nil {
+				exit = 1
+			}
+			fmt.Fprintf(&update, "=== %s\nexit %d\n%s", key, exit, out)
+			if (rerr == nil) == (g.exit == 0) && (rerr != nil || out == g.out) {
+				t.Errorf("%s %q is in beyond.txt but now matches perf: move it back", s.kind, s.spec)
+			}
+			if p, ok := pinned[key]; ok && ((p.exit == 0) != (rerr == nil) || p.out != out) {
+				t.Errorf("%s %q: dwprobe's answer changed:\npinned (exit %d):\n%snow (%v):\n%s", s.kind, s.spec, p.exit, p.out, rerr, out)
+			} else if !ok && pinned != nil && os.Getenv("DWPROBE_BEYOND_UPDATE") != "1" {
+				t.Errorf("%s %q: no pinned answer in %s (DWPROBE_BEYOND_UPDATE=1)", s.kind, s.spec, beyondPath)
+			}
+			continue
+		}
 		same := (rerr == nil) == (g.exit == 0) && (rerr != nil || out == g.out)
 		c := counts[s.kind]
 		c[1]++
@@ -228,8 +283,14 @@ func TestConformance(t *testing.T) {
 			fmt.Printf("conformance %s: %d/%d identical to perf\n", k, c[0], c[1])
 		}
 	}
-	fmt.Printf("conformance: matched %d/%d, allow-listed %d\n", matched, len(specs), allowed)
-	if len(specs) > 0 && matched*100 < 95*len(specs) {
-		t.Errorf("conformance %d/%d is below 95%%", matched, len(specs))
+	if os.Getenv("DWPROBE_BEYOND_UPDATE") == "1" {
+		if err := os.WriteFile(beyondPath, []byte(update.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := len(specs) - beyondN
+	fmt.Printf("conformance: matched %d/%d, allow-listed %d; beyond perf (pinned, not counted) %d\n", matched, n, allowed, beyondN)
+	if n > 0 && matched*100 < 95*n {
+		t.Errorf("conformance %d/%d is below 95%%", matched, n)
 	}
 }
