@@ -141,3 +141,18 @@ func (e *WriteError) Is(target error) bool {
 	}
 	return false
 }
+
+// ExistsError reports that definition Index of a batch names an event that
+// is already there; nothing of the batch was written.
+type ExistsError struct {
+	Kind        Kind
+	Index       int
+	Group, Name string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%v definition %d: %s/%s: %v", e.Kind, e.Index, e.Group, e.Name, ErrEventExists)
+}
+
+// Unwrap makes errors.Is(err, ErrEventExists) hold.
+func (e *ExistsError) Unwrap() error { return ErrEventExists }

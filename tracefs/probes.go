@@ -158,7 +158,7 @@ func (t *FS) add(kind Kind, defs []string, multi bool) ([]Event, error) {
 	for _, id := range ids {
 		ev := evs[at[id]]
 		if t.taken(listed, ev.Group, ev.Name) {
-			return nil, fmt.Errorf("%v definition %d: %s/%s: %w", kind, at[id], ev.Group, ev.Name, ErrEventExists)
+			return nil, &ExistsError{Kind: kind, Index: at[id], Group: ev.Group, Name: ev.Name}
 		}
 	}
 	before := t.errorLog()

@@ -315,6 +315,11 @@ func checkRunningKernel(t *dwarfres.File) error {
 // shown with a caret under the byte the kernel blames, on stderr before
 // the error; where(i) names definition i of the batch.
 func addErr(err error, stderr io.Writer, where func(i int) string) error {
+	var exists *tracefs.ExistsError
+	if errors.As(err, &exists) {
+		id := exists.Group + ":" + exists.Name
+		return fmt.Errorf("%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
+	}
 	var werr *tracefs.WriteError
 	if !errors.As(err, &werr) {
 		return tracefsErr(err)

@@ -223,13 +223,10 @@ func TestUprobeLive(t *testing.T) {
 			if !strings.Contains(errOut, "Added new events:\n  "+g+":entry ") {
 				t.Errorf("-a output:\n%s", errOut)
 			}
-			// -l maps probes back to source lines through .debug_aranges,
-			// as perf does; clang emits none, so there (as with perf) the
-			// probes show as symbol+offset.
+			// -l maps probes back to source lines (clang writes no
+			// .debug_aranges; dwprobe uses the units' ranges, perf shows
+			// symbol+offset there).
 			at := "(on work:8@"
-			if strings.Contains(name, "clang") {
-				at = "(on work+"
-			}
 			list, _, err := dw("-l", g+":*")
 			if err != nil || strings.Count(list, "\n") != len(specs) || !strings.Contains(list, "  "+g+":line "+at) {
 				t.Errorf("-l %s:*: %v\n%s", g, err, list)
