@@ -50,6 +50,10 @@ var e2eSpecs = []string{
 	// (perf 6.1 cannot read either: "Failed to get the offset").
 	"e2e_setup_exec=setup_new_exec bprm->point_of_no_return bprm->filename:string",
 	"e2e_comm=__set_task_comm tsk->in_execve buf:string exec tsk->comm:string",
+	// set_task_comm inlined into comm_write (fs/proc/base.c:1722, a write
+	// to /proc/PID/comm): "from" is the address of a stack buffer
+	// (DW_OP_fbreg; DW_OP_stack_value), which perf 6.1 dereferences.
+	"e2e_commw=fs/proc/base.c:1722 from:string",
 }
 
 // e2eGlobalSpec reads a global of the function's unit (kernel/fork.c's
@@ -141,6 +145,7 @@ func TestKernelE2E(t *testing.T) {
 			extra := map[string]string{}
 			var workload strings.Builder
 			workload.WriteString("echo threads-max=$(cat /proc/sys/kernel/threads-max)\n")
+			workload.WriteString("(echo -n " + e2eCommName + " >/proc/self/comm)\n")
 			for i, d := range e2eDDs {
 				host := filepath.Join(dir, fmt.Sprint("in", i))
 				if err := os.WriteFile(host, []byte(d.data), 0o644); err != nil {
@@ -231,6 +236,7 @@ const (
 	evBprm        = "probe/e2e_bprm"
 	evSetupExec   = "probe/e2e_setup_exec"
 	evComm        = "probe/e2e_comm"
+	evCommW       = "probe/e2e_commw"
 )
 
 // e2eChecker holds what the checks of one guest share. Its helpers report
@@ -362,7 +368,17 @@ func ddReportRE(i int) *regexp.Regexp {
 // checkE2ETrace checks the trace of the workload of TestKernelE2E. perSpec
 // holds the definitions of each spec, by event name; global tells whether
 // e2eGlobalSpec was among them.
+// e2eCommName is written to /proc/self/comm by the workload.
+const e2eCommName = "dwprobe-comm"
+
 func checkE2ETrace(t *testing.T, g *guestRun, perSpec map[string][]string, global bool) {
+	// The string at a computed stack address (comm_write's buffer).
+	commw := recsOf(g.Trace, evCommW)
+	if len(commw) != 1 || commw[0].Args["from_string"] != `"`+e2eCommName+`"` {
+		t.Errorf("set_task_comm in comm_write: want one record with from_string=%q, got %v", e2eCommName, commw)
+	} else {
+		t.Logf("comm_write: %s", commw[0].Raw)
+	}
 	m := threadsMaxRE.FindStringSubmatch(g.Workload)
 	if m == nil {
 		t.Fatalf("workload printed no threads-max:\n%s", g.Workload)
@@ -488,6 +504,7 @@ func (c *e2eChecker) checkExec(exec bool) {
 	if !exec {
 		c.wantNum(comm, "exec", 0)
 		c.wantNum(comm, "in_execve", 0)
+
 		if n := len(recsOf(c.recs, evBprm)) + len(recsOf(c.recs, evSetupExec)); n != 0 {
 			c.t.Errorf("%s: %d exec records, want none", c.where, n)
 		}
