@@ -99,12 +99,18 @@ func strAt(tab []byte, off uint32) []byte {
 	return b
 }
 
-func (f *File) loadSymbols() *Symtab {
-	st := &Symtab{}
-	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
+// symbolTable is .symtab, or .dynsym in a stripped file, with its strings.
+func (f *File) symbolTable() (data, strtab []byte) {
+	data, strtab = f.symbolSection(elf.SHT_SYMTAB)
 	if data == nil {
 		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
 	}
+	return data, strtab
+}
+
+func (f *File) loadSymbols() *Symtab {
+	st := &Symtab{}
+	data, strtab := f.symbolTable()
 	st.strtab = strtab
 	f.eachRawSymbol(data, func(s rawSym) {
 		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
@@ -223,10 +229,7 @@ func (st *Symtab) Each(fn func(Sym)) {
 // object (or other non-function) symbol containing addr. A linear scan of
 // the raw table: a probe asks for a few globals at most.
 func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64, ok bool) {
-	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
-	if data == nil {
-		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
-	}
+	data, strtab := f.symbolTable()
 	var best rawSym
 	found := false
 	f.eachRawSymbol(data, func(s rawSym) {
@@ -254,10 +257,7 @@ func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64
 // SymbolAddr returns the address of the first non-function symbol named
 // name (a global declared in one unit, defined in another).
 func (f *File) SymbolAddr(name string) (uint64, bool) {
-	data, strtab := f.symbolSection(elf.SHT_SYMTAB)
-	if data == nil {
-		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
-	}
+	data, strtab := f.symbolTable()
 	var addr uint64
 	found := false
 	f.eachRawSymbol(data, func(s rawSym) {

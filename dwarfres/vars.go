@@ -229,67 +229,6 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 	return s.resolve(loc)
 }
 
-// PerfLocation reports whether perf 6.1's convert_variable_location would
-// accept v (it looks at the first operation only); used to mirror perf's
-// $vars and -V choices where dwprobe could say more.
-func (s *Scope) PerfAccepts(v Entry) bool {
-	t := s.t
-	a, err := t.attrs(v.i)
-	if err != nil {
-		return false
-	}
-	if a.has(dwarf.AttrExternal) || a.has(dwarf.AttrConstValue) {
-		return true
-	}
-	x, ok := a.get(dwarf.AttrLocation)
-	if !ok {
-		return false
-	}
-	expr, ok, err := s.exprAt(x, s.Addr)
-	if err != nil {
-		return false
-	}
-	if !ok {
-		entry, eok := t.dieEntryPC(s.sp)
-		if !eok || s.Addr != entry || t.dies[v.i].Tag != dwarf.TagFormalParameter {
-			return false
-		}
-		found := false
-		for _, r := range t.ranges(s.sp) {
-			for pc := max(r.Low, s.Addr+1); pc < r.High && !found; pc++ {
-				if expr, ok, err = s.exprAt(x, pc); err == nil && ok {
-					found = true
-				}
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	if len(expr) == 0 {
-		return false
-	}
-	o := expr[0]
-	switch {
-	case o == 0x03: // addr
-		return true
-	case o == 0x91: // fbreg
-		return s.frameBaseOK()
-	case o >= 0x50 && o <= 0x7f, o == 0x90, o == 0x92: // reg*, breg*, regx, bregx
-		return true
-	}
-	return false
-}
-
-func (s *Scope) frameBaseOK() bool {
-	x, ok := s.t.attrsGet(s.sp, dwarf.AttrFrameBase)
-	if !ok {
-		return false
-	}
-	expr, ok, err := s.exprAt(x, s.Addr)
-	return err == nil && ok && len(expr) > 0
-}
-
 func (t *cuTree) attrsGet(i int, at dwarf.Attr) (attrVal, bool) {
 	a, err := t.attrs(i)
 	if err != nil {

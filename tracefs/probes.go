@@ -146,15 +146,11 @@ func (t *FS) add(kind Kind, defs []string, multi bool) ([]Event, error) {
 		return nil, nil
 	}
 
-	unlock, err := t.lock()
+	listed, unlock, err := t.lockedList(kind, path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	listed, err := t.list(kind, path)
-	if err != nil {
-		return nil, err
-	}
 	for _, id := range ids {
 		ev := evs[at[id]]
 		if t.taken(listed, ev.Group, ev.Name) {
@@ -266,15 +262,11 @@ func (t *FS) DeleteFunc(kind Kind, match func(Event) bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := t.lock()
+	listed, unlock, err := t.lockedList(kind, path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	listed, err := t.list(kind, path)
-	if err != nil {
-		return nil, err
-	}
 	var victims []Event
 	seen := make(map[string]bool)
 	for _, e := range listed {
@@ -355,4 +347,19 @@ func (t *FS) Enable(group, event string, on bool) error {
 		return fmt.Errorf("enabling %s:%s: %w", group, event, permission(err))
 	}
 	return nil
+}
+
+// lockedList takes the lock that serializes dwprobe processes and reads the
+// listing of kind under it; the caller runs unlock when done.
+func (t *FS) lockedList(kind Kind, path string) ([]Event, func(), error) {
+	unlock, err := t.lock()
+	if err != nil {
+		return nil, nil, err
+	}
+	listed, err := t.list(kind, path)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return listed, unlock, nil
 }

@@ -14,12 +14,7 @@ import (
 // -x on the fixtures built by gcc and clang, including lazy patterns (the
 // fixtures' comp_dir points at their sources, so no -s is needed).
 func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
-	if _, err := exec.LookPath("perf"); err != nil {
-		if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-			t.Fatal("perf not installed (make deps)")
-		}
-		t.Skip("perf not installed")
-	}
+	needPerf(t)
 	specs := []string{"work", "compute%return", "checksum", "item_score", "sum_list:5",
 		"work;printf*", "sum_list;total*", "app_util.c;return*", "item_score;return*",
 		"compute;return*", "app_util2.c:94", "checksum@app_util2.c"}
@@ -34,23 +29,19 @@ func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
 	for _, v := range []string{"app-gcc-O0-dwarf4", "app-gcc-O2-dwarf5", "app-clang-O0-dwarf4", "app-clang-O2-dwarf5", "app-gcc-O2-nopie"} {
 		bin := fixture(t, v)
 		for _, s := range specs {
-			cmd := exec.Command("perf", "--buildid-dir", bid, "probe", "-x", bin, "-D", s)
-			want, perr := cmd.Output()
-			var ee *exec.ExitError
-			if errors.As(perr, &ee) && ee.ProcessState.ExitCode() < 0 {
+			want, perr, out, err, crashed := perfAndDwprobe(bid, bin, s)
+			if crashed {
 				t.Logf("%s %q: perf crashed; skipped", v, s)
 				continue
 			}
-			var out bytes.Buffer
-			err := run(context.Background(), []string{"-x", bin, "-D", s}, &out, &bytes.Buffer{})
 			if perfFails[v+" "+s] {
-				if perr == nil || err != nil || out.Len() == 0 {
+				if perr == nil || err != nil || len(out) == 0 {
 					t.Errorf("%s %q: want perf to fail (%v) and dwprobe to answer (%v)", v, s, perr, err)
 				}
 				continue
 			}
-			if (err != nil) != (perr != nil) || out.String() != string(want) {
-				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out.String())
+			if (err != nil) != (perr != nil) || out != string(want) {
+				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out)
 			}
 		}
 	}
@@ -62,12 +53,7 @@ func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
 // dwprobe must answer instead; those answers are checked live by the
 // uprobe tests.
 func TestFixtureArgsAgainstPerf(t *testing.T) {
-	if _, err := exec.LookPath("perf"); err != nil {
-		if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-			t.Fatal("perf not installed (make deps)")
-		}
-		t.Skip("perf not installed")
-	}
+	needPerf(t)
 	specs := []string{"compute a b c", "compute%return $retval", "compute%return r=$retval:s32",
 		"work p->name:string p->id p->vals[2] p->tag:string p->box.max.y", "work p->ival p->raw[1]",
 		"sum_list l->head->name:string l->count", "sum_list:5 $vars", "work $params", "util_checksum s:string",
@@ -92,26 +78,46 @@ func TestFixtureArgsAgainstPerf(t *testing.T) {
 	for _, v := range []string{"app-gcc-O0-dwarf4", "app-gcc-O0-dwarf5", "app-gcc-O2-dwarf5", "app-clang-O0-dwarf4", "app-clang-O2-dwarf4", "app-clang-O2-dwarf5", "app-gcc-O2-nopie"} {
 		bin := fixture(t, v)
 		for _, s := range specs {
-			cmd := exec.Command("perf", "--buildid-dir", bid, "probe", "-x", bin, "-D", s)
-			want, perr := cmd.Output()
-			var ee *exec.ExitError
-			if errors.As(perr, &ee) && ee.ProcessState.ExitCode() < 0 {
+			want, perr, out, err, crashed := perfAndDwprobe(bid, bin, s)
+			if crashed {
 				t.Logf("%s %q: perf crashed; skipped", v, s)
 				continue
 			}
-			var out bytes.Buffer
-			err := run(context.Background(), []string{"-q", "-x", bin, "-D", s}, &out, &bytes.Buffer{})
 			if why := perfWrong(v, s); why != "" {
-				if err != nil || out.Len() == 0 {
+				if err != nil || len(out) == 0 {
 					t.Errorf("%s %q: perf is wrong here (%s) and dwprobe must answer, got %v", v, s, why, err)
-				} else if out.String() == string(want) {
+				} else if out == string(want) {
 					t.Errorf("%s %q: listed as a perf bug (%s) but perf now agrees: remove the entry", v, s, why)
 				}
 				continue
 			}
-			if (err != nil) != (perr != nil) || out.String() != string(want) {
-				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out.String())
+			if (err != nil) != (perr != nil) || out != string(want) {
+				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out)
 			}
 		}
 	}
+}
+
+// needPerf skips without perf, or fails under make test.
+func needPerf(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("perf"); err != nil {
+		if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
+			t.Fatal("perf not installed (make deps)")
+		}
+		t.Skip("perf not installed")
+	}
+}
+
+// perfAndDwprobe runs perf probe -x BIN -D SPEC (build-ids cached in bid)
+// and dwprobe on the same; crashed reports that perf died on a signal.
+func perfAndDwprobe(bid, bin, spec string) (want []byte, perr error, out string, err error, crashed bool) {
+	want, perr = exec.Command("perf", "--buildid-dir", bid, "probe", "-x", bin, "-D", spec).Output()
+	var ee *exec.ExitError
+	if errors.As(perr, &ee) && ee.ProcessState.ExitCode() < 0 {
+		return nil, perr, "", nil, true
+	}
+	var b bytes.Buffer
+	err = run(context.Background(), []string{"-q", "-x", bin, "-D", spec}, &b, &bytes.Buffer{})
+	return want, perr, b.String(), err, false
 }
