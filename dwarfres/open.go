@@ -37,6 +37,8 @@ type File struct {
 
 	symOnce      sync.Once
 	kallsymsOnce sync.Once
+	ftraceOnce   sync.Once
+	ftrace       []uint64
 	kallsymsData bool
 	syms         *Symtab
 

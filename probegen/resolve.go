@@ -108,6 +108,12 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		if p.note != "" {
 			notes = append(notes, p.note)
 		}
+		if exe == "" && p.addr != 0 {
+			if nt, ok := t.Notrace(p.addr); ok && nt {
+				fn, _ := t.Symbols().At(p.addr)
+				env.note(fmt.Sprintf("%s is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.Name))
+			}
+		}
 		defs = append(defs, d)
 	}
 	if len(spec.Args) > 0 {
