@@ -196,17 +196,25 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 		if !eok || s.Addr != entry || t.dies[v.i].Tag != dwarf.TagFormalParameter {
 			return Loc{}, ErrNoLocation
 		}
-		found := false
+		// The first address after the entry, within the function, that
+		// some entry of the list covers (perf steps byte by byte).
+		list, _, err := s.locEntries(x)
+		if err != nil {
+			return Loc{}, err
+		}
+		first, found := uint64(0), false
 		for _, r := range t.ranges(s.sp) {
-			for pc := max(r.Low, s.Addr+1); pc < r.High && !found; pc++ {
-				if expr, ok, err = s.exprAt(x, pc); err == nil && ok {
-					found = true
+			for _, e := range list {
+				lo, hi := max(e.Low, r.Low, s.Addr+1), min(e.High, r.High)
+				if !e.Default && lo < hi && (!found || lo < first) {
+					first, found = lo, true
 				}
 			}
 		}
 		if !found {
 			return Loc{}, ErrNoLocation
 		}
+		expr, _ = locAt(list, first)
 	}
 	if len(expr) == 0 {
 		return Loc{}, fmt.Errorf("%w: empty location (optimized out)", ErrNoLocation)
