@@ -1,6 +1,8 @@
 package dwarfres
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -32,7 +34,7 @@ func fixtures(t testing.TB) string {
 			}
 			base = filepath.Join(c, "dwprobe")
 		}
-		fixDir = filepath.Join(base, "fixtures")
+		fixDir = fixtureDir(base, "..")
 		cmd := exec.Command("bash", "../testdata/scripts/fixtures.sh", fixDir)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -215,4 +217,17 @@ func TestProbePointAtWithoutAranges(t *testing.T) {
 		}
 		f.Close()
 	}
+}
+
+// fixtureDir is where this checkout builds its fixtures: a directory per
+// source tree (the binaries record their source paths), so that two
+// checkouts sharing one corpus never rebuild each other's fixtures under
+// running tests. root is the module root, relative to the test's package.
+func fixtureDir(base, root string) string {
+	src, err := filepath.Abs(filepath.Join(root, "testdata", "fixtures"))
+	if err != nil {
+		src = root
+	}
+	sum := sha256.Sum256([]byte(src))
+	return filepath.Join(base, "fixtures", hex.EncodeToString(sum[:4]))
 }

@@ -26,7 +26,7 @@ func fuzzSeed(name string) map[string][]byte {
 		c, _ := os.UserCacheDir()
 		dir = filepath.Join(c, "dwprobe")
 	}
-	f, err := Open(filepath.Join(dir, "fixtures", name))
+	f, err := Open(filepath.Join(fixtureDir(dir, ".."), name))
 	if err != nil {
 		return nil
 	}

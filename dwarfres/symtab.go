@@ -300,3 +300,26 @@ func (f *File) KallsymsHasData() bool {
 	})
 	return f.kallsymsData
 }
+
+// ExportedData reports whether this is a shared library (ET_DYN without an
+// interpreter) exporting a data symbol named name (global, default
+// visibility, in .dynsym): executables may copy-relocate such a variable.
+func (f *File) ExportedData(name string) bool {
+	if name == "" || f.ELF.Type != elf.ET_DYN {
+		return false
+	}
+	for _, p := range f.ELF.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	data, strtab := f.symbolSection(elf.SHT_DYNSYM)
+	found := false
+	f.eachRawSymbol(data, func(s rawSym) {
+		if !found && s.shndx != elf.SHN_UNDEF && elf.ST_TYPE(s.info) == elf.STT_OBJECT &&
+			elf.ST_BIND(s.info) == elf.STB_GLOBAL && string(strAt(strtab, s.name)) == name {
+			found = true
+		}
+	})
+	return found
+}

@@ -400,6 +400,9 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		return "", 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
 	}
 	if e.user {
+		if e.f.ExportedData(loc.Sym) {
+			e.note(fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
+		}
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
 			return "", 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
