@@ -1,46 +1,42 @@
 package dwarfres
 
-import (
-	"debug/elf"
-	"slices"
-	"sort"
-)
+import "debug/elf"
 
-// ftraceSites lists the kernel's ftrace call sites (the __mcount_loc table
-// between __start_mcount_loc and __stop_mcount_loc), sorted; nil when the
-// file has none. arm64 images leave the table zero and fill it through
-// R_AARCH64_RELATIVE relocations at boot: their addends are the sites.
-func (f *File) ftraceSites() []uint64 {
+// ftraceTable locates the kernel's ftrace call-site table (__mcount_loc,
+// between __start_mcount_loc and __stop_mcount_loc) once; ok is false when
+// the file has none.
+func (f *File) ftraceTable() (start, stop uint64, ok bool) {
 	f.ftraceOnce.Do(func() {
 		start, ok1 := f.SymbolAddr("__start_mcount_loc")
 		stop, ok2 := f.SymbolAddr("__stop_mcount_loc")
-		if !ok1 || !ok2 || stop <= start || (stop-start)%8 != 0 || f.ELF.Class != elf.ELFCLASS64 {
-			return
+		if ok1 && ok2 && stop > start && (stop-start)%8 == 0 && f.ELF.Class == elf.ELFCLASS64 {
+			f.mcountStart, f.mcountStop = start, stop
 		}
-		b, err := f.Bytes(start, stop-start)
-		if err != nil {
-			return
-		}
-		var out []uint64
-		for i := 0; i+8 <= len(b); i += 8 {
-			if a := f.Order.Uint64(b[i:]); a != 0 {
-				out = append(out, a)
-			}
-		}
-		if len(out) == 0 {
-			out = f.relativeAddends(start, stop)
-		}
-		slices.Sort(out)
-		f.ftrace = out
 	})
-	return f.ftrace
+	return f.mcountStart, f.mcountStop, f.mcountStop != 0
 }
 
-// relativeAddends returns the addends of the RELA relocations (of any
-// SHT_RELA section that applies to the loaded image) whose offsets fall in
-// [start, stop).
-func (f *File) relativeAddends(start, stop uint64) []uint64 {
-	var out []uint64
+// hasFtraceSite reports whether some ftrace call site lies in [lo, hi):
+// a scan of the table as the image stores it, or, for arm64 images that
+// leave it zero and fill it at boot, of the R_AARCH64_RELATIVE relocations
+// aimed at it, whose addends are the sites. Only a few functions are ever
+// asked about, so nothing is sorted or kept.
+func (f *File) hasFtraceSite(start, stop, lo, hi uint64) (found, known bool) {
+	b, err := f.Bytes(start, stop-start)
+	if err != nil {
+		return false, false
+	}
+	for i := 0; i+8 <= len(b); i += 8 {
+		if a := f.Order.Uint64(b[i:]); a != 0 {
+			known = true
+			if a >= lo && a < hi {
+				return true, true
+			}
+		}
+	}
+	if known {
+		return false, true
+	}
 	for _, s := range f.ELF.Sections {
 		if s.Type != elf.SHT_RELA || s.Info != 0 || s.Entsize != 24 {
 			continue
@@ -50,13 +46,15 @@ func (f *File) relativeAddends(start, stop uint64) []uint64 {
 			continue
 		}
 		for i := 0; i+24 <= len(data); i += 24 {
-			off := f.Order.Uint64(data[i:])
-			if off >= start && off < stop {
-				out = append(out, f.Order.Uint64(data[i+16:]))
+			if off := f.Order.Uint64(data[i:]); off >= start && off < stop {
+				known = true
+				if a := f.Order.Uint64(data[i+16:]); a >= lo && a < hi {
+					return true, true
+				}
 			}
 		}
 	}
-	return out
+	return false, known
 }
 
 // Notrace reports whether the kernel function containing addr has no
@@ -65,11 +63,11 @@ func (f *File) relativeAddends(start, stop uint64) []uint64 {
 // refuses kprobe events there ("Failed to register probe event"). known
 // is false when the image has no ftrace table or no symbol covers addr.
 func (f *File) Notrace(addr uint64) (notrace, known bool) {
-	sites := f.ftraceSites()
-	sym, ok := f.Symbols().At(addr)
-	if len(sites) == 0 || !ok {
+	start, stop, ok := f.ftraceTable()
+	sym, ok2 := f.Symbols().At(addr)
+	if !ok || !ok2 {
 		return false, false
 	}
-	i := sort.Search(len(sites), func(i int) bool { return sites[i] >= sym.Start })
-	return !(i < len(sites) && sites[i] < sym.End), true
+	found, known := f.hasFtraceSite(start, stop, sym.Start, sym.End)
+	return !found && known, known
 }

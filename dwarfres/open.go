@@ -38,7 +38,8 @@ type File struct {
 	symOnce      sync.Once
 	kallsymsOnce sync.Once
 	ftraceOnce   sync.Once
-	ftrace       []uint64
+	mcountStart  uint64
+	mcountStop   uint64
 	kallsymsData bool
 	syms         *Symtab
 
