@@ -245,20 +245,11 @@ func (e Entry) IsDecl() bool { return e.t.dies[e.i].Declaration }
 // ArrayLen is an array type's element count from its first subrange
 // (DW_AT_count or DW_AT_upper_bound + 1); ok is false for flexible arrays.
 func (e Entry) ArrayLen() (int64, bool) {
-	for _, c := range e.Children() {
-		if c.Tag() != dwarf.TagSubrangeType {
-			continue
-		}
-		s := c.attrs()
-		if n, ok := s.udata(dwarf.AttrCount); ok {
-			return int64(n), true
-		}
-		if ub, ok := upperBound(s); ok {
-			return ub + 1, true
-		}
+	dims := e.ArrayDims()
+	if len(dims) == 0 || dims[0] == 0 {
 		return 0, false
 	}
-	return 0, false
+	return dims[0], true
 }
 
 // TypeName is perf's die_get_typename for a variable or member: the type

@@ -414,7 +414,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		// address from _stext, which it always lists (not _text: on arm64
 		// that is below the text range kallsyms keeps).
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
-			e.kallsymsNote(loc.Sym)
+			e.note("this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
 			return "@_stext", int64(addr - stext), nil
 		}
 	}
@@ -720,8 +720,8 @@ func (e *argEnv) step(f *fetch, cur dwarfres.Entry, fl field, user bool) (dwarfr
 			return tp, f.load(size*fl.index, user)
 		}
 		dims := tp.ArrayDims()
-		if len(dims) > 0 && dims[0] > 0 && (fl.index < 0 || fl.index >= dims[0]) {
-			return cur, fmt.Errorf("index %d is out of the bounds of %s (%d elements)", fl.index, describeEntry(cur), dims[0])
+		if n, ok := tp.ArrayLen(); ok && (fl.index < 0 || fl.index >= n) {
+			return cur, fmt.Errorf("index %d is out of the bounds of %s (%d elements)", fl.index, describeEntry(cur), n)
 		}
 		// Each index of a multi-dimensional array steps over a whole row
 		// (perf steps by the element size whatever the rank).
@@ -886,15 +886,4 @@ func SanitizeArgName(s string) string {
 		b = b[:MaxArgNameLen]
 	}
 	return string(b)
-}
-
-func (e *argEnv) kallsymsNote(string) {
-	n := "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET"
-
-	for _, x := range e.notes {
-		if x == n {
-			return
-		}
-	}
-	e.notes = append(e.notes, n)
 }
