@@ -312,15 +312,7 @@ func TestUprobeLive(t *testing.T) {
 			if err != nil || strings.Count(errOut, "Removed event: "+g+":") != len(specs) {
 				t.Errorf("-d %s:*: %v\n%s", g, err, errOut)
 			}
-			evs, err := fsys.List(tracefs.UProbe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range evs {
-				if e.Group == g {
-					t.Errorf("left in uprobe_events: %s", e.Raw)
-				}
-			}
+			noneLeft(t, fsys, g)
 		})
 	}
 }
@@ -377,15 +369,7 @@ func TestApplyLive(t *testing.T) {
 	} else {
 		t.Logf("stderr:\n%s%v", errOut, err)
 	}
-	evs, err := fsys.List(tracefs.UProbe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range evs {
-		if e.Group == g {
-			t.Errorf("left in uprobe_events: %s", e.Raw)
-		}
-	}
+	noneLeft(t, fsys, g)
 	if _, err := os.Stat(filepath.Join(fsys.Root(), "events", g)); err == nil {
 		t.Errorf("events/%s left", g)
 	}
@@ -431,5 +415,19 @@ func TestPerfShellUprobeFromDifferentCU(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "probe_testfile:foo") || !strings.Contains(string(out), "Removed event: probe_testfile:foo") {
 		t.Errorf("the script's probe was not added and removed:\n%s", out)
+	}
+}
+
+// noneLeft fails the test if uprobe_events still lists events of group g.
+func noneLeft(t *testing.T, fsys *tracefs.FS, g string) {
+	t.Helper()
+	evs, err := fsys.List(tracefs.UProbe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Group == g {
+			t.Errorf("left in uprobe_events: %s", e.Raw)
+		}
 	}
 }
