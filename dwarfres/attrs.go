@@ -7,7 +7,7 @@ import "debug/dwarf"
 // DIE scan does not keep for every entry.
 type attrVal struct {
 	attr dwarf.Attr
-	form uint64
+	form form
 	v    uint64
 	blk  []byte // block, exprloc, data16 and inline string values
 }
@@ -32,7 +32,7 @@ func (s attrSet) has(a dwarf.Attr) bool {
 // udata returns an integer attribute (a constant form).
 func (s attrSet) udata(a dwarf.Attr) (uint64, bool) {
 	x, ok := s.get(a)
-	if !ok || !isConstForm(x.form) {
+	if !ok || x.form.class() != classConstant {
 		return 0, false
 	}
 	return x.v, true
@@ -58,14 +58,6 @@ func (s attrSet) sdata(a dwarf.Attr) (int64, bool) {
 		return int64(x.v), true
 	}
 	return 0, false
-}
-
-func isConstForm(f uint64) bool {
-	switch f {
-	case formData1, formData2, formData4, formData8, formSdata, formUdata, formImplicitConst:
-		return true
-	}
-	return false
 }
 
 // attrs decodes every attribute of DIE i.

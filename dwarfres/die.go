@@ -15,7 +15,7 @@ type DIE struct {
 	Depth    int // 0 for the unit root
 	Parent   int // index of the parent in a decoded unit, -1 for the root
 
-	nameForm, compDirForm uint16
+	nameForm, compDirForm form
 	nameVal, compDirVal   uint64
 	nameInl, compDirInl   []byte // DW_FORM_string bytes
 
@@ -29,7 +29,7 @@ type DIE struct {
 	EntryPC      uint64
 	HasEntry     bool
 	rangesVal    uint64
-	rangesForm   uint16
+	rangesForm   form
 	HasRanges    bool
 	Inline       bool // DW_AT_inline present
 	Declaration  bool
@@ -42,7 +42,7 @@ type DIE struct {
 	Sibling      uint64
 
 	strOffBase, addrBase, rngBase, locBase uint64
-	highForm                               uint16
+	highForm                               form
 }
 
 // reader walks the DIEs of one unit in order.
@@ -105,7 +105,7 @@ func (r *reader) next(d *DIE) bool {
 			r.err = r.b.err
 			return false
 		}
-		if d.HasHigh && d.highForm != formAddr && d.highForm != formAddrx && !(d.highForm >= formAddrx1 && d.highForm <= formAddrx4) {
+		if d.HasHigh && d.highForm.class() != classAddress {
 			d.HighPC += d.LowPC
 		}
 		if a.children {
@@ -150,15 +150,15 @@ func (r *reader) attr(d *DIE, aa *abbrevAttr) {
 // value decodes one attribute's value: integers, references (as section
 // offsets), string offsets and indexes in v; inline strings and blocks
 // (exprloc included) in blk, which aliases the section.
-func (r *reader) value(aa *abbrevAttr) (form, v uint64, blk []byte) {
+func (r *reader) value(aa *abbrevAttr) (fm form, v uint64, blk []byte) {
 	b := &r.b
 	u := r.u
-	form = uint64(aa.form)
-	if form == formIndirect {
-		form = b.uleb()
+	fm = aa.form
+	if fm == formIndirect {
+		fm = form(b.uleb())
 	}
 	var inl []byte
-	switch form {
+	switch fm {
 	case formAddr:
 		v = b.uint(u.addrSize)
 	case formAddrx, formGNUAddrIndex:
@@ -214,15 +214,13 @@ func (r *reader) value(aa *abbrevAttr) (form, v uint64, blk []byte) {
 	case formImplicitConst:
 		v = uint64(aa.ic)
 	default:
-		b.fail(fmt.Sprintf("unknown attribute form %#x", form))
-		return form, 0, nil
+		b.fail(fmt.Sprintf("unknown attribute form %#x", fm))
+		return fm, 0, nil
 	}
-	// Unit-relative references become section offsets.
-	switch form {
-	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-		v += u.off
+	if fm.unitRelative() {
+		v += u.off // a section offset from here on
 	}
-	return form, v, inl
+	return fm, v, inl
 }
 
 // block returns the next n bytes of the unit as a block attribute value.
@@ -238,30 +236,30 @@ func (r *reader) block(n uint64) []byte {
 }
 
 // store keeps the attributes probe resolution needs in d.
-func (r *reader) store(d *DIE, at dwarf.Attr, form, v uint64, inl []byte) {
+func (r *reader) store(d *DIE, at dwarf.Attr, fm form, v uint64, inl []byte) {
 	switch at {
 	case dwarf.AttrName:
-		d.nameForm, d.nameVal, d.nameInl = uint16(form), v, inl
+		d.nameForm, d.nameVal, d.nameInl = fm, v, inl
 	case dwarf.AttrCompDir:
-		d.compDirForm, d.compDirVal, d.compDirInl = uint16(form), v, inl
+		d.compDirForm, d.compDirVal, d.compDirInl = fm, v, inl
 	case dwarf.AttrAbstractOrigin:
-		d.Origin, d.HasOrigin, d.OriginIsSpec = v, isRef(form), false
+		d.Origin, d.HasOrigin, d.OriginIsSpec = v, fm.class() == classReference, false
 	case dwarf.AttrSpecification:
 		if !d.HasOrigin {
-			d.Origin, d.HasOrigin, d.OriginIsSpec = v, isRef(form), true
+			d.Origin, d.HasOrigin, d.OriginIsSpec = v, fm.class() == classReference, true
 		}
 	case dwarf.AttrLowpc:
 		d.LowPC, d.HasLow = v, true
 	case dwarf.AttrHighpc:
-		d.HighPC, d.HasHigh, d.highForm = v, true, uint16(form)
+		d.HighPC, d.HasHigh, d.highForm = v, true, fm
 	case dwarf.AttrEntrypc:
 		d.EntryPC, d.HasEntry = v, true
-		if form != formAddr && form != formAddrx && !(form >= formAddrx1 && form <= formAddrx4) {
+		if fm.class() != classAddress {
 			// DWARF 5 allows entry_pc as an offset from low_pc.
 			d.EntryPC += d.LowPC
 		}
 	case dwarf.AttrRanges:
-		d.rangesVal, d.rangesForm, d.HasRanges = v, uint16(form), true
+		d.rangesVal, d.rangesForm, d.HasRanges = v, fm, true
 	case dwarf.AttrInline:
 		d.Inline = true
 	case dwarf.AttrDeclaration:
@@ -287,14 +285,6 @@ func (r *reader) store(d *DIE, at dwarf.Attr, form, v uint64, inl []byte) {
 	}
 }
 
-func isRef(form uint64) bool {
-	switch form {
-	case formRef1, formRef2, formRef4, formRef8, formRefUdata, formRefAddr:
-		return true
-	}
-	return false
-}
-
 // addrx resolves an index into .debug_addr using the unit's DW_AT_addr_base.
 // The root DIE's own addrx forms are resolved before the base is known; no
 // producer we know emits those.
@@ -314,9 +304,9 @@ func (r *reader) addrx(i uint64) uint64 {
 }
 
 // dieString resolves a string attribute value.
-func (f *File) dieString(u *unit, form uint16, v uint64) string {
+func (f *File) dieString(u *unit, fm form, v uint64) string {
 	var sec []byte
-	switch form {
+	switch fm {
 	case 0:
 		return ""
 	case formStrp, formGNUStrpAlt:

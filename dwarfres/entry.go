@@ -29,7 +29,7 @@ func (e Entry) Name() string { return e.t.name(e.i) }
 // false for void.
 func (e Entry) Type() (Entry, bool) {
 	a, ok := e.t.attrIntegrated(e.i, dwarf.AttrType)
-	if !ok || !isRef(a.form) {
+	if !ok || a.form.class() != classReference {
 		return Entry{}, false
 	}
 	j := e.t.idx(a.v)
@@ -70,7 +70,7 @@ func (e Entry) attrs() attrSet {
 
 func (e Entry) integratedUdata(a dwarf.Attr) (int64, bool) {
 	x, ok := e.t.attrIntegrated(e.i, a)
-	if !ok || !isConstForm(x.form) {
+	if !ok || x.form.class() != classConstant {
 		return 0, false
 	}
 	return int64(x.v), true
@@ -184,7 +184,7 @@ func (e Entry) MemberOffset() (int64, error) {
 		}
 		return 0, fmt.Errorf("%s (DIE %#x) has no member offset", e.Name(), e.Offset())
 	}
-	if isConstForm(x.form) {
+	if x.form.class() == classConstant {
 		return int64(x.v), nil
 	}
 	if len(x.blk) > 0 && x.blk[0] == 0x23 { // DW_OP_plus_uconst
@@ -311,7 +311,7 @@ func (e Entry) ArrayDims() []int64 {
 // index type's bound, 255 in data1 for [256]); only sdata carries a sign.
 func upperBound(s attrSet) (int64, bool) {
 	x, ok := s.get(dwarf.AttrUpperBound)
-	if !ok || !isConstForm(x.form) {
+	if !ok || x.form.class() != classConstant {
 		return 0, false
 	}
 	return int64(x.v), true

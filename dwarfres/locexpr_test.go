@@ -6,18 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func sleb(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
 
 // TestDecodeLocation pins one rule per location form, with expressions
 // assembled by hand (compilers do not emit each on demand).
@@ -31,31 +22,31 @@ func TestDecodeLocation(t *testing.T) {
 		err  string
 	}{
 		{"reg5", []byte{0x55}, Loc{Kind: LocReg, Reg: 5}, ""},
-		{"regx 17", uleb([]byte{0x90}, 17), Loc{Kind: LocReg, Reg: 17}, ""},
-		{"breg7 -8", sleb([]byte{0x77}, -8), Loc{Kind: LocMem, Reg: 7, Derefs: []int64{-8}}, ""},
-		{"bregx 12 16", sleb(uleb([]byte{0x92}, 12), 16), Loc{Kind: LocMem, Reg: 12, Derefs: []int64{16}}, ""},
-		{"fbreg -20", sleb([]byte{0x91}, -20), Loc{Kind: LocFrameBase, Offset: -20}, ""},
-		{"fbreg 16 stack_value", append(sleb([]byte{0x91}, 16), 0x9f), Loc{Kind: LocFrameBaseAddr, Offset: 16}, ""},
+		{"regx 17", dwarftest.ULEB([]byte{0x90}, 17), Loc{Kind: LocReg, Reg: 17}, ""},
+		{"breg7 -8", dwarftest.SLEB([]byte{0x77}, -8), Loc{Kind: LocMem, Reg: 7, Derefs: []int64{-8}}, ""},
+		{"bregx 12 16", dwarftest.SLEB(dwarftest.ULEB([]byte{0x92}, 12), 16), Loc{Kind: LocMem, Reg: 12, Derefs: []int64{16}}, ""},
+		{"fbreg -20", dwarftest.SLEB([]byte{0x91}, -20), Loc{Kind: LocFrameBase, Offset: -20}, ""},
+		{"fbreg 16 stack_value", append(dwarftest.SLEB([]byte{0x91}, 16), 0x9f), Loc{Kind: LocFrameBaseAddr, Offset: 16}, ""},
 		{"call_frame_cfa", []byte{0x9c}, Loc{Kind: LocCFA}, ""},
 		{"addr", le.AppendUint64([]byte{0x03}, 0xffffffff82000000), Loc{Kind: LocMem, Addr: 0xffffffff82000000, HasAddr: true, Derefs: []int64{0}}, ""},
-		{"addrx", uleb([]byte{0xa1}, 2), Loc{Kind: LocMem, Addr: 0xffff0010, HasAddr: true, Derefs: []int64{0}}, ""},
+		{"addrx", dwarftest.ULEB([]byte{0xa1}, 2), Loc{Kind: LocMem, Addr: 0xffff0010, HasAddr: true, Derefs: []int64{0}}, ""},
 		{"addr stack_value", append(le.AppendUint64([]byte{0x03}, 0x1000), 0x9f), Loc{Kind: LocAddrValue, Addr: 0x1000, HasAddr: true}, ""},
-		{"breg plus_uconst", uleb(append(sleb([]byte{0x75}, 8), 0x23), 4), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{12}}, ""},
-		{"breg deref plus_uconst", uleb(append(sleb([]byte{0x75}, 8), 0x06, 0x23), 16), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{8, 16}}, ""},
+		{"breg plus_uconst", dwarftest.ULEB(append(dwarftest.SLEB([]byte{0x75}, 8), 0x23), 4), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{12}}, ""},
+		{"breg deref plus_uconst", dwarftest.ULEB(append(dwarftest.SLEB([]byte{0x75}, 8), 0x06, 0x23), 16), Loc{Kind: LocMem, Reg: 5, Derefs: []int64{8, 16}}, ""},
 		{"reg deref", []byte{0x55, 0x06}, Loc{Kind: LocMem, Reg: 5, Derefs: []int64{0}}, ""},
-		{"breg0 0 stack_value", append(sleb([]byte{0x70}, 0), 0x9f), Loc{Kind: LocReg, Reg: 0}, ""},
+		{"breg0 0 stack_value", append(dwarftest.SLEB([]byte{0x70}, 0), 0x9f), Loc{Kind: LocReg, Reg: 0}, ""},
 		{"lit7 stack_value", []byte{0x37, 0x9f}, Loc{Kind: LocConst, Const: 7}, ""},
 		{"const1s", []byte{0x09, 0xfe, 0x9f}, Loc{Kind: LocConst, Const: -2}, ""},
 		{"const2u", []byte{0x0a, 0x34, 0x12, 0x9f}, Loc{Kind: LocConst, Const: 0x1234}, ""},
 		{"const4s", []byte{0x0d, 0xff, 0xff, 0xff, 0xff, 0x9f}, Loc{Kind: LocConst, Const: -1}, ""},
-		{"constu", append(uleb([]byte{0x10}, 300), 0x9f), Loc{Kind: LocConst, Const: 300}, ""},
-		{"consts", append(sleb([]byte{0x11}, -300), 0x9f), Loc{Kind: LocConst, Const: -300}, ""},
+		{"constu", append(dwarftest.ULEB([]byte{0x10}, 300), 0x9f), Loc{Kind: LocConst, Const: 300}, ""},
+		{"consts", append(dwarftest.SLEB([]byte{0x11}, -300), 0x9f), Loc{Kind: LocConst, Const: -300}, ""},
 		{"implicit_value", []byte{0x9e, 4, 0x2a, 0, 0, 0}, Loc{Kind: LocConst, Const: 42}, ""},
 		{"entry_value reg5", []byte{0xa3, 1, 0x55, 0x9f}, Loc{Kind: LocEntryReg, Reg: 5}, ""},
 		{"GNU_entry_value reg4", []byte{0xf3, 1, 0x54, 0x9f}, Loc{Kind: LocEntryReg, Reg: 4}, ""},
 		{"one piece", []byte{0x53, 0x93, 8}, Loc{Kind: LocReg, Reg: 3, Piece: 8}, ""},
 		{"two pieces", []byte{0x53, 0x93, 4, 0x54, 0x93, 4}, Loc{}, "pieces"},
-		{"breg 8 stack_value", append(sleb([]byte{0x75}, 8), 0x9f), Loc{Kind: LocRegOffset, Reg: 5, Offset: 8}, ""},
+		{"breg 8 stack_value", append(dwarftest.SLEB([]byte{0x75}, 8), 0x9f), Loc{Kind: LocRegOffset, Reg: 5, Offset: 8}, ""},
 		{"entry_value of memory", []byte{0xa3, 2, 0x75, 0x00, 0x9f}, Loc{}, "DW_OP_entry_value"},
 		{"unknown op", []byte{0x22}, Loc{}, "unsupported"},
 		{"empty", nil, Loc{}, "empty"},
@@ -80,27 +71,27 @@ func TestDecodeLocation(t *testing.T) {
 
 // TestLocList pins every DW_LLE_* kind and DWARF 4 .debug_loc.
 func TestLocList(t *testing.T) {
-	expr := func(b []byte, e ...byte) []byte { return append(uleb(b, uint64(len(e))), e...) }
-	addr := u64(u64(make([]byte, 8), 0x1000), 0x2000)
+	expr := func(b []byte, e ...byte) []byte { return append(dwarftest.ULEB(b, uint64(len(e))), e...) }
+	addr := dwarftest.U64(dwarftest.U64(make([]byte, 8), 0x1000), 0x2000)
 	var l []byte
 	l = append(l, lleOffsetPair)
-	l = expr(uleb(uleb(l, 0x10), 0x20), 0x50) // reg0 on base+0x10..0x20
+	l = expr(dwarftest.ULEB(dwarftest.ULEB(l, 0x10), 0x20), 0x50) // reg0 on base+0x10..0x20
 	l = append(l, lleBaseAddress)
-	l = u64(l, 0x500000)
+	l = dwarftest.U64(l, 0x500000)
 	l = append(l, lleOffsetPair)
-	l = expr(uleb(uleb(l, 0), 8), 0x51)
+	l = expr(dwarftest.ULEB(dwarftest.ULEB(l, 0), 8), 0x51)
 	l = append(l, lleStartEnd)
-	l = expr(u64(u64(l, 0x600000), 0x600010), 0x52)
+	l = expr(dwarftest.U64(dwarftest.U64(l, 0x600000), 0x600010), 0x52)
 	l = append(l, lleStartLength)
-	l = expr(uleb(u64(l, 0x700000), 4), 0x53)
+	l = expr(dwarftest.ULEB(dwarftest.U64(l, 0x700000), 4), 0x53)
 	l = append(l, lleStartxEndx)
-	l = expr(uleb(uleb(l, 0), 1), 0x54)
+	l = expr(dwarftest.ULEB(dwarftest.ULEB(l, 0), 1), 0x54)
 	l = append(l, lleStartxLength)
-	l = expr(uleb(uleb(l, 1), 0x10), 0x55)
+	l = expr(dwarftest.ULEB(dwarftest.ULEB(l, 1), 0x10), 0x55)
 	l = append(l, lleBaseAddressx)
-	l = uleb(l, 1)
+	l = dwarftest.ULEB(l, 1)
 	l = append(l, lleOffsetPair)
-	l = expr(uleb(uleb(l, 0x20), 0x30), 0x56) // relative to .debug_addr[1]
+	l = expr(dwarftest.ULEB(dwarftest.ULEB(l, 0x20), 0x30), 0x56) // relative to .debug_addr[1]
 	l = append(l, lleDefaultLocation)
 	l = expr(l, 0x57)
 	l = append(l, lleEndOfList)
@@ -136,12 +127,12 @@ func TestLocList(t *testing.T) {
 	}
 	// DWARF 4 .debug_loc with a base selection entry.
 	var l4 []byte
-	l4 = u64(u64(l4, 0x10), 0x20)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0x10), 0x20)
 	l4 = append(binary.LittleEndian.AppendUint16(l4, 1), 0x50)
-	l4 = u64(u64(l4, ^uint64(0)), 0x9000)
-	l4 = u64(u64(l4, 0), 4)
+	l4 = dwarftest.U64(dwarftest.U64(l4, ^uint64(0)), 0x9000)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 4)
 	l4 = append(binary.LittleEndian.AppendUint16(l4, 1), 0x51)
-	l4 = u64(u64(l4, 0), 0)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
 	f4 := memFile(nil)
 	f4.secs[".debug_loc"] = l4
 	got, err := f4.locList(&unit{version: 4, addrSize: 8}, 0, false, 0, 0x100)

@@ -1,50 +1,36 @@
 package dwarfres
 
 import (
-	"encoding/binary"
 	"reflect"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
-
-// uleb appends v as ULEB128.
-func uleb(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			b = append(b, c|0x80)
-			continue
-		}
-		return append(b, c)
-	}
-}
-
-func u64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
 
 // TestRanges5 pins each DW_RLE_* kind, hand-assembled, one entry per kind.
 func TestRanges5(t *testing.T) {
 	// .debug_addr: an 8-byte header, then index 0 and 1 (DW_AT_addr_base
 	// defaults to just past the header).
-	addr := u64(u64(make([]byte, 8), 0x1000), 0x2000)
+	addr := dwarftest.U64(dwarftest.U64(make([]byte, 8), 0x1000), 0x2000)
 	var rl []byte
 	rl = append(rl, rleOffsetPair) // base is the unit's low_pc 0x400000
-	rl = uleb(uleb(rl, 0x10), 0x20)
+	rl = dwarftest.ULEB(dwarftest.ULEB(rl, 0x10), 0x20)
 	rl = append(rl, rleBaseAddress)
-	rl = u64(rl, 0x500000)
+	rl = dwarftest.U64(rl, 0x500000)
 	rl = append(rl, rleOffsetPair) // now relative to 0x500000
-	rl = uleb(uleb(rl, 0x0), 0x8)
+	rl = dwarftest.ULEB(dwarftest.ULEB(rl, 0x0), 0x8)
 	rl = append(rl, rleStartEnd)
-	rl = u64(u64(rl, 0x600000), 0x600010)
+	rl = dwarftest.U64(dwarftest.U64(rl, 0x600000), 0x600010)
 	rl = append(rl, rleStartLength)
-	rl = uleb(u64(rl, 0x700000), 0x4)
+	rl = dwarftest.ULEB(dwarftest.U64(rl, 0x700000), 0x4)
 	rl = append(rl, rleStartxEndx)
-	rl = uleb(uleb(rl, 0), 1)
+	rl = dwarftest.ULEB(dwarftest.ULEB(rl, 0), 1)
 	rl = append(rl, rleStartxLength)
-	rl = uleb(uleb(rl, 1), 0x10)
+	rl = dwarftest.ULEB(dwarftest.ULEB(rl, 1), 0x10)
 	rl = append(rl, rleBaseAddressx)
-	rl = uleb(rl, 0)
+	rl = dwarftest.ULEB(rl, 0)
 	rl = append(rl, rleOffsetPair) // relative to .debug_addr[0] = 0x1000
-	rl = uleb(uleb(rl, 0x1), 0x2)
+	rl = dwarftest.ULEB(dwarftest.ULEB(rl, 0x1), 0x2)
 	rl = append(rl, rleOffsetPair, 5, 5) // empty: dropped
 	rl = append(rl, rleEndOfList)
 	f := memFile(map[string][]byte{".debug_rnglists": rl, ".debug_addr": addr})
@@ -80,10 +66,10 @@ func TestRanges5(t *testing.T) {
 // TestRanges4 pins DWARF 4 .debug_ranges with a base address selection.
 func TestRanges4(t *testing.T) {
 	var r []byte
-	r = u64(u64(r, 0x10), 0x20)
-	r = u64(u64(r, ^uint64(0)), 0x9000) // base selection
-	r = u64(u64(r, 0x1), 0x3)
-	r = u64(u64(r, 0), 0)
+	r = dwarftest.U64(dwarftest.U64(r, 0x10), 0x20)
+	r = dwarftest.U64(dwarftest.U64(r, ^uint64(0)), 0x9000) // base selection
+	r = dwarftest.U64(dwarftest.U64(r, 0x1), 0x3)
+	r = dwarftest.U64(dwarftest.U64(r, 0), 0)
 	f := memFile(map[string][]byte{".debug_ranges": r})
 	got, err := f.ranges4(&unit{version: 4, addrSize: 8}, 0, 0x100)
 	if err != nil {

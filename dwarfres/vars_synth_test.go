@@ -6,6 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // Synthetic DWARF: units, location lists, address tables and call-frame
@@ -14,158 +16,23 @@ import (
 // it pleases). Everything is 32-bit DWARF with 8-byte addresses, little
 // endian unless a test says otherwise.
 
-// synAttr is one attribute of a synthetic DIE. val is an int, int64 or
-// uint64 for the integer, address, index and offset forms, a string for
-// DW_FORM_string, a []byte for exprloc and block1, a synRef for
-// DW_FORM_ref4, and nothing for flag_present.
-type synAttr struct {
-	at   dwarf.Attr
-	form uint64
-	val  any
-}
-
-// synRef names the labelled DIE a DW_FORM_ref4 points to.
-type synRef string
-
-// synDIE is one DIE of a synthetic unit.
-type synDIE struct {
-	tag   dwarf.Tag
-	label string
-	attrs []synAttr
-	kids  []*synDIE
-}
-
-func synD(tag dwarf.Tag, attrs ...synAttr) *synDIE { return &synDIE{tag: tag, attrs: attrs} }
-
-// as labels d for DW_FORM_ref4 references.
-func (d *synDIE) as(label string) *synDIE { d.label = label; return d }
-
-func (d *synDIE) with(kids ...*synDIE) *synDIE { d.kids = append(d.kids, kids...); return d }
-
-func synA(at dwarf.Attr, form uint64, val any) synAttr { return synAttr{at, form, val} }
-func synName(s string) synAttr                         { return synA(dwarf.AttrName, formString, s) }
-func synType(label string) synAttr                     { return synA(dwarf.AttrType, formRef4, synRef(label)) }
-func synFlag(at dwarf.Attr) synAttr                    { return synA(at, formFlagPresent, nil) }
-func synLoc(expr ...byte) synAttr                      { return synA(dwarf.AttrLocation, formExprloc, expr) }
-func synLow(a uint64) synAttr                          { return synA(dwarf.AttrLowpc, formAddr, a) }
-func synHigh(n uint64) synAttr                         { return synA(dwarf.AttrHighpc, formData4, n) }
-
-func synU(v any) uint64 {
-	switch v := v.(type) {
-	case int:
-		return uint64(v)
-	case int64:
-		return uint64(v)
-	case uint64:
-		return v
-	}
-	panic("synthetic attribute: not an integer")
-}
-
-// synUnit assembles a DWARF 4 or 5 compile unit with root as its root DIE
-// (.debug_info) and its abbreviations, one per DIE (.debug_abbrev).
-func synUnit(t testing.TB, order binary.AppendByteOrder, version int, root *synDIE) (info, abbrev []byte) {
-	t.Helper()
-	hdr := 11 // unit_length, version, debug_abbrev_offset, address_size
-	if version >= 5 {
-		hdr = 12 // and unit_type
-	}
-	var body []byte
-	labels := map[string]int{}
-	type fixup struct {
-		at    int
-		label string
-	}
-	var fixups []fixup
-	code := uint64(0)
-	var emit func(d *synDIE)
-	emit = func(d *synDIE) {
-		code++
-		if d.label != "" {
-			labels[d.label] = hdr + len(body)
-		}
-		abbrev = uleb(uleb(abbrev, code), uint64(d.tag))
-		if len(d.kids) > 0 {
-			abbrev = append(abbrev, 1)
-		} else {
-			abbrev = append(abbrev, 0)
-		}
-		body = uleb(body, code)
-		for _, a := range d.attrs {
-			abbrev = uleb(uleb(abbrev, uint64(a.at)), a.form)
-			switch a.form {
-			case formAddr, formData8:
-				body = order.AppendUint64(body, synU(a.val))
-			case formData1, formStrx1:
-				body = append(body, byte(synU(a.val)))
-			case formData2:
-				body = order.AppendUint16(body, uint16(synU(a.val)))
-			case formData4, formSecOffset:
-				body = order.AppendUint32(body, uint32(synU(a.val)))
-			case formSdata:
-				body = sleb(body, int64(synU(a.val)))
-			case formUdata, formLoclistx, formAddrx, formStrx:
-				body = uleb(body, synU(a.val))
-			case formString:
-				body = append(append(body, a.val.(string)...), 0)
-			case formExprloc:
-				body = append(uleb(body, uint64(len(a.val.([]byte)))), a.val.([]byte)...)
-			case formBlock1:
-				body = append(append(body, byte(len(a.val.([]byte)))), a.val.([]byte)...)
-			case formRef4:
-				fixups = append(fixups, fixup{len(body), string(a.val.(synRef))})
-				body = order.AppendUint32(body, 0)
-			case formFlagPresent:
-			default:
-				t.Fatalf("synUnit: form %#x not supported", a.form)
-			}
-		}
-		abbrev = append(abbrev, 0, 0)
-		if len(d.kids) > 0 {
-			for _, k := range d.kids {
-				emit(k)
-			}
-			body = append(body, 0)
-		}
-	}
-	emit(root)
-	abbrev = append(abbrev, 0)
-	for _, f := range fixups {
-		off, ok := labels[f.label]
-		if !ok {
-			t.Fatalf("synUnit: no DIE labelled %q", f.label)
-		}
-		copy(body[f.at:], order.AppendUint32(nil, uint32(off)))
-	}
-	info = order.AppendUint32(nil, uint32(hdr-4+len(body)))
-	info = order.AppendUint16(info, uint16(version))
-	if version >= 5 {
-		info = append(info, 1, 8) // DW_UT_compile, address size
-		info = order.AppendUint32(info, 0)
-	} else {
-		info = order.AppendUint32(info, 0)
-		info = append(info, 8)
-	}
-	return append(info, body...), abbrev
-}
-
 // synFile is memFile over the unit and the other sections given, for a
 // little-endian target.
-func synFile(t testing.TB, version int, root *synDIE, secs map[string][]byte) *File {
+func synFile(t testing.TB, version int, root *dwarftest.DIE, secs map[string][]byte) *File {
 	t.Helper()
 	all := map[string][]byte{}
 	for k, v := range secs {
 		all[k] = v
 	}
-	all[".debug_info"], all[".debug_abbrev"] = synUnit(t, binary.LittleEndian, version, root)
+	all[".debug_info"], all[".debug_abbrev"] = dwarftest.Unit(t, binary.LittleEndian, version, root)
 	return memFile(all)
 }
 
 // synFileBE is synFile for a big-endian target (s390x, ppc64).
-func synFileBE(t testing.TB, version int, root *synDIE) *File {
+func synFileBE(t testing.TB, version int, root *dwarftest.DIE) *File {
 	t.Helper()
 	f := memFile(nil)
-	f.secs[".debug_info"], f.secs[".debug_abbrev"] = synUnit(t, binary.BigEndian, version, root)
+	f.secs[".debug_info"], f.secs[".debug_abbrev"] = dwarftest.Unit(t, binary.BigEndian, version, root)
 	f.Order = binary.BigEndian
 	return f
 }
@@ -194,85 +61,6 @@ func synEntry(t testing.TB, s *Scope, name string) Entry {
 	return Entry{}
 }
 
-// synFrame is a .debug_frame with one CIE (x86_64 at a call: CFA = rsp+8,
-// the return address at CFA-8) and one FDE for [lo, hi) whose CFA becomes
-// rsp+16 one byte in, after a push.
-func synFrame(lo, hi uint64) []byte {
-	le := binary.LittleEndian
-	cie := le.AppendUint32(nil, 0xffffffff) // CIE_id
-	cie = append(cie, 1, 0)                 // version 1, no augmentation
-	cie = uleb(cie, 1)                      // code alignment
-	cie = sleb(cie, -8)                     // data alignment
-	cie = uleb(cie, 16)                     // return address register
-	cie = append(cie, 0x0c, 7, 8)           // def_cfa r7 8
-	cie = append(cie, 0x90, 1)              // offset r16 at cfa-8
-	fde := le.AppendUint32(nil, 0)          // CIE pointer
-	fde = le.AppendUint64(fde, lo)
-	fde = le.AppendUint64(fde, hi-lo)
-	fde = append(fde, 0x41)     // advance_loc 1
-	fde = append(fde, 0x0e, 16) // def_cfa_offset 16
-	fde = append(fde, 0x86, 2)  // offset r6 at cfa-16
-	out := append(le.AppendUint32(nil, uint32(len(cie))), cie...)
-	return append(append(out, le.AppendUint32(nil, uint32(len(fde)))...), fde...)
-}
-
-// synAddrTable is a DWARF 5 .debug_addr table: 8-byte header, then addrs.
-func synAddrTable(addrs ...uint64) []byte {
-	le := binary.LittleEndian
-	b := le.AppendUint32(nil, uint32(4+8*len(addrs)))
-	b = append(le.AppendUint16(b, 5), 8, 0)
-	for _, a := range addrs {
-		b = le.AppendUint64(b, a)
-	}
-	return b
-}
-
-// synLoclists is a DWARF 5 .debug_loclists table holding lists, with its
-// offsets table (for DW_FORM_loclistx); at[i] is the offset of list i
-// from the start of the table (for DW_FORM_sec_offset, add the table's
-// section offset). DW_AT_loclists_base is the table offset + 12.
-func synLoclists(lists ...[]byte) (tab []byte, at []uint64) {
-	le := binary.LittleEndian
-	var offs, body []byte
-	for _, l := range lists {
-		o := 4*len(lists) + len(body)
-		offs = le.AppendUint32(offs, uint32(o))
-		at = append(at, uint64(12+o))
-		body = append(body, l...)
-	}
-	tab = le.AppendUint32(nil, uint32(8+len(offs)+len(body)))
-	tab = append(le.AppendUint16(tab, 5), 8, 0)
-	tab = le.AppendUint32(tab, uint32(len(lists)))
-	return append(append(tab, offs...), body...), at
-}
-
-// synAddr8 is an operand of synLLE written as an 8-byte address.
-type synAddr8 uint64
-
-// synLLE appends one DW_LLE_* entry: its kind, operands (ULEB unless a
-// synAddr8) and, unless it is a base-address entry or the end, the
-// counted expression.
-func synLLE(b []byte, kind byte, ops []any, expr ...byte) []byte {
-	b = append(b, kind)
-	for _, o := range ops {
-		if a, ok := o.(synAddr8); ok {
-			b = binary.LittleEndian.AppendUint64(b, uint64(a))
-		} else {
-			b = uleb(b, synU(o))
-		}
-	}
-	if kind == lleBaseAddress || kind == lleBaseAddressx || kind == lleEndOfList {
-		return b
-	}
-	return append(uleb(b, uint64(len(expr))), expr...)
-}
-
-// synLoc4 appends one DWARF 4 .debug_loc entry.
-func synLoc4(b []byte, lo, hi uint64, expr ...byte) []byte {
-	b = u64(u64(b, lo), hi)
-	return append(binary.LittleEndian.AppendUint16(b, uint16(len(expr))), expr...)
-}
-
 // The layout every location case shares: the unit covers [0x1000,
 // 0x1100), f covers [0x1000, 0x1040) and has an FDE there.
 const (
@@ -288,55 +76,55 @@ func synSections() (secs map[string][]byte, v5list []uint64) {
 	//   [0x1020, 0x1030) breg7 8
 	//   [0x1030, 0x1034) empty (optimized out)
 	var l4 []byte
-	l4 = synLoc4(l4, 0x4, 0x10, 0x55)
-	l4 = u64(u64(l4, ^uint64(0)), 0x1020)
-	l4 = synLoc4(l4, 0x0, 0x10, 0x77, 8)
-	l4 = synLoc4(l4, 0x10, 0x14)
-	l4 = u64(u64(l4, 0), 0)
+	l4 = dwarftest.Loc4(l4, 0x4, 0x10, 0x55)
+	l4 = dwarftest.U64(dwarftest.U64(l4, ^uint64(0)), 0x1020)
+	l4 = dwarftest.Loc4(l4, 0x0, 0x10, 0x77, 8)
+	l4 = dwarftest.Loc4(l4, 0x10, 0x14)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
 
 	// DWARF 5: .debug_addr[0..2] = 0x1000, 0x1008, 0x1010.
-	addr := synAddrTable(0x1000, 0x1008, 0x1010)
+	addr := dwarftest.AddrTable(0x1000, 0x1008, 0x1010)
 	// List 0, every DW_LLE_* kind:
 	var l0 []byte
-	l0 = synLLE(l0, lleBaseAddressx, []any{0})                                    // base 0x1000
-	l0 = synLLE(l0, lleOffsetPair, []any{2, 4}, 0x50)                             // [0x1002, 0x1004) reg0
-	l0 = synLLE(l0, lleStartxEndx, []any{1, 2}, 0x51)                             // [0x1008, 0x1010) reg1
-	l0 = synLLE(l0, lleStartxLength, []any{2, 4}, 0x52)                           // [0x1010, 0x1014) reg2
-	l0 = synLLE(l0, lleBaseAddress, []any{synAddr8(0x1020)})                      // base 0x1020
-	l0 = synLLE(l0, lleOffsetPair, []any{0, 4}, 0x53)                             // [0x1020, 0x1024) reg3
-	l0 = synLLE(l0, lleStartEnd, []any{synAddr8(0x1024), synAddr8(0x1028)}, 0x54) // reg4
-	l0 = synLLE(l0, lleStartLength, []any{synAddr8(0x1028), 4}, 0x55)             // [0x1028, 0x102c) reg5
-	l0 = synLLE(l0, lleOffsetPair, []any{0xc, 0x10})                              // [0x102c, 0x1030) empty
-	l0 = synLLE(l0, lleDefaultLocation, nil, 0x56)                                // elsewhere reg6
-	l0 = synLLE(l0, lleEndOfList, nil)
+	l0 = dwarftest.LLE(l0, dwarftest.LLEBaseAddressx, []any{0})                                                  // base 0x1000
+	l0 = dwarftest.LLE(l0, dwarftest.LLEOffsetPair, []any{2, 4}, 0x50)                                           // [0x1002, 0x1004) reg0
+	l0 = dwarftest.LLE(l0, dwarftest.LLEStartxEndx, []any{1, 2}, 0x51)                                           // [0x1008, 0x1010) reg1
+	l0 = dwarftest.LLE(l0, dwarftest.LLEStartxLength, []any{2, 4}, 0x52)                                         // [0x1010, 0x1014) reg2
+	l0 = dwarftest.LLE(l0, dwarftest.LLEBaseAddress, []any{dwarftest.Addr8(0x1020)})                             // base 0x1020
+	l0 = dwarftest.LLE(l0, dwarftest.LLEOffsetPair, []any{0, 4}, 0x53)                                           // [0x1020, 0x1024) reg3
+	l0 = dwarftest.LLE(l0, dwarftest.LLEStartEnd, []any{dwarftest.Addr8(0x1024), dwarftest.Addr8(0x1028)}, 0x54) // reg4
+	l0 = dwarftest.LLE(l0, dwarftest.LLEStartLength, []any{dwarftest.Addr8(0x1028), 4}, 0x55)                    // [0x1028, 0x102c) reg5
+	l0 = dwarftest.LLE(l0, dwarftest.LLEOffsetPair, []any{0xc, 0x10})                                            // [0x102c, 0x1030) empty
+	l0 = dwarftest.LLE(l0, dwarftest.LLEDefaultLocation, nil, 0x56)                                              // elsewhere reg6
+	l0 = dwarftest.LLE(l0, dwarftest.LLEEndOfList, nil)
 	// List 1, nothing at f's entry: [0x1008, 0x1010) reg5, [0x1020, 0x1030) reg4.
 	var l1 []byte
-	l1 = synLLE(l1, lleStartxLength, []any{1, 8}, 0x55)
-	l1 = synLLE(l1, lleStartEnd, []any{synAddr8(0x1020), synAddr8(0x1030)}, 0x54)
-	l1 = synLLE(l1, lleEndOfList, nil)
+	l1 = dwarftest.LLE(l1, dwarftest.LLEStartxLength, []any{1, 8}, 0x55)
+	l1 = dwarftest.LLE(l1, dwarftest.LLEStartEnd, []any{dwarftest.Addr8(0x1020), dwarftest.Addr8(0x1030)}, 0x54)
+	l1 = dwarftest.LLE(l1, dwarftest.LLEEndOfList, nil)
 	// List 2, nothing inside f: [0x1050, 0x1060) reg1.
 	var l2 []byte
-	l2 = synLLE(l2, lleStartEnd, []any{synAddr8(0x1050), synAddr8(0x1060)}, 0x51)
-	l2 = synLLE(l2, lleEndOfList, nil)
-	ll, at := synLoclists(l0, l1, l2)
+	l2 = dwarftest.LLE(l2, dwarftest.LLEStartEnd, []any{dwarftest.Addr8(0x1050), dwarftest.Addr8(0x1060)}, 0x51)
+	l2 = dwarftest.LLE(l2, dwarftest.LLEEndOfList, nil)
+	ll, at := dwarftest.Loclists(l0, l1, l2)
 	return map[string][]byte{
 		".debug_loc":      l4,
 		".debug_addr":     addr,
 		".debug_loclists": ll,
-		".debug_frame":    synFrame(synLo, synEnd),
+		".debug_frame":    dwarftest.Frame(synLo, synEnd),
 	}, at
 }
 
 // synLocUnit is the unit of one location case: a base type, f with its
 // frame base (if any) and v, a child of f or, with global, of the unit.
-func synLocUnit(version int, frameBase []synAttr, v *synDIE, global bool) *synDIE {
-	f := synD(dwarf.TagSubprogram, append([]synAttr{synName("f"), synFlag(dwarf.AttrExternal), synLow(synLo), synHigh(synEnd - synLo)}, frameBase...)...)
-	cu := synD(dwarf.TagCompileUnit, synName("synth.c"), synA(dwarf.AttrLanguage, formData1, 0x0c), synLow(synLo), synHigh(0x100))
-	cu.with(synD(dwarf.TagBaseType, synName("int"), synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("int"))
+func synLocUnit(version int, frameBase []dwarftest.Attr, v *dwarftest.DIE, global bool) *dwarftest.DIE {
+	f := dwarftest.D(dwarf.TagSubprogram, append([]dwarftest.Attr{dwarftest.Name("f"), dwarftest.Flag(dwarf.AttrExternal), dwarftest.Low(synLo), dwarftest.High(synEnd - synLo)}, frameBase...)...)
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.A(dwarf.AttrLanguage, dwarftest.FormData1, 0x0c), dwarftest.Low(synLo), dwarftest.High(0x100))
+	cu.With(dwarftest.D(dwarf.TagBaseType, dwarftest.Name("int"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("int"))
 	if global {
-		cu.with(v, f)
+		cu.With(v, f)
 	} else {
-		cu.with(f.with(v))
+		cu.With(f.With(v))
 	}
 	return cu
 }
@@ -358,77 +146,77 @@ func synMem(r uint64, off ...int64) Loc { return Loc{Kind: LocMem, Reg: r, Deref
 func TestSynthLocation(t *testing.T) {
 	le := binary.LittleEndian
 	secs, v5 := synSections()
-	cfa := []synAttr{synA(dwarf.AttrFrameBase, formExprloc, []byte{0x9c})} // DW_OP_call_frame_cfa
-	addrOp := le.AppendUint64([]byte{0x03}, 0x601000)                      // DW_OP_addr 0x601000
+	cfa := []dwarftest.Attr{dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, []byte{0x9c})} // DW_OP_call_frame_cfa
+	addrOp := le.AppendUint64([]byte{0x03}, 0x601000)                                              // DW_OP_addr 0x601000
 	global := Loc{Kind: LocMem, Addr: 0x601000, HasAddr: true, Derefs: []int64{0}, Sym: "v"}
 	cases := []struct {
 		name      string
 		version   int
-		tag       dwarf.Tag // default DW_TAG_variable
-		attrs     []synAttr // of v, besides its name and type
-		frameBase []synAttr
+		tag       dwarf.Tag        // default DW_TAG_variable
+		attrs     []dwarftest.Attr // of v, besides its name and type
+		frameBase []dwarftest.Attr
 		global    bool
 		at        []synAt
 	}{
-		{name: "reg5", attrs: []synAttr{synLoc(0x55)}, at: []synAt{{addr: 0x1010, want: synReg(5)}}},
-		{name: "breg7 16", attrs: []synAttr{synLoc(sleb([]byte{0x77}, 16)...)}, at: []synAt{{addr: 0x1010, want: synMem(7, 16)}}},
-		{name: "block1 form (DWARF 2-3 style)", attrs: []synAttr{synA(dwarf.AttrLocation, formBlock1, []byte{0x55})}, at: []synAt{{addr: 0x1010, want: synReg(5)}}},
+		{name: "reg5", attrs: []dwarftest.Attr{dwarftest.Loc(0x55)}, at: []synAt{{addr: 0x1010, want: synReg(5)}}},
+		{name: "breg7 16", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x77}, 16)...)}, at: []synAt{{addr: 0x1010, want: synMem(7, 16)}}},
+		{name: "block1 form (DWARF 2-3 style)", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormBlock1, []byte{0x55})}, at: []synAt{{addr: 0x1010, want: synReg(5)}}},
 		// fbreg against DW_OP_call_frame_cfa: the CFA rule at the address,
 		// rsp+8 at the entry and rsp+16 after the push.
-		{name: "fbreg -20, CFA frame base", attrs: []synAttr{synLoc(sleb([]byte{0x91}, -20)...)}, frameBase: cfa, at: []synAt{
+		{name: "fbreg -20, CFA frame base", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...)}, frameBase: cfa, at: []synAt{
 			{addr: 0x1000, want: synMem(7, -12)},
 			{addr: 0x1001, want: synMem(7, -4)},
 			{addr: 0x1030, want: synMem(7, -4)},
 		}},
-		{name: "fbreg -20, frame base reg6", attrs: []synAttr{synLoc(sleb([]byte{0x91}, -20)...)},
-			frameBase: []synAttr{synA(dwarf.AttrFrameBase, formExprloc, []byte{0x56})},
+		{name: "fbreg -20, frame base reg6", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...)},
+			frameBase: []dwarftest.Attr{dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, []byte{0x56})},
 			at:        []synAt{{addr: 0x1010, want: synMem(6, -20)}}},
-		{name: "fbreg -20, frame base breg6 16", attrs: []synAttr{synLoc(sleb([]byte{0x91}, -20)...)},
-			frameBase: []synAttr{synA(dwarf.AttrFrameBase, formExprloc, sleb([]byte{0x76}, 16))},
+		{name: "fbreg -20, frame base breg6 16", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...)},
+			frameBase: []dwarftest.Attr{dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, dwarftest.SLEB([]byte{0x76}, 16))},
 			at:        []synAt{{addr: 0x1010, want: synMem(6, -4)}}},
 		// A frame base given by the DWARF 4 list: reg5, then breg7 8, then
 		// nothing.
-		{name: "fbreg -20, frame base list", attrs: []synAttr{synLoc(sleb([]byte{0x91}, -20)...)},
-			frameBase: []synAttr{synA(dwarf.AttrFrameBase, formSecOffset, 0)},
+		{name: "fbreg -20, frame base list", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...)},
+			frameBase: []dwarftest.Attr{dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormSecOffset, 0)},
 			at: []synAt{
 				{addr: 0x1008, want: synMem(5, -20)},
 				{addr: 0x1024, want: synMem(7, -12)},
 				{addr: 0x1010, err: ErrNoLocation},
 			}},
-		{name: "fbreg without a frame base", attrs: []synAttr{synLoc(sleb([]byte{0x91}, -20)...)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
+		{name: "fbreg without a frame base", attrs: []dwarftest.Attr{dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
 		// fbreg N; stack_value is the address of the slot, not its content.
-		{name: "fbreg -20 stack_value, CFA frame base", attrs: []synAttr{synLoc(append(sleb([]byte{0x91}, -20), 0x9f)...)}, frameBase: cfa, at: []synAt{
+		{name: "fbreg -20 stack_value, CFA frame base", attrs: []dwarftest.Attr{dwarftest.Loc(append(dwarftest.SLEB([]byte{0x91}, -20), 0x9f)...)}, frameBase: cfa, at: []synAt{
 			{addr: 0x1000, want: Loc{Kind: LocRegOffset, Reg: 7, Offset: -12}},
 			{addr: 0x1010, want: Loc{Kind: LocRegOffset, Reg: 7, Offset: -4}},
 		}},
-		{name: "breg3 216 stack_value", attrs: []synAttr{synLoc(append(sleb([]byte{0x73}, 216), 0x9f)...)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocRegOffset, Reg: 3, Offset: 216}}}},
-		{name: "call_frame_cfa as a variable", attrs: []synAttr{synLoc(0x9c)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
+		{name: "breg3 216 stack_value", attrs: []dwarftest.Attr{dwarftest.Loc(append(dwarftest.SLEB([]byte{0x73}, 216), 0x9f)...)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocRegOffset, Reg: 3, Offset: 216}}}},
+		{name: "call_frame_cfa as a variable", attrs: []dwarftest.Attr{dwarftest.Loc(0x9c)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
 		// Globals: the symbol is the variable's name.
-		{name: "addr, external global", global: true, attrs: []synAttr{synFlag(dwarf.AttrExternal), synLoc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
-		{name: "addr, static global", global: true, attrs: []synAttr{synLoc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
-		{name: "addr, static local", attrs: []synAttr{synLoc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
-		{name: "external declaration", global: true, attrs: []synAttr{synFlag(dwarf.AttrExternal), synFlag(dwarf.AttrDeclaration)},
+		{name: "addr, external global", global: true, attrs: []dwarftest.Attr{dwarftest.Flag(dwarf.AttrExternal), dwarftest.Loc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
+		{name: "addr, static global", global: true, attrs: []dwarftest.Attr{dwarftest.Loc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
+		{name: "addr, static local", attrs: []dwarftest.Attr{dwarftest.Loc(addrOp...)}, at: []synAt{{addr: 0x1010, want: global}}},
+		{name: "external declaration", global: true, attrs: []dwarftest.Attr{dwarftest.Flag(dwarf.AttrExternal), dwarftest.Flag(dwarf.AttrDeclaration)},
 			at: []synAt{{addr: 0x1010, want: Loc{Kind: LocMem, Sym: "v", Derefs: []int64{0}}}}},
 		{name: "no location", attrs: nil, at: []synAt{{addr: 0x1010, err: ErrNoLocation}}},
 		// Constants: data1..4 are sign extended (libdw's dwarf_formsdata).
-		{name: "const_value data1 0xff", attrs: []synAttr{synA(dwarf.AttrConstValue, formData1, 0xff)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -1}}}},
-		{name: "const_value data4", attrs: []synAttr{synA(dwarf.AttrConstValue, formData4, 0x12345678)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 0x12345678}}}},
-		{name: "const_value data4 negative", attrs: []synAttr{synA(dwarf.AttrConstValue, formData4, 0xfffffffe)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -2}}}},
-		{name: "const_value sdata", attrs: []synAttr{synA(dwarf.AttrConstValue, formSdata, int64(-300))}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -300}}}},
-		{name: "const_value udata", attrs: []synAttr{synA(dwarf.AttrConstValue, formUdata, 300)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 300}}}},
-		{name: "const_value block", attrs: []synAttr{synA(dwarf.AttrConstValue, formBlock1, []byte{1, 2})}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
-		{name: "lit0 stack_value", attrs: []synAttr{synLoc(0x30, 0x9f)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst}}}},
-		{name: "implicit_value", attrs: []synAttr{synLoc(0x9e, 4, 0x2a, 0, 0, 0)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 42}}}},
+		{name: "const_value data1 0xff", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormData1, 0xff)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -1}}}},
+		{name: "const_value data4", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormData4, 0x12345678)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 0x12345678}}}},
+		{name: "const_value data4 negative", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormData4, 0xfffffffe)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -2}}}},
+		{name: "const_value sdata", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormSdata, int64(-300))}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: -300}}}},
+		{name: "const_value udata", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormUdata, 300)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 300}}}},
+		{name: "const_value block", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrConstValue, dwarftest.FormBlock1, []byte{1, 2})}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
+		{name: "lit0 stack_value", attrs: []dwarftest.Attr{dwarftest.Loc(0x30, 0x9f)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst}}}},
+		{name: "implicit_value", attrs: []dwarftest.Attr{dwarftest.Loc(0x9e, 4, 0x2a, 0, 0, 0)}, at: []synAt{{addr: 0x1010, want: Loc{Kind: LocConst, Const: 42}}}},
 		// An entry value is the register itself at f's entry only.
-		{name: "entry_value(reg5) stack_value", tag: dwarf.TagFormalParameter, attrs: []synAttr{synLoc(0xa3, 1, 0x55, 0x9f)}, at: []synAt{
+		{name: "entry_value(reg5) stack_value", tag: dwarf.TagFormalParameter, attrs: []dwarftest.Attr{dwarftest.Loc(0xa3, 1, 0x55, 0x9f)}, at: []synAt{
 			{addr: 0x1000, want: synReg(5)},
 			{addr: 0x1010, err: ErrNoLocation},
 		}},
-		{name: "GNU_entry_value(reg4) stack_value", attrs: []synAttr{synLoc(0xf3, 1, 0x54, 0x9f)}, at: []synAt{{addr: 0x1000, want: synReg(4)}}},
-		{name: "two pieces", attrs: []synAttr{synLoc(0x53, 0x93, 4, 0x54, 0x93, 4)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
-		{name: "one piece", attrs: []synAttr{synLoc(0x53, 0x93, 4)}, at: []synAt{{addr: 0x1010, want: synReg(3)}}},
+		{name: "GNU_entry_value(reg4) stack_value", attrs: []dwarftest.Attr{dwarftest.Loc(0xf3, 1, 0x54, 0x9f)}, at: []synAt{{addr: 0x1000, want: synReg(4)}}},
+		{name: "two pieces", attrs: []dwarftest.Attr{dwarftest.Loc(0x53, 0x93, 4, 0x54, 0x93, 4)}, at: []synAt{{addr: 0x1010, err: ErrLocation}}},
+		{name: "one piece", attrs: []dwarftest.Attr{dwarftest.Loc(0x53, 0x93, 4)}, at: []synAt{{addr: 0x1010, want: synReg(3)}}},
 		// DWARF 4 .debug_loc, a local variable: no fuzz at the entry.
-		{name: "debug_loc, variable", attrs: []synAttr{synA(dwarf.AttrLocation, formSecOffset, 0)}, at: []synAt{
+		{name: "debug_loc, variable", attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, 0)}, at: []synAt{
 			{addr: 0x1000, err: ErrNoLocation},
 			{addr: 0x1004, want: synReg(5)},
 			{addr: 0x100f, want: synReg(5)},
@@ -439,12 +227,12 @@ func TestSynthLocation(t *testing.T) {
 		}},
 		// perf's fentry fuzz: a parameter without a location at the entry
 		// takes its first location further on.
-		{name: "debug_loc, parameter", tag: dwarf.TagFormalParameter, attrs: []synAttr{synA(dwarf.AttrLocation, formSecOffset, 0)}, at: []synAt{
+		{name: "debug_loc, parameter", tag: dwarf.TagFormalParameter, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, 0)}, at: []synAt{
 			{addr: 0x1000, want: synReg(5)},
 			{addr: 0x1001, err: ErrNoLocation}, // only at the entry
 			{addr: 0x1010, err: ErrNoLocation},
 		}},
-		{name: "loclistx, every DW_LLE kind", version: 5, attrs: []synAttr{synA(dwarf.AttrLocation, formLoclistx, 0)}, at: []synAt{
+		{name: "loclistx, every DW_LLE kind", version: 5, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormLoclistx, 0)}, at: []synAt{
 			{addr: 0x1000, want: synReg(6)}, // default_location
 			{addr: 0x1002, want: synReg(0)}, // offset_pair on base_addressx
 			{addr: 0x1003, want: synReg(0)},
@@ -458,7 +246,7 @@ func TestSynthLocation(t *testing.T) {
 			{addr: 0x102c, err: ErrNoLocation},
 			{addr: 0x1030, want: synReg(6)},
 		}},
-		{name: "sec_offset, every DW_LLE kind", version: 5, attrs: []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5[0])}, at: []synAt{
+		{name: "sec_offset, every DW_LLE kind", version: 5, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5[0])}, at: []synAt{
 			{addr: 0x1000, want: synReg(6)},
 			{addr: 0x1003, want: synReg(0)},
 			{addr: 0x100f, want: synReg(1)},
@@ -468,17 +256,17 @@ func TestSynthLocation(t *testing.T) {
 			{addr: 0x1028, want: synReg(5)},
 			{addr: 0x102f, err: ErrNoLocation},
 		}},
-		{name: "loclistx, variable not at the entry", version: 5, attrs: []synAttr{synA(dwarf.AttrLocation, formLoclistx, 1)}, at: []synAt{
+		{name: "loclistx, variable not at the entry", version: 5, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormLoclistx, 1)}, at: []synAt{
 			{addr: 0x1000, err: ErrNoLocation},
 			{addr: 0x1008, want: synReg(5)},
 			{addr: 0x1018, err: ErrNoLocation},
 			{addr: 0x1024, want: synReg(4)},
 		}},
-		{name: "loclistx, parameter not at the entry", version: 5, tag: dwarf.TagFormalParameter, attrs: []synAttr{synA(dwarf.AttrLocation, formLoclistx, 1)}, at: []synAt{
+		{name: "loclistx, parameter not at the entry", version: 5, tag: dwarf.TagFormalParameter, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormLoclistx, 1)}, at: []synAt{
 			{addr: 0x1000, want: synReg(5)}, // the first later location, not reg4
 			{addr: 0x1018, err: ErrNoLocation},
 		}},
-		{name: "sec_offset, parameter located outside f only", version: 5, tag: dwarf.TagFormalParameter, attrs: []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5[2])}, at: []synAt{
+		{name: "sec_offset, parameter located outside f only", version: 5, tag: dwarf.TagFormalParameter, attrs: []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5[2])}, at: []synAt{
 			{addr: 0x1000, err: ErrNoLocation},
 		}},
 	}
@@ -492,7 +280,7 @@ func TestSynthLocation(t *testing.T) {
 			if tag == 0 {
 				tag = dwarf.TagVariable
 			}
-			v := synD(tag, append([]synAttr{synName("v"), synType("int")}, c.attrs...)...)
+			v := dwarftest.D(tag, append([]dwarftest.Attr{dwarftest.Name("v"), dwarftest.Type("int")}, c.attrs...)...)
 			f := synFile(t, version, synLocUnit(version, c.frameBase, v, c.global), secs)
 			for _, a := range c.at {
 				s := synScope(t, f, "f", a.addr-synLo)
@@ -501,7 +289,7 @@ func TestSynthLocation(t *testing.T) {
 				// value or is external (perf's __die_find_variable_cb).
 				hasValue := false
 				for _, x := range c.attrs {
-					hasValue = hasValue || x.at == dwarf.AttrLocation || x.at == dwarf.AttrConstValue || x.at == dwarf.AttrExternal
+					hasValue = hasValue || x.At == dwarf.AttrLocation || x.At == dwarf.AttrConstValue || x.At == dwarf.AttrExternal
 				}
 				if e, ok := s.Lookup("v"); ok != hasValue || ok && e != v {
 					t.Errorf("at %#x: Lookup(v) found it: %v; want %v", a.addr, ok, hasValue)
@@ -538,33 +326,33 @@ func TestSynthLocation(t *testing.T) {
 //	  inl   [0x1060, 0x1070): ip (origin) reg3, il (origin) const 7
 func synScopeUnit(t *testing.T) *File {
 	var l4 []byte
-	l4 = synLoc4(l4, 0x10, 0x20, 0x54)
-	l4 = u64(u64(l4, 0), 0)
+	l4 = dwarftest.Loc4(l4, 0x10, 0x20, 0x54)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
 	xList := len(l4)
-	l4 = synLoc4(l4, 0x30, 0x40, 0x53)
-	l4 = u64(u64(l4, 0), 0)
-	v := func(tag dwarf.Tag, name string, attrs ...synAttr) *synDIE {
-		return synD(tag, append([]synAttr{synName(name), synType("int")}, attrs...)...)
+	l4 = dwarftest.Loc4(l4, 0x30, 0x40, 0x53)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
+	v := func(tag dwarf.Tag, name string, attrs ...dwarftest.Attr) *dwarftest.DIE {
+		return dwarftest.D(tag, append([]dwarftest.Attr{dwarftest.Name(name), dwarftest.Type("int")}, attrs...)...)
 	}
-	cu := synD(dwarf.TagCompileUnit, synName("synth.c"), synLow(0x1000), synHigh(0x100)).with(
-		synD(dwarf.TagBaseType, synName("int"), synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("int"),
-		synD(dwarf.TagSubprogram, synName("inl"), synA(dwarf.AttrInline, formData1, 3)).as("inl").with(
-			v(dwarf.TagFormalParameter, "ip").as("ip"),
-			v(dwarf.TagVariable, "il").as("il"),
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.Low(0x1000), dwarftest.High(0x100)).With(
+		dwarftest.D(dwarf.TagBaseType, dwarftest.Name("int"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("int"),
+		dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("inl"), dwarftest.A(dwarf.AttrInline, dwarftest.FormData1, 3)).As("inl").With(
+			v(dwarf.TagFormalParameter, "ip").As("ip"),
+			v(dwarf.TagVariable, "il").As("il"),
 		),
-		v(dwarf.TagVariable, "gext", synFlag(dwarf.AttrExternal), synLoc(binary.LittleEndian.AppendUint64([]byte{0x03}, 0x601000)...)),
-		v(dwarf.TagVariable, "gdecl", synFlag(dwarf.AttrExternal), synFlag(dwarf.AttrDeclaration)),
-		synD(dwarf.TagSubprogram, synName("f"), synFlag(dwarf.AttrExternal), synLow(0x1000), synHigh(0x80), synA(dwarf.AttrFrameBase, formExprloc, []byte{0x56})).with(
-			v(dwarf.TagFormalParameter, "a", synLoc(0x55)),
-			v(dwarf.TagFormalParameter, "b", synA(dwarf.AttrLocation, formSecOffset, 0)),
-			v(dwarf.TagVariable, "x", synA(dwarf.AttrLocation, formSecOffset, xList)),
+		v(dwarf.TagVariable, "gext", dwarftest.Flag(dwarf.AttrExternal), dwarftest.Loc(binary.LittleEndian.AppendUint64([]byte{0x03}, 0x601000)...)),
+		v(dwarf.TagVariable, "gdecl", dwarftest.Flag(dwarf.AttrExternal), dwarftest.Flag(dwarf.AttrDeclaration)),
+		dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("f"), dwarftest.Flag(dwarf.AttrExternal), dwarftest.Low(0x1000), dwarftest.High(0x80), dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, []byte{0x56})).With(
+			v(dwarf.TagFormalParameter, "a", dwarftest.Loc(0x55)),
+			v(dwarf.TagFormalParameter, "b", dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, 0)),
+			v(dwarf.TagVariable, "x", dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, xList)),
 			v(dwarf.TagVariable, "nolocal"),
-			synD(dwarf.TagLexDwarfBlock, synLow(0x1020), synHigh(0x10)).with(v(dwarf.TagVariable, "inner", synLoc(0x76, 0x78))),
-			synD(dwarf.TagLexDwarfBlock, synLow(0x1040), synHigh(0x10)).with(v(dwarf.TagVariable, "other", synLoc(0x51))),
-			synD(dwarf.TagInlinedSubroutine, synA(dwarf.AttrAbstractOrigin, formRef4, synRef("inl")), synLow(0x1060), synHigh(0x10),
-				synA(dwarf.AttrCallFile, formData1, 1), synA(dwarf.AttrCallLine, formData1, 10)).with(
-				synD(dwarf.TagFormalParameter, synA(dwarf.AttrAbstractOrigin, formRef4, synRef("ip")), synLoc(0x53)),
-				synD(dwarf.TagVariable, synA(dwarf.AttrAbstractOrigin, formRef4, synRef("il")), synA(dwarf.AttrConstValue, formData1, 7)),
+			dwarftest.D(dwarf.TagLexDwarfBlock, dwarftest.Low(0x1020), dwarftest.High(0x10)).With(v(dwarf.TagVariable, "inner", dwarftest.Loc(0x76, 0x78))),
+			dwarftest.D(dwarf.TagLexDwarfBlock, dwarftest.Low(0x1040), dwarftest.High(0x10)).With(v(dwarf.TagVariable, "other", dwarftest.Loc(0x51))),
+			dwarftest.D(dwarf.TagInlinedSubroutine, dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref("inl")), dwarftest.Low(0x1060), dwarftest.High(0x10),
+				dwarftest.A(dwarf.AttrCallFile, dwarftest.FormData1, 1), dwarftest.A(dwarf.AttrCallLine, dwarftest.FormData1, 10)).With(
+				dwarftest.D(dwarf.TagFormalParameter, dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref("ip")), dwarftest.Loc(0x53)),
+				dwarftest.D(dwarf.TagVariable, dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref("il")), dwarftest.A(dwarf.AttrConstValue, dwarftest.FormData1, 7)),
 			),
 		),
 	)
@@ -721,61 +509,61 @@ func TestSynthVarLists(t *testing.T) {
 //		int d;                    // 16
 //	};
 func synTypesUnit(t *testing.T, version int) *File {
-	base := func(name string, size, enc int) *synDIE {
-		return synD(dwarf.TagBaseType, synName(name), synA(dwarf.AttrByteSize, formData1, size), synA(dwarf.AttrEncoding, formData1, enc))
+	base := func(name string, size, enc int) *dwarftest.DIE {
+		return dwarftest.D(dwarf.TagBaseType, dwarftest.Name(name), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, size), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, enc))
 	}
-	member := func(name, typ string, attrs ...synAttr) *synDIE {
+	member := func(name, typ string, attrs ...dwarftest.Attr) *dwarftest.DIE {
 		if name != "" {
-			attrs = append([]synAttr{synName(name)}, attrs...)
+			attrs = append([]dwarftest.Attr{dwarftest.Name(name)}, attrs...)
 		}
-		return synD(dwarf.TagMember, append(attrs, synType(typ))...)
+		return dwarftest.D(dwarf.TagMember, append(attrs, dwarftest.Type(typ))...)
 	}
-	dml := func(n int) synAttr { return synA(dwarf.AttrDataMemberLoc, formData1, n) }
-	bits := func(width, lsb int) []synAttr {
+	dml := func(n int) dwarftest.Attr { return dwarftest.A(dwarf.AttrDataMemberLoc, dwarftest.FormData1, n) }
+	bits := func(width, lsb int) []dwarftest.Attr {
 		if version >= 5 {
-			return []synAttr{synA(dwarf.AttrBitSize, formData1, width), synA(atDataBitOffset, formData1, 32+lsb)}
+			return []dwarftest.Attr{dwarftest.A(dwarf.AttrBitSize, dwarftest.FormData1, width), dwarftest.A(atDataBitOffset, dwarftest.FormData1, 32+lsb)}
 		}
-		return []synAttr{synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrBitSize, formData1, width),
-			synA(dwarf.AttrBitOffset, formData1, 32-lsb-width), dml(4)}
+		return []dwarftest.Attr{dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrBitSize, dwarftest.FormData1, width),
+			dwarftest.A(dwarf.AttrBitOffset, dwarftest.FormData1, 32-lsb-width), dml(4)}
 	}
-	bound := synA(dwarf.AttrUpperBound, formData1, 15)
+	bound := dwarftest.A(dwarf.AttrUpperBound, dwarftest.FormData1, 15)
 	if version >= 5 {
-		bound = synA(dwarf.AttrCount, formData1, 16)
+		bound = dwarftest.A(dwarf.AttrCount, dwarftest.FormData1, 16)
 	}
-	f := synD(dwarf.TagSubprogram, synName("f"), synFlag(dwarf.AttrExternal), synLow(0x1000), synHigh(0x40))
+	f := dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("f"), dwarftest.Flag(dwarf.AttrExternal), dwarftest.Low(0x1000), dwarftest.High(0x40))
 	for _, v := range [][2]string{
 		{"vs", "s"}, {"vps", "ps"}, {"vstr", "arr"}, {"vflex", "flex"}, {"vfp", "psub"}, {"vfn", "sub"},
 		{"ve", "e"}, {"vu", "u"}, {"vvp", "vp"}, {"vtd", "myint"}, {"vcs", "cs"}, {"vci", "cint"}, {"vuint", "uint"},
 		{"vchar", "char"},
 	} {
-		f.with(synD(dwarf.TagVariable, synName(v[0]), synType(v[1]), synLoc(0x50)))
+		f.With(dwarftest.D(dwarf.TagVariable, dwarftest.Name(v[0]), dwarftest.Type(v[1]), dwarftest.Loc(0x50)))
 	}
-	cu := synD(dwarf.TagCompileUnit, synName("types.c"), synLow(0x1000), synHigh(0x100)).with(
-		base("int", 4, dwAteSigned).as("int"),
-		base("unsigned int", 4, 0x08).as("uint"),
-		base("char", 1, dwAteSignedChar).as("char"),
-		synD(dwarf.TagStructType, synA(dwarf.AttrByteSize, formData1, 8)).as("anon").with(
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("types.c"), dwarftest.Low(0x1000), dwarftest.High(0x100)).With(
+		base("int", 4, dwAteSigned).As("int"),
+		base("unsigned int", 4, 0x08).As("uint"),
+		base("char", 1, dwAteSignedChar).As("char"),
+		dwarftest.D(dwarf.TagStructType, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 8)).As("anon").With(
 			member("x", "int", dml(0)), member("y", "int", dml(4))),
-		synD(dwarf.TagConstType, synType("anon")).as("canon"),
-		synD(dwarf.TagStructType, synName("s"), synA(dwarf.AttrByteSize, formData1, 24)).as("s").with(
+		dwarftest.D(dwarf.TagConstType, dwarftest.Type("anon")).As("canon"),
+		dwarftest.D(dwarf.TagStructType, dwarftest.Name("s"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 24)).As("s").With(
 			member("a", "int", dml(0)),
 			member("b", "uint", bits(3, 0)...),
 			member("c", "uint", bits(5, 3)...),
 			member("", "canon", dml(8)),
-			member("d", "int", synA(dwarf.AttrDataMemberLoc, formExprloc, []byte{0x23, 16})),
+			member("d", "int", dwarftest.A(dwarf.AttrDataMemberLoc, dwarftest.FormExprloc, []byte{0x23, 16})),
 		),
-		synD(dwarf.TagPointerType, synA(dwarf.AttrByteSize, formData1, 8), synType("s")).as("ps"),
-		synD(dwarf.TagArrayType, synType("char")).as("arr").with(synD(dwarf.TagSubrangeType, bound)),
-		synD(dwarf.TagArrayType, synType("int")).as("flex").with(synD(dwarf.TagSubrangeType)),
-		synD(dwarf.TagSubroutineType, synFlag(dwarf.AttrPrototyped)).as("sub"),
-		synD(dwarf.TagPointerType, synA(dwarf.AttrByteSize, formData1, 8), synType("sub")).as("psub"),
-		synD(dwarf.TagEnumerationType, synName("e"), synA(dwarf.AttrByteSize, formData1, 4)).as("e").with(
-			synD(dwarf.TagEnumerator, synName("E0"), synA(dwarf.AttrConstValue, formData1, 0))),
-		synD(dwarf.TagUnionType, synName("u"), synA(dwarf.AttrByteSize, formData1, 4)).as("u").with(member("m", "int")),
-		synD(dwarf.TagPointerType, synA(dwarf.AttrByteSize, formData1, 8)).as("vp"),
-		synD(dwarf.TagTypedef, synName("myint"), synType("int")).as("myint"),
-		synD(dwarf.TagConstType, synType("s")).as("cs"),
-		synD(dwarf.TagConstType, synType("int")).as("cint"),
+		dwarftest.D(dwarf.TagPointerType, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 8), dwarftest.Type("s")).As("ps"),
+		dwarftest.D(dwarf.TagArrayType, dwarftest.Type("char")).As("arr").With(dwarftest.D(dwarf.TagSubrangeType, bound)),
+		dwarftest.D(dwarf.TagArrayType, dwarftest.Type("int")).As("flex").With(dwarftest.D(dwarf.TagSubrangeType)),
+		dwarftest.D(dwarf.TagSubroutineType, dwarftest.Flag(dwarf.AttrPrototyped)).As("sub"),
+		dwarftest.D(dwarf.TagPointerType, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 8), dwarftest.Type("sub")).As("psub"),
+		dwarftest.D(dwarf.TagEnumerationType, dwarftest.Name("e"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4)).As("e").With(
+			dwarftest.D(dwarf.TagEnumerator, dwarftest.Name("E0"), dwarftest.A(dwarf.AttrConstValue, dwarftest.FormData1, 0))),
+		dwarftest.D(dwarf.TagUnionType, dwarftest.Name("u"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4)).As("u").With(member("m", "int")),
+		dwarftest.D(dwarf.TagPointerType, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 8)).As("vp"),
+		dwarftest.D(dwarf.TagTypedef, dwarftest.Name("myint"), dwarftest.Type("int")).As("myint"),
+		dwarftest.D(dwarf.TagConstType, dwarftest.Type("s")).As("cs"),
+		dwarftest.D(dwarf.TagConstType, dwarftest.Type("int")).As("cint"),
 		f,
 	)
 	return synFile(t, version, cu, nil)
@@ -900,27 +688,27 @@ func TestSynthDWARF5Forms(t *testing.T) {
 	strBase := len(strOffsets) + 8
 	strOffsets = append(append(le.AppendUint32(strOffsets, uint32(4+len(offs))), 5, 0, 0, 0), offs...)
 
-	other := synAddrTable(0xdead)
-	addr := append(other, synAddrTable(0x1000, 0x601000, 0x1008)...)
+	other := dwarftest.AddrTable(0xdead)
+	addr := append(other, dwarftest.AddrTable(0x1000, 0x601000, 0x1008)...)
 	addrBase := len(other) + 8
 
 	var l []byte
-	l = synLLE(l, lleBaseAddressx, []any{2})        // 0x1008
-	l = synLLE(l, lleOffsetPair, []any{0, 8}, 0x55) // [0x1008, 0x1010) reg5
-	l = synLLE(l, lleEndOfList, nil)
-	otherLists, _ := synLoclists([]byte{lleEndOfList})
-	ours, _ := synLoclists(l)
+	l = dwarftest.LLE(l, dwarftest.LLEBaseAddressx, []any{2})        // 0x1008
+	l = dwarftest.LLE(l, dwarftest.LLEOffsetPair, []any{0, 8}, 0x55) // [0x1008, 0x1010) reg5
+	l = dwarftest.LLE(l, dwarftest.LLEEndOfList, nil)
+	otherLists, _ := dwarftest.Loclists([]byte{dwarftest.LLEEndOfList})
+	ours, _ := dwarftest.Loclists(l)
 	loclists := append(otherLists, ours...)
 	locBase := len(otherLists) + 12
 
-	strx := func(i int) synAttr { return synA(dwarf.AttrName, formStrx1, i) }
-	cu := synD(dwarf.TagCompileUnit, strx(0), synA(dwarf.AttrLowpc, formAddrx, 0), synHigh(0x100),
-		synA(atStrOffsetsBase, formSecOffset, strBase), synA(atAddrBase, formSecOffset, addrBase), synA(atLoclistsBase, formSecOffset, locBase)).with(
-		synD(dwarf.TagBaseType, strx(4), synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("int"),
-		synD(dwarf.TagVariable, synA(dwarf.AttrName, formStrx, 3), synType("int"), synFlag(dwarf.AttrExternal), synLoc(0xa1, 1)),
-		synD(dwarf.TagSubprogram, synA(dwarf.AttrName, formStrx, 1), synFlag(dwarf.AttrExternal), synA(dwarf.AttrLowpc, formAddrx, 0), synHigh(0x40),
-			synA(dwarf.AttrFrameBase, formExprloc, []byte{0x9c})).with(
-			synD(dwarf.TagVariable, strx(2), synType("int"), synA(dwarf.AttrLocation, formLoclistx, 0)),
+	strx := func(i int) dwarftest.Attr { return dwarftest.A(dwarf.AttrName, dwarftest.FormStrx1, i) }
+	cu := dwarftest.D(dwarf.TagCompileUnit, strx(0), dwarftest.A(dwarf.AttrLowpc, dwarftest.FormAddrx, 0), dwarftest.High(0x100),
+		dwarftest.A(atStrOffsetsBase, dwarftest.FormSecOffset, strBase), dwarftest.A(atAddrBase, dwarftest.FormSecOffset, addrBase), dwarftest.A(atLoclistsBase, dwarftest.FormSecOffset, locBase)).With(
+		dwarftest.D(dwarf.TagBaseType, strx(4), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("int"),
+		dwarftest.D(dwarf.TagVariable, dwarftest.A(dwarf.AttrName, dwarftest.FormStrx, 3), dwarftest.Type("int"), dwarftest.Flag(dwarf.AttrExternal), dwarftest.Loc(0xa1, 1)),
+		dwarftest.D(dwarf.TagSubprogram, dwarftest.A(dwarf.AttrName, dwarftest.FormStrx, 1), dwarftest.Flag(dwarf.AttrExternal), dwarftest.A(dwarf.AttrLowpc, dwarftest.FormAddrx, 0), dwarftest.High(0x40),
+			dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, []byte{0x9c})).With(
+			dwarftest.D(dwarf.TagVariable, strx(2), dwarftest.Type("int"), dwarftest.A(dwarf.AttrLocation, dwarftest.FormLoclistx, 0)),
 		),
 	)
 	f := synFile(t, 5, cu, map[string][]byte{".debug_str": str, ".debug_str_offsets": strOffsets, ".debug_addr": addr, ".debug_loclists": loclists})
@@ -953,13 +741,13 @@ func TestSynthDWARF5Forms(t *testing.T) {
 // variable "located later".
 func TestSynthLocatedLaterRanges(t *testing.T) {
 	var l4 []byte
-	l4 = synLoc4(l4, 0x30, 0x40, 0x53)
-	l4 = u64(u64(l4, 0), 0)
-	rng := u64(u64(u64(u64(nil, 0), 0x40), 0), 0) // [0x1000, 0x1040) on the unit base
-	cu := synD(dwarf.TagCompileUnit, synName("synth.c"), synLow(0x1000), synHigh(0x100)).with(
-		synD(dwarf.TagBaseType, synName("int"), synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("int"),
-		synD(dwarf.TagSubprogram, synName("f"), synFlag(dwarf.AttrExternal), synA(dwarf.AttrRanges, formSecOffset, 0)).with(
-			synD(dwarf.TagVariable, synName("x"), synType("int"), synA(dwarf.AttrLocation, formSecOffset, 0))),
+	l4 = dwarftest.Loc4(l4, 0x30, 0x40, 0x53)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
+	rng := dwarftest.U64(dwarftest.U64(dwarftest.U64(dwarftest.U64(nil, 0), 0x40), 0), 0) // [0x1000, 0x1040) on the unit base
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.Low(0x1000), dwarftest.High(0x100)).With(
+		dwarftest.D(dwarf.TagBaseType, dwarftest.Name("int"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("int"),
+		dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("f"), dwarftest.Flag(dwarf.AttrExternal), dwarftest.A(dwarf.AttrRanges, dwarftest.FormSecOffset, 0)).With(
+			dwarftest.D(dwarf.TagVariable, dwarftest.Name("x"), dwarftest.Type("int"), dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, 0))),
 	)
 	f := synFile(t, 4, cu, map[string][]byte{".debug_loc": l4, ".debug_ranges": rng})
 	s := synScope(t, f, "f", 0x10)
@@ -994,11 +782,11 @@ func synNamed(t *testing.T, f *File, name string) Entry {
 
 // synBitStruct is struct { int <name>:<width>; } with the member's bit
 // position given by attrs.
-func synBitStruct(name string, width int, attrs ...synAttr) *synDIE {
-	m := synD(dwarf.TagMember, append([]synAttr{synName(name), synType("int"), synA(dwarf.AttrBitSize, formData1, width)}, attrs...)...)
-	return synD(dwarf.TagCompileUnit, synName("bits.c")).with(
-		synD(dwarf.TagBaseType, synName("int"), synA(dwarf.AttrByteSize, formData1, 4), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("int"),
-		synD(dwarf.TagStructType, synName("t"), synA(dwarf.AttrByteSize, formData1, 4)).with(m),
+func synBitStruct(name string, width int, attrs ...dwarftest.Attr) *dwarftest.DIE {
+	m := dwarftest.D(dwarf.TagMember, append([]dwarftest.Attr{dwarftest.Name(name), dwarftest.Type("int"), dwarftest.A(dwarf.AttrBitSize, dwarftest.FormData1, width)}, attrs...)...)
+	return dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("bits.c")).With(
+		dwarftest.D(dwarf.TagBaseType, dwarftest.Name("int"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("int"),
+		dwarftest.D(dwarf.TagStructType, dwarftest.Name("t"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4)).With(m),
 	)
 }
 
@@ -1016,13 +804,13 @@ func TestSynthBitFieldDWARF5(t *testing.T) {
 		{"a", 2, 0, BitField{Width: 2, Shift: 30, Container: 4}},
 		{"b", 5, 2, BitField{Width: 5, Shift: 25, Container: 4}},
 	} {
-		f := synFileBE(t, 5, synBitStruct(c.name, c.width, synA(atDataBitOffset, formData1, c.dbo)))
+		f := synFileBE(t, 5, synBitStruct(c.name, c.width, dwarftest.A(atDataBitOffset, dwarftest.FormData1, c.dbo)))
 		if got, err := synNamed(t, f, c.name).BitField(); err != nil || got != c.want {
 			t.Errorf("big endian %s: %+v, %v; want %+v", c.name, got, err, c.want)
 		}
 	}
 	// A 28-bit field from bit 12 does not fit a 4-byte unit.
-	f := synFile(t, 5, synBitStruct("r", 28, synA(atDataBitOffset, formData1, 12)), nil)
+	f := synFile(t, 5, synBitStruct("r", 28, dwarftest.A(atDataBitOffset, dwarftest.FormData1, 12)), nil)
 	if got, err := synNamed(t, f, "r").BitField(); err == nil {
 		t.Errorf("28 bits at bit 12 of an int: %+v; want an error", got)
 	}
@@ -1048,8 +836,8 @@ func TestSynthEdgeRules(t *testing.T) {
 			{"a", 2, 0, BitField{Width: 2, Shift: 30, Container: 4}},
 			{"b", 5, 2, BitField{Width: 5, Shift: 25, Container: 4}},
 		} {
-			f := synFileBE(t, 4, synBitStruct(c.name, c.width, synA(dwarf.AttrByteSize, formData1, 4),
-				synA(dwarf.AttrBitOffset, formData1, c.bo), synA(dwarf.AttrDataMemberLoc, formData1, 0)))
+			f := synFileBE(t, 4, synBitStruct(c.name, c.width, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4),
+				dwarftest.A(dwarf.AttrBitOffset, dwarftest.FormData1, c.bo), dwarftest.A(dwarf.AttrDataMemberLoc, dwarftest.FormData1, 0)))
 			if got, err := synNamed(t, f, c.name).BitField(); err != nil || got != c.want {
 				t.Errorf("big endian %s: %+v, %v; want %+v", c.name, got, err, c.want)
 			}
@@ -1059,8 +847,8 @@ func TestSynthEdgeRules(t *testing.T) {
 		// LLVM's test/DebugInfo/ARM/bitfield.ll: reserved:28 with
 		// bit_offset -8 in a 4-byte unit, i.e. bits 12-39. The DWARF 5
 		// form of the same field is refused (TestSynthBitFieldDWARF5).
-		f := synFile(t, 4, synBitStruct("r", 28, synA(dwarf.AttrByteSize, formData1, 4),
-			synA(dwarf.AttrBitOffset, formData8, uint64(0xfffffffffffffff8)), synA(dwarf.AttrDataMemberLoc, formData1, 0)), nil)
+		f := synFile(t, 4, synBitStruct("r", 28, dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 4),
+			dwarftest.A(dwarf.AttrBitOffset, dwarftest.FormData8, uint64(0xfffffffffffffff8)), dwarftest.A(dwarf.AttrDataMemberLoc, dwarftest.FormData1, 0)), nil)
 		if got, err := synNamed(t, f, "r").BitField(); err == nil {
 			t.Errorf("28 bits at bit 12 of an int: %+v; want an error", got)
 		}
@@ -1075,7 +863,7 @@ func TestSynthEdgeRules(t *testing.T) {
 		// Without DW_OP_stack_value the expression's result is the
 		// address of the value (a memory location description): at the
 		// entry, +0(%r5); never the register itself.
-		v := synD(dwarf.TagFormalParameter, synName("v"), synType("int"), synLoc(0xa3, 1, 0x55))
+		v := dwarftest.D(dwarf.TagFormalParameter, dwarftest.Name("v"), dwarftest.Type("int"), dwarftest.Loc(0xa3, 1, 0x55))
 		f := synFile(t, 4, synLocUnit(4, nil, v, false), nil)
 		s := synScope(t, f, "f", 0)
 		got, err := s.Location(synEntry(t, s, "v"))
@@ -1084,7 +872,7 @@ func TestSynthEdgeRules(t *testing.T) {
 		}
 	})
 	t.Run("constant without stack_value", func(t *testing.T) {
-		got, err := DecodeLocation(uleb([]byte{0x10}, 0x601000), 8, binary.LittleEndian, nil)
+		got, err := DecodeLocation(dwarftest.ULEB([]byte{0x10}, 0x601000), 8, binary.LittleEndian, nil)
 		if want := (Loc{Kind: LocMem, Addr: 0x601000, HasAddr: true, Derefs: []int64{0}}); !(err == nil && reflect.DeepEqual(got, want) || errors.Is(err, ErrLocation)) {
 			t.Errorf("got %+v, %v; want %+v or ErrLocation", got, err, want)
 		}
@@ -1092,16 +880,16 @@ func TestSynthEdgeRules(t *testing.T) {
 	t.Run("no call-frame information for a CFA frame base", func(t *testing.T) {
 		// -V (probegen) sorts variables by these two classes; this one
 		// falls through both and is silently left out.
-		v := synD(dwarf.TagVariable, synName("v"), synType("int"), synLoc(sleb([]byte{0x91}, -20)...))
-		f := synFile(t, 4, synLocUnit(4, []synAttr{synA(dwarf.AttrFrameBase, formExprloc, []byte{0x9c})}, v, false), nil) // no .debug_frame
+		v := dwarftest.D(dwarf.TagVariable, dwarftest.Name("v"), dwarftest.Type("int"), dwarftest.Loc(dwarftest.SLEB([]byte{0x91}, -20)...))
+		f := synFile(t, 4, synLocUnit(4, []dwarftest.Attr{dwarftest.A(dwarf.AttrFrameBase, dwarftest.FormExprloc, []byte{0x9c})}, v, false), nil) // no .debug_frame
 		s := synScope(t, f, "f", 0x10)
 		if got, err := s.Location(synEntry(t, s, "v")); !errors.Is(err, ErrNoLocation) && !errors.Is(err, ErrLocation) {
 			t.Errorf("got %+v, %v; want an error wrapping ErrNoLocation or ErrLocation", got, err)
 		}
 	})
 	t.Run("one piece shorter than the value", func(t *testing.T) {
-		cu := synLocUnit(4, nil, synD(dwarf.TagVariable, synName("v"), synType("long"), synLoc(0x53, 0x93, 4)), false)
-		cu.with(synD(dwarf.TagBaseType, synName("long"), synA(dwarf.AttrByteSize, formData1, 8), synA(dwarf.AttrEncoding, formData1, dwAteSigned)).as("long"))
+		cu := synLocUnit(4, nil, dwarftest.D(dwarf.TagVariable, dwarftest.Name("v"), dwarftest.Type("long"), dwarftest.Loc(0x53, 0x93, 4)), false)
+		cu.With(dwarftest.D(dwarf.TagBaseType, dwarftest.Name("long"), dwarftest.A(dwarf.AttrByteSize, dwarftest.FormData1, 8), dwarftest.A(dwarf.AttrEncoding, dwarftest.FormData1, dwAteSigned)).As("long"))
 		s := synScope(t, synFile(t, 4, cu, nil), "f", 0x10)
 		if got, err := s.Location(synEntry(t, s, "v")); err == nil {
 			t.Errorf("got %+v; want an error (4 of 8 bytes described)", got)
