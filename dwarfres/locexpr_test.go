@@ -144,3 +144,15 @@ func TestLocList(t *testing.T) {
 		t.Error("pc outside every range and no default: want no location")
 	}
 }
+
+// TestOpNames pins the names errors use, all from the operation table.
+func TestOpNames(t *testing.T) {
+	for o, want := range map[opcode]string{
+		0x22: "DW_OP_plus", 0x30: "DW_OP_lit0", 0x8f: "DW_OP_breg31", 0x50: "DW_OP_reg0",
+		0xa3: "DW_OP_entry_value", 0xf3: "DW_OP_entry_value", 0xfb: "DW_OP_GNU_addr_index", 0xff: "DW_OP 0xff",
+	} {
+		if got := o.name(); got != want {
+			t.Errorf("opcode %#x: name %q, want %q", uint8(o), got, want)
+		}
+	}
+}
