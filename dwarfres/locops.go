@@ -301,6 +301,3 @@ func evalPiece(e *evaluator, _ opcode) error {
 	}
 	return nil
 }
-
-// opNames names the operations that are not in a range of 32, for error
-// messages about the ones a probe cannot use.
