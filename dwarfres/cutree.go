@@ -11,7 +11,7 @@ import (
 type cuTree struct {
 	f    *File
 	u    *unit
-	dies []DIE
+	dies []die
 
 	linesOnce sync.Once
 	lines     *lineTable
@@ -29,9 +29,9 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	t := &cuTree{f: f, u: u, dies: make([]DIE, 0, (u.end-u.off)/16)}
+	t := &cuTree{f: f, u: u, dies: make([]die, 0, (u.end-u.off)/16)}
 	var stack []int
-	var d DIE
+	var d die
 	for r.next(&d) {
 		for len(stack) > 0 && t.dies[stack[len(stack)-1]].Depth >= d.Depth {
 			stack = stack[:len(stack)-1]
@@ -81,7 +81,7 @@ func (t *cuTree) name(i int) string {
 }
 
 // integrated returns the index holding attribute sel, following origins.
-func (t *cuTree) integrated(i int, has func(*DIE) bool) int {
+func (t *cuTree) integrated(i int, has func(*die) bool) int {
 	for n := 0; i >= 0 && n < 8; n++ {
 		if has(&t.dies[i]) {
 			return i
@@ -92,7 +92,7 @@ func (t *cuTree) integrated(i int, has func(*DIE) bool) int {
 }
 
 func (t *cuTree) declLine(i int) (int, bool) {
-	j := t.integrated(i, func(d *DIE) bool { return d.DeclLine != 0 })
+	j := t.integrated(i, func(d *die) bool { return d.DeclLine != 0 })
 	if j < 0 {
 		return 0, false
 	}
@@ -100,7 +100,7 @@ func (t *cuTree) declLine(i int) (int, bool) {
 }
 
 func (t *cuTree) declFileNo(i int) (int64, bool) {
-	j := t.integrated(i, func(d *DIE) bool { return d.DeclFile != 0 || t.u.version >= 5 && d.DeclLine != 0 })
+	j := t.integrated(i, func(d *die) bool { return d.DeclFile != 0 || t.u.version >= 5 && d.DeclLine != 0 })
 	if j < 0 {
 		return 0, false
 	}

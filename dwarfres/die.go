@@ -5,10 +5,10 @@ import (
 	"fmt"
 )
 
-// DIE is the subset of a debugging information entry that probe resolution
+// die is the subset of a debugging information entry that probe resolution
 // needs. Strings are kept as (form, value) and resolved on demand: a scan
 // over thousands of DIEs should not allocate a name for each.
-type DIE struct {
+type die struct {
 	Off      uint64 // section offset
 	Tag      dwarf.Tag
 	Children bool
@@ -74,7 +74,7 @@ func (r *reader) seek(off uint64, depth int) {
 
 // next decodes the next non-null DIE into d. It returns false at the end of
 // the unit or on error (r.err). Null entries only adjust the depth.
-func (r *reader) next(d *DIE) bool {
+func (r *reader) next(d *die) bool {
 	if r.err != nil {
 		return false
 	}
@@ -97,7 +97,7 @@ func (r *reader) next(d *DIE) bool {
 			r.err = r.failure(off, fmt.Sprintf("unknown abbreviation code %d", code))
 			return false
 		}
-		*d = DIE{Off: off, Tag: a.tag, Children: a.children, Depth: r.depth, Parent: -1}
+		*d = die{Off: off, Tag: a.tag, Children: a.children, Depth: r.depth, Parent: -1}
 		for i := range a.attrs {
 			r.attr(d, &a.attrs[i])
 		}
@@ -117,7 +117,7 @@ func (r *reader) next(d *DIE) bool {
 
 // skipChildren moves past d's children using DW_AT_sibling when present,
 // else by walking them; the reader is left just after d's closing null.
-func (r *reader) skipChildren(d *DIE) {
+func (r *reader) skipChildren(d *die) {
 	if !d.Children {
 		return
 	}
@@ -125,7 +125,7 @@ func (r *reader) skipChildren(d *DIE) {
 		r.seek(d.Sibling, d.Depth)
 		return
 	}
-	var c DIE
+	var c die
 	for r.depth > d.Depth && r.err == nil && r.b.off < len(r.b.data) {
 		if r.b.data[r.b.off] == 0 { // a null entry closes one level
 			r.b.off++
@@ -142,7 +142,7 @@ func (r *reader) skipChildren(d *DIE) {
 }
 
 // attr decodes one attribute, storing those probe resolution needs.
-func (r *reader) attr(d *DIE, aa *abbrevAttr) {
+func (r *reader) attr(d *die, aa *abbrevAttr) {
 	form, v, inl := r.value(aa)
 	r.store(d, aa.attr, form, v, inl)
 }
@@ -236,7 +236,7 @@ func (r *reader) block(n uint64) []byte {
 }
 
 // store keeps the attributes probe resolution needs in d.
-func (r *reader) store(d *DIE, at dwarf.Attr, fm form, v uint64, inl []byte) {
+func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
 	switch at {
 	case dwarf.AttrName:
 		d.nameForm, d.nameVal, d.nameInl = fm, v, inl
@@ -334,7 +334,7 @@ func (f *File) dieString(u *unit, fm form, v uint64) string {
 }
 
 // rawName returns a DIE's own DW_AT_name (not following origins).
-func (f *File) rawName(u *unit, d *DIE) string {
+func (f *File) rawName(u *unit, d *die) string {
 	if d.nameForm == formString {
 		return string(d.nameInl)
 	}
@@ -342,4 +342,4 @@ func (f *File) rawName(u *unit, d *DIE) string {
 }
 
 // HasName reports whether the DIE itself carries DW_AT_name.
-func (d *DIE) HasName() bool { return d.nameForm != 0 }
+func (d *die) HasName() bool { return d.nameForm != 0 }

@@ -13,9 +13,6 @@ type Entry struct {
 	i int
 }
 
-// Valid reports whether e names a DIE.
-func (e Entry) Valid() bool { return e.t != nil && e.i >= 0 && e.i < len(e.t.dies) }
-
 // Tag is the DIE's tag.
 func (e Entry) Tag() dwarf.Tag { return e.t.dies[e.i].Tag }
 
@@ -80,11 +77,11 @@ func (e Entry) integratedUdata(a dwarf.Attr) (int64, bool) {
 func (e Entry) ByteSize() (int64, bool) { return e.integratedUdata(dwarf.AttrByteSize) }
 
 // Encoding is a base type's DW_AT_encoding (DW_ATE_*).
-func (e Entry) Encoding() (int64, bool) { return e.integratedUdata(dwarf.AttrEncoding) }
+func (e Entry) encoding() (int64, bool) { return e.integratedUdata(dwarf.AttrEncoding) }
 
 // Signed is perf's die_is_signed_type.
 func (e Entry) Signed() bool {
-	enc, ok := e.Encoding()
+	enc, ok := e.encoding()
 	return ok && (enc == dwAteSigned || enc == dwAteSignedChar || enc == dwAteSignedFixed)
 }
 
@@ -166,14 +163,6 @@ func (e Entry) BitField() (BitField, error) {
 	return BitField{Width: w, Shift: shift, Container: int64(size), ByteOffset: off}, nil
 }
 
-// PerfBitOffset is what perf 6.1 writes after '@' for a bitfield: libdw's
-// dwarf_bitoffset, i.e. DW_AT_bit_offset as is (counted from the MSB);
-// ok is false when the member has none (DWARF 5's data_bit_offset).
-func (e Entry) PerfBitOffset() (int64, bool) {
-	v, ok := e.attrs().udata(dwarf.AttrBitOffset)
-	return int64(v), ok
-}
-
 // MemberOffset is perf's die_get_data_member_location: a constant or a
 // single DW_OP_plus_uconst; 0 when absent (union members).
 func (e Entry) MemberOffset() (int64, error) {
@@ -197,11 +186,8 @@ func (e Entry) MemberOffset() (int64, error) {
 	return 0, fmt.Errorf("member %s (DIE %#x): unsupported DW_AT_data_member_location", e.Name(), e.Offset())
 }
 
-// HasMemberOffset reports whether the member carries DW_AT_data_member_location.
-func (e Entry) HasMemberOffset() bool { return e.attrs().has(dwarf.AttrDataMemberLoc) }
-
 // Children lists the DIE's direct children.
-func (e Entry) Children() []Entry {
+func (e Entry) children() []Entry {
 	var out []Entry
 	t := e.t
 	d := t.dies[e.i].Depth
@@ -217,7 +203,7 @@ func (e Entry) Children() []Entry {
 // the first unnamed member whose type (recursively) has it; the caller
 // then descends into that unnamed member.
 func (e Entry) FindMember(name string) (Entry, bool) {
-	for _, c := range e.Children() {
+	for _, c := range e.children() {
 		if c.Tag() != dwarf.TagMember {
 			continue
 		}
@@ -238,9 +224,6 @@ func (e Entry) FindMember(name string) (Entry, bool) {
 	}
 	return Entry{}, false
 }
-
-// IsDecl reports DW_AT_declaration.
-func (e Entry) IsDecl() bool { return e.t.dies[e.i].Declaration }
 
 // ArrayLen is an array type's element count from its first subrange
 // (DW_AT_count or DW_AT_upper_bound + 1); ok is false for flexible arrays.
@@ -291,7 +274,7 @@ func (e Entry) HasLocation() bool { return e.attrs().has(dwarf.AttrLocation) }
 // dimension without a bound (a flexible array).
 func (e Entry) ArrayDims() []int64 {
 	var out []int64
-	for _, c := range e.Children() {
+	for _, c := range e.children() {
 		if c.Tag() != dwarf.TagSubrangeType {
 			continue
 		}

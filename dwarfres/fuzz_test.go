@@ -91,9 +91,9 @@ func FuzzDecodeLocation(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr []byte) {
-		loc, err := DecodeLocation(expr, 8, binary.LittleEndian, func(i uint64) (uint64, error) { return i, nil })
+		loc, err := decodeLocation(expr, 8, binary.LittleEndian, func(i uint64) (uint64, error) { return i, nil })
 		if (err == nil) == (loc.Kind == 0) {
-			t.Fatalf("DecodeLocation(%x) = %+v, %v", expr, loc, err)
+			t.Fatalf("decodeLocation(%x) = %+v, %v", expr, loc, err)
 		}
 	})
 }
@@ -110,7 +110,7 @@ func exerciseVar(s *Scope, v Entry) {
 		tp.ByteSize()
 		tp.Signed()
 		tp.ArrayLen()
-		for _, m := range tp.Children() {
+		for _, m := range tp.children() {
 			m.MemberOffset()
 			m.BitField()
 			m.TypeName()

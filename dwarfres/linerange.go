@@ -3,15 +3,16 @@ package dwarfres
 import (
 	"math"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
 // LineQuery asks which lines of a range can be probed, as perf probe -L.
 type LineQuery struct {
-	Function  string
-	File      string
-	Start     int // relative to the function with Function, else absolute
-	End       int // inclusive; math.MaxInt32 for "to the end"
-	TailMatch func(path, tail string) bool
+	Function string
+	File     string // matched as Query.File
+	Start    int    // relative to the function with Function, else absolute
+	End      int    // inclusive; math.MaxInt32 for "to the end"
 }
 
 // LineRange is the answer: the probeable lines in [Start, End].
@@ -32,16 +33,13 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.TailMatch == nil {
-		q.TailMatch = perfTail
-	}
-	fq := Query{Function: q.Function, File: q.File, TailMatch: q.TailMatch}
-	cands, paths, err := f.candidates(units, fq)
+	src := sourceName{name: q.File}
+	cands, paths, err := f.candidates(units, Query{Function: q.Function, File: q.File}, src)
 	if err != nil {
 		return nil, err
 	}
 	if q.Function == "" {
-		if q.TailMatch, err = unambiguous(paths, q.File, q.TailMatch); err != nil {
+		if src, err = src.disambiguate(paths); err != nil {
 			return nil, err
 		}
 	}
@@ -50,7 +48,7 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		if err != nil {
 			return nil, err
 		}
-		lr, err := t.lineRange(q)
+		lr, err := t.lineRange(q, src)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +60,7 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	return nil, nil
 }
 
-func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
+func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
@@ -73,7 +71,7 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 	var lastL int
 	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
 		return func(file string, line int, addr uint64) error {
-			if !perfTail(file, fname) || line < lo || line > hi {
+			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
 			// Only lines that map back to themselves are probeable.
@@ -97,7 +95,7 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 		}
 	}
 	if q.Function == "" {
-		fname, err := t.realPath(q.File, q.TailMatch)
+		fname, err := t.realPath(src)
 		if err != nil || fname == "" {
 			return nil, err
 		}
@@ -105,7 +103,7 @@ func (t *cuTree) lineRange(q LineQuery) (*LineRange, error) {
 		walkErr = t.walkLines(collect(fname, q.Start, q.End))
 	} else {
 		for _, i := range t.topFuncs() {
-			if q.File != "" && !q.TailMatch(t.declFile(i), q.File) {
+			if q.File != "" && !src.matches(t.declFile(i)) {
 				continue
 			}
 			if t.name(i) != q.Function || !t.isFuncDef(i) {
@@ -142,42 +140,4 @@ func sat(a, b int) int {
 		return math.MaxInt32
 	}
 	return a + b
-}
-
-// walkScopeLines is die_walk_lines for a function or inlined instance:
-// statement rows inside the scope that are not inside a nested inline
-// (unless they are that inline's call line), then the scope's own
-// declaration and call-site lines.
-func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) error {
-	lt, err := t.lineTable()
-	if err != nil {
-		return err
-	}
-	decl, _ := t.declLine(rt)
-	decf, _ := t.declFileNo(rt)
-	declName := t.fileName(decf)
-	rs := t.ranges(rt)
-	for _, r := range lt.rows {
-		if r.EndSeq || !r.Stmt || !inRanges(rs, r.Addr) {
-			continue
-		}
-		if in := t.innermostInline(rt, r.Addr); in >= 0 {
-			cf := t.callFile(in)
-			if !(cf != "" && cf == declName && int(t.dies[in].CallLine) == int(r.Line)) {
-				il, _ := t.declLine(in)
-				inf, _ := t.declFileNo(in)
-				if il != decl || inf != decf {
-					continue
-				}
-			}
-		}
-		f := ""
-		if int(r.File) < len(lt.files) {
-			f = lt.files[r.File]
-		}
-		if err := cb(f, int(r.Line), r.Addr); err != nil {
-			return err
-		}
-	}
-	return t.walkFuncLines(rt, false, cb)
 }

@@ -56,11 +56,11 @@ type Loc struct {
 // (arithmetic the kernel cannot do, several pieces, unknown operations).
 var ErrLocation = errors.New("unsupported location expression")
 
-// DecodeLocation interprets a DWARF location expression the way a probe can
+// decodeLocation interprets a DWARF location expression the way a probe can
 // use it. addrx resolves DW_OP_addrx indexes (nil when not needed). Each
 // operation is evaluated by its row of opTable; errors wrap ErrLocation or
 // are a *DecodeError for a truncated expression.
-func DecodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx func(uint64) (uint64, error)) (Loc, error) {
+func decodeLocation(expr []byte, addrSize int, order binary.ByteOrder, addrx func(uint64) (uint64, error)) (Loc, error) {
 	e := &evaluator{b: buf{sec: "location expression", data: expr, order: order}, addrSize: addrSize, addrx: addrx}
 	for e.b.off < len(e.b.data) && e.b.err == nil {
 		o := opcode(e.b.u8())

@@ -53,7 +53,7 @@ func TestDecodeLocation(t *testing.T) {
 		{"truncated", []byte{0x03, 1, 2}, Loc{}, "unexpected end"},
 	}
 	for _, c := range cases {
-		got, err := DecodeLocation(c.expr, 8, le, addrx)
+		got, err := decodeLocation(c.expr, 8, le, addrx)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: got %+v, %v; want an error mentioning %q", c.name, got, err, c.err)
@@ -64,7 +64,7 @@ func TestDecodeLocation(t *testing.T) {
 			t.Errorf("%s: got %+v, %v; want %+v", c.name, got, err, c.want)
 		}
 	}
-	if _, err := DecodeLocation([]byte{0x22}, 8, le, nil); !errors.Is(err, ErrLocation) {
+	if _, err := decodeLocation([]byte{0x22}, 8, le, nil); !errors.Is(err, ErrLocation) {
 		t.Errorf("unknown op: want ErrLocation, got %v", err)
 	}
 }

@@ -248,7 +248,7 @@ func evalEntryValue(e *evaluator, o opcode) error {
 	if !b.need(int(n)) {
 		return nil // the sticky error ends the expression
 	}
-	sub, err := DecodeLocation(b.data[b.off:b.off+int(n)], e.addrSize, b.order, e.addrx)
+	sub, err := decodeLocation(b.data[b.off:b.off+int(n)], e.addrSize, b.order, e.addrx)
 	b.off += int(n)
 	if err != nil || sub.Kind != LocReg {
 		return o.unsupported()

@@ -4,7 +4,7 @@ package dwarfres
 type Range struct{ Low, High uint64 }
 
 // ranges returns the address ranges of d (low/high or DW_AT_ranges).
-func (f *File) ranges(u *unit, d *DIE) ([]Range, error) {
+func (f *File) ranges(u *unit, d *die) ([]Range, error) {
 	if d.HasLow && d.HasHigh {
 		return []Range{{d.LowPC, d.HighPC}}, nil
 	}

@@ -106,20 +106,3 @@ func TestStmtRowAt(t *testing.T) {
 		}
 	}
 }
-
-func TestPerfTail(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{
-		{"fs/read_write.c", "read_write.c", true},
-		{"read_write.c", "fs/read_write.c", true},
-		{"fs/read_write.c", "write.c", true}, // perf compares characters, not components
-		{"fs/read_write.c", "fs/namei.c", false},
-		{"", "x", true},
-	} {
-		if got := perfTail(c.a, c.b); got != c.want {
-			t.Errorf("perfTail(%q, %q) = %v", c.a, c.b, got)
-		}
-	}
-}

@@ -17,7 +17,7 @@ type unit struct {
 	abbrevOff uint64
 
 	rootOnce *sync.Once // a pointer so units can live in a slice
-	root     DIE
+	root     die
 	rootErr  error
 	strOffB  uint64 // DW_AT_str_offsets_base
 	addrB    uint64 // DW_AT_addr_base
@@ -33,7 +33,11 @@ const (
 	utPartial = 3
 )
 
-// Units scans the unit headers of .debug_info (cheap: one hop per unit).
+// holdsCode reports whether the unit is a compile or partial unit: type
+// units and skeletons describe no functions.
+func (u *unit) holdsCode() bool { return u.utype == utCompile || u.utype == utPartial }
+
+// unitsList scans the unit headers of .debug_info (cheap: one hop per unit).
 func (f *File) unitsList() ([]unit, error) {
 	f.unitsOnce.Do(func() {
 		info := f.sec(".debug_info")
@@ -107,7 +111,7 @@ func (f *File) unitIndex(off uint64) int {
 }
 
 // rootDIE decodes the unit's root DIE and the bases DWARF 5 forms need.
-func (f *File) rootDIE(u *unit) (*DIE, error) {
+func (f *File) rootDIE(u *unit) (*die, error) {
 	u.rootOnce.Do(func() {
 		// Bases must be known before decoding strx forms of the root
 		// itself; DWARF 5 producers put them first or use strp.

@@ -21,7 +21,7 @@ type Scope struct {
 // probe address (optimized out there).
 var ErrNoLocation = errors.New("no location at this address")
 
-// Machine is the ELF machine of the file the scope belongs to.
+// File is the file the scope belongs to.
 func (s *Scope) File() *File { return s.t.f }
 
 // Func is the name of the out-of-line function containing the address.
@@ -54,7 +54,7 @@ func (s *Scope) Lookup(name string) (Entry, bool) {
 		})
 	}
 	if found < 0 {
-		if g, ok, err := t.f.FindGlobal(name); err == nil && ok {
+		if g, ok, err := t.f.findGlobal(name); err == nil && ok {
 			return g, true
 		}
 		return Entry{}, false
@@ -150,7 +150,7 @@ func (s *Scope) Available(externs bool) []Avail {
 // (optimized out here) or ErrLocation (a form a fetcharg cannot express).
 func (s *Scope) Location(v Entry) (Loc, error) {
 	if v.t != s.t {
-		// A global from another unit (FindGlobal): its own unit decodes it.
+		// A global from another unit (findGlobal): its own unit decodes it.
 		o := &Scope{t: v.t, sc: 0, sp: 0, Addr: s.Addr}
 		return o.Location(v)
 	}
@@ -284,7 +284,7 @@ func (s *Scope) locEntries(x attrVal) (list []LocEntry, single bool, err error) 
 func (s *Scope) decode(expr []byte) (Loc, error) {
 	t := s.t
 	r := &reader{f: t.f, u: t.u}
-	return DecodeLocation(expr, t.u.addrSize, t.f.Order, func(i uint64) (uint64, error) {
+	return decodeLocation(expr, t.u.addrSize, t.f.Order, func(i uint64) (uint64, error) {
 		a := r.addrx(i)
 		if r.b.err != nil {
 			return 0, r.b.err
@@ -448,11 +448,11 @@ func (s *Scope) LocatedLater(v Entry) bool {
 	return false
 }
 
-// FindGlobal finds a global variable named name in any unit, for a probe
+// findGlobal finds a global variable named name in any unit, for a probe
 // argument naming a global its own unit does not declare (perf 6.1 gives
 // up there): the unit-level definition with a location if there is one,
 // else an external declaration (the symbol table then gives the address).
-func (f *File) FindGlobal(name string) (e Entry, ok bool, err error) {
+func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 	defer recoverTo(&err, f.Path)
 	units, err := f.unitsList()
 	if err != nil {
@@ -471,7 +471,7 @@ func (f *File) FindGlobal(name string) (e Entry, ok bool, err error) {
 			return Entry{}, false, err
 		}
 		r := f.newReader(u)
-		var d DIE
+		var d die
 		if !r.next(&d) {
 			continue
 		}

@@ -117,28 +117,3 @@ func Lazy(str, pat string) bool {
 func IsGlob(s string) bool {
 	return strings.ContainsAny(cstr(s), "*?[")
 }
-
-// TailMatch reports whether path ends with tail by whole path components:
-// "fs/read_write.c" matches "read_write.c" and "fs/read_write.c" but not
-// "write.c". An empty tail names no file and matches nothing. Unlike perf
-// (see PerfTailMatch) it is one-directional and does not match mid-name.
-func TailMatch(path, tail string) bool {
-	path, tail = cstr(path), cstr(tail)
-	if tail == "" || !strings.HasSuffix(path, tail) {
-		return false
-	}
-	return len(path) == len(tail) || path[len(path)-len(tail)-1] == '/'
-}
-
-// PerfTailMatch reports strtailcmp(path, tail) == 0: the shorter string
-// equals the end of the longer one, byte by byte. This is how perf probe
-// matches a user-given file against DWARF file names, so it is symmetric,
-// ignores component boundaries ("fs/read_write.c" matches "write.c"), and an
-// empty string matches everything.
-func PerfTailMatch(path, tail string) bool {
-	path, tail = cstr(path), cstr(tail)
-	if len(path) < len(tail) {
-		path, tail = tail, path
-	}
-	return strings.HasSuffix(path, tail)
-}

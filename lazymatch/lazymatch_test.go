@@ -182,30 +182,26 @@ func TestIsGlob(t *testing.T) {
 func TestTailMatch(t *testing.T) {
 	tests := []struct {
 		path, tail string
-		tailMatch  bool
-		perf       bool
+		want       bool
 	}{
-		{"fs/read_write.c", "read_write.c", true, true},
-		{"fs/read_write.c", "fs/read_write.c", true, true},
-		{"fs/read_write.c", "write.c", false, true},
-		{"fs/read_write.c", "s/read_write.c", false, true},
-		{"/usr/src/linux/fs/read_write.c", "fs/read_write.c", true, true},
-		{"/fs/read_write.c", "/fs/read_write.c", true, true},
-		{"a/fs/read_write.c", "/fs/read_write.c", false, true},
-		{"a//fs/read_write.c", "/fs/read_write.c", true, true},
-		{"read_write.c", "fs/read_write.c", false, true}, // strtailcmp is symmetric
-		{"fs/read_write.h", "read_write.c", false, false},
-		{"fs/read_write.c", "", false, true}, // empty matches all in perf
-		{"", "", false, true},
-		{"", "a.c", false, true},
-		{"fs/a.c\x00junk", "a.c", true, true},
+		{"fs/read_write.c", "read_write.c", true},
+		{"fs/read_write.c", "fs/read_write.c", true},
+		{"fs/read_write.c", "write.c", false}, // perf's strtailcmp: true
+		{"fs/read_write.c", "s/read_write.c", false},
+		{"/usr/src/linux/fs/read_write.c", "fs/read_write.c", true},
+		{"/fs/read_write.c", "/fs/read_write.c", true},
+		{"a/fs/read_write.c", "/fs/read_write.c", false},
+		{"a//fs/read_write.c", "/fs/read_write.c", true},
+		{"read_write.c", "fs/read_write.c", false}, // one-directional; SourceTail is not
+		{"fs/read_write.h", "read_write.c", false},
+		{"fs/read_write.c", "", false}, // perf: an empty name matches all
+		{"", "", false},
+		{"", "a.c", false},
+		{"fs/a.c\x00junk", "a.c", true},
 	}
 	for _, tt := range tests {
-		if got := TailMatch(tt.path, tt.tail); got != tt.tailMatch {
-			t.Errorf("TailMatch(%q, %q) = %v, want %v", tt.path, tt.tail, got, tt.tailMatch)
-		}
-		if got := PerfTailMatch(tt.path, tt.tail); got != tt.perf {
-			t.Errorf("PerfTailMatch(%q, %q) = %v, want %v", tt.path, tt.tail, got, tt.perf)
+		if got := tailMatch(tt.path, tt.tail); got != tt.want {
+			t.Errorf("tailMatch(%q, %q) = %v, want %v", tt.path, tt.tail, got, tt.want)
 		}
 	}
 }

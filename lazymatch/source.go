@@ -41,11 +41,26 @@ func FindSource(raw, compDir, prefix string, exists func(string) bool) (string, 
 	}
 }
 
-// SourceTail reports whether a debuginfo path and a user's file name name
-// the same file: one ends with the other by whole path components
-// ("fs/read_write.c" and "read_write.c", not "write.c").
+// SourceTail reports whether two file names (a user's and the
+// debuginfo's, or two of the debuginfo's) name the same file: one ends with
+// the other by whole path components ("fs/read_write.c" and
+// "read_write.c", not "write.c"). It is the one rule dwprobe matches file
+// names by. perf's strtailcmp compares bytes instead, so "write.c" would
+// select fs/read_write.c too; whole components keep a short name from
+// selecting an unrelated file.
 func SourceTail(path, name string) bool {
-	return TailMatch(path, name) || TailMatch(name, path)
+	return tailMatch(path, name) || tailMatch(name, path)
+}
+
+// tailMatch reports whether path ends with tail by whole path components:
+// "fs/read_write.c" matches "read_write.c" and "fs/read_write.c" but not
+// "write.c". An empty tail names no file and matches nothing.
+func tailMatch(path, tail string) bool {
+	path, tail = cstr(path), cstr(tail)
+	if tail == "" || !strings.HasSuffix(path, tail) {
+		return false
+	}
+	return len(path) == len(tail) || path[len(path)-len(tail)-1] == '/'
 }
 
 // PrefixMap is one --source-prefix-map OLD=NEW rule.

@@ -154,7 +154,6 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		Function:  p.Function,
 		Glob:      lazymatch.IsGlob(p.Function),
 		File:      p.File,
-		TailMatch: lazymatch.SourceTail,
 		Line:      p.Line,
 		HasLine:   p.HasLine,
 		Offset:    p.Offset,
@@ -244,7 +243,7 @@ func lazyHint(t *dwarfres.File, p *Point) string {
 	if p.Function == "" {
 		return " in " + p.File
 	}
-	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: p.Function, File: p.File, End: math.MaxInt32, TailMatch: lazymatch.SourceTail})
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: p.Function, File: p.File, End: math.MaxInt32})
 	if err != nil || lr == nil {
 		return " in " + p.Function
 	}
@@ -258,7 +257,7 @@ func lazyHint(t *dwarfres.File, p *Point) string {
 // nearestLines names the probeable lines around a line that has no code,
 // in the spec's own terms (relative to the function or absolute).
 func nearestLines(t *dwarfres.File, p *Point) string {
-	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32, TailMatch: lazymatch.SourceTail}
+	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32}
 	if p.Function == "" {
 		q.Start, q.End = max(p.Line-50, 1), p.Line+50
 	}
@@ -377,7 +376,7 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 	if p.File != "" && len(syms) > 0 {
 		// Keep only the symbols whose DWARF function is declared in SRC.
 		probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
-			Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, NoInlines: true, MaxProbes: o.MaxProbes})
+			Match: globOrExact(p.Function), File: p.File, NoInlines: true, MaxProbes: o.MaxProbes})
 		if err != nil {
 			return nil, err
 		}
@@ -394,7 +393,7 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 		syms = f
 	}
 	if len(syms) == 0 {
-		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, TailMatch: lazymatch.SourceTail, MaxProbes: o.MaxProbes})
+		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, MaxProbes: o.MaxProbes})
 		if len(probes) > 0 {
 			return nil, fmt.Errorf("%s is only inlined (%d inlined instances, no out-of-line copy), so it has no return point: %w; probe its callers' lines instead", p.Function, len(probes), dwarfres.ErrInlineReturn)
 		}

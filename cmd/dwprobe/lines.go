@@ -25,7 +25,7 @@ func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, TailMatch: lazymatch.SourceTail})
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,223 @@
+package dwarfres
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// candidates returns the indexes of units that may contain the query, and
+// for a file query the distinct file paths that matched in them.
+// For an exact function name it scans .debug_info for references to the
+// name's string (a few tens of milliseconds for a vmlinux) instead of
+// decoding every unit; otherwise it scans each unit's top-level DIEs, in
+// parallel.
+func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
+	if q.Function != "" && !q.Glob {
+		if c, ok := f.refScan(units, q.Function); ok {
+			return c, nil, nil
+		}
+	}
+	keep := make([]bool, len(units))
+	found := make([][]string, len(units))
+	err := parallel(len(units), func(_, ui int) error {
+		if !units[ui].holdsCode() {
+			return nil
+		}
+		var err error
+		keep[ui], found[ui], err = f.unitMatches(&units[ui], q, src)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []int
+	var paths []string
+	for i, k := range keep {
+		if k {
+			out = append(out, i)
+			for _, p := range found[i] {
+				if !slices.Contains(paths, p) {
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	return out, paths, nil
+}
+
+// unitMatches checks one unit: for a function query, whether a top-level
+// subprogram's own name matches; for a file query, whether the unit's line
+// table names the file, and with which paths.
+func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, error) {
+	if _, err := f.rootDIE(u); err != nil {
+		return false, nil, err
+	}
+	if q.Function == "" {
+		names, err := f.fileNames(u)
+		if err != nil {
+			return false, nil, err
+		}
+		var paths []string
+		for _, n := range names {
+			if n != "" && src.matches(n) && !slices.Contains(paths, n) {
+				paths = append(paths, n)
+			}
+		}
+		return len(paths) > 0, paths, nil
+	}
+	r := f.newReader(u)
+	var d die
+	if !r.next(&d) { // root
+		return false, nil, r.err
+	}
+	for r.next(&d) {
+		if d.Depth < 1 {
+			break
+		}
+		if d.Tag == tagSubprogram && d.HasName() && q.Match(f.rawName(u, &d)) {
+			return true, nil, nil
+		}
+		r.skipChildren(&d)
+	}
+	return false, nil, r.err
+}
+
+// refScan finds units whose bytes reference name: as a .debug_str offset
+// (DW_FORM_strp) or inline (DW_FORM_string). It reports ok=false when the
+// file uses forms a byte scan cannot see (string offsets tables, 64-bit
+// DWARF), and the caller falls back to a full scan.
+func (f *File) refScan(units []unit, name string) ([]int, bool) {
+	if f.sec(".debug_str_offsets") != nil {
+		return nil, false
+	}
+	for i := range units {
+		if units[i].offSize != 4 {
+			return nil, false
+		}
+	}
+	str := f.sec(".debug_str")
+	key := append([]byte(name), 0)
+	// A linker merging .debug_str keeps one copy of each distinct string:
+	// either standalone (after a NUL) or, tail-merged, inside a longer
+	// string. So references all use the standalone copies when there are
+	// any, and only otherwise one of the tail positions.
+	var whole, tails []uint32
+	for off := 0; ; {
+		i := bytes.Index(str[off:], key)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		if at == 0 || str[at-1] == 0 {
+			whole = append(whole, uint32(at))
+		} else {
+			tails = append(tails, uint32(at))
+		}
+		off = at + 1
+	}
+	if len(whole) == 0 {
+		whole = tails
+	}
+	var pats [][]byte
+	for _, at := range whole {
+		p := make([]byte, 4)
+		f.Order.PutUint32(p, at)
+		pats = append(pats, p)
+	}
+	if len(name) < 4 || len(pats) == 0 {
+		pats = append(pats, key) // DW_FORM_string
+	}
+	info := f.sec(".debug_info")
+	hit := make([]bool, len(units))
+	// Read through small buffers rather than the mapping, so the scan
+	// does not leave the whole section resident; chunks go to all cores.
+	const chunk = 4 << 20
+	nchunks := (len(info) + chunk - 1) / chunk
+	bufs := make([][]byte, workers())
+	var mu sync.Mutex
+	parallel(nchunks, func(w, c int) error {
+		if bufs[w] == nil {
+			bufs[w] = make([]byte, chunk+16)
+		}
+		off := c * chunk
+		end := min(off+chunk+15, len(info))
+		b := bufs[w][:f.readInfo(bufs[w][:end-off], uint64(off))]
+		for _, p := range pats {
+			indexAll(b, p, func(i int) {
+				if ui := f.unitIndex(uint64(off + i)); ui >= 0 {
+					mu.Lock()
+					hit[ui] = true
+					mu.Unlock()
+				}
+			})
+		}
+		return nil
+	})
+	var out []int
+	for i := range units {
+		if hit[i] && units[i].holdsCode() {
+			out = append(out, i)
+		}
+	}
+	return out, true
+}
+
+// indexAll calls fn with every position of pat in b. It searches for the
+// pattern's rarest-looking byte (the largest value: small ones fill DWARF)
+// and checks the rest, which beats bytes.Index when the first byte of a
+// string offset happens to be common.
+func indexAll(b, pat []byte, fn func(int)) {
+	j := 0
+	for k := range pat {
+		if pat[k] > pat[j] {
+			j = k
+		}
+	}
+	for k := j; k < len(b); {
+		i := bytes.IndexByte(b[k:], pat[j])
+		if i < 0 {
+			return
+		}
+		at := k + i - j
+		if at+len(pat) <= len(b) && bytes.Equal(b[at:at+len(pat)], pat) {
+			fn(at)
+		}
+		k += i + 1
+	}
+}
+
+// workers is how many goroutines parallel runs.
+func workers() int { return runtime.NumCPU() }
+
+// parallel calls fn(w, i) for every i in [0, n) on workers() goroutines,
+// w being the worker's number (for per-worker buffers), and returns the
+// first error a call returned.
+func parallel(n int, fn func(w, i int) error) error {
+	work := make(chan int, n)
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for w := 0; w < workers(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := fn(w, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
