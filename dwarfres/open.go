@@ -114,19 +114,6 @@ func recoverTo(err *error, what string) {
 	}
 }
 
-// DebugLinkPaths lists where separate debuginfo for a build-id lives under
-// each root, as gdb and perf look for it (ROOT/.build-id/xx/yyyy.debug).
-func DebugLinkPaths(buildID string, roots []string) []string {
-	if len(buildID) < 3 {
-		return nil
-	}
-	var out []string
-	for _, r := range roots {
-		out = append(out, r+"/.build-id/"+buildID[:2]+"/"+buildID[2:]+".debug")
-	}
-	return out
-}
-
 // AttachDebug uses the DWARF of the separate debuginfo file at path, which
 // must carry the same build-id; symbols, segments and code stay the
 // binary's own (a .debug file has neither code nor meaningful offsets).
@@ -177,21 +164,33 @@ func (f *File) BuildID() string {
 		if s.Type != elf.SHT_NOTE {
 			continue
 		}
-		b := f.data[s.Offset : s.Offset+s.FileSize]
-		for len(b) >= 12 {
-			nsz, dsz, typ := f.Order.Uint32(b), f.Order.Uint32(b[4:]), f.Order.Uint32(b[8:])
-			n := 12 + align4(nsz)
-			if uint64(len(b)) < uint64(n)+uint64(align4(dsz)) {
-				break
-			}
-			if typ == 3 && nsz == 4 && string(b[12:15]) == "GNU" {
-				return hex.EncodeToString(b[n : n+dsz])
-			}
-			b = b[n+align4(dsz):]
+		if id := buildIDNote(f.data[s.Offset:s.Offset+s.FileSize], f.Order); id != "" {
+			return id
 		}
 	}
 	return ""
 }
+
+// buildIDNote finds the NT_GNU_BUILD_ID note among ELF notes (a note
+// section, or the kernel's /sys/kernel/notes) and returns its
+// descriptor as hex, or "".
+func buildIDNote(b []byte, order binary.ByteOrder) string {
+	for len(b) >= 12 {
+		nsz, dsz, typ := order.Uint32(b), order.Uint32(b[4:]), order.Uint32(b[8:])
+		n := 12 + align4(nsz)
+		if uint64(len(b)) < uint64(n)+uint64(align4(dsz)) {
+			break
+		}
+		if typ == ntGNUBuildID && nsz == 4 && string(b[12:15]) == "GNU" {
+			return hex.EncodeToString(b[n : n+dsz])
+		}
+		b = b[n+align4(dsz):]
+	}
+	return ""
+}
+
+// ntGNUBuildID is NT_GNU_BUILD_ID, which debug/elf does not name.
+const ntGNUBuildID = 3
 
 func align4(n uint32) uint32 { return (n + 3) &^ 3 }
 
@@ -228,7 +227,8 @@ func (f *File) section(name string) ([]byte, error) {
 	return b, nil
 }
 
-// mustSection is section for the sections whose absence is not an error.
+// sec is section for the sections whose absence is not an error: a
+// decompression failure reads as absence too.
 func (f *File) sec(name string) []byte {
 	b, _ := f.section(name)
 	return b

@@ -23,24 +23,6 @@ func (f *File) Bytes(addr, n uint64) ([]byte, error) {
 	return nil, fmt.Errorf("address %#x: %w in any section", addr, ErrNotFound)
 }
 
-// VmlinuxPaths lists where perf looks for the running kernel's debuginfo,
-// in its order, for kernel release rel and build-id bid (hex, may be "").
-func VmlinuxPaths(rel, bid string) []string {
-	ps := []string{
-		"vmlinux",
-		"/boot/vmlinux",
-		"/boot/vmlinux-" + rel,
-		"/usr/lib/debug/boot/vmlinux-" + rel,
-		"/lib/modules/" + rel + "/build/vmlinux",
-		"/usr/lib/debug/lib/modules/" + rel + "/vmlinux",
-		"/usr/lib/debug/boot/vmlinux-" + rel + ".debug",
-	}
-	if len(bid) > 2 {
-		ps = append(ps, "/usr/lib/debug/.build-id/"+bid[:2]+"/"+bid[2:]+".debug")
-	}
-	return ps
-}
-
 // FileOffset maps a virtual address to its offset in the file through the
 // PT_LOAD segments (what uprobe_events wants).
 func (f *File) FileOffset(addr uint64) (uint64, error) {

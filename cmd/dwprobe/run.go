@@ -277,79 +277,42 @@ func openCached(o *options) (*dwarfres.File, func(), error) {
 	return f, func() { f.Close() }, nil
 }
 
-// openTarget opens -x, -k, or the running kernel's debuginfo.
+// openTarget opens -x, -k, or the running kernel's debuginfo, with
+// separate debuginfo looked for by build-id also under the directories of
+// $DWPROBE_DEBUGINFO_PATH.
 func openTarget(o *options) (*dwarfres.File, error) {
+	var dirs []string
+	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
+		dirs = strings.Split(p, ":")
+	}
+	loc := dwarfres.NewLocator(dirs...)
 	path := o.exec
 	if path == "" {
 		path = o.vmlinux
 	}
-	if path == "" {
-		rel, bid := runningKernel()
-		tried := dwarfres.VmlinuxPaths(rel, bid)
-		for _, p := range tried {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				path = p
-				break
-			}
-		}
-		if path == "" {
-			return nil, fmt.Errorf("no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", rel, strings.Join(tried, ", "))
-		}
+	var f *dwarfres.File
+	var err error
+	if path != "" {
+		f, err = loc.Open(path)
+	} else {
+		f, err = loc.OpenKernel(dwarfres.RunningKernel())
 	}
-	f, err := dwarfres.Open(path)
-	if err != nil {
+	var nf *dwarfres.NotFoundError
+	switch {
+	case err == nil:
+		return f, nil
+	case !errors.As(err, &nf):
 		return nil, err
+	case nf.Path == "":
+		return nil, fmt.Errorf("no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", nf.Release, strings.Join(nf.Tried, ", "))
+	case len(nf.Tried) == 0:
+		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
 	}
-	if !f.HasDWARF() {
-		// Separate debuginfo, found by build-id under /usr/lib/debug and
-		// the directories of $DWPROBE_DEBUGINFO_PATH.
-		roots := []string{"/usr/lib/debug"}
-		if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
-			roots = append(strings.Split(p, ":"), roots...)
-		}
-		tried := dwarfres.DebugLinkPaths(f.BuildID(), roots)
-		for _, p := range tried {
-			if _, err := os.Stat(p); err == nil {
-				if err := f.AttachDebug(p); err != nil {
-					f.Close()
-					return nil, err
-				}
-				return f, nil
-			}
-		}
-		f.Close()
-		if len(tried) == 0 {
-			return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", path, dwarfres.ErrNoDebugInfo)
-		}
-		return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", path, dwarfres.ErrNoDebugInfo, strings.Join(tried, ", "))
-	}
-	return f, nil
+	return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.
 func runningKernel() (rel, bid string) {
-	b, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	rel = strings.TrimSpace(string(b))
-	notes, err := os.ReadFile("/sys/kernel/notes")
-	if err != nil {
-		return rel, ""
-	}
-	for len(notes) >= 12 {
-		nsz := int(le32(notes[0:]))
-		dsz := int(le32(notes[4:]))
-		typ := le32(notes[8:])
-		n := 12 + (nsz+3)&^3
-		if len(notes) < n+(dsz+3)&^3 {
-			break
-		}
-		if typ == 3 && nsz == 4 && string(notes[12:15]) == "GNU" {
-			return rel, fmt.Sprintf("%x", notes[n:n+dsz])
-		}
-		notes = notes[n+(dsz+3)&^3:]
-	}
-	return rel, ""
-}
-
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	k := dwarfres.RunningKernel()
+	return k.Release, k.BuildID
 }

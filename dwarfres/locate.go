@@ -1,0 +1,203 @@
+package dwarfres
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// A Source is one place the debuginfo of a binary may be. Each Find
+// answers for the binary described by w: the path of a file to use, or ""
+// and the places it looked (for the error naming every place tried). A
+// build-id tree is the one source today; a .gnu_debuglink directory, perf's
+// ~/.debug cache or a debuginfod client (fetching into a cache, then
+// answering the cached path) are further implementations.
+type Source interface {
+	Find(w Wanted) (path string, tried []string, err error)
+}
+
+// Wanted describes the binary whose debuginfo is looked for.
+type Wanted struct {
+	Path    string // the binary; "" for a kernel not yet found
+	BuildID string // GNU build-id as hex; "" when it has none
+	Release string // kernel release (uname -r), for a kernel
+}
+
+// BuildIDDir is a tree of separate debuginfo files named by build-id,
+// ROOT/.build-id/xx/yyyy.debug, as gdb and perf look for them.
+type BuildIDDir string
+
+// Find looks up w's build-id under the tree.
+func (d BuildIDDir) Find(w Wanted) (string, []string, error) {
+	if len(w.BuildID) < 3 {
+		return "", nil, nil
+	}
+	p := string(d) + "/.build-id/" + w.BuildID[:2] + "/" + w.BuildID[2:] + ".debug"
+	return firstExisting([]string{p}, exists)
+}
+
+// VmlinuxPaths is where perf looks for a kernel's vmlinux by release, in
+// its order (perf's vmlinux_path), less the build-id file BuildIDDir finds.
+type VmlinuxPaths struct{}
+
+// Find tries perf's vmlinux paths for w.Release.
+func (VmlinuxPaths) Find(w Wanted) (string, []string, error) {
+	rel := w.Release
+	return firstExisting([]string{
+		"vmlinux",
+		"/boot/vmlinux",
+		"/boot/vmlinux-" + rel,
+		"/usr/lib/debug/boot/vmlinux-" + rel,
+		"/lib/modules/" + rel + "/build/vmlinux",
+		"/usr/lib/debug/lib/modules/" + rel + "/vmlinux",
+		"/usr/lib/debug/boot/vmlinux-" + rel + ".debug",
+	}, isRegular)
+}
+
+// firstExisting returns the first of paths that ok accepts, and the paths
+// tried up to it.
+func firstExisting(paths []string, ok func(string) bool) (string, []string, error) {
+	for i, p := range paths {
+		if ok(p) {
+			return p, paths[:i+1], nil
+		}
+	}
+	return "", paths, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func isRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// DefaultDebugDir is where distributions install separate debuginfo.
+const DefaultDebugDir = "/usr/lib/debug"
+
+// Locator finds the debuginfo of a target: the binary itself when it has
+// DWARF, else a separate debuginfo file from Debug; for the running kernel,
+// first its vmlinux from Kernel.
+type Locator struct {
+	// Debug are the sources of separate debuginfo, searched in order.
+	Debug []Source
+	// Kernel are the sources of a kernel's vmlinux, searched in order.
+	Kernel []Source
+}
+
+// NewLocator is perf's search: separate debuginfo by build-id under dirs
+// and then DefaultDebugDir; a kernel's vmlinux at perf's paths and then
+// by build-id under DefaultDebugDir.
+func NewLocator(dirs ...string) *Locator {
+	l := &Locator{Kernel: []Source{VmlinuxPaths{}, BuildIDDir(DefaultDebugDir)}}
+	for _, d := range append(dirs, DefaultDebugDir) {
+		l.Debug = append(l.Debug, BuildIDDir(d))
+	}
+	return l
+}
+
+// NotFoundError reports that no debuginfo was found; it wraps
+// ErrNoDebugInfo. Path is the binary (empty when no vmlinux was found for
+// the kernel Release) and Tried every place looked at, in order (empty
+// for a stripped binary without a build-id to look by).
+type NotFoundError struct {
+	Path    string
+	Release string
+	Tried   []string
+}
+
+func (e *NotFoundError) Error() string {
+	what := e.Path
+	if what == "" {
+		what = "kernel " + e.Release
+	}
+	if len(e.Tried) == 0 {
+		return fmt.Sprintf("%s: %v", what, ErrNoDebugInfo)
+	}
+	return fmt.Sprintf("%s: %v; tried %s", what, ErrNoDebugInfo, strings.Join(e.Tried, ", "))
+}
+
+func (e *NotFoundError) Unwrap() error { return ErrNoDebugInfo }
+
+// Open opens the binary at path with its debuginfo: its own DWARF, or a
+// separate file from l.Debug attached (see AttachDebug). Errors wrap
+// ErrNotELF, ErrNoDebugInfo (a *NotFoundError when nothing was found) or
+// the file system's.
+func (l *Locator) Open(path string) (*File, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.HasDWARF() {
+		return f, nil
+	}
+	if err := l.attach(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// attach finds and attaches separate debuginfo for f.
+func (l *Locator) attach(f *File) error {
+	w := Wanted{Path: f.Path, BuildID: f.BuildID()}
+	p, tried, err := find(l.Debug, w)
+	if err != nil {
+		return err
+	}
+	if p == "" {
+		return &NotFoundError{Path: f.Path, Tried: tried}
+	}
+	return f.AttachDebug(p)
+}
+
+// OpenKernel opens the debuginfo of kernel k (release and build-id) found
+// through l.Kernel, as perf does without -k, then as Open.
+func (l *Locator) OpenKernel(k Kernel) (*File, error) {
+	p, tried, err := find(l.Kernel, Wanted{BuildID: k.BuildID, Release: k.Release})
+	if err != nil {
+		return nil, err
+	}
+	if p == "" {
+		return nil, &NotFoundError{Release: k.Release, Tried: tried}
+	}
+	return l.Open(p)
+}
+
+// find asks each source in turn and gathers every place tried.
+func find(srcs []Source, w Wanted) (string, []string, error) {
+	var all []string
+	for _, s := range srcs {
+		p, tried, err := s.Find(w)
+		all = append(all, tried...)
+		if err != nil || p != "" {
+			return p, all, err
+		}
+	}
+	return "", all, nil
+}
+
+// Kernel identifies a kernel build.
+type Kernel struct {
+	Release string // uname -r
+	BuildID string // GNU build-id as hex, "" when unknown
+}
+
+// RunningKernel reads the running kernel's release from
+// /proc/sys/kernel/osrelease and its build-id from /sys/kernel/notes
+// (the kernel's own ELF notes, in the host's byte order). What cannot be
+// read is left empty.
+func RunningKernel() Kernel {
+	var k Kernel
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		k.Release = strings.TrimSpace(string(b))
+	}
+	if notes, err := os.ReadFile("/sys/kernel/notes"); err == nil {
+		k.BuildID = buildIDNote(notes, binary.NativeEndian)
+	}
+	return k
+}
