@@ -83,7 +83,7 @@ func (t *cuTree) attrs(i int) (attrSet, error) {
 	return out, nil
 }
 
-// attrsIntegrated returns the attribute a of DIE i or, as libdw's
+// attrIntegrated returns the attribute a of DIE i or, as libdw's
 // dwarf_attr_integrate does, of its abstract origin or specification.
 func (t *cuTree) attrIntegrated(i int, a dwarf.Attr) (attrVal, bool) {
 	for n := 0; i >= 0 && n < 8; n++ {

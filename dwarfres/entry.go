@@ -76,7 +76,7 @@ func (e Entry) integratedUdata(a dwarf.Attr) (int64, bool) {
 // ByteSize is DW_AT_byte_size (dwarf_bytesize); ok is false without one.
 func (e Entry) ByteSize() (int64, bool) { return e.integratedUdata(dwarf.AttrByteSize) }
 
-// Encoding is a base type's DW_AT_encoding (DW_ATE_*).
+// encoding is a base type's DW_AT_encoding (DW_ATE_*).
 func (e Entry) encoding() (int64, bool) { return e.integratedUdata(dwarf.AttrEncoding) }
 
 // Signed is perf's die_is_signed_type.
@@ -186,7 +186,7 @@ func (e Entry) MemberOffset() (int64, error) {
 	return 0, fmt.Errorf("member %s (DIE %#x): unsupported DW_AT_data_member_location", e.Name(), e.Offset())
 }
 
-// Children lists the DIE's direct children.
+// children lists the DIE's direct children.
 func (e Entry) children() []Entry {
 	var out []Entry
 	t := e.t

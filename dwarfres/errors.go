@@ -1,7 +1,3 @@
-// Package dwarfres reads ELF and DWARF debuginfo (DWARF 4 and 5, gcc and
-// clang) and answers the questions a probe tool asks: where a function and
-// all its inlined instances and clones are, which addresses a source line
-// has, and which ELF symbol contains an address. It only reads files.
 package dwarfres
 
 import (

@@ -86,21 +86,7 @@ func (s *search) unit(t *cuTree) error {
 			decl, _ := t.declLine(i)
 			err = s.byLine(t.declFile(i), decl+q.Line)
 		case t.isFuncInstance(i):
-			addr, _ := t.dieEntryPC(i)
-			if addr != 0 && q.LazyLines != nil {
-				err = s.lazy(i, t.declFile(i))
-			} else if addr != 0 {
-				entry := addr
-				if q.SkipPrologue && q.Offset == 0 && !t.optimized() {
-					if a, ok := t.postPrologue(i, addr); ok {
-						addr = a
-					}
-				}
-				err = s.probeAt(i, addr+q.Offset)
-				if err == nil && addr != entry && len(s.out) > 0 && s.out[len(s.out)-1].Addr == addr {
-					s.out[len(s.out)-1].PrologueOf = entry
-				}
-			}
+			err = s.outOfLine(i)
 		case !q.NoInlines:
 			err = s.instances(i)
 		}
@@ -112,6 +98,31 @@ func (s *search) unit(t *cuTree) error {
 		}
 	}
 	return nil
+}
+
+// outOfLine probes the function instance i: at its entry (past the
+// prologue when asked) plus the query's offset, or, for a lazy pattern, at
+// its matching lines.
+func (s *search) outOfLine(i int) error {
+	t, q := s.t, s.q
+	addr, _ := t.dieEntryPC(i)
+	switch {
+	case addr == 0:
+		return nil
+	case q.LazyLines != nil:
+		return s.lazy(i, t.declFile(i))
+	}
+	entry := addr
+	if q.SkipPrologue && q.Offset == 0 && !t.optimized() {
+		if a, ok := t.postPrologue(i, addr); ok {
+			addr = a
+		}
+	}
+	err := s.probeAt(i, addr+q.Offset)
+	if err == nil && addr != entry && len(s.out) > 0 && s.out[len(s.out)-1].Addr == addr {
+		s.out[len(s.out)-1].PrologueOf = entry
+	}
+	return err
 }
 
 // instancesOf lists, in DIE order, the concrete instances of the abstract

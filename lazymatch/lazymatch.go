@@ -1,11 +1,3 @@
-// Package lazymatch reproduces the string matchers of Linux perf 6.1
-// (tools/perf/util/string.c and strfilter.c) so that dwprobe selects exactly
-// the same functions, variables, source lines and files as `perf probe`.
-//
-// The matchers operate on bytes, not runes, because perf compares C chars.
-// Inputs are treated as C strings: anything from the first NUL byte on is
-// ignored, which is what perf sees when such a string reaches it (a source
-// line read with getline, a DWARF name, an argv word).
 package lazymatch
 
 import (

@@ -1,0 +1,28 @@
+// Package dwarfres reads ELF and DWARF debuginfo (DWARF 4 and 5, gcc and
+// clang) and answers the questions a probe tool asks, with perf probe 6.1's
+// semantics: where a function and all its inlined instances and clones
+// are, which addresses a source line has, which variables are reachable at
+// an address and where their values live, and which ELF symbol contains an
+// address. It only reads files.
+//
+// A newcomer's map:
+//
+//   - Finding and opening: Locator (locate.go) finds a target's debuginfo,
+//     separate or not; Open (open.go) maps an ELF and reads sections lazily.
+//   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
+//     (die.go) whose attribute forms and classes are in form.go, one unit
+//     decoded as a tree (cutree.go), line tables (lines.go), ranges and
+//     location lists (ranges.go, loclist.go).
+//   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
+//     the units that can hold it; FindLineRange (linerange.go) answers -L;
+//     linewalk.go holds the line walks both share; ProbePointAt
+//     (pointat.go) maps an address back to a probe point.
+//   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
+//     their locations, through decodeLocation (locexpr.go, one function
+//     per operation in locops.go) and the call-frame information (cfa.go);
+//     Entry (entry.go) answers type questions.
+//
+// Errors wrap the sentinels of errors.go; malformed input is a
+// *DecodeError naming section and offset. Tests assemble DWARF by hand
+// with the dwarftest package.
+package dwarfres
