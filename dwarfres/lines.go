@@ -111,6 +111,14 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 	return lt, nil
 }
 
+// fileOf is the name of row r's file, "" when the table has none.
+func (lt *lineTable) fileOf(r lineRow) string {
+	if int(r.File) < len(lt.files) {
+		return lt.files[r.File]
+	}
+	return ""
+}
+
 // stmtRowAt is perf's cu_getsrc_die: the first statement row among those
 // at the highest address not above addr, or -1.
 func (lt *lineTable) stmtRowAt(addr uint64) int {

@@ -33,10 +33,7 @@ func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
 		return "", 0, false
 	}
 	r := lt.rows[i]
-	f := ""
-	if int(r.File) < len(lt.files) {
-		f = lt.files[r.File]
-	}
+	f := lt.fileOf(r)
 	return f, int(r.Line), f != "" && r.Line != 0
 }
 
@@ -76,11 +73,7 @@ func (t *cuTree) walkLines(cb func(file string, line int, addr uint64) error) er
 		if r.EndSeq || !r.Stmt {
 			continue
 		}
-		f := ""
-		if int(r.File) < len(lt.files) {
-			f = lt.files[r.File]
-		}
-		if err := cb(f, int(r.Line), r.Addr); err != nil {
+		if err := cb(lt.fileOf(r), int(r.Line), r.Addr); err != nil {
 			return err
 		}
 	}
@@ -162,11 +155,7 @@ func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) erro
 				}
 			}
 		}
-		f := ""
-		if int(r.File) < len(lt.files) {
-			f = lt.files[r.File]
-		}
-		if err := cb(f, int(r.Line), r.Addr); err != nil {
+		if err := cb(lt.fileOf(r), int(r.Line), r.Addr); err != nil {
 			return err
 		}
 	}
