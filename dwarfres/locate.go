@@ -124,7 +124,7 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Unwrap() error { return ErrNoDebugInfo }
 
 // Open opens the binary at path with its debuginfo: its own DWARF, or a
-// separate file from l.Debug attached (see AttachDebug). Errors wrap
+// separate file from l.Debug attached (see attachDebug). Errors wrap
 // ErrNotELF, ErrNoDebugInfo (a *NotFoundError when nothing was found) or
 // the file system's.
 func (l *Locator) Open(path string) (*File, error) {
@@ -152,7 +152,7 @@ func (l *Locator) attach(f *File) error {
 	if p == "" {
 		return &NotFoundError{Path: f.Path, Tried: tried}
 	}
-	return f.AttachDebug(p)
+	return f.attachDebug(p)
 }
 
 // OpenKernel opens the debuginfo of kernel k (release and build-id) found

@@ -114,10 +114,10 @@ func recoverTo(err *error, what string) {
 	}
 }
 
-// AttachDebug uses the DWARF of the separate debuginfo file at path, which
+// attachDebug uses the DWARF of the separate debuginfo file at path, which
 // must carry the same build-id; symbols, segments and code stay the
 // binary's own (a .debug file has neither code nor meaningful offsets).
-func (f *File) AttachDebug(path string) error {
+func (f *File) attachDebug(path string) error {
 	d, err := Open(path)
 	if err != nil {
 		return err
