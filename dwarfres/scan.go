@@ -97,38 +97,7 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 			return nil, false
 		}
 	}
-	str := f.sec(".debug_str")
-	key := append([]byte(name), 0)
-	// A linker merging .debug_str keeps one copy of each distinct string:
-	// either standalone (after a NUL) or, tail-merged, inside a longer
-	// string. So references all use the standalone copies when there are
-	// any, and only otherwise one of the tail positions.
-	var whole, tails []uint32
-	for off := 0; ; {
-		i := bytes.Index(str[off:], key)
-		if i < 0 {
-			break
-		}
-		at := off + i
-		if at == 0 || str[at-1] == 0 {
-			whole = append(whole, uint32(at))
-		} else {
-			tails = append(tails, uint32(at))
-		}
-		off = at + 1
-	}
-	if len(whole) == 0 {
-		whole = tails
-	}
-	var pats [][]byte
-	for _, at := range whole {
-		p := make([]byte, 4)
-		f.Order.PutUint32(p, at)
-		pats = append(pats, p)
-	}
-	if len(name) < 4 || len(pats) == 0 {
-		pats = append(pats, key) // DW_FORM_string
-	}
+	pats := f.refPatterns(name)
 	info := f.sec(".debug_info")
 	hit := make([]bool, len(units))
 	// Read through small buffers rather than the mapping, so the scan
@@ -162,6 +131,45 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 		}
 	}
 	return out, true
+}
+
+// refPatterns are the byte strings a reference to name may be in
+// .debug_info: its .debug_str offsets as 32-bit values, and the string
+// itself (DW_FORM_string) when it is short or not in .debug_str.
+func (f *File) refPatterns(name string) [][]byte {
+	str := f.sec(".debug_str")
+	key := append([]byte(name), 0)
+	// A linker merging .debug_str keeps one copy of each distinct string:
+	// either standalone (after a NUL) or, tail-merged, inside a longer
+	// string. So references all use the standalone copies when there are
+	// any, and only otherwise one of the tail positions.
+	var whole, tails []uint32
+	for off := 0; ; {
+		i := bytes.Index(str[off:], key)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		if at == 0 || str[at-1] == 0 {
+			whole = append(whole, uint32(at))
+		} else {
+			tails = append(tails, uint32(at))
+		}
+		off = at + 1
+	}
+	if len(whole) == 0 {
+		whole = tails
+	}
+	var pats [][]byte
+	for _, at := range whole {
+		p := make([]byte, 4)
+		f.Order.PutUint32(p, at)
+		pats = append(pats, p)
+	}
+	if len(name) < 4 || len(pats) == 0 {
+		pats = append(pats, key) // DW_FORM_string
+	}
+	return pats
 }
 
 // indexAll calls fn with every position of pat in b. It searches for the
