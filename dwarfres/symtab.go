@@ -108,6 +108,7 @@ func (f *File) symbolTable() (data, strtab []byte) {
 	return data, strtab
 }
 
+// loadSymbols reads the symbol table into perf's kernel or user map.
 func (f *File) loadSymbols() *Symtab {
 	st := &Symtab{}
 	data, strtab := f.symbolTable()
@@ -129,60 +130,77 @@ func (f *File) loadSymbols() *Symtab {
 			return
 		}
 		sec := f.ELF.Sections[s.shndx]
-		if sec.Flags&elf.SHF_EXECINSTR == 0 {
-			return
+		if st.inMap(sec, typ, name) {
+			st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
 		}
-		// perf's kernel map holds .text only; other text sections
-		// (.init.text) live in separate maps it does not search.
-		if st.kernel && sec.Name != ".text" {
-			return
-		}
-		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && st.kernel) {
-			return
-		}
-		if bytes.HasPrefix(name, []byte(".L")) || bytes.HasPrefix(name, []byte("$")) {
-			return
-		}
-		st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
 	})
-	// Stable by address (symbol-table order among aliases matters); an
-	// index sort avoids moving the structs around.
-	idx := make([]int32, len(st.all))
+	st.all = sortByAddr(st.all)
+	st.byAddr = addrMap(st.all)
+	return st
+}
+
+// inMap reports whether perf's symbol map holds a symbol of type typ named
+// name in section sec: functions in executable sections, less local labels.
+func (st *Symtab) inMap(sec *elf.Section, typ elf.SymType, name []byte) bool {
+	if sec.Flags&elf.SHF_EXECINSTR == 0 {
+		return false
+	}
+	// perf's kernel map holds .text only; other text sections
+	// (.init.text) live in separate maps it does not search.
+	if st.kernel && sec.Name != ".text" {
+		return false
+	}
+	if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && st.kernel) {
+		return false
+	}
+	return !bytes.HasPrefix(name, []byte(".L")) && !bytes.HasPrefix(name, []byte("$"))
+}
+
+// sortByAddr sorts symbols by address, stably (symbol-table order among
+// aliases matters); an index sort avoids moving the structs around.
+func sortByAddr(all []Sym) []Sym {
+	idx := make([]int32, len(all))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
 	slices.SortFunc(idx, func(a, b int32) int {
-		if c := cmp.Compare(st.all[a].Start, st.all[b].Start); c != 0 {
+		if c := cmp.Compare(all[a].Start, all[b].Start); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	sorted := make([]Sym, len(st.all))
+	sorted := make([]Sym, len(all))
 	for i, j := range idx {
-		sorted[i] = st.all[j]
+		sorted[i] = all[j]
 	}
-	st.all = sorted
+	return sorted
+}
+
+// addrMap is perf's map of sorted symbols: one per address, each ending
+// where the next begins when it has no size.
+func addrMap(sorted []Sym) []Sym {
+	var out []Sym
 	// perf probe keeps aliases (symbol_conf.allow_aliases) in an rbtree
 	// filled in symbol-table order; a lookup meets the alias inserted
 	// first, since later ones at the same address go below it. Keep that
 	// one, unless it is a zero-sized label and a sized symbol follows.
-	for _, s := range st.all {
-		n := len(st.byAddr)
-		if n > 0 && st.byAddr[n-1].Start == s.Start {
-			if prev := st.byAddr[n-1]; prev.End == prev.Start && s.End > s.Start {
-				st.byAddr[n-1] = s
+	for _, s := range sorted {
+		n := len(out)
+		if n > 0 && out[n-1].Start == s.Start {
+			if prev := out[n-1]; prev.End == prev.Start && s.End > s.Start {
+				out[n-1] = s
 			}
 			continue
 		}
-		st.byAddr = append(st.byAddr, s)
+		out = append(out, s)
 	}
 	// symbols__fixup_end: a zero-sized symbol ends where the next begins.
-	for i := range st.byAddr {
-		if st.byAddr[i].End == st.byAddr[i].Start && i+1 < len(st.byAddr) {
-			st.byAddr[i].End = st.byAddr[i+1].Start
+	for i := range out {
+		if out[i].End == out[i].Start && i+1 < len(out) {
+			out[i].End = out[i+1].Start
 		}
 	}
-	return st
+	return out
 }
 
 // At returns the symbol containing addr, as perf's map__find_symbol does.
