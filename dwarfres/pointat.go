@@ -134,55 +134,71 @@ func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
 	if err != nil {
 		return pt, false, err
 	}
-	fname, lineno, _ := t.lineInfo(addr)
-	var fn, basefunc string
-	var baseline int
+	var p srcPos
+	p.file, p.line, _ = t.lineInfo(addr)
+	var basefunc string
 	var baseaddr uint64
 	if sp := t.realFunc(addr); sp >= 0 {
-		fn = t.name(sp)
-		basefunc = fn
+		p.fn = t.name(sp)
+		basefunc = p.fn
 		ba, ok1 := t.dieEntryPC(sp)
 		bl, ok2 := t.declLine(sp)
-		baseaddr, baseline = ba, bl
-		if fn == "" || !ok1 || !ok2 {
-			lineno = 0
-		} else {
-			fname = t.declFile(sp)
-			if addr == baseaddr {
-				lineno = baseline
-			} else {
-				cur := sp
-				for {
-					in := t.topInline(cur, addr)
-					if in < 0 {
-						break
-					}
-					if e, ok := t.dieEntryPC(in); ok && e == addr {
-						lineno = int(t.dies[in].CallLine)
-						fname = t.callFile(in)
-						break
-					}
-					n := t.name(in)
-					dl, ok := t.declLine(in)
-					if n == "" || !ok {
-						break
-					}
-					fn, baseline, cur = n, dl, in
-				}
-				if df := t.declFile(cur); df == "" || df != fname {
-					lineno = 0
-				}
-			}
+		baseaddr, p.base = ba, bl
+		switch {
+		case p.fn == "" || !ok1 || !ok2:
+			p.line = 0
+		case addr == baseaddr:
+			p.file, p.line = t.declFile(sp), bl
+		default:
+			p.file = t.declFile(sp)
+			p = t.descendInlines(sp, addr, p)
 		}
 	}
-	if lineno != 0 {
-		pt.Line = lineno - baseline
+	if p.line != 0 {
+		pt.Line = p.line - p.base
 	} else if basefunc != "" {
 		pt.Offset = addr - baseaddr
-		fn = basefunc
+		p.fn = basefunc
 	}
-	pt.Function, pt.File = fn, fname
-	return pt, fn != "" || fname != "", nil
+	pt.Function, pt.File = p.fn, p.file
+	return pt, p.fn != "" || p.file != "", nil
+}
+
+// srcPos is a source position being refined for ProbePointAt: the
+// function, the file, the line (0: none) and the function's declaration
+// line the line is counted from.
+type srcPos struct {
+	fn, file   string
+	line, base int
+}
+
+// descendInlines follows perf's debuginfo__find_probe_point into the
+// inlined functions below sp holding addr: the innermost named one becomes
+// the function, unless addr is an inline's entry, which is then its call
+// line. The line is dropped when the function was declared in another
+// file.
+func (t *cuTree) descendInlines(sp int, addr uint64, p srcPos) srcPos {
+	cur := sp
+	for {
+		in := t.topInline(cur, addr)
+		if in < 0 {
+			break
+		}
+		if e, ok := t.dieEntryPC(in); ok && e == addr {
+			p.line, p.file = int(t.dies[in].CallLine), t.callFile(in)
+			break
+		}
+		n := t.name(in)
+		dl, ok := t.declLine(in)
+		if n == "" || !ok {
+			break
+		}
+		p.fn, p.base, cur = n, dl, in
+	}
+	if df := t.declFile(cur); df == "" || df != p.file {
+		p.line = 0
+	}
+	return p
 }
 
 // topInline is die_find_top_inlinefunc: the outermost inlined subroutine
