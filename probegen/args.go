@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // argEnv is what turning perf probe arguments into fetchargs needs besides
@@ -23,6 +24,24 @@ type argEnv struct {
 	addr uint64 // the probe address being converted (uprobe offsets are relative to it)
 	// notes collects what dwprobe did differently from perf, for stderr.
 	notes []string
+	// dial is the target kernel's dialect (dialect), once known.
+	dial *tracefs.Dialect
+}
+
+// dialect is the dialect of the kernel the definitions are for: the one
+// the vmlinux says it is, or for uprobes (and a kernel whose version
+// can't be read) the machine's registers with the types left unchecked.
+func (e *argEnv) dialect() tracefs.Dialect {
+	if e.dial == nil {
+		d := tracefs.Dialect{Machine: e.m}
+		if !e.user && e.f != nil {
+			if major, minor, ok := e.f.KernelVersion(); ok {
+				d = tracefs.KernelDialect(e.m, major, minor)
+			}
+		}
+		e.dial = &d
+	}
+	return *e.dial
 }
 
 // isCVarName is perf's is_c_varname: a C variable (to look up in DWARF)
@@ -47,8 +66,8 @@ func (e *argEnv) checkArg(a Arg) error {
 	bad := func(format string, v ...any) error {
 		return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 	}
-	if a.Type != "" && !validType(a.Type) {
-		return bad("unknown type %q (use u8..u64, s8..s64, x8..x64, string, ustring, symbol, b<width>@<shift>/<bits>, or u/s/x)", a.Type)
+	if d := e.dialect(); a.Type != "" && !perfCast(a.Type) && !d.HasType(a.Type) {
+		return bad("unknown type %q (%s has %s; perf adds u/s/x)", a.Type, d.From, d.Types())
 	}
 	switch {
 	case a.Expr == "$vars" || a.Expr == "$params":
@@ -74,26 +93,8 @@ func (e *argEnv) checkArg(a Arg) error {
 	return nil
 }
 
-var (
-	reBitfield = regexp.MustCompile(`^b([0-9]+)@([0-9]+)/(8|16|32|64)$`)
-	reBasic    = regexp.MustCompile(`^(u8|u16|u32|u64|s8|s16|s32|s64|x8|x16|x32|x64|string|ustring|symbol|symstr)(\[[0-9]+\])?$`)
-)
-
-// validType accepts the kernel's fetch types (kernel/trace/trace_probe.c)
-// and perf's u/s/x casts.
-func validType(t string) bool {
-	switch t {
-	case "u", "s", "x":
-		return true
-	}
-	if m := reBitfield.FindStringSubmatch(t); m != nil {
-		w, _ := strconv.Atoi(m[1])
-		o, _ := strconv.Atoi(m[2])
-		c, _ := strconv.Atoi(m[3])
-		return w > 0 && w+o <= c
-	}
-	return reBasic.MatchString(t)
-}
+// perfCast is perf's signedness cast: the size comes from debuginfo.
+func perfCast(t string) bool { return t == "u" || t == "s" || t == "x" }
 
 // checkCExpr checks the member/index syntax of VAR(->M|.M|[N])*.
 func checkCExpr(s string) error {
@@ -177,11 +178,11 @@ func (e *argEnv) checkRaw(s string) error {
 		return fmt.Errorf("unknown special variable %q", s)
 	case strings.HasPrefix(s, "%"):
 		m := reRawReg.FindStringSubmatch(s)
-		if m == nil || !KernelRegister(e.m, m[1]) {
-			if hint := regHint(e.m, s); hint != "" {
-				return fmt.Errorf("the kernel has no register %s on %s; it calls it %s", s, machineName(e.m), hint)
+		if m == nil || !tracefs.HasRegister(e.m, m[1]) {
+			if hint := tracefs.RegisterHint(e.m, s); hint != "" {
+				return fmt.Errorf("the kernel has no register %s on %s; it calls it %s", s, tracefs.MachineName(e.m), hint)
 			}
-			return fmt.Errorf("the kernel has no register %s on %s", s, machineName(e.m))
+			return fmt.Errorf("the kernel has no register %s on %s", s, tracefs.MachineName(e.m))
 		}
 		return nil
 	case strings.HasPrefix(s, `\`):
@@ -211,29 +212,6 @@ func (e *argEnv) checkRaw(s string) error {
 		return e.checkRaw(s[i+1 : len(s)-1])
 	}
 	return fmt.Errorf("cannot parse %q", s)
-}
-
-func machineName(m elf.Machine) string {
-	switch m {
-	case elf.EM_X86_64:
-		return "x86_64"
-	case elf.EM_AARCH64:
-		return "arm64"
-	}
-	return m.String()
-}
-
-// regHint suggests the kernel's name for a register written as an
-// assembler would (%rax on x86_64 is %ax; %eax also reads %ax).
-func regHint(m elf.Machine, s string) string {
-	n := strings.TrimPrefix(s, "%")
-	if m == elf.EM_X86_64 && len(n) == 3 && (n[0] == 'r' || n[0] == 'e') && KernelRegister(m, n[1:]) {
-		return "%" + n[1:]
-	}
-	if m == elf.EM_AARCH64 && len(n) >= 2 && n[0] == 'w' && KernelRegister(m, "x"+n[1:]) {
-		return "%x" + n[1:]
-	}
-	return ""
 }
 
 // fetch is a fetcharg under construction, perf's probe_trace_arg: a base
@@ -433,26 +411,10 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 	return "@" + name, int64(addr - start), nil
 }
 
-// argResult is one converted argument.
-type argResult struct {
-	name, fetch, typ string
-}
-
-func (r argResult) String() string {
-	s := r.fetch
-	if r.name != "" {
-		s = r.name + "=" + s
-	}
-	if r.typ != "" {
-		s += ":" + r.typ
-	}
-	return s
-}
-
 // argSlot is one argument of one point: converted, or missing there (the
 // variable is not in scope or has no usable location at that address).
 type argSlot struct {
-	res     argResult
+	res     tracefs.Arg
 	missing error
 	orig    int // index in the spec's arguments; -1 for a $vars/$params expansion
 }
@@ -524,13 +486,16 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 	return out, nil
 }
 
-// perfMagic is perf's probe_conf.magic_num: the immediate written for an
-// argument at the points of a probe where its variable does not exist, so
-// that every point of one event has the same arguments.
-const perfMagic = `\deade12d`
+// placeholder is the immediate written for an argument at the points of a
+// probe where its variable does not exist, so that every point of one
+// event has the same arguments: perf's probe_conf.magic_num, 0xdeade12d.
+// perf writes it as "\deade12d", which the kernel's str_to_immediate
+// refuses (a number must start with a digit or a sign), failing the whole
+// event; written as a number, the probe works and records the filler.
+const placeholder = `\0xdeade12d`
 
 // fillMissing is perf's fill_empty_trace_arg over the points of one spec:
-// an argument missing at some points is written there as perfMagic with
+// an argument missing at some points is written there as placeholder with
 // the type it has elsewhere; missing at every point, it is an error.
 func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 	type have struct {
@@ -550,7 +515,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 				byOrig[sl.orig] = h
 			}
 			if sl.missing == nil && !h.found {
-				h.typ, h.found = sl.res.typ, true
+				h.typ, h.found = sl.res.Type, true
 			}
 			if sl.missing != nil && h.err == nil {
 				h.err = sl.missing
@@ -567,33 +532,33 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			if !h.found {
 				return errors.Unwrap(h.err)
 			}
-			sl.res.fetch, sl.res.typ = perfMagic, h.typ
+			sl.res.Fetch, sl.res.Type = placeholder, h.typ
 			why := errors.Unwrap(sl.missing).Error()
 			var se *SyntaxError
 			if errors.As(sl.missing, &se) {
 				why = se.Msg
 			}
-			e.note(fmt.Sprintf("%s: at %s, %s; written as %s there, as perf does", e.spec, descr[p], why, perfMagic))
+			e.note(fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
 		}
 	}
 	return nil
 }
 
-// render names the arguments of one point (a repeated name gets _1, _2:
-// the kernel refuses duplicates) and writes them.
-func renderArgs(slots []argSlot) []string {
-	var out []string
+// renderArgs names the arguments of one point (a repeated name gets _1,
+// _2: the kernel refuses duplicates).
+func renderArgs(slots []argSlot) []tracefs.Arg {
+	var out []tracefs.Arg
 	used := map[string]bool{}
 	for _, sl := range slots {
 		r := sl.res
-		if r.name != "" {
-			base := r.name
-			for n := 1; used[r.name]; n++ {
-				r.name = base + "_" + strconv.Itoa(n)
+		if r.Name != "" {
+			base := r.Name
+			for n := 1; used[r.Name]; n++ {
+				r.Name = base + "_" + strconv.Itoa(n)
 			}
-			used[r.name] = true
+			used[r.Name] = true
 		}
-		out = append(out, r.String())
+		out = append(out, r)
 	}
 	return out
 }
@@ -611,28 +576,28 @@ func (e *argEnv) argErr(a Arg, format string, v ...any) error {
 	return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 }
 
-func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (argResult, error) {
+func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	if !isCVarName(a.Expr) {
-		return argResult{name: a.Name, fetch: a.Expr, typ: a.Type}, nil
+		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
 	}
 	if sc == nil {
-		return argResult{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
+		return tracefs.Arg{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
 	}
 	e.addr = sc.Addr
 	vname, fields, err := splitFields(a.Expr)
 	if err != nil {
-		return argResult{}, e.argErr(a, "%v", err)
+		return tracefs.Arg{}, e.argErr(a, "%v", err)
 	}
-	r := argResult{name: a.Name}
-	if r.name == "" {
-		r.name = vname
+	r := tracefs.Arg{Name: a.Name}
+	if r.Name == "" {
+		r.Name = vname
 		for _, fl := range fields {
 			if !fl.isIdx {
-				r.name = fl.name
+				r.Name = fl.name
 			}
 		}
 		if len(fields) == 0 && a.Type != "" {
-			r.name = SanitizeArgName(vname + "_" + a.Type)
+			r.Name = tracefs.SanitizeName(tracefs.ArgName, vname+"_"+a.Type)
 		}
 	}
 	v, ok := sc.Lookup(vname)
@@ -645,23 +610,23 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (argResult, error) {
 		if errors.Is(err, dwarfres.ErrNoLocation) || errors.Is(err, dwarfres.ErrLocation) {
 			return r, &missingError{lerr}
 		}
-		return argResult{}, lerr
+		return tracefs.Arg{}, lerr
 	}
 	f, err := e.fromLoc(loc)
 	if err != nil {
-		return argResult{}, e.argErr(a, "%s (DIE %#x): %v", vname, v.Offset(), err)
+		return tracefs.Arg{}, e.argErr(a, "%s (DIE %#x): %v", vname, v.Offset(), err)
 	}
 	cur := v
 	for _, fl := range fields {
 		if cur, err = e.step(f, cur, fl, a.User); err != nil {
-			return argResult{}, e.argErr(a, "%v", err)
+			return tracefs.Arg{}, e.argErr(a, "%v", err)
 		}
 	}
-	if r.typ, err = e.typeOf(f, cur, a.Type, a.User); err != nil {
-		return argResult{}, e.argErr(a, "%v", err)
+	if r.Type, err = e.typeOf(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, e.argErr(a, "%v", err)
 	}
-	if r.fetch, err = f.String(); err != nil {
-		return argResult{}, e.argErr(a, "%s: %v", a.Expr, err)
+	if r.Fetch, err = f.String(); err != nil {
+		return tracefs.Arg{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, nil
 }
@@ -871,19 +836,4 @@ func (e *argEnv) typeOf(f *fetch, cur dwarfres.Entry, cast string, user bool) (s
 		bits = 64
 	}
 	return prefix + strconv.FormatInt(bits, 10), nil
-}
-
-// SanitizeArgName makes a synthesized argument name (perf's VAR_TYPE) a C
-// identifier the kernel accepts: other bytes become '_'.
-func SanitizeArgName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '_'
-		}
-	}
-	if len(b) > MaxArgNameLen {
-		b = b[:MaxArgNameLen]
-	}
-	return string(b)
 }

@@ -31,19 +31,3 @@ func TestDWARFRegister(t *testing.T) {
 		}
 	}
 }
-
-func TestKernelRegister(t *testing.T) {
-	for _, c := range []struct {
-		m    elf.Machine
-		name string
-		want bool
-	}{
-		{elf.EM_X86_64, "ax", true}, {elf.EM_X86_64, "rax", false}, {elf.EM_X86_64, "r15", true},
-		{elf.EM_X86_64, "x0", false}, {elf.EM_AARCH64, "x0", true}, {elf.EM_AARCH64, "x31", false},
-		{elf.EM_AARCH64, "sp", true}, {elf.EM_AARCH64, "ax", false},
-	} {
-		if got := KernelRegister(c.m, c.name); got != c.want {
-			t.Errorf("KernelRegister(%v, %q) = %v", c.m, c.name, got)
-		}
-	}
-}

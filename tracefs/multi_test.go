@@ -15,7 +15,7 @@ func TestAddMulti(t *testing.T) {
 	root := fakeTree(t, map[string]string{"uprobe_events": existing})
 	fsys, k := newFake(t, root, true)
 	defs := []string{"p:dw/a /bin/x:0x10", "p:dw/b /bin/x:0x20", "p:dw/a /bin/x:0x30"}
-	evs, err := fsys.AddMulti(UProbe, defs)
+	evs, err := fsys.AddMulti(parsed(t, UProbe, defs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,10 +30,10 @@ func TestAddMulti(t *testing.T) {
 		t.Errorf("wrote %q, want %q", cmds, defs)
 	}
 	// dw/a exists now: a batch may not extend it.
-	if _, err := fsys.AddMulti(UProbe, []string{"p:dw/c /bin/x:0x10", "p:dw/a /bin/x:0x40"}); !errors.Is(err, ErrEventExists) {
+	if _, err := fsys.AddMulti(parsed(t, UProbe, "p:dw/c /bin/x:0x10", "p:dw/a /bin/x:0x40")); !errors.Is(err, ErrEventExists) {
 		t.Errorf("AddMulti onto an existing event: %v, want ErrEventExists", err)
 	}
-	if _, err := fsys.Add(UProbe, []string{"p:dw/d /bin/x:0x10", "p:dw/d /bin/x:0x20"}); !errors.Is(err, ErrEventExists) {
+	if _, err := fsys.Add(parsed(t, UProbe, "p:dw/d /bin/x:0x10", "p:dw/d /bin/x:0x20")); !errors.Is(err, ErrEventExists) {
 		t.Errorf("Add with a repeated name: %v, want ErrEventExists", err)
 	}
 	if calls := k.takeCalls(); len(calls) != 0 {
@@ -47,7 +47,7 @@ func TestAddMultiRollback(t *testing.T) {
 	root := fakeTree(t, map[string]string{"uprobe_events": existing})
 	fsys, k := newFake(t, root, true)
 	k.rejectNth, k.rejectAt, k.reason = 3, "x=", "Argument type or name is different"
-	_, err := fsys.AddMulti(UProbe, []string{"p:dw/a /bin/x:0x10 x=%di", "p:dw/b /bin/x:0x20", "p:dw/a /bin/x:0x30 x=%si:u8", "p:dw/c /bin/x:0x40"})
+	_, err := fsys.AddMulti(parsed(t, UProbe, "p:dw/a /bin/x:0x10 x=%di", "p:dw/b /bin/x:0x20", "p:dw/a /bin/x:0x30 x=%si:u8", "p:dw/c /bin/x:0x40"))
 	var werr *WriteError
 	if !errors.As(err, &werr) || werr.Index != 2 || werr.Rollback != nil || werr.Log == nil || werr.Log.Reason != "Argument type or name is different" {
 		t.Fatalf("AddMulti = %v", err)
@@ -94,7 +94,7 @@ func TestOpenWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fsys.Add(KProbe, []string{"p:g/e vfs_read"}); err != nil {
+	if _, err := fsys.Add(parsed(t, KProbe, "p:g/e vfs_read")); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"kprobe_events: p:g/e vfs_read"}; !reflect.DeepEqual(got, want) {

@@ -28,9 +28,9 @@ type FS struct {
 	root     string
 	lockPath string
 
-	// write performs one open(2) of path with O_WRONLY|flag and one
+	// writeFile performs one open(2) of path with O_WRONLY|flag and one
 	// write(2) of data. Tests replace it to play the kernel's part.
-	write func(path string, flag int, data []byte) error
+	writeFile func(path string, flag int, data []byte) error
 }
 
 // Root returns the directory FS reads and writes.
@@ -64,12 +64,12 @@ func OpenWith(root string, write WriteFunc) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.write = write
+	t.writeFile = write
 	return t, nil
 }
 
 func newFS(root, lockPath string) *FS {
-	return &FS{root: root, lockPath: lockPath, write: sysWrite}
+	return &FS{root: root, lockPath: lockPath, writeFile: sysWrite}
 }
 
 // Find returns the system's tracefs: /sys/kernel/tracing, else
@@ -208,7 +208,7 @@ func (t *FS) lock() (unlock func(), err error) {
 	return func() { unix.Close(fd) }, nil
 }
 
-// Flags for FS.write.
+// Flags for FS.writeFile.
 const (
 	// appendFlag is for kprobe_events and uprobe_events: never truncate
 	// (O_TRUNC on them deletes every probe of the kind).
