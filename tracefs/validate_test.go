@@ -67,7 +67,9 @@ func TestEventValidate(t *testing.T) {
 		{"unnamed then other name", func(e *Event) { e.Args = args("%ax", "arg1x=%bx") }, nil, ""},
 		{"placeholder", func(e *Event) { e.Args = args(`flags=\0xdeade12d:s32`, `\-100`, `\+7`, `\017`) }, nil, ""},
 		{"immediate string", func(e *Event) { e.Args = args(`s=\"a:b"`, `t=\""`) }, nil, ""},
-		{"derefs", func(e *Event) { e.Args = args("a=+u8(-16(%sp)):s8[2]", "b=@jiffies", "c=@0x1000", "d=+0(@init_task+8)") }, nil, ""},
+		{"derefs", func(e *Event) {
+			e.Args = args("a=+u8(-16(%sp)):s8[2]", "b=@jiffies", "c=@0x1000", "d=+0(@init_task+8)")
+		}, nil, ""},
 		{"vars", func(e *Event) { e.Args = args("$stack", "$stack3", "$comm", "c=$COMM:string") }, nil, ""},
 		{"$arg at entry", func(e *Event) { e.Target, e.Args = "vfs_read+0", args("$arg1", "x=$arg12:u32") }, nil, ""},
 		{"$arg at bare symbol", func(e *Event) { e.Target, e.Args = "vfs_read", args("$arg1") }, nil, ""},
