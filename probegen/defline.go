@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -56,6 +57,9 @@ func (e *argEnv) defErr(err error, slot argSlot, args []Arg, target string) erro
 			}
 		}
 	}
-	return &SyntaxError{Spec: e.spec, Col: a.Col, Err: tracefs.ErrBadDefinition,
-		Msg: de.Msg + " (at " + target + ")"}
+	msg := de.Msg
+	if !strings.Contains(msg, target) {
+		msg += " (at " + target + ")"
+	}
+	return &SyntaxError{Spec: e.spec, Col: a.Col, Err: tracefs.ErrBadDefinition, Msg: msg}
 }
