@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,18 +73,22 @@ func newFS(root, lockPath string) *FS {
 	return &FS{root: root, lockPath: lockPath, writeFile: sysWrite}
 }
 
-// Find returns the system's tracefs: /sys/kernel/tracing, else
-// /sys/kernel/debug/tracing. If neither is mounted and the process runs as
-// root, it mounts tracefs on /sys/kernel/tracing (what perf does through
-// libapi); otherwise the error, wrapping ErrNotMounted, says what to run.
-// An existing tracefs this process may not read is ErrPermission.
+// Find returns the system's tracefs: where /proc/self/mountinfo says a
+// tracefs (or a debugfs's tracing directory) is mounted, else
+// /sys/kernel/tracing, else /sys/kernel/debug/tracing. If none is mounted
+// and the process runs as root, it mounts tracefs on /sys/kernel/tracing
+// (what perf does through libapi); otherwise the error, wrapping
+// ErrNotMounted, says what to run. An existing tracefs this process may
+// not read is ErrPermission. The search runs once per process.
 func Find() (*FS, error) {
-	root, err := find(hostSystem{})
+	root, err := findOnce()
 	if err != nil {
 		return nil, err
 	}
 	return newFS(root, DefaultLockPath()), nil
 }
+
+var findOnce = sync.OnceValues(func() (string, error) { return find(hostSystem{}) })
 
 // system is what find needs from the host, so its decisions can be tested.
 type system interface {
@@ -91,6 +96,7 @@ type system interface {
 	hasReadme(dir string) error
 	euid() int
 	mountTracefs(dir string) error
+	mountinfo() (string, error)
 }
 
 type hostSystem struct{}
@@ -100,6 +106,10 @@ func (hostSystem) hasReadme(dir string) error            { return hasReadme(dir)
 func (hostSystem) euid() int                             { return unix.Geteuid() }
 func (hostSystem) mountTracefs(dir string) error {
 	return unix.Mount("nodev", dir, "tracefs", 0, "")
+}
+func (hostSystem) mountinfo() (string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	return string(b), err
 }
 
 func find(sys system) (string, error) {
@@ -120,7 +130,11 @@ func find(sys system) (string, error) {
 		}
 		return true, nil
 	}
-	for _, dir := range []string{tracingDir, debugTracingDir} {
+	var dirs []string
+	if text, err := sys.mountinfo(); err == nil {
+		dirs = mountedDirs(text)
+	}
+	for _, dir := range append(dirs, tracingDir, debugTracingDir) {
 		ok, err := mounted(dir)
 		if err != nil || ok {
 			return dir, err
