@@ -19,10 +19,10 @@ const (
 	bootCmdMax = 256 - 2
 )
 
-// BootconfigKey is the key of a boot-time kprobe event's probes. perf 6.1
+// bootconfigKey is the key of a boot-time kprobe event's probes. perf 6.1
 // writes "probe", which the kernel does not read (trace_boot.c reads
 // "probes"), so its output defines nothing.
-const BootconfigKey = "probes"
+const bootconfigKey = "probes"
 
 // Bootconfig renders kprobe definitions as the kernel's boot-time tracing
 // reads them from a bootconfig (Documentation/trace/boottime-trace.rst),
@@ -34,7 +34,7 @@ const BootconfigKey = "probes"
 // one line per event, its probes joined with ", ". Boot-time events are all
 // in group "kprobes", so each definition's group is dropped (notes say so
 // for a group other than "probe", as perf warns). Unlike perf 6.1, the key
-// is the "probes" the kernel reads (BootconfigKey), a return probe keeps its
+// is the "probes" the kernel reads (bootconfigKey), a return probe keeps its
 // return-ness as "SYM+0%return" (perf drops it, making an entry probe), and
 // the definitions of one event are joined even when they are not adjacent
 // (a bootconfig may not define a key twice).
@@ -83,7 +83,7 @@ func Bootconfig(defs []tracefs.Event) (text string, notes []string, err error) {
 	}
 	var b strings.Builder
 	for _, ev := range order {
-		fmt.Fprintf(&b, "ftrace.event.kprobes.%s.%s = %s\n", ev, BootconfigKey, strings.Join(values[ev], ", "))
+		fmt.Fprintf(&b, "ftrace.event.kprobes.%s.%s = %s\n", ev, bootconfigKey, strings.Join(values[ev], ", "))
 	}
 	return b.String(), notes, nil
 }

@@ -112,8 +112,8 @@ func NewNamer(existing []string) *Namer {
 	return n
 }
 
-// Has reports whether name is taken.
-func (n *Namer) Has(name string) bool {
+// has reports whether name is taken.
+func (n *Namer) has(name string) bool {
 	_, ok := n.taken[name]
 	return ok
 }
@@ -142,7 +142,7 @@ func (n *Namer) Peek(base string, allowSuffix bool) (string, error) {
 	if err := tracefs.ValidateName(tracefs.EventName, base); err != nil {
 		return "", err
 	}
-	if !n.Has(base) {
+	if !n.has(base) {
 		return base, nil
 	}
 	if !allowSuffix {
@@ -154,7 +154,7 @@ func (n *Namer) Peek(base string, allowSuffix bool) (string, error) {
 		if err := tracefs.ValidateName(tracefs.EventName, name); err != nil {
 			return "", err
 		}
-		if !n.Has(name) {
+		if !n.has(name) {
 			return name, nil
 		}
 	}

@@ -117,7 +117,7 @@ func TestNamer(t *testing.T) {
 				if got != c.want || !errors.Is(err, c.err) || (err == nil) != (c.err == nil) {
 					t.Errorf("Next(%q, %v) = %q, %v; want %q, %v", c.base, c.allowSuffix, got, err, c.want, c.err)
 				}
-				if err == nil && !n.Has(got) {
+				if err == nil && !n.has(got) {
 					t.Errorf("Next did not take %q", got)
 				}
 			}
@@ -150,7 +150,7 @@ func TestNamerPeek(t *testing.T) {
 			t.Fatalf("Peek = %q, %v", got, err)
 		}
 	}
-	if n.Has("getname_flags_1") {
+	if n.has("getname_flags_1") {
 		t.Errorf("Peek took the name")
 	}
 	n.Add("getname_flags_1")

@@ -94,13 +94,13 @@ func (f *fetch) member(off int64, user bool) error {
 func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 	switch loc.Kind {
 	case dwarfres.LocReg:
-		r, err := DWARFRegister(e.m, loc.Reg)
+		r, err := dwarfRegister(e.m, loc.Reg)
 		if err != nil {
 			return nil, err
 		}
 		return &fetch{base: r}, nil
 	case dwarfres.LocRegOffset:
-		r, err := DWARFRegister(e.m, loc.Reg)
+		r, err := dwarfRegister(e.m, loc.Reg)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +126,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 			}
 			return f, nil
 		}
-		r, err := DWARFRegister(e.m, loc.Reg)
+		r, err := dwarfRegister(e.m, loc.Reg)
 		if err != nil {
 			return nil, err
 		}

@@ -19,9 +19,9 @@ var regTables = map[elf.Machine]*regTable{}
 
 func register(m elf.Machine, t *regTable) { regTables[m] = t }
 
-// DWARFRegister returns the fetcharg name ("%di") of DWARF register n on
+// dwarfRegister returns the fetcharg name ("%di") of DWARF register n on
 // machine m. It wraps ErrNotSupported for an unknown machine or register.
-func DWARFRegister(m elf.Machine, n uint64) (string, error) {
+func dwarfRegister(m elf.Machine, n uint64) (string, error) {
 	t, ok := regTables[m]
 	if !ok {
 		return "", fmt.Errorf("machine %v: %w", m, ErrNotSupported)

@@ -136,7 +136,7 @@ func TestLiveUprobe(t *testing.T) {
 	if got := listed(t, fsys, group); len(got) != 1 || got[0] != group+":fn" {
 		t.Errorf("listed %q", got)
 	}
-	if ok, err := fsys.Exists(UProbe, group, "fn"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, group, "fn"); !ok || err != nil {
 		t.Errorf("Exists = %v, %v", ok, err)
 	}
 	if _, err := fsys.Add(parsed(t, UProbe, def)); !errors.Is(err, ErrEventExists) {

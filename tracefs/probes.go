@@ -56,12 +56,12 @@ func (t *FS) list(kind Kind, path string) ([]Event, error) {
 	return parseListing(kind, string(b))
 }
 
-// Exists reports whether Add(kind, …) would refuse GROUP/EVENT with
+// exists reports whether Add would refuse GROUP/EVENT of kind with
 // ErrEventExists: the name is in kind's listing, or events/GROUP/EVENT
 // exists (kprobes, uprobes, tracepoints and every other trace event share
 // that namespace). The answer can be stale by the time Add runs; Add
 // checks again under its lock.
-func (t *FS) Exists(kind Kind, group, event string) (bool, error) {
+func (t *FS) exists(kind Kind, group, event string) (bool, error) {
 	if !isName(group, true) || !isName(event, false) {
 		return false, fmt.Errorf("%w: %q/%q is not a valid event name", ErrBadDefinition, group, event)
 	}

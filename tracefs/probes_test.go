@@ -192,16 +192,16 @@ func TestAddRefusesBeforeWriting(t *testing.T) {
 	if got := readFile(t, root, "uprobe_events"); got != existing {
 		t.Errorf("uprobe_events changed:\n%s", got)
 	}
-	if ok, err := fsys.Exists(UProbe, "probe_app", "work"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "probe_app", "work"); !ok || err != nil {
 		t.Errorf("Exists(probe_app/work) = %v, %v", ok, err)
 	}
-	if ok, err := fsys.Exists(UProbe, "sched", "sched_switch"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "sched", "sched_switch"); !ok || err != nil {
 		t.Errorf("Exists(sched/sched_switch) = %v, %v", ok, err)
 	}
-	if ok, err := fsys.Exists(UProbe, "dw", "e1"); ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "dw", "e1"); ok || err != nil {
 		t.Errorf("Exists(dw/e1) = %v, %v", ok, err)
 	}
-	if _, err := fsys.Exists(UProbe, "..", "x"); !errors.Is(err, ErrBadDefinition) {
+	if _, err := fsys.exists(UProbe, "..", "x"); !errors.Is(err, ErrBadDefinition) {
 		t.Errorf("Exists(../x): %v", err)
 	}
 }

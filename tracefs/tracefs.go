@@ -38,7 +38,7 @@ type FS struct {
 func (t *FS) Root() string { return t.root }
 
 // Open returns the tracefs at root, which must hold a README file. Add and
-// Delete lock DefaultLockPath() if root is a mounted tracefs or debugfs,
+// Delete lock defaultLockPath() if root is a mounted tracefs or debugfs,
 // and root/.dwprobe.lock otherwise (a directory standing in for tracefs in
 // tests). Errors wrap ErrNotMounted or ErrPermission.
 func Open(root string) (*FS, error) {
@@ -47,7 +47,7 @@ func Open(root string) (*FS, error) {
 	}
 	lock := filepath.Join(root, ".dwprobe.lock")
 	if magic, err := statfsMagic(root); err == nil && isTracefsMagic(magic) {
-		lock = DefaultLockPath()
+		lock = defaultLockPath()
 	}
 	return newFS(root, lock), nil
 }
@@ -85,7 +85,7 @@ func Find() (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newFS(root, DefaultLockPath()), nil
+	return newFS(root, defaultLockPath()), nil
 }
 
 var findOnce = sync.OnceValues(func() (string, error) { return find(hostSystem{}) })
@@ -181,10 +181,10 @@ func hasReadme(dir string) error {
 	return err
 }
 
-// DefaultLockPath is the lock file that serialises the Add and Delete of
+// defaultLockPath is the lock file that serialises the Add and Delete of
 // every dwprobe process: /run/lock/dwprobe.lock, or dwprobe.lock in
 // $XDG_RUNTIME_DIR or the temporary directory if there is no /run/lock.
-func DefaultLockPath() string {
+func defaultLockPath() string {
 	if st, err := os.Stat("/run/lock"); err == nil && st.IsDir() {
 		return "/run/lock/dwprobe.lock"
 	}
