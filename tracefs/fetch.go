@@ -144,10 +144,7 @@ func (e Event) memProblem(s string) string {
 
 // derefProblem checks +|-[u]OFFS(FETCHARG).
 func (e Event) derefProblem(s string) (string, int) {
-	rest := s[1:]
-	if strings.HasPrefix(rest, "u") {
-		rest = rest[1:]
-	}
+	rest := strings.TrimPrefix(s[1:], "u")
 	i := strings.IndexByte(rest, '(')
 	if i < 0 {
 		return "dereference " + strconv.Quote(s) + " needs (FETCHARG)", 0
