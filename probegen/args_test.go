@@ -6,21 +6,6 @@ import (
 	"testing"
 )
 
-func TestValidType(t *testing.T) {
-	for _, tt := range []struct {
-		in string
-		ok bool
-	}{
-		{"u8", true}, {"s64", true}, {"x16", true}, {"string", true}, {"ustring", true}, {"symbol", true},
-		{"u", true}, {"s", true}, {"x", true}, {"b3@0/32", true}, {"b6@26/32", true}, {"u32[4]", true},
-		{"u7", false}, {"foo", false}, {"b33@0/32", false}, {"b4@30/32", false}, {"b3@0/24", false}, {"", false}, {"x128", false},
-	} {
-		if got := validType(tt.in); got != tt.ok {
-			t.Errorf("validType(%q) = %v, want %v", tt.in, got, tt.ok)
-		}
-	}
-}
-
 func TestSplitFields(t *testing.T) {
 	for _, tt := range []struct {
 		in, v, fields, err string
@@ -174,19 +159,6 @@ func TestFetchSteps(t *testing.T) {
 	c := fetch{base: `\1`, imm: true}
 	if err := c.load(0, false); err == nil {
 		t.Error("a constant was dereferenced")
-	}
-}
-
-func TestSanitizeArgName(t *testing.T) {
-	for in, want := range map[string]string{
-		"count_u8":              "count_u8",
-		"buf_u32[4]":            "buf_u32_4_",
-		"x_b3@0/32":             "x_b3_0_32",
-		strings.Repeat("a", 40): strings.Repeat("a", MaxArgNameLen),
-	} {
-		if got := SanitizeArgName(in); got != want {
-			t.Errorf("SanitizeArgName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -3,6 +3,8 @@ package probegen
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // Limits of boot-time kprobe events (Linux 6.1 kernel/trace/trace_boot.c
@@ -17,10 +19,10 @@ const (
 	bootCmdMax = 256 - 2
 )
 
-// BootconfigKey is the key of a boot-time kprobe event's probes. perf 6.1
+// bootconfigKey is the key of a boot-time kprobe event's probes. perf 6.1
 // writes "probe", which the kernel does not read (trace_boot.c reads
 // "probes"), so its output defines nothing.
-const BootconfigKey = "probes"
+const bootconfigKey = "probes"
 
 // Bootconfig renders kprobe definitions as the kernel's boot-time tracing
 // reads them from a bootconfig (Documentation/trace/boottime-trace.rst),
@@ -32,15 +34,15 @@ const BootconfigKey = "probes"
 // one line per event, its probes joined with ", ". Boot-time events are all
 // in group "kprobes", so each definition's group is dropped (notes say so
 // for a group other than "probe", as perf warns). Unlike perf 6.1, the key
-// is the "probes" the kernel reads (BootconfigKey), a return probe keeps its
+// is the "probes" the kernel reads (bootconfigKey), a return probe keeps its
 // return-ness as "SYM+0%return" (perf drops it, making an entry probe), and
 // the definitions of one event are joined even when they are not adjacent
 // (a bootconfig may not define a key twice).
 //
 // It refuses uprobes and MAXACTIVE (the boot-time syntax has neither),
 // event names the kernel would cut, and commands longer than its buffer.
-// Errors wrap ErrBadDefinition.
-func Bootconfig(defs []Def) (text string, notes []string, err error) {
+// Errors wrap tracefs.ErrBadDefinition.
+func Bootconfig(defs []tracefs.Event) (text string, notes []string, err error) {
 	var order []string
 	values := map[string][]string{}
 	warned := map[string]bool{}
@@ -49,39 +51,39 @@ func Bootconfig(defs []Def) (text string, notes []string, err error) {
 			return "", nil, err
 		}
 		switch {
-		case strings.HasPrefix(d.Target, "/"):
-			return "", nil, fmt.Errorf("%w: %s: bootconfig defines kprobes only, not uprobes", ErrBadDefinition, d)
+		case d.Kind == tracefs.UProbe:
+			return "", nil, fmt.Errorf("%w: %s: bootconfig defines kprobes only, not uprobes", tracefs.ErrBadDefinition, d)
 		case d.MaxActive != 0:
-			return "", nil, fmt.Errorf("%w: %s: bootconfig has no MAXACTIVE", ErrBadDefinition, d)
-		case len(d.Event) > bootEventNameMax:
-			return "", nil, fmt.Errorf("%w: event name %q is %d bytes; boot-time tracing cuts it to %d", ErrBadDefinition, d.Event, len(d.Event), bootEventNameMax)
+			return "", nil, fmt.Errorf("%w: %s: bootconfig has no MAXACTIVE", tracefs.ErrBadDefinition, d)
+		case len(d.Name) > bootEventNameMax:
+			return "", nil, fmt.Errorf("%w: event name %q is %d bytes; boot-time tracing cuts it to %d", tracefs.ErrBadDefinition, d.Name, len(d.Name), bootEventNameMax)
 		}
 		if d.Group != "" && d.Group != DefaultGroup && !warned[d.Group] {
 			warned[d.Group] = true
 			notes = append(notes, fmt.Sprintf("group %s is ignored: boot-time kprobe events are all in group kprobes", d.Group))
 		}
 		v := d.Target
-		if d.Return {
+		if d.Return() {
 			v += "%return"
 		}
 		for _, a := range d.Args {
-			v += " " + a
+			v += " " + a.String()
 		}
-		if n := len("p:kprobes/") + len(d.Event) + 1 + len(v); n > bootCmdMax {
-			return "", nil, fmt.Errorf("%w: %s: the boot-time command is %d bytes, at most %d fit trace_boot.c's buffer", ErrBadDefinition, d, n, bootCmdMax)
+		if n := len("p:kprobes/") + len(d.Name) + 1 + len(v); n > bootCmdMax {
+			return "", nil, fmt.Errorf("%w: %s: the boot-time command is %d bytes, at most %d fit trace_boot.c's buffer", tracefs.ErrBadDefinition, d, n, bootCmdMax)
 		}
 		q, err := bootQuote(v)
 		if err != nil {
-			return "", nil, fmt.Errorf("%w: %s: %v", ErrBadDefinition, d, err)
+			return "", nil, fmt.Errorf("%w: %s: %v", tracefs.ErrBadDefinition, d, err)
 		}
-		if _, ok := values[d.Event]; !ok {
-			order = append(order, d.Event)
+		if _, ok := values[d.Name]; !ok {
+			order = append(order, d.Name)
 		}
-		values[d.Event] = append(values[d.Event], q)
+		values[d.Name] = append(values[d.Name], q)
 	}
 	var b strings.Builder
 	for _, ev := range order {
-		fmt.Fprintf(&b, "ftrace.event.kprobes.%s.%s = %s\n", ev, BootconfigKey, strings.Join(values[ev], ", "))
+		fmt.Fprintf(&b, "ftrace.event.kprobes.%s.%s = %s\n", ev, bootconfigKey, strings.Join(values[ev], ", "))
 	}
 	return b.String(), notes, nil
 }

@@ -1,8 +1,10 @@
 // Package probegen parses perf probe 6.1 probe commands, names the events
-// the way perf does, and builds kprobe_events / uprobe_events lines.
+// the way perf does, and builds their definitions as tracefs.Event values
+// (the kernel's language is tracefs's: its printer, its validator, its
+// name rules).
 //
 // Nothing here touches the system: every function is pure, so the grammar
-// and the naming rules can be tested exhaustively without tracefs.
+// and the naming rules can be tested exhaustively without a kernel.
 package probegen
 
 import (
@@ -11,28 +13,13 @@ import (
 )
 
 // Sentinel errors. Functions in this package return errors that wrap one of
-// these, so callers can branch with errors.Is without parsing messages.
+// these, or one of tracefs's for what the kernel's language refuses (bad
+// names, definitions, a taken event name), so callers can branch with
+// errors.Is without parsing messages.
 var (
 	// ErrSyntax is wrapped by every *SyntaxError: the probe command does not
 	// follow the perf probe grammar (or breaks one of its exclusion rules).
 	ErrSyntax = errors.New("syntax error")
-
-	// ErrBadEventName reports an event name that the kernel would refuse:
-	// empty, 64 bytes or longer, or not a C identifier.
-	ErrBadEventName = errors.New("bad event name")
-
-	// ErrBadGroupName reports a group name that perf would refuse:
-	// empty, 64 bytes or longer, or not a C identifier.
-	ErrBadGroupName = errors.New("bad group name")
-
-	// ErrBadArgName reports an argument NAME= that the kernel would refuse:
-	// not a C identifier, longer than 32 bytes, reserved or duplicated.
-	ErrBadArgName = errors.New("bad argument name")
-
-	// ErrEventExists is returned by Namer when the wanted name is taken and
-	// no numeric suffix may be added (perf's "event already exists",
-	// overridden by perf probe -f).
-	ErrEventExists = errors.New("event already exists")
 
 	// ErrTooManyEvents is returned by Namer when name_1 ... name_1023 are all
 	// taken (perf's MAX_EVENT_INDEX).
@@ -41,11 +28,6 @@ var (
 	// ErrNotSupported marks valid perf syntax that dwprobe does not
 	// implement, such as SDT and cached events (%[PROVIDER:]EVENT).
 	ErrNotSupported = errors.New("not supported")
-
-	// ErrBadDefinition reports a kprobe_events / uprobe_events line that the
-	// kernel would reject or misread (whitespace inside a field, a '#' that
-	// starts a comment, a newline that starts a new command, ...).
-	ErrBadDefinition = errors.New("bad probe definition")
 )
 
 // SyntaxError describes a problem in a probe command, with the 1-based
@@ -55,9 +37,9 @@ type SyntaxError struct {
 	Col  int    // 1-based byte column in Spec; len(Spec)+1 means "at the end"
 	Msg  string // lowercase, no trailing period
 
-	// Err optionally names a more specific sentinel (ErrBadEventName,
-	// ErrBadGroupName, ErrBadArgName, ErrNotSupported); errors.Is matches it
-	// as well as ErrSyntax.
+	// Err optionally names a more specific sentinel (tracefs's
+	// ErrBadEventName, ErrBadGroupName, ErrBadArgName or ErrBadDefinition,
+	// ErrNotSupported); errors.Is matches it as well as ErrSyntax.
 	Err error
 }
 

@@ -5,15 +5,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // DefaultGroup is the group perf uses for kprobes when none is given.
 // Uprobes default to ExecGroup(binary) instead.
 const DefaultGroup = "probe"
-
-// MaxNameLen is the kernel's MAX_EVENT_NAME_LEN: event and group names must
-// be strictly shorter.
-const MaxNameLen = 64
 
 // maxEventIndex is perf's MAX_EVENT_INDEX: suffixes run from _1 to _1023.
 const maxEventIndex = 1024
@@ -83,7 +81,7 @@ func ExecGroup(binary string) (string, error) {
 		i++
 	}
 	g := DefaultGroup + "_" + b[:i]
-	if err := ValidateGroup(g); err != nil {
+	if err := tracefs.ValidateName(tracefs.GroupName, g); err != nil {
 		return "", err
 	}
 	return g, nil
@@ -114,8 +112,8 @@ func NewNamer(existing []string) *Namer {
 	return n
 }
 
-// Has reports whether name is taken.
-func (n *Namer) Has(name string) bool {
+// has reports whether name is taken.
+func (n *Namer) has(name string) bool {
 	_, ok := n.taken[name]
 	return ok
 }
@@ -135,90 +133,32 @@ func (n *Namer) Next(base string, allowSuffix bool) (string, error) {
 // Peek returns the name Next would return, without taking it. base is
 // normally EventBase's result. If base is taken and allowSuffix is false
 // (perf probe without -f, first probe of a spec) the error wraps
-// ErrEventExists. As in perf 6.1 a suffix replaces a trailing "__return"
+// tracefs.ErrEventExists. As in perf 6.1 a suffix replaces a trailing "__return"
 // rather than following it: "vfs_read__return" gives "vfs_read_1". A name
-// that is not a valid event name wraps ErrBadEventName (perf's "Internal
+// that is not a valid event name wraps tracefs.ErrBadEventName (perf's "Internal
 // error: ... is an invalid event name"), and running out of suffixes wraps
 // ErrTooManyEvents.
 func (n *Namer) Peek(base string, allowSuffix bool) (string, error) {
-	if err := ValidateName(base); err != nil {
+	if err := tracefs.ValidateName(tracefs.EventName, base); err != nil {
 		return "", err
 	}
-	if !n.Has(base) {
+	if !n.has(base) {
 		return base, nil
 	}
 	if !allowSuffix {
-		return "", fmt.Errorf("%w: %s (delete it first, or allow a numbered duplicate)", ErrEventExists, base)
+		return "", fmt.Errorf("%w: %s (delete it first, or allow a numbered duplicate)", tracefs.ErrEventExists, base)
 	}
 	stem := strings.TrimSuffix(base, returnSuffix)
 	for i := 1; i < maxEventIndex; i++ {
 		name := stem + "_" + strconv.Itoa(i)
-		if err := ValidateName(name); err != nil {
+		if err := tracefs.ValidateName(tracefs.EventName, name); err != nil {
 			return "", err
 		}
-		if !n.Has(name) {
+		if !n.has(name) {
 			return name, nil
 		}
 	}
 	return "", fmt.Errorf("%w: %s_1 to %s_%d are all taken", ErrTooManyEvents, stem, stem, maxEventIndex-1)
-}
-
-// SanitizeName turns any string into a valid event name, so names derived
-// from symbols or file names never need a second check: each run of bytes
-// outside [A-Za-z0-9_] becomes one '_', a leading digit gets a '_' prefix,
-// and the result is cut to MaxNameLen-1 bytes. Only "" stays empty.
-func SanitizeName(s string) string {
-	b := make([]byte, 0, len(s)+1)
-	bad := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isNameChar(c) {
-			b = append(b, c)
-			bad = false
-		} else if !bad {
-			b = append(b, '_')
-			bad = true
-		}
-	}
-	if len(b) > 0 && isDigit(b[0]) {
-		b = append([]byte{'_'}, b...)
-	}
-	if len(b) > MaxNameLen-1 {
-		b = b[:MaxNameLen-1]
-	}
-	return string(b)
-}
-
-// ValidateName checks an event name against the kernel's rules (is_good_name
-// and MAX_EVENT_NAME_LEN), which are also perf's (is_c_func_name): non-empty,
-// shorter than 64 bytes, [A-Za-z_][A-Za-z0-9_]*. Errors wrap ErrBadEventName.
-func ValidateName(s string) error {
-	if msg := nameProblem(s); msg != "" {
-		return fmt.Errorf("%w %q: %s", ErrBadEventName, s, msg)
-	}
-	return nil
-}
-
-// ValidateGroup checks a group name with the same rules as ValidateName:
-// perf requires a C identifier (the kernel would also take '-'), and the
-// kernel requires fewer than 64 bytes. Errors wrap ErrBadGroupName.
-func ValidateGroup(s string) error {
-	if msg := nameProblem(s); msg != "" {
-		return fmt.Errorf("%w %q: %s", ErrBadGroupName, s, msg)
-	}
-	return nil
-}
-
-func nameProblem(s string) string {
-	switch {
-	case s == "":
-		return "empty"
-	case len(s) >= MaxNameLen:
-		return fmt.Sprintf("longer than %d bytes", MaxNameLen-1)
-	case !isCIdent(s):
-		return "must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)"
-	}
-	return ""
 }
 
 // isCIdent is perf's is_c_func_name and the kernel's is_good_name.

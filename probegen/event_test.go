@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // The wants marked "perf:" were checked with perf 6.1, e.g.
@@ -79,11 +81,11 @@ func TestNamer(t *testing.T) {
 		calls    []call
 	}{
 		{"free", nil, []call{{"vfs_read", false, "vfs_read", nil}}},
-		{"taken without -f", []string{"vfs_read"}, []call{{"vfs_read", false, "", ErrEventExists}}},
+		{"taken without -f", []string{"vfs_read"}, []call{{"vfs_read", false, "", tracefs.ErrEventExists}}},
 		{"numbered", []string{"vfs_read"}, []call{
 			{"vfs_read", true, "vfs_read_1", nil},
 			{"vfs_read", true, "vfs_read_2", nil},
-			{"vfs_read", false, "", ErrEventExists},
+			{"vfs_read", false, "", tracefs.ErrEventExists},
 		}},
 		{"skips taken suffixes", []string{"f", "f_1", "f_2", "f_4"}, []call{
 			{"f", true, "f_3", nil},
@@ -98,13 +100,13 @@ func TestNamer(t *testing.T) {
 			{"main", true, "main_3", nil},
 		}},
 		{"invalid base", nil, []call{
-			{"vfs_rea*_L12", true, "", ErrBadEventName},
-			{"", true, "", ErrBadEventName},
-			{strings.Repeat("x", 64), true, "", ErrBadEventName},
+			{"vfs_rea*_L12", true, "", tracefs.ErrBadEventName},
+			{"", true, "", tracefs.ErrBadEventName},
+			{strings.Repeat("x", 64), true, "", tracefs.ErrBadEventName},
 		}},
 		// A 63-byte base is fine until it needs a suffix.
 		{"suffix too long", []string{strings.Repeat("x", 63)}, []call{
-			{strings.Repeat("x", 63), true, "", ErrBadEventName},
+			{strings.Repeat("x", 63), true, "", tracefs.ErrBadEventName},
 		}},
 	}
 	for _, tt := range tests {
@@ -115,7 +117,7 @@ func TestNamer(t *testing.T) {
 				if got != c.want || !errors.Is(err, c.err) || (err == nil) != (c.err == nil) {
 					t.Errorf("Next(%q, %v) = %q, %v; want %q, %v", c.base, c.allowSuffix, got, err, c.want, c.err)
 				}
-				if err == nil && !n.Has(got) {
+				if err == nil && !n.has(got) {
 					t.Errorf("Next did not take %q", got)
 				}
 			}
@@ -148,78 +150,12 @@ func TestNamerPeek(t *testing.T) {
 			t.Fatalf("Peek = %q, %v", got, err)
 		}
 	}
-	if n.Has("getname_flags_1") {
+	if n.has("getname_flags_1") {
 		t.Errorf("Peek took the name")
 	}
 	n.Add("getname_flags_1")
 	if got, _ := n.Peek("getname_flags", true); got != "getname_flags_2" {
 		t.Errorf("after Add, Peek = %q", got)
-	}
-}
-
-func TestSanitizeName(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"vfs_read", "vfs_read"},
-		{"getname_flags.part.0", "getname_flags_part_0"},
-		{"a--b", "a_b"},
-		{"a-._b", "a__b"},
-		{"__x", "__x"},
-		{"-", "_"},
-		{"...", "_"},
-		{"1abc", "_1abc"},
-		{"9-", "_9_"},
-		{"main.(*T).M", "main_T_M"},
-		{"malloc@GLIBC_2.2.5", "malloc_GLIBC_2_2_5"},
-		{"héllo", "h_llo"},
-		{strings.Repeat("a", 100), strings.Repeat("a", 63)},
-		{"1" + strings.Repeat("a", 100), "_1" + strings.Repeat("a", 61)},
-	}
-	for _, tt := range tests {
-		got := SanitizeName(tt.in)
-		if got != tt.want {
-			t.Errorf("SanitizeName(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-		if tt.in != "" {
-			if err := ValidateName(got); err != nil {
-				t.Errorf("SanitizeName(%q) = %q is not valid: %v", tt.in, got, err)
-			}
-		}
-	}
-}
-
-func TestValidateName(t *testing.T) {
-	tests := []struct {
-		in  string
-		msg string // "" means valid
-	}{
-		{"vfs_read", ""},
-		{"_", ""},
-		{"_1", ""},
-		{"A9_z", ""},
-		{strings.Repeat("a", 63), ""},
-		{strings.Repeat("a", 64), "longer than 63 bytes"},
-		{"", "empty"},
-		{"1a", "must be a C identifier"},
-		{"a-b", "must be a C identifier"},
-		{"a.b", "must be a C identifier"},
-		{"a b", "must be a C identifier"},
-		{"a\n", "must be a C identifier"},
-		{"é", "must be a C identifier"},
-	}
-	for _, tt := range tests {
-		for _, v := range []struct {
-			f   func(string) error
-			err error
-		}{{ValidateName, ErrBadEventName}, {ValidateGroup, ErrBadGroupName}} {
-			err := v.f(tt.in)
-			switch {
-			case tt.msg == "" && err != nil:
-				t.Errorf("%q: unexpected %v", tt.in, err)
-			case tt.msg != "" && (err == nil || !errors.Is(err, v.err) || !strings.Contains(err.Error(), tt.msg)):
-				t.Errorf("%q: got %v, want %v containing %q", tt.in, err, v.err, tt.msg)
-			}
-		}
 	}
 }
 
@@ -235,7 +171,7 @@ func TestExecGroup(t *testing.T) {
 		{"/usr/bin/", "probe_bin", nil},
 		{"/tmp/-x", "probe_", nil},
 		{"/" + strings.Repeat("b", 57), "probe_" + strings.Repeat("b", 57), nil},
-		{"/" + strings.Repeat("b", 58), "", ErrBadGroupName},
+		{"/" + strings.Repeat("b", 58), "", tracefs.ErrBadGroupName},
 	}
 	for _, tt := range tests {
 		got, err := ExecGroup(tt.in)

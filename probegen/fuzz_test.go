@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // fuzzSpecSeeds are the examples of perf-probe.txt plus the corner cases
@@ -61,7 +63,7 @@ func FuzzParseSpec(f *testing.F) {
 				if a.Expr == "" || strings.ContainsAny(a.Raw, " \t\n") {
 					t.Fatalf("ParseSpec(%q): bad arg %+v", cmd, a)
 				}
-				if a.Name != "" && validateArgName(a.Name) != nil {
+				if a.Name != "" && tracefs.ValidateName(tracefs.ArgName, a.Name) != nil {
 					t.Fatalf("ParseSpec(%q): bad arg name %q", cmd, a.Name)
 				}
 			}
@@ -79,7 +81,7 @@ func FuzzParseSpec(f *testing.F) {
 		checkRoundTrip(t, p)
 		// A name from a parsed point either passes the namer or is refused
 		// with ErrBadEventName, never anything else.
-		if _, err := NewNamer(nil).Next(EventBase(p, "f"), true); err != nil && !errors.Is(err, ErrBadEventName) {
+		if _, err := NewNamer(nil).Next(EventBase(p, "f"), true); err != nil && !errors.Is(err, tracefs.ErrBadEventName) {
 			t.Fatalf("Namer on %q: %v", cmd, err)
 		}
 	})
@@ -106,26 +108,4 @@ func checkRoundTrip(t *testing.T, p *Point) {
 	if *again != *p {
 		t.Fatalf("String() of %+v = %q parses to %+v", *p, s, *again)
 	}
-}
-
-func FuzzSanitizeName(f *testing.F) {
-	for _, s := range []string{"", "vfs_read", "getname_flags.part.0", "1abc", "-", "main.(*T).M",
-		"malloc@GLIBC_2.2.5", "héllo", strings.Repeat("a", 80), "9" + strings.Repeat("-", 70)} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := SanitizeName(s)
-		if s == "" {
-			if got != "" {
-				t.Fatalf("SanitizeName(\"\") = %q", got)
-			}
-			return
-		}
-		if err := ValidateName(got); err != nil {
-			t.Fatalf("SanitizeName(%q) = %q: %v", s, got, err)
-		}
-		if again := SanitizeName(got); again != got {
-			t.Fatalf("SanitizeName not idempotent: %q -> %q -> %q", s, got, again)
-		}
-	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // EventLine is perf's perf_probe_event__sprintf, one line of perf probe's
@@ -92,7 +93,7 @@ type TracePoint struct {
 func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 	tp := TracePoint{Return: ret, User: user}
 	bad := func() (TracePoint, error) {
-		return TracePoint{}, fmt.Errorf("%w: probe target %q", ErrBadDefinition, target)
+		return TracePoint{}, fmt.Errorf("%w: probe target %q", tracefs.ErrBadDefinition, target)
 	}
 	if user {
 		if i := strings.IndexByte(target, '('); i > 0 && strings.HasSuffix(target, ")") {

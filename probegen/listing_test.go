@@ -3,6 +3,8 @@ package probegen
 import (
 	"errors"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 func TestEventLine(t *testing.T) {
@@ -99,14 +101,14 @@ func TestParseTracePoint(t *testing.T) {
 		{"", false}, {"+4", false}, {"vfs_read+x", false}, {"0xzz", false},
 		{"/tmp/app", true}, {"/tmp/app:main", true}, {":0x10", true},
 	} {
-		if _, err := ParseTracePoint(c.target, c.user, false); !errors.Is(err, ErrBadDefinition) {
-			t.Errorf("ParseTracePoint(%q, %v): %v, want ErrBadDefinition", c.target, c.user, err)
+		if _, err := ParseTracePoint(c.target, c.user, false); !errors.Is(err, tracefs.ErrBadDefinition) {
+			t.Errorf("ParseTracePoint(%q, %v): %v, want tracefs.ErrBadDefinition", c.target, c.user, err)
 		}
 	}
 }
 
 // FuzzParseTracePoint: any listed target either parses, keeping its kind
-// and return-ness, or is refused with ErrBadDefinition; a parsed one can
+// and return-ness, or is refused with tracefs.ErrBadDefinition; a parsed one can
 // be described without debuginfo.
 func FuzzParseTracePoint(f *testing.F) {
 	for _, s := range []string{"vfs_read", "vfs_read+114", "_text+3421344", "0xffffffff8134cc50",
@@ -117,7 +119,7 @@ func FuzzParseTracePoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, target string, user, ret bool) {
 		tp, err := ParseTracePoint(target, user, ret)
 		if err != nil {
-			if !errors.Is(err, ErrBadDefinition) {
+			if !errors.Is(err, tracefs.ErrBadDefinition) {
 				t.Fatalf("ParseTracePoint(%q): %v", target, err)
 			}
 			return

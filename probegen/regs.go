@@ -6,11 +6,10 @@ import (
 )
 
 // regTable maps DWARF register numbers of one architecture to the names
-// kprobe fetchargs use (without the '%'), and lists every name the kernel's
-// regs_query_register_offset accepts there.
+// kprobe fetchargs use (without the '%'); which names the kernel accepts
+// is tracefs's (HasRegister).
 type regTable struct {
-	dwarf  map[uint64]string
-	kernel map[string]bool
+	dwarf map[uint64]string
 }
 
 // regTables is keyed by the ELF machine of the file being probed, never by
@@ -20,9 +19,9 @@ var regTables = map[elf.Machine]*regTable{}
 
 func register(m elf.Machine, t *regTable) { regTables[m] = t }
 
-// DWARFRegister returns the fetcharg name ("%di") of DWARF register n on
+// dwarfRegister returns the fetcharg name ("%di") of DWARF register n on
 // machine m. It wraps ErrNotSupported for an unknown machine or register.
-func DWARFRegister(m elf.Machine, n uint64) (string, error) {
+func dwarfRegister(m elf.Machine, n uint64) (string, error) {
 	t, ok := regTables[m]
 	if !ok {
 		return "", fmt.Errorf("machine %v: %w", m, ErrNotSupported)
@@ -32,11 +31,4 @@ func DWARFRegister(m elf.Machine, n uint64) (string, error) {
 		return "", fmt.Errorf("DWARF register %d on %v has no kprobe name: %w", n, m, ErrNotSupported)
 	}
 	return "%" + name, nil
-}
-
-// KernelRegister reports whether the kernel accepts %name on machine m, so
-// that "%rax" on x86_64 (the kernel says "%ax") is refused before writing.
-func KernelRegister(m elf.Machine, name string) bool {
-	t, ok := regTables[m]
-	return ok && t.kernel[name]
 }

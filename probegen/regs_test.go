@@ -17,33 +17,17 @@ func TestDWARFRegister(t *testing.T) {
 		{elf.EM_X86_64, 12, "%r12"}, {elf.EM_X86_64, 16, "%ip"},
 		{elf.EM_AARCH64, 0, "%x0"}, {elf.EM_AARCH64, 29, "%x29"}, {elf.EM_AARCH64, 30, "%x30"}, {elf.EM_AARCH64, 31, "%sp"},
 	} {
-		got, err := DWARFRegister(c.m, c.n)
+		got, err := dwarfRegister(c.m, c.n)
 		if err != nil || got != c.want {
-			t.Errorf("DWARFRegister(%v, %d) = %q, %v; want %q", c.m, c.n, got, err, c.want)
+			t.Errorf("dwarfRegister(%v, %d) = %q, %v; want %q", c.m, c.n, got, err, c.want)
 		}
 	}
 	for _, c := range []struct {
 		m elf.Machine
 		n uint64
 	}{{elf.EM_X86_64, 17}, {elf.EM_AARCH64, 64}, {elf.EM_PPC64, 0}} {
-		if _, err := DWARFRegister(c.m, c.n); !errors.Is(err, ErrNotSupported) {
-			t.Errorf("DWARFRegister(%v, %d): want ErrNotSupported, got %v", c.m, c.n, err)
-		}
-	}
-}
-
-func TestKernelRegister(t *testing.T) {
-	for _, c := range []struct {
-		m    elf.Machine
-		name string
-		want bool
-	}{
-		{elf.EM_X86_64, "ax", true}, {elf.EM_X86_64, "rax", false}, {elf.EM_X86_64, "r15", true},
-		{elf.EM_X86_64, "x0", false}, {elf.EM_AARCH64, "x0", true}, {elf.EM_AARCH64, "x31", false},
-		{elf.EM_AARCH64, "sp", true}, {elf.EM_AARCH64, "ax", false},
-	} {
-		if got := KernelRegister(c.m, c.name); got != c.want {
-			t.Errorf("KernelRegister(%v, %q) = %v", c.m, c.name, got)
+		if _, err := dwarfRegister(c.m, c.n); !errors.Is(err, ErrNotSupported) {
+			t.Errorf("dwarfRegister(%v, %d): want ErrNotSupported, got %v", c.m, c.n, err)
 		}
 	}
 }

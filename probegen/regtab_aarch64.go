@@ -8,11 +8,9 @@ import (
 // arm64: DWARF numbers from the AArch64 DWARF ABI (x0-x30 are 0-30, sp is
 // 31); names from the kernel's arch/arm64/kernel/ptrace.c regoffset_table.
 func init() {
-	t := &regTable{dwarf: map[uint64]string{31: "sp"}, kernel: set("sp", "pc", "pstate")}
+	t := &regTable{dwarf: map[uint64]string{31: "sp"}}
 	for i := 0; i <= 30; i++ {
-		n := "x" + strconv.Itoa(i)
-		t.dwarf[uint64(i)] = n
-		t.kernel[n] = true
+		t.dwarf[uint64(i)] = "x" + strconv.Itoa(i)
 	}
 	register(elf.EM_AARCH64, t)
 }

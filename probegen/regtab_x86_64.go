@@ -21,15 +21,5 @@ func init() {
 			regnum.AMD64_R12: "r12", regnum.AMD64_R13: "r13", regnum.AMD64_R14: "r14", regnum.AMD64_R15: "r15",
 			regnum.AMD64_Rip: "ip",
 		},
-		kernel: set("ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "r8", "r9", "r10", "r11",
-			"r12", "r13", "r14", "r15", "ip", "flags", "cs", "ss", "orig_ax"),
 	})
-}
-
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // ResolveOptions are the perf probe options that change where a probe
@@ -45,7 +46,7 @@ type point struct {
 // with perf probe 6.1's rules and dwprobe's refusals (see resolve). exe is
 // the absolute path of the probed binary for uprobes, "" for a kernel.
 // Notes explain targets written in an unusual form, for stderr.
-func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []Def, notes []string, err error) {
+func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, ret: spec.Point.Return, user: o.User}
@@ -70,7 +71,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			}
 		}
 	}
-	if err := ValidateGroup(group); err != nil {
+	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
 		return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
 	}
 	// perf -D marks no name as taken, so every point of a spec gets its
@@ -96,7 +97,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			}
 			target = exe + ":0x" + strconv.FormatUint(off, 16)
 		}
-		d := Def{Return: p.ret, Group: group, Event: name, Target: target}
+		d := newDef(exe != "", p.ret, group, name, target)
 		if len(spec.Args) > 0 {
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {
@@ -120,8 +121,8 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		if err := env.fillMissing(slots, where); err != nil {
 			return nil, nil, err
 		}
-		for i := range defs {
-			defs[i].Args = renderArgs(slots[i])
+		if err := env.setArgs(defs, slots, spec.Args); err != nil {
+			return nil, nil, err
 		}
 	}
 	for _, d := range defs {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // Limits taken from perf 6.1 and the 6.1 kernel, so that a command perf or
@@ -12,9 +14,6 @@ import (
 const (
 	// MaxProbeArgs is perf's MAX_PROBE_ARGS and the kernel's MAX_TRACE_ARGS.
 	MaxProbeArgs = 128
-	// MaxArgNameLen is the kernel's MAX_ARG_NAME_LEN: longer NAME= parts
-	// are refused with ARG_NAME_TOO_LONG.
-	MaxArgNameLen = 32
 )
 
 // Point is a parsed probe point:
@@ -91,7 +90,7 @@ func ParseSpec(cmd string) (*Spec, error) {
 		}
 		if a.Name != "" {
 			if seen[a.Name] {
-				return nil, &SyntaxError{Spec: cmd, Col: a.Col, Err: ErrBadArgName,
+				return nil, &SyntaxError{Spec: cmd, Col: a.Col, Err: tracefs.ErrBadArgName,
 					Msg: fmt.Sprintf("argument name %q used twice", a.Name)}
 			}
 			seen[a.Name] = true
@@ -307,14 +306,14 @@ func parsePoint(spec, s string, base int) (*Point, error) {
 		ev := head[:e]
 		evStart := 0
 		if g := strings.IndexByte(ev, ':'); g >= 0 {
-			if err := ValidateGroup(ev[:g]); err != nil {
-				return nil, &SyntaxError{Spec: spec, Col: col(0), Err: ErrBadGroupName, Msg: err.Error()}
+			if err := tracefs.ValidateName(tracefs.GroupName, ev[:g]); err != nil {
+				return nil, &SyntaxError{Spec: spec, Col: col(0), Err: tracefs.ErrBadGroupName, Msg: err.Error()}
 			}
 			p.Group = ev[:g]
 			ev, evStart = ev[g+1:], g+1
 		}
-		if err := ValidateName(ev); err != nil {
-			return nil, &SyntaxError{Spec: spec, Col: col(evStart), Err: ErrBadEventName, Msg: err.Error()}
+		if err := tracefs.ValidateName(tracefs.EventName, ev); err != nil {
+			return nil, &SyntaxError{Spec: spec, Col: col(evStart), Err: tracefs.ErrBadEventName, Msg: err.Error()}
 		}
 		p.Event = ev
 		start = e + 1
@@ -495,14 +494,6 @@ func isCVarname(s string) bool {
 	return s != "" && (isAlpha(s[0]) || s[0] == '_')
 }
 
-// reservedArgNames are the kernel's reserved_field_names: an argument may
-// not be called one of these.
-var reservedArgNames = map[string]bool{
-	"common_type": true, "common_flags": true, "common_preempt_count": true,
-	"common_pid": true, "common_tgid": true,
-	"__probe_ip": true, "__probe_ret_ip": true, "__probe_func": true,
-}
-
 // parseArg splits one argument token like perf's parse_perf_probe_arg:
 // NAME is up to the first '=', a final "@user" marks user memory, and TYPE
 // follows the first ':' of the rest.
@@ -511,8 +502,8 @@ func parseArg(spec, raw string, off int) (Arg, error) {
 	str, at := raw, 0
 	if i := strings.IndexByte(str, '='); i >= 0 {
 		name := str[:i]
-		if err := validateArgName(name); err != nil {
-			return a, &SyntaxError{Spec: spec, Col: off + 1, Err: ErrBadArgName, Msg: err.Error()}
+		if err := tracefs.ValidateName(tracefs.ArgName, name); err != nil {
+			return a, &SyntaxError{Spec: spec, Col: off + 1, Err: tracefs.ErrBadArgName, Msg: err.Error()}
 		}
 		a.Name = name
 		str, at = str[i+1:], i+1
@@ -533,18 +524,4 @@ func parseArg(spec, raw string, off int) (Arg, error) {
 	}
 	a.Expr = str
 	return a, nil
-}
-
-func validateArgName(name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("%w: empty name before '='", ErrBadArgName)
-	case len(name) > MaxArgNameLen:
-		return fmt.Errorf("%w %q: longer than %d bytes", ErrBadArgName, name, MaxArgNameLen)
-	case !isCIdent(name):
-		return fmt.Errorf("%w %q: must be a C identifier", ErrBadArgName, name)
-	case reservedArgNames[name]:
-		return fmt.Errorf("%w %q: reserved by the kernel", ErrBadArgName, name)
-	}
-	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 func TestParsePoint(t *testing.T) {
@@ -155,14 +157,14 @@ func TestParsePointErrors(t *testing.T) {
 		{"0x1234@a.c", 7, "absolute address can't be used with @SRC", nil},
 		{"0x1234;x", 7, "absolute address can't be used with a lazy pattern", nil},
 		// Names.
-		{"=vfs_read", 1, `bad event name "": empty`, ErrBadEventName},
-		{"1ev=vfs_read", 1, `bad event name "1ev"`, ErrBadEventName},
-		{"g:=vfs_read", 3, `bad event name ""`, ErrBadEventName},
-		{"g:e:x=vfs_read", 3, `bad event name "e:x"`, ErrBadEventName},
-		{`e\x=vfs_read`, 1, `bad event name "e\\x"`, ErrBadEventName},
-		{"g-x:ev=vfs_read", 1, `bad group name "g-x"`, ErrBadGroupName},
-		{":ev=vfs_read", 1, `bad group name ""`, ErrBadGroupName},
-		{strings.Repeat("e", 64) + "=vfs_read", 1, "longer than 63 bytes", ErrBadEventName},
+		{"=vfs_read", 1, `bad event name "": empty`, tracefs.ErrBadEventName},
+		{"1ev=vfs_read", 1, `bad event name "1ev"`, tracefs.ErrBadEventName},
+		{"g:=vfs_read", 3, `bad event name ""`, tracefs.ErrBadEventName},
+		{"g:e:x=vfs_read", 3, `bad event name "e:x"`, tracefs.ErrBadEventName},
+		{`e\x=vfs_read`, 1, `bad event name "e\\x"`, tracefs.ErrBadEventName},
+		{"g-x:ev=vfs_read", 1, `bad group name "g-x"`, tracefs.ErrBadGroupName},
+		{":ev=vfs_read", 1, `bad group name ""`, tracefs.ErrBadGroupName},
+		{strings.Repeat("e", 64) + "=vfs_read", 1, "longer than 63 bytes", tracefs.ErrBadEventName},
 		// SDT and cached events.
 		{"%sdt_libc:setjmp", 1, "SDT and cached events", ErrNotSupported},
 		{"sdt_libc:setjmp", 1, "SDT and cached events", ErrNotSupported},
@@ -209,8 +211,8 @@ func TestSyntaxErrorFormat(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
-	e := &SyntaxError{Spec: "x", Col: 1, Msg: "m", Err: ErrBadEventName}
-	if !errors.Is(e, ErrSyntax) || !errors.Is(e, ErrBadEventName) || errors.Is(e, ErrBadGroupName) {
+	e := &SyntaxError{Spec: "x", Col: 1, Msg: "m", Err: tracefs.ErrBadEventName}
+	if !errors.Is(e, ErrSyntax) || !errors.Is(e, tracefs.ErrBadEventName) || errors.Is(e, tracefs.ErrBadGroupName) {
 		t.Errorf("errors.Is does not follow Unwrap and Err")
 	}
 }
@@ -304,12 +306,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{"vfs_read\nx=%ax", 9, `control character '\n'`, nil},
 		{"vfs_read x=%ax\r", 15, `control character '\r'`, nil},
 		{"vfs_read x=%a\x00x", 14, `control character '\x00'`, nil},
-		{"vfs_read 1a=%ax", 10, `bad argument name "1a"`, ErrBadArgName},
-		{"vfs_read a-b=%ax", 10, `bad argument name "a-b"`, ErrBadArgName},
-		{"vfs_read =%ax", 10, "bad argument name: empty name", ErrBadArgName},
-		{"vfs_read common_pid=%ax", 10, "reserved by the kernel", ErrBadArgName},
-		{"vfs_read " + strings.Repeat("a", 33) + "=%ax", 10, "longer than 32 bytes", ErrBadArgName},
-		{"vfs_read a=%ax a=%dx", 16, `argument name "a" used twice`, ErrBadArgName},
+		{"vfs_read 1a=%ax", 10, `bad argument name "1a"`, tracefs.ErrBadArgName},
+		{"vfs_read a-b=%ax", 10, `bad argument name "a-b"`, tracefs.ErrBadArgName},
+		{"vfs_read =%ax", 10, `bad argument name "": empty`, tracefs.ErrBadArgName},
+		{"vfs_read common_pid=%ax", 10, "reserved by the kernel", tracefs.ErrBadArgName},
+		{"vfs_read " + strings.Repeat("a", 33) + "=%ax", 10, "longer than 32 bytes", tracefs.ErrBadArgName},
+		{"vfs_read a=%ax a=%dx", 16, `argument name "a" used twice`, tracefs.ErrBadArgName},
 		{"vfs_read x=", 12, "argument expression missing", nil},
 		{"vfs_read %ax:", 14, "type missing after ':'", nil},
 		{"vfs_read x=:u8", 12, "argument expression missing", nil},

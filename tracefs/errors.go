@@ -1,12 +1,3 @@
-// Package tracefs adds, lists, enables and deletes kprobe and uprobe events
-// through the kernel's tracefs. It is the only package of dwprobe that
-// touches the running kernel.
-//
-// Every definition is checked before anything is written, a batch is added
-// under an exclusive lock with one write(2) per definition, and a batch the
-// kernel refuses part of is rolled back, so a failed Add leaves nothing
-// behind. The root is a parameter (Open), so the package is tested on a
-// plain directory standing in for tracefs.
 package tracefs
 
 import (
@@ -34,8 +25,21 @@ var (
 
 	// ErrBadDefinition reports a definition that Add refuses before writing
 	// anything: not exactly one p/r command with an explicit GROUP/EVENT, a
-	// bad name, or a byte that would change how the kernel splits the line.
+	// bad name, a fetcharg or type the kernel would refuse, or a byte that
+	// would change how the kernel splits the line.
 	ErrBadDefinition = errors.New("bad probe definition")
+
+	// ErrBadEventName reports an event name the kernel would refuse:
+	// empty, 64 bytes or longer, or not a C identifier.
+	ErrBadEventName = errors.New("bad event name")
+
+	// ErrBadGroupName reports a group name perf would refuse: the event
+	// name rules (perf does not allow the '-' the kernel does).
+	ErrBadGroupName = errors.New("bad group name")
+
+	// ErrBadArgName reports an argument NAME= the kernel would refuse: not
+	// a C identifier, longer than 32 bytes, reserved or used twice.
+	ErrBadArgName = errors.New("bad argument name")
 
 	// ErrEventExists reports that GROUP/EVENT is already taken (by a probe
 	// or by any other trace event), or is named twice in one batch. Nothing
@@ -57,6 +61,31 @@ var (
 	// does not have the shape the kernel prints.
 	ErrBadListing = errors.New("unexpected line in probe listing")
 )
+
+// DefError says why Validate or ParseDefinition refuses a definition, and
+// where: Field is the index of the space-separated field (0 the p:/r:
+// head, 1 the target, 2 and on the arguments), Off a byte offset in it.
+type DefError struct {
+	Field int
+	Off   int
+	// Pos is the byte offset in the text given to ParseDefinition, or -1
+	// for a definition that was built, not parsed.
+	Pos int
+	Msg string // lowercase, no trailing period
+	// Err is a more specific sentinel (ErrBadEventName, ErrBadGroupName,
+	// ErrBadArgName) or nil.
+	Err error
+}
+
+func (e *DefError) Error() string { return e.Msg }
+
+// Unwrap makes errors.Is match ErrBadDefinition and e.Err.
+func (e *DefError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrBadDefinition}
+	}
+	return []error{ErrBadDefinition, e.Err}
+}
 
 // LogEntry is one entry of tracefs's error_log, which the kernel prints as
 //

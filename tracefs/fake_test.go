@@ -37,14 +37,14 @@ func fakeTree(t *testing.T, files map[string]string) string {
 	return root
 }
 
-// call is one FS.write.
+// call is one FS.writeFile.
 type call struct {
 	file string // relative to the root
 	flag int
 	data string
 }
 
-// fakeKernel plays the kernel's part for FS.write on a fake tree.
+// fakeKernel plays the kernel's part for FS.writeFile on a fake tree.
 //
 // With model false it only appends (or replaces) for real through
 // sysWrite, so the file shows every byte that was written. With model true
@@ -75,7 +75,7 @@ func newFake(t *testing.T, root string, model bool) (*FS, *fakeKernel) {
 		t.Fatal(err)
 	}
 	k := &fakeKernel{t: t, root: root, model: model}
-	fsys.write = k.write
+	fsys.writeFile = k.write
 	return fsys, k
 }
 
@@ -169,4 +169,20 @@ func readFile(t *testing.T, root, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// parsed reads definitions for Add without validating them, so that Add's
+// own checks are what refuses a bad one; what does not even split into
+// fields becomes an event named after it.
+func parsed(t *testing.T, kind Kind, defs ...string) []Event {
+	t.Helper()
+	var evs []Event
+	for _, d := range defs {
+		ev, err := parseDef(kind, d)
+		if err != nil {
+			ev = Event{Kind: kind, Type: 'p', Group: "dw", Name: d, Target: "/bin/x:0x10", Raw: d}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
 }

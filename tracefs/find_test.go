@@ -3,6 +3,7 @@ package tracefs
 import (
 	"errors"
 	"io/fs"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +19,7 @@ type fakeSystem struct {
 	uid      int
 	mountErr error
 	mounted  []string
+	info     string // /proc/self/mountinfo
 }
 
 func (s *fakeSystem) statfsMagic(dir string) (int64, error) {
@@ -40,6 +42,8 @@ func (s *fakeSystem) hasReadme(dir string) error {
 
 func (s *fakeSystem) euid() int { return s.uid }
 
+func (s *fakeSystem) mountinfo() (string, error) { return s.info, nil }
+
 func (s *fakeSystem) mountTracefs(dir string) error {
 	if s.mountErr != nil {
 		return s.mountErr
@@ -60,6 +64,15 @@ func TestFind(t *testing.T) {
 		msg     string
 		mount   bool
 	}{
+		{name: "bind-mounted in a container",
+			sys: &fakeSystem{magic: map[string]int64{tracingDir: unix.TRACEFS_MAGIC, "/host trace": unix.TRACEFS_MAGIC},
+				readme: map[string]error{tracingDir: nil, "/host trace": nil},
+				info:   "1301 1290 0:12 / /host\\040trace rw,nosuid - tracefs tracefs rw\n"},
+			want: "/host trace"},
+		{name: "mountinfo lists an empty one",
+			sys: &fakeSystem{magic: map[string]int64{tracingDir: unix.TRACEFS_MAGIC, "/x": unix.TRACEFS_MAGIC},
+				readme: map[string]error{tracingDir: nil}, info: "1 1 0:12 / /x rw - tracefs tracefs rw\n"},
+			want: tracingDir},
 		{name: "tracefs",
 			sys:  &fakeSystem{magic: map[string]int64{tracingDir: unix.TRACEFS_MAGIC}, readme: map[string]error{tracingDir: nil}},
 			want: tracingDir},
@@ -105,6 +118,29 @@ func TestFind(t *testing.T) {
 		}
 		if mounted := len(c.sys.mounted) > 0; mounted != c.mount {
 			t.Errorf("%s: mounted %v", c.name, c.sys.mounted)
+		}
+	}
+}
+
+func TestMountedDirs(t *testing.T) {
+	// From a host with tracefs in its usual place and debugfs, and a
+	// container with the host's tracefs bind-mounted at "/sys/kernel/my trace"
+	// (octal escapes), optional fields of several kinds, and noise.
+	info := `22 27 0:20 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
+35 22 0:12 / /sys/kernel/tracing rw,nosuid,nodev,noexec,relatime shared:15 - tracefs tracefs rw
+36 22 0:7 / /sys/kernel/debug rw,nosuid,nodev,noexec,relatime shared:16 - debugfs debugfs rw
+1301 1290 0:12 / /sys/kernel/my\040trace rw,relatime master:15 propagate_from:3 - tracefs tracefs rw
+1302 1290 0:7 / /dbg\134x rw - debugfs debugfs rw
+garbage line
+1303 1290 0:9 / /tracefs-looking rw - tmpfs tracefs rw
+`
+	want := []string{"/sys/kernel/tracing", "/sys/kernel/my trace", "/sys/kernel/debug/tracing", `/dbg\x/tracing`}
+	if got := mountedDirs(info); !reflect.DeepEqual(got, want) {
+		t.Errorf("mountedDirs = %q, want %q", got, want)
+	}
+	for in, want := range map[string]string{`a\040b`: "a b", `a\011b\012`: "a\tb\n", `a\134`: `a\`, `a\09`: `a\09`, `\04`: `\04`, "plain": "plain"} {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func TestLiveUprobe(t *testing.T) {
 	fsys, group := liveFS(t)
 	bin, off := buildTarget(t)
 	def := fmt.Sprintf("p:%s/fn %s:0x%x c=$comm", group, bin, off)
-	evs, err := fsys.Add(UProbe, []string{def})
+	evs, err := fsys.Add(parsed(t, UProbe, def))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +136,10 @@ func TestLiveUprobe(t *testing.T) {
 	if got := listed(t, fsys, group); len(got) != 1 || got[0] != group+":fn" {
 		t.Errorf("listed %q", got)
 	}
-	if ok, err := fsys.Exists(UProbe, group, "fn"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, group, "fn"); !ok || err != nil {
 		t.Errorf("Exists = %v, %v", ok, err)
 	}
-	if _, err := fsys.Add(UProbe, []string{def}); !errors.Is(err, ErrEventExists) {
+	if _, err := fsys.Add(parsed(t, UProbe, def)); !errors.Is(err, ErrEventExists) {
 		t.Errorf("adding it again: %v, want ErrEventExists", err)
 	}
 
@@ -201,7 +201,7 @@ func TestLiveRollback(t *testing.T) {
 		fmt.Sprintf("r:%s/b %s c=$comm", group, target),
 		fmt.Sprintf("p:%s/c  %s  x=%%nosuchreg", group, target),
 	}
-	_, err := fsys.Add(UProbe, defs)
+	_, err := fsys.Add(parsed(t, UProbe, defs...))
 	var werr *WriteError
 	if !errors.As(err, &werr) {
 		t.Fatalf("Add = %v, want a *WriteError", err)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -55,12 +56,12 @@ func (t *FS) list(kind Kind, path string) ([]Event, error) {
 	return parseListing(kind, string(b))
 }
 
-// Exists reports whether Add(kind, …) would refuse GROUP/EVENT with
+// exists reports whether Add would refuse GROUP/EVENT of kind with
 // ErrEventExists: the name is in kind's listing, or events/GROUP/EVENT
 // exists (kprobes, uprobes, tracepoints and every other trace event share
 // that namespace). The answer can be stale by the time Add runs; Add
 // checks again under its lock.
-func (t *FS) Exists(kind Kind, group, event string) (bool, error) {
+func (t *FS) exists(kind Kind, group, event string) (bool, error) {
 	if !isName(group, true) || !isName(event, false) {
 		return false, fmt.Errorf("%w: %q/%q is not a valid event name", ErrBadDefinition, group, event)
 	}
@@ -81,34 +82,35 @@ func (t *FS) taken(listed []Event, group, event string) bool {
 	return err == nil
 }
 
-// Add writes the probe definitions defs to kind's file and returns them as
-// the kernel lists them afterwards, in the order of defs.
+// Add writes evs, kprobes and uprobes alike, and returns them as the
+// kernel lists them afterwards, in the order of evs.
 //
-// Every definition is checked first (ParseDefinition) and refused as a
-// whole batch if one fails (ErrBadDefinition) or if a GROUP/EVENT is taken
-// or named twice (ErrEventExists); nothing is written then. The check of
-// the names and the writes happen under the exclusive lock, so concurrent
-// dwprobe processes cannot take the same name. Each definition is one
-// write(2) to the file opened O_WRONLY|O_APPEND: the file is never
-// truncated, which would delete every probe of the kind.
+// Every event is checked first (Validate) and the whole batch refused if
+// one fails (ErrBadDefinition) or if a GROUP/EVENT is taken or named twice
+// (ErrEventExists); nothing is written then. The check of the names and
+// the writes happen under the exclusive lock, so concurrent dwprobe
+// processes cannot take the same name. Each event is one write(2) to its
+// kind's file opened O_WRONLY|O_APPEND: the file is never truncated, which
+// would delete every probe of the kind.
 //
-// If the kernel refuses definition i, Add deletes definitions 0..i-1 again
-// (last first, with "-:GROUP/EVENT") and returns a *WriteError with the
-// kernel's error_log entry for definition i. error_log is not cleared: it
-// is shared by every tracing user, so the entry is found by comparing the
-// log before and after the batch.
-func (t *FS) Add(kind Kind, defs []string) ([]Event, error) {
-	return t.add(kind, defs, false)
+// If the kernel refuses event i, Add deletes the events of the batch
+// written before it again, of both kinds (last first, with
+// "-:GROUP/EVENT"), and returns a *WriteError with the kernel's error_log
+// entry for event i. error_log is not cleared: it is shared by every
+// tracing user, so the entry is found by comparing the log before and
+// after the batch.
+func (t *FS) Add(evs []Event) ([]Event, error) {
+	return t.add(evs, false)
 }
 
-// AddMulti is Add for events with several probes: definitions of the
-// batch that name the same GROUP/EVENT make one event, the first creating
-// it and the others appended to it, as the kernel does since Linux 5.6
-// (MultiProbe). The GROUP/EVENT must still be new to the kernel, so an
-// event of somebody else's is never extended, and the rollback of a
-// refused batch deletes each event once.
-func (t *FS) AddMulti(kind Kind, defs []string) ([]Event, error) {
-	return t.add(kind, defs, true)
+// AddMulti is Add for events with several probes: events of the batch
+// that name the same GROUP/EVENT (and kind) make one event, the first
+// creating it and the others appended to it, as the kernel does since
+// Linux 5.6 (MultiProbe). The GROUP/EVENT must still be new to the
+// kernel, so an event of somebody else's is never extended, and the
+// rollback of a refused batch deletes each event once.
+func (t *FS) AddMulti(evs []Event) ([]Event, error) {
+	return t.add(evs, true)
 }
 
 // MultiProbe reports whether the kernel appends a probe written under an
@@ -120,78 +122,117 @@ func (t *FS) MultiProbe() bool {
 	return err == nil && strings.Contains(string(b), "Create/append/")
 }
 
-func (t *FS) add(kind Kind, defs []string, multi bool) ([]Event, error) {
-	path, err := t.eventsFile(kind)
-	if err != nil {
-		return nil, err
-	}
-	evs := make([]Event, len(defs))
-	at := make(map[string]int, len(defs))
-	var ids []string // distinct GROUP/EVENT, in order of first use
-	for i, def := range defs {
-		ev, err := ParseDefinition(kind, def)
-		if err != nil {
-			return nil, fmt.Errorf("%v definition %d: %w", kind, i, err)
+// batch is a checked Add: the events, the first index of each distinct
+// GROUP/EVENT in order of first use, and the events file of each kind.
+type batch struct {
+	evs   []Event
+	at    map[string]int
+	ids   []string
+	paths map[Kind]string
+}
+
+// check validates evs for add and finds the files they go to.
+func (t *FS) check(evs []Event, multi bool) (*batch, error) {
+	b := &batch{evs: slices.Clone(evs), at: make(map[string]int, len(evs)), paths: map[Kind]string{}}
+	for i, ev := range evs {
+		if err := ev.Validate(); err != nil {
+			return nil, fmt.Errorf("%v definition %d %q: %w", ev.Kind, i, ev.text(), err)
 		}
 		id := ev.Group + "/" + ev.Name
-		if j, ok := at[id]; ok && !multi {
-			return nil, fmt.Errorf("%v definitions %d and %d are both %s: %w", kind, j, i, id, ErrEventExists)
+		if j, ok := b.at[id]; ok && (!multi || evs[j].Kind != ev.Kind) {
+			return nil, fmt.Errorf("%v definitions %d and %d are both %s: %w", ev.Kind, j, i, id, ErrEventExists)
 		} else if !ok {
-			at[id] = i
-			ids = append(ids, id)
+			b.at[id] = i
+			b.ids = append(b.ids, id)
 		}
-		evs[i] = ev
+		if _, ok := b.paths[ev.Kind]; !ok {
+			path, err := t.eventsFile(ev.Kind)
+			if err != nil {
+				return nil, err
+			}
+			b.paths[ev.Kind] = path
+		}
 	}
-	if len(evs) == 0 {
-		return nil, nil
-	}
+	return b, nil
+}
 
-	listed, unlock, err := t.lockedList(kind, path)
+func (t *FS) add(evs []Event, multi bool) ([]Event, error) {
+	b, err := t.check(evs, multi)
+	if err != nil || len(evs) == 0 {
+		return nil, err
+	}
+	unlock, err := t.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	for _, id := range ids {
-		ev := evs[at[id]]
-		if t.taken(listed, ev.Group, ev.Name) {
-			return nil, &ExistsError{Kind: kind, Index: at[id], Group: ev.Group, Name: ev.Name}
+	listed := map[Kind][]Event{}
+	for kind, path := range b.paths {
+		if listed[kind], err = t.list(kind, path); err != nil {
+			return nil, err
 		}
 	}
+	for _, id := range b.ids {
+		ev := b.evs[b.at[id]]
+		if t.taken(listed[ev.Kind], ev.Group, ev.Name) {
+			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
+		}
+	}
+	if err := t.writeBatch(b); err != nil {
+		return nil, err
+	}
+	t.rendered(b)
+	return b.evs, nil
+}
+
+// writeBatch writes the events of b in order, and on a refusal rolls back what
+// the batch created.
+func (t *FS) writeBatch(b *batch) error {
 	before := t.errorLog()
-	for i, ev := range evs {
-		f, _ := fields(ev.Raw)
-		if err := t.write(path, appendFlag, []byte(strings.Join(f, " ")+"\n")); err != nil {
-			werr := &WriteError{Kind: kind, Index: i, Def: ev.Raw, Err: err, Pos: -1}
+	for i, ev := range b.evs {
+		if err := t.writeFile(b.paths[ev.Kind], appendFlag, []byte(ev.String()+"\n")); err != nil {
+			def := ev.text()
+			werr := &WriteError{Kind: ev.Kind, Index: i, Def: def, Err: err, Pos: -1}
 			errors.As(err, &werr.Errno)
-			if e := findLogEntry(before, t.errorLog(), ev.Raw); e != nil {
-				werr.Log, werr.Pos = e, mapPos(ev.Raw, e.Pos)
+			if e := findLogEntry(before, t.errorLog(), def); e != nil {
+				werr.Log, werr.Pos = e, mapPos(def, e.Pos)
 			}
 			// Delete every event the batch created, including the one
 			// this definition would have been appended to.
 			var made []Event
-			for _, id := range ids {
-				if j := at[id]; j < i {
-					made = append(made, evs[j])
+			for _, id := range b.ids {
+				if j := b.at[id]; j < i {
+					made = append(made, b.evs[j])
 				}
 			}
-			werr.Rollback = t.rollback(path, made)
-			return nil, werr
+			werr.Rollback = t.rollback(b.paths, made)
+			return werr
 		}
 	}
+	return nil
+}
 
-	// Return the kernel's rendering (offsets in full, arguments named),
-	// the n-th probe of an event for its n-th definition. The probes are
-	// in; a listing that fails now only costs that.
-	if listed, err := t.list(kind, path); err == nil {
-		seen := make(map[string]int, len(ids))
-		for i, ev := range evs {
+// rendered replaces the events of b with the kernel's rendering (offsets
+// in full, arguments named), the n-th probe of an event for its n-th
+// definition. The probes are in; a listing that fails now only costs that.
+func (t *FS) rendered(b *batch) {
+	for kind, path := range b.paths {
+		listed, err := t.list(kind, path)
+		if err != nil {
+			continue
+		}
+		seen := make(map[string]int, len(b.ids))
+		for i, ev := range b.evs {
+			if ev.Kind != kind {
+				continue
+			}
 			id := ev.Group + "/" + ev.Name
 			n := seen[id]
 			seen[id]++
 			for _, l := range listed {
 				if l.Group == ev.Group && l.Name == ev.Name {
 					if n == 0 {
-						evs[i] = l
+						b.evs[i] = l
 						break
 					}
 					n--
@@ -199,7 +240,6 @@ func (t *FS) add(kind Kind, defs []string, multi bool) ([]Event, error) {
 			}
 		}
 	}
-	return evs, nil
 }
 
 // deleteCommand is the kernel's "-:GROUP/EVENT", which deletes every probe
@@ -208,11 +248,12 @@ func deleteCommand(e Event) []byte {
 	return []byte("-:" + e.Group + "/" + e.Name + "\n")
 }
 
-// rollback deletes evs, last first, and reports what it could not delete.
-func (t *FS) rollback(path string, evs []Event) error {
+// rollback deletes evs, last first, each through its kind's file in
+// paths, and reports what it could not delete.
+func (t *FS) rollback(paths map[Kind]string, evs []Event) error {
 	var errs []error
 	for i := len(evs) - 1; i >= 0; i-- {
-		if err := t.write(path, appendFlag, deleteCommand(evs[i])); err != nil {
+		if err := t.writeFile(paths[evs[i].Kind], appendFlag, deleteCommand(evs[i])); err != nil {
 			errs = append(errs, fmt.Errorf("deleting %s: %w", evs[i].PerfName(), err))
 		}
 	}
@@ -283,7 +324,7 @@ func (t *FS) DeleteFunc(kind Kind, match func(Event) bool) ([]string, error) {
 		if err := t.disable(e.Group, e.Name); err != nil {
 			return deleted, err
 		}
-		if err := t.write(path, appendFlag, deleteCommand(e)); err != nil {
+		if err := t.writeFile(path, appendFlag, deleteCommand(e)); err != nil {
 			if errors.Is(err, syscall.EBUSY) {
 				err = fmt.Errorf("%w (in use: by perf record or another tracer?)", err)
 			}
@@ -320,7 +361,7 @@ func (t *FS) disable(group, event string) error {
 	if len(b) == 0 || b[0] != '1' {
 		return nil
 	}
-	if err := t.write(path, replaceFlag, []byte("0\n")); err != nil {
+	if err := t.writeFile(path, replaceFlag, []byte("0\n")); err != nil {
 		return fmt.Errorf("disabling %s:%s: %w", group, event, permission(err))
 	}
 	return nil
@@ -343,7 +384,7 @@ func (t *FS) Enable(group, event string, on bool) error {
 	if on {
 		v = "1\n"
 	}
-	if err := t.write(path, replaceFlag, []byte(v)); err != nil {
+	if err := t.writeFile(path, replaceFlag, []byte(v)); err != nil {
 		return fmt.Errorf("enabling %s:%s: %w", group, event, permission(err))
 	}
 	return nil

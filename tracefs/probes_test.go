@@ -44,7 +44,7 @@ func TestAddAppends(t *testing.T) {
 		"p:dw/one /tmp/tfx/app:0x1139 x=%di:s32",
 		"r:dw/one__return  /tmp/tfx/app:0x1139  r=$retval:u64", // the kernel's spacing is written
 	}
-	evs, err := fsys.Add(UProbe, defs)
+	evs, err := fsys.Add(parsed(t, UProbe, defs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestAddAppends(t *testing.T) {
 	if !reflect.DeepEqual(evs, want) {
 		t.Errorf("Add returned\n%+v\nwant\n%+v", evs, want)
 	}
-	if evs, err := fsys.Add(UProbe, nil); evs != nil || err != nil {
+	if evs, err := fsys.Add(nil); evs != nil || err != nil {
 		t.Errorf("empty batch: %v, %v", evs, err)
 	}
 	if len(k.takeCalls()) != 0 {
@@ -80,7 +80,7 @@ func TestAddRollback(t *testing.T) {
 		"p:dw/c   /tmp/tfx/app:0x1139 y=%nosuchreg",
 		"p:dw/d /tmp/tfx/app:0x1139",
 	}
-	evs, err := fsys.Add(UProbe, defs)
+	evs, err := fsys.Add(parsed(t, UProbe, defs...))
 	var werr *WriteError
 	if !errors.As(err, &werr) {
 		t.Fatalf("Add = %v, %v; want a *WriteError", evs, err)
@@ -122,7 +122,7 @@ func TestAddRollbackModel(t *testing.T) {
 	root := fakeTree(t, map[string]string{"uprobe_events": existing})
 	fsys, k := newFake(t, root, true)
 	k.rejectNth, k.rejectAt, k.reason = 2, "x=", "Invalid fetch argument"
-	_, err := fsys.Add(UProbe, []string{"p:dw/a /bin/x:0x10", "p:dw/b /bin/x:0x10 x=%bad"})
+	_, err := fsys.Add(parsed(t, UProbe, "p:dw/a /bin/x:0x10", "p:dw/b /bin/x:0x10 x=%bad"))
 	if !errors.Is(err, ErrRejected) {
 		t.Fatalf("Add: %v", err)
 	}
@@ -140,14 +140,14 @@ func TestAddRollbackFails(t *testing.T) {
 	root := fakeTree(t, nil)
 	fsys, k := newFake(t, root, true)
 	k.rejectNth, k.reason = 2, "Invalid fetch argument"
-	inner := fsys.write
-	fsys.write = func(path string, flag int, data []byte) error {
+	inner := fsys.writeFile
+	fsys.writeFile = func(path string, flag int, data []byte) error {
 		if strings.HasPrefix(string(data), "-:") {
 			return syscall.EBUSY
 		}
 		return inner(path, flag, data)
 	}
-	_, err := fsys.Add(UProbe, []string{"p:dw/a /bin/x:0x10", "p:dw/b /bin/x:0x10"})
+	_, err := fsys.Add(parsed(t, UProbe, "p:dw/a /bin/x:0x10", "p:dw/b /bin/x:0x10"))
 	var werr *WriteError
 	if !errors.As(err, &werr) || werr.Rollback == nil || !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "rollback failed") {
 		t.Errorf("Add = %v, want a WriteError with a failed rollback", err)
@@ -181,7 +181,7 @@ func TestAddRefusesBeforeWriting(t *testing.T) {
 		{"taken by a tracepoint", withBad(0, "p:sched/sched_switch /bin/x:0x10"), ErrEventExists},
 		{"twice in the batch", withBad(8, "p:dw/e2 /bin/x:0x20"), ErrEventExists},
 	} {
-		_, err := fsys.Add(UProbe, c.defs)
+		_, err := fsys.Add(parsed(t, UProbe, c.defs...))
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
@@ -192,16 +192,16 @@ func TestAddRefusesBeforeWriting(t *testing.T) {
 	if got := readFile(t, root, "uprobe_events"); got != existing {
 		t.Errorf("uprobe_events changed:\n%s", got)
 	}
-	if ok, err := fsys.Exists(UProbe, "probe_app", "work"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "probe_app", "work"); !ok || err != nil {
 		t.Errorf("Exists(probe_app/work) = %v, %v", ok, err)
 	}
-	if ok, err := fsys.Exists(UProbe, "sched", "sched_switch"); !ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "sched", "sched_switch"); !ok || err != nil {
 		t.Errorf("Exists(sched/sched_switch) = %v, %v", ok, err)
 	}
-	if ok, err := fsys.Exists(UProbe, "dw", "e1"); ok || err != nil {
+	if ok, err := fsys.exists(UProbe, "dw", "e1"); ok || err != nil {
 		t.Errorf("Exists(dw/e1) = %v, %v", ok, err)
 	}
-	if _, err := fsys.Exists(UProbe, "..", "x"); !errors.Is(err, ErrBadDefinition) {
+	if _, err := fsys.exists(UProbe, "..", "x"); !errors.Is(err, ErrBadDefinition) {
 		t.Errorf("Exists(../x): %v", err)
 	}
 }
@@ -219,11 +219,11 @@ func TestAddConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fsys.write = k.write
+		fsys.writeFile = k.write
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = fsys.Add(UProbe, []string{"p:dw/same /bin/x:0x10", fmt.Sprintf("p:dw/own%d /bin/x:0x10", i)})
+			_, errs[i] = fsys.Add(parsed(t, UProbe, "p:dw/same /bin/x:0x10", fmt.Sprintf("p:dw/own%d /bin/x:0x10", i)))
 		}()
 	}
 	wg.Wait()
@@ -336,8 +336,8 @@ func TestDeleteDisablesFirst(t *testing.T) {
 
 func TestDeleteStopsAtFailure(t *testing.T) {
 	_, fsys, k := deleteTree(t)
-	inner := fsys.write
-	fsys.write = func(path string, flag int, data []byte) error {
+	inner := fsys.writeFile
+	fsys.writeFile = func(path string, flag int, data []byte) error {
 		if string(data) == "-:probe/b1\n" {
 			return syscall.EBUSY
 		}
@@ -384,7 +384,7 @@ func TestKinds(t *testing.T) {
 	if _, err := fsys.List(KProbe); !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "CONFIG_KPROBE_EVENTS") {
 		t.Errorf("List(KProbe) without kprobe_events: %v", err)
 	}
-	if _, err := fsys.Add(KProbe, []string{"p:g/e f"}); !errors.Is(err, ErrNotSupported) {
+	if _, err := fsys.Add(parsed(t, KProbe, "p:g/e f")); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("Add(KProbe) without kprobe_events: %v", err)
 	}
 	if _, err := fsys.Delete(Kind(0), []string{"*"}); !errors.Is(err, ErrNotSupported) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,16 +29,16 @@ type FS struct {
 	root     string
 	lockPath string
 
-	// write performs one open(2) of path with O_WRONLY|flag and one
+	// writeFile performs one open(2) of path with O_WRONLY|flag and one
 	// write(2) of data. Tests replace it to play the kernel's part.
-	write func(path string, flag int, data []byte) error
+	writeFile func(path string, flag int, data []byte) error
 }
 
 // Root returns the directory FS reads and writes.
 func (t *FS) Root() string { return t.root }
 
 // Open returns the tracefs at root, which must hold a README file. Add and
-// Delete lock DefaultLockPath() if root is a mounted tracefs or debugfs,
+// Delete lock defaultLockPath() if root is a mounted tracefs or debugfs,
 // and root/.dwprobe.lock otherwise (a directory standing in for tracefs in
 // tests). Errors wrap ErrNotMounted or ErrPermission.
 func Open(root string) (*FS, error) {
@@ -46,7 +47,7 @@ func Open(root string) (*FS, error) {
 	}
 	lock := filepath.Join(root, ".dwprobe.lock")
 	if magic, err := statfsMagic(root); err == nil && isTracefsMagic(magic) {
-		lock = DefaultLockPath()
+		lock = defaultLockPath()
 	}
 	return newFS(root, lock), nil
 }
@@ -64,26 +65,30 @@ func OpenWith(root string, write WriteFunc) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.write = write
+	t.writeFile = write
 	return t, nil
 }
 
 func newFS(root, lockPath string) *FS {
-	return &FS{root: root, lockPath: lockPath, write: sysWrite}
+	return &FS{root: root, lockPath: lockPath, writeFile: sysWrite}
 }
 
-// Find returns the system's tracefs: /sys/kernel/tracing, else
-// /sys/kernel/debug/tracing. If neither is mounted and the process runs as
-// root, it mounts tracefs on /sys/kernel/tracing (what perf does through
-// libapi); otherwise the error, wrapping ErrNotMounted, says what to run.
-// An existing tracefs this process may not read is ErrPermission.
+// Find returns the system's tracefs: where /proc/self/mountinfo says a
+// tracefs (or a debugfs's tracing directory) is mounted, else
+// /sys/kernel/tracing, else /sys/kernel/debug/tracing. If none is mounted
+// and the process runs as root, it mounts tracefs on /sys/kernel/tracing
+// (what perf does through libapi); otherwise the error, wrapping
+// ErrNotMounted, says what to run. An existing tracefs this process may
+// not read is ErrPermission. The search runs once per process.
 func Find() (*FS, error) {
-	root, err := find(hostSystem{})
+	root, err := findOnce()
 	if err != nil {
 		return nil, err
 	}
-	return newFS(root, DefaultLockPath()), nil
+	return newFS(root, defaultLockPath()), nil
 }
+
+var findOnce = sync.OnceValues(func() (string, error) { return find(hostSystem{}) })
 
 // system is what find needs from the host, so its decisions can be tested.
 type system interface {
@@ -91,6 +96,7 @@ type system interface {
 	hasReadme(dir string) error
 	euid() int
 	mountTracefs(dir string) error
+	mountinfo() (string, error)
 }
 
 type hostSystem struct{}
@@ -100,6 +106,10 @@ func (hostSystem) hasReadme(dir string) error            { return hasReadme(dir)
 func (hostSystem) euid() int                             { return unix.Geteuid() }
 func (hostSystem) mountTracefs(dir string) error {
 	return unix.Mount("nodev", dir, "tracefs", 0, "")
+}
+func (hostSystem) mountinfo() (string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	return string(b), err
 }
 
 func find(sys system) (string, error) {
@@ -120,7 +130,11 @@ func find(sys system) (string, error) {
 		}
 		return true, nil
 	}
-	for _, dir := range []string{tracingDir, debugTracingDir} {
+	var dirs []string
+	if text, err := sys.mountinfo(); err == nil {
+		dirs = mountedDirs(text)
+	}
+	for _, dir := range append(dirs, tracingDir, debugTracingDir) {
 		ok, err := mounted(dir)
 		if err != nil || ok {
 			return dir, err
@@ -167,10 +181,10 @@ func hasReadme(dir string) error {
 	return err
 }
 
-// DefaultLockPath is the lock file that serialises the Add and Delete of
+// defaultLockPath is the lock file that serialises the Add and Delete of
 // every dwprobe process: /run/lock/dwprobe.lock, or dwprobe.lock in
 // $XDG_RUNTIME_DIR or the temporary directory if there is no /run/lock.
-func DefaultLockPath() string {
+func defaultLockPath() string {
 	if st, err := os.Stat("/run/lock"); err == nil && st.IsDir() {
 		return "/run/lock/dwprobe.lock"
 	}
@@ -208,7 +222,7 @@ func (t *FS) lock() (unlock func(), err error) {
 	return func() { unix.Close(fd) }, nil
 }
 
-// Flags for FS.write.
+// Flags for FS.writeFile.
 const (
 	// appendFlag is for kprobe_events and uprobe_events: never truncate
 	// (O_TRUNC on them deletes every probe of the kind).

@@ -279,29 +279,29 @@ func TestApply(t *testing.T) {
 	}
 	_, k := fakeTracefs(t)
 	k.Reject = func(kind tracefs.Kind, cmd string) (string, int) {
-		if i := strings.Index(cmd, "%nosuchreg"); i >= 0 {
-			return "Invalid register name", i
+		if i := strings.Index(cmd, "/nonexistent/"); i >= 0 {
+			return "File not found", i
 		}
 		return "", 0
 	}
 
-	// One bad register among ten: the kernel refuses the 7th, the six
+	// One binary missing among ten: the kernel refuses the 7th, the six
 	// before are deleted again.
 	bad := append([]string(nil), ten...)
-	bad[8] = "p:dwapply/e6   /bin/true:0x70 x=%nosuchreg"
+	bad[8] = "p:dwapply/e6   /nonexistent/true:0x70 x=%di"
 	p := write("bad.txt", bad)
 	_, errOut, err := dw("--apply", p)
-	if err == nil || !strings.Contains(err.Error(), p+":9: the kernel refused uprobe") || !strings.Contains(err.Error(), "Invalid register name") ||
-		!strings.Contains(err.Error(), "at column 33") {
-		t.Errorf("--apply with a bad register: %v", err)
+	if err == nil || !strings.Contains(err.Error(), p+":9: the kernel refused uprobe") || !strings.Contains(err.Error(), "File not found") ||
+		!strings.Contains(err.Error(), "at column 16") {
+		t.Errorf("--apply with a missing binary: %v", err)
 	}
-	if want := "  " + bad[8] + "\n  " + strings.Repeat(" ", 32) + "^ Invalid register name\n"; errOut != want {
+	if want := "  " + bad[8] + "\n  " + strings.Repeat(" ", 15) + "^ File not found\n"; errOut != want {
 		t.Errorf("stderr\n%s\nwant\n%s", errOut, want)
 	}
 	if got := k.File("uprobe_events"); got != "" {
 		t.Errorf("uprobe_events after the refusal:\n%s", got)
 	}
-	if w := eventWrites(k, "uprobe_events"); len(w) != 13 || w[6] != "p:dwapply/e6 /bin/true:0x70 x=%nosuchreg" || w[7] != "-:dwapply/e5" || w[12] != "-:dwapply/e0" {
+	if w := eventWrites(k, "uprobe_events"); len(w) != 13 || w[6] != "p:dwapply/e6 /nonexistent/true:0x70 x=%di" || w[7] != "-:dwapply/e5" || w[12] != "-:dwapply/e0" {
 		t.Errorf("writes %q", w)
 	}
 
@@ -316,11 +316,17 @@ func TestApply(t *testing.T) {
 		{"-:dwapply/e3", "delete command"},
 		{"p:e3 vfs_read", "GROUP/EVENT"},
 		{"p:dwapply/e3\x00 /bin/true:0x40", "NUL"},
+		// The kernel's language, checked before writing: column 33 is
+		// the '%' of the register, 32 the '\\' of perf's placeholder.
+		{"p:dwapply/e3   /bin/true:0x40 x=%nosuchreg", ":6:33: argument \"x=%nosuchreg\": the kernel has no register %nosuchreg"},
+		{"p:dwapply/e3 /bin/true:0x40 x=\\deade12d:s32", ":6:32: bad probe definition"},
+		{"p:dwapply/e3 /bin/true:0x40 $arg1", "kprobes only"},
+		{"p:dwapply/e3 vfs_read+4 $arg1", "entry only"},
 	} {
 		l := append([]string(nil), ten...)
 		l[5] = c.line
 		p := write("refused.txt", l)
-		if _, _, err := dw("--apply", p); err == nil || !strings.Contains(err.Error(), p+":6: bad probe definition") || !strings.Contains(err.Error(), c.msg) {
+		if _, _, err := dw("--apply", p); err == nil || !strings.Contains(err.Error(), p+":6:") || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("--apply with %q: %v", c.line, err)
 		}
 	}
@@ -328,8 +334,8 @@ func TestApply(t *testing.T) {
 		t.Errorf("refused files wrote %q", w)
 	}
 
-	// All ten, from stdin; a kprobe file and a uprobe file in one: both
-	// batches, and a refused uprobe batch takes the kprobes back.
+	// All ten, from stdin; a kprobe file and a uprobe file in one: one
+	// batch, and a refused uprobe takes the kprobes back.
 	stdin = strings.NewReader(strings.Join(ten, "\n"))
 	t.Cleanup(func() { stdin = os.Stdin })
 	_, errOut, err = dw("--apply", "-")
@@ -340,14 +346,14 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.Writes()
-	mixed := []string{"p:dwk/a vfs_read+0", "p:dwu/a /bin/true:0x10", "p:dwk/b vfs_write+0 x=%di", "p:dwu/b /bin/true:0x20 x=%nosuchreg"}
+	mixed := []string{"p:dwk/a vfs_read+0", "p:dwu/a /bin/true:0x10", "p:dwk/b vfs_write+0 x=%di", "p:dwu/b /nonexistent/true:0x20"}
 	_, _, err = dw("--apply", write("mixed.txt", mixed))
 	if err == nil || !strings.Contains(err.Error(), "mixed.txt:4:") {
 		t.Errorf("mixed --apply: %v", err)
 	}
-	want := []string{"kprobe_events: p:dwk/a vfs_read+0", "kprobe_events: p:dwk/b vfs_write+0 x=%di",
-		"uprobe_events: p:dwu/a /bin/true:0x10", "uprobe_events: p:dwu/b /bin/true:0x20 x=%nosuchreg", "uprobe_events: -:dwu/a",
-		"kprobe_events: -:dwk/a", "kprobe_events: -:dwk/b"}
+	want := []string{"kprobe_events: p:dwk/a vfs_read+0", "uprobe_events: p:dwu/a /bin/true:0x10",
+		"kprobe_events: p:dwk/b vfs_write+0 x=%di", "uprobe_events: p:dwu/b /nonexistent/true:0x20",
+		"kprobe_events: -:dwk/b", "uprobe_events: -:dwu/a", "kprobe_events: -:dwk/a"}
 	if w := k.Writes(); !reflect.DeepEqual(w, want) {
 		t.Errorf("mixed --apply wrote\n%s\nwant\n%s", strings.Join(w, "\n"), strings.Join(want, "\n"))
 	}
@@ -374,7 +380,7 @@ func TestDelete(t *testing.T) {
 	k.Writes()
 	add := func(kind tracefs.Kind, defs ...string) {
 		t.Helper()
-		if _, err := fsys.AddMulti(kind, defs); err != nil {
+		if _, err := fsys.AddMulti(parsedDefs(t, kind, defs...)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -440,7 +446,7 @@ func TestDelete(t *testing.T) {
 // refuses to delete it otherwise).
 func TestDeleteEnabled(t *testing.T) {
 	fsys, k := fakeTracefs(t)
-	if _, err := fsys.Add(tracefs.UProbe, []string{"p:dw/e /bin/true:0x10"}); err != nil {
+	if _, err := fsys.Add(parsedDefs(t, tracefs.UProbe, "p:dw/e /bin/true:0x10")); err != nil {
 		t.Fatal(err)
 	}
 	if err := fsys.Enable("dw", "e", true); err != nil {
@@ -468,10 +474,10 @@ func TestList(t *testing.T) {
 	// A probe without debuginfo at its place, one with a module, one on
 	// a binary that does not exist.
 	fsys, _ := openTracefs()
-	if _, err := fsys.Add(tracefs.UProbe, []string{"p:raw/gone /nonexistent/app:0x1139 x=%di"}); err != nil {
+	if _, err := fsys.Add(parsedDefs(t, tracefs.UProbe, "p:raw/gone /nonexistent/app:0x1139 x=%di")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fsys.Add(tracefs.KProbe, []string{"p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64", "r:probe/m ext4:ext4_sync_fs"}); err != nil {
+	if _, err := fsys.Add(parsedDefs(t, tracefs.KProbe, "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64", "r:probe/m ext4:ext4_sync_fs")); err != nil {
 		t.Fatal(err)
 	}
 	in := " in " + exe
@@ -609,4 +615,18 @@ func TestKernelAdd(t *testing.T) {
 	if err != nil || out != want {
 		t.Errorf("--bootconfig: %v\n%s\nwant\n%s", err, out, want)
 	}
+}
+
+// parsedDefs parses definition lines of kind for tracefs.FS.Add.
+func parsedDefs(t *testing.T, kind tracefs.Kind, lines ...string) []tracefs.Event {
+	t.Helper()
+	var evs []tracefs.Event
+	for _, l := range lines {
+		ev, err := tracefs.ParseDefinition(kind, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
 }

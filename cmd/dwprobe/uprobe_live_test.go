@@ -332,7 +332,7 @@ func num(t *testing.T, maxx, minx, maxy, miny string) string {
 }
 
 // TestApplyLive: on the real uprobe_events, one definition the kernel
-// refuses among ten leaves none of them, and a name with a newline is
+// refuses among ten (a missing binary) leaves none of them, and a name with a newline is
 // refused before anything is written.
 func TestApplyLive(t *testing.T) {
 	fsys := needLive(t)
@@ -347,7 +347,8 @@ func TestApplyLive(t *testing.T) {
 	for i := range 10 {
 		l := fmt.Sprintf("p:%s/e%d %s", g, i, target)
 		if i == 6 {
-			l = fmt.Sprintf("p:%s/e%d %s x=%%nosuchreg", g, i, strings.Fields(target)[0])
+			// Valid offline; the kernel finds no such file.
+			l = fmt.Sprintf("p:%s/e%d /nonexistent/dwprobe:0x10 x=%%di", g, i)
 		}
 		lines = append(lines, l)
 	}
@@ -361,10 +362,10 @@ func TestApplyLive(t *testing.T) {
 	}
 	_, errOut, err := dw("--apply", file)
 	if err == nil || !strings.Contains(err.Error(), file+":7: the kernel refused uprobe") || !strings.Contains(err.Error(), "nothing was added") {
-		t.Errorf("--apply with a bad register: %v", err)
+		t.Errorf("--apply with a missing binary: %v", err)
 	}
-	// The kernel's reason, with the caret under the register.
-	if parts := strings.Split(errOut, "\n"); len(parts) < 2 || !strings.HasPrefix(parts[0][strings.IndexByte(parts[1], '^'):], "%nosuchreg") {
+	// The kernel's reason, with the caret under the file.
+	if parts := strings.Split(errOut, "\n"); len(parts) < 2 || !strings.HasPrefix(parts[0][strings.IndexByte(parts[1], '^'):], "/nonexistent/") {
 		t.Errorf("stderr:\n%s", errOut)
 	} else {
 		t.Logf("stderr:\n%s%v", errOut, err)

@@ -27,7 +27,7 @@ func TestParseDefinition(t *testing.T) {
 		// Several spaces: the kernel's argv_split skips them.
 		{UProbe, "  p:probe_app/work   /tmp/app:0x1139  %di  ",
 			Event{Type: 'p', Group: "probe_app", Name: "work", Target: "/tmp/app:0x1139",
-				Args: []Arg{{"arg1", "%di", ""}}}},
+				Args: []Arg{{"", "%di", ""}}}},
 		{UProbe, "r:probe_app/work__return /a:b/app:4409 s=+0(%si):string a=%ax:u8[4]",
 			Event{Type: 'r', Group: "probe_app", Name: "work__return", Target: "/a:b/app:4409",
 				Args: []Arg{{"s", "+0(%si)", "string"}, {"a", "%ax", "u8[4]"}}}},
@@ -46,7 +46,7 @@ func TestParseDefinition(t *testing.T) {
 		}
 	}
 
-	manyArgs := "p:g/e f" + strings.Repeat(" %di", maxArgs+1)
+	manyArgs := "p:g/e f" + strings.Repeat(" %di", MaxArgs+1)
 	bad := []struct {
 		kind Kind
 		def  string
@@ -75,8 +75,8 @@ func TestParseDefinition(t *testing.T) {
 		{KProbe, "p:g-x/e vfs_read", "C identifier"},
 		{KProbe, "p:g/1e vfs_read", "C identifier"},
 		{KProbe, "p:g/e.x vfs_read", "C identifier"},
-		{KProbe, "p:" + long + "a/e f", "64 bytes, at most 63"},
-		{KProbe, "p:g/" + long + "a f", "64 bytes, at most 63"},
+		{KProbe, "p:" + long + "a/e f", "longer than 63 bytes"},
+		{KProbe, "p:g/" + long + "a f", "longer than 63 bytes"},
 		{KProbe, "p:g/e", "no probe point"},
 		{KProbe, "p5:g/e f", "only for return probes"},
 		{KProbe, "r0:g/e f", "1 to 4096"},
@@ -93,7 +93,8 @@ func TestParseDefinition(t *testing.T) {
 		{KProbe, "p:g/e f " + strings.Repeat("a", 33) + "=%di", "longer than 32"},
 		{KProbe, "p:g/e f x=", "no fetch expression"},
 		{KProbe, manyArgs, "at most 128"},
-		{KProbe, "p:g/e f x=" + strings.Repeat("+0(", 1400), "at most 4094"},
+		{KProbe, "p:g/e f" + strings.Repeat(" +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%di))))))))))))))", 100), "at most 4094"},
+		{KProbe, "p:g/e f x=" + strings.Repeat("+0(", 20) + "%di" + strings.Repeat(")", 20), "at most 63"},
 	}
 	for _, c := range bad {
 		_, err := ParseDefinition(c.kind, c.def)

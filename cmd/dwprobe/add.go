@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// runAdd implements -a: resolve every probe as -D does, name the events
+// as perf does against the events that exist, and write all of them in
+// one batch, so a refused definition leaves nothing of this command.
+func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	kind := tracefs.KProbe
+	if o.exec != "" {
+		kind = tracefs.UProbe
+	}
+	rs, err := resolveAll(ctx, o, t, o.adds, stderr)
+	if err != nil {
+		return err
+	}
+	fsys, err := liveFS()
+	var listed []tracefs.Event
+	if err == nil {
+		listed, err = fsys.List(kind)
+	}
+	if err != nil {
+		if !o.dryRun {
+			return tracefsErr(err)
+		}
+		// A dry run needs no tracefs: names are then not checked
+		// against the running kernel's events.
+		if !o.quiet {
+			fmt.Fprintf(stderr, "note: dry run without the %s events of tracefs (%v): names not checked against existing events\n", kind, err)
+		}
+		fsys, listed = nil, nil
+	}
+	if kind == tracefs.KProbe && !o.dryRun {
+		if err := checkRunningKernel(t); err != nil {
+			return err
+		}
+	}
+	multi := fsys == nil || fsys.MultiProbe()
+	if err := nameEvents(rs, listed, o.force, multi); err != nil {
+		return err
+	}
+
+	var evs []tracefs.Event
+	for _, r := range rs {
+		evs = append(evs, r.defs...)
+	}
+	if len(evs) == 0 {
+		return errors.New("no probe point to add")
+	}
+	if o.dryRun {
+		for _, d := range evs {
+			fmt.Fprintln(stdout, d)
+		}
+		if !o.quiet {
+			fmt.Fprintf(stderr, "Dry run: nothing written to %s_events; it would add:\n", kind)
+			showAdded(o, rs, stderr)
+		}
+		return nil
+	}
+	if err := checkDialect(fsys.Dialect(), evs); err != nil {
+		return err
+	}
+	if _, err := addBatch(fsys, evs); err != nil {
+		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("definition %d of %d", i+1, len(evs)) })
+	}
+	if o.quiet {
+		return nil
+	}
+	last := rs[len(rs)-1].defs
+	d := last[len(last)-1]
+	fmt.Fprintln(stderr, addedHeader(len(evs)))
+	showAdded(o, rs, stderr)
+	fmt.Fprintf(stderr, "\nYou can now use it in all perf tools, such as:\n\n")
+	fmt.Fprintf(stderr, "\tperf record -e %s:%s -aR sleep 1\n\n", d.Group, d.Name)
+	fmt.Fprintf(stderr, "or enable it in tracefs:\n\n")
+	fmt.Fprintf(stderr, "\techo 1 > %s\n\n", filepath.Join(fsys.Root(), "events", d.Group, d.Name, "enable"))
+	return nil
+}
+
+// addedHeader is perf's "Added new event:" for n probes.
+func addedHeader(n int) string {
+	if n > 1 {
+		return "Added new events:"
+	}
+	return "Added new event:"
+}
+
+// showAdded prints perf's line for each event added, with the probe as
+// the user wrote it.
+func showAdded(o *options, rs []resolved, w io.Writer) {
+	module, _ := execPath(o)
+	for _, r := range rs {
+		point := probegen.SpecPoint(&r.spec.Point)
+		var args []string
+		for _, a := range r.spec.Args {
+			args = append(args, probegen.PerfArg(a))
+		}
+		for _, d := range r.defs {
+			fmt.Fprintln(w, probegen.EventLine(d.Group, d.Name, point, module, args))
+		}
+	}
+}
+
+// nameEvents renames the definitions of rs as perf probe -a names events
+// (probe_trace_event__set_name): against the event names of listed,
+// whatever their group; the first event of a probe may take a numbered
+// name only with force, the others always may. With multi (the kernel
+// appends probes to an event) the points of one probe that share a base
+// name share the event; without, each point gets its own name.
+func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error {
+	var names []string
+	for _, e := range listed {
+		names = append(names, e.Name)
+	}
+	namer := probegen.NewNamer(names)
+	for _, r := range rs {
+		var used []string
+		for j := range r.defs {
+			d := &r.defs[j]
+			pick := namer.Peek
+			if !multi {
+				pick = namer.Next
+			}
+			name, err := pick(d.Name, force || j > 0)
+			if errors.Is(err, tracefs.ErrEventExists) {
+				return conflictErr(r.spec, d, listed, namer)
+			}
+			if err != nil {
+				return fmt.Errorf("probe %q: %w", r.spec.Raw, err)
+			}
+			d.Name = name
+			used = append(used, name)
+		}
+		for _, n := range used {
+			namer.Add(n)
+		}
+	}
+	return nil
+}
+
+// conflictErr explains an event name that is taken, with the ways out.
+func conflictErr(spec *probegen.Spec, d *tracefs.Event, listed []tracefs.Event, namer *probegen.Namer) error {
+	id := d.PerfName()
+	owner, del := "", ""
+	for _, e := range listed {
+		if e.Name == d.Name {
+			owner, del = e.PerfName(), fmt.Sprintf("delete it with -d %s, ", e.PerfName())
+			break
+		}
+	}
+	switch owner {
+	case "":
+		owner = " (by an earlier probe of this command)"
+	case id:
+		owner = ""
+	default:
+		owner = fmt.Sprintf(" (as %s: event names are unique across groups)", owner)
+	}
+	force := "add a numbered duplicate with -f"
+	if alt, err := namer.Peek(d.Name, true); err == nil {
+		force = fmt.Sprintf("add it as %s:%s with -f", d.Group, alt)
+	}
+	pt := spec.Point
+	pt.Group, pt.Event = "", ""
+	return fmt.Errorf("probe %q: %s: %w%s; %s%s, or name it (%s:NAME=%s)",
+		spec.Raw, id, tracefs.ErrEventExists, owner, del, force, d.Group, pt.String())
+}
+
+// checkDialect refuses, before anything is written, a type or register
+// the running kernel's README and machine do not have (the vmlinux's
+// version was checked while resolving).
+func checkDialect(d tracefs.Dialect, evs []tracefs.Event) error {
+	for _, e := range evs {
+		if err := d.Check(e); err != nil {
+			return fmt.Errorf("%s: %w; nothing was added", e, err)
+		}
+	}
+	return nil
+}
+
+// checkRunningKernel refuses to add kprobes computed from a vmlinux that
+// is not the running kernel's: its offsets would land elsewhere. perf
+// checks the build-id the same way for -a.
+func checkRunningKernel(t *dwarfres.File) error {
+	want, have := runningBuildID(), t.BuildID()
+	if want == "" || have == "" || want == have {
+		return nil
+	}
+	return fmt.Errorf("%s is not the running kernel's debuginfo (build-id %s, running kernel %s): its offsets would put the probes in the wrong places; give the running kernel's vmlinux with -k, or use -n to see the definitions", t.Path, have, want)
+}
+
+// addErr reports a refused batch. A definition the kernel refused is
+// shown with a caret under the byte the kernel blames, on stderr before
+// the error; where(i) names definition i of the batch.
+func addErr(err error, stderr io.Writer, where func(i int) string) error {
+	var exists *tracefs.ExistsError
+	if errors.As(err, &exists) {
+		id := exists.Group + ":" + exists.Name
+		return fmt.Errorf("%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
+	}
+	var werr *tracefs.WriteError
+	if !errors.As(err, &werr) {
+		return tracefsErr(err)
+	}
+	why := werr.Errno.Error()
+	if werr.Errno == 0 {
+		why = werr.Err.Error()
+	}
+	if werr.Log != nil {
+		why += ": " + werr.Log.Reason
+	}
+	msg := fmt.Sprintf("%s: the kernel refused %v %q (%s)", where(werr.Index), werr.Kind, werr.Def, why)
+	if werr.Log != nil {
+		col := utf8.RuneCountInString(werr.Def[:min(werr.Pos, len(werr.Def))])
+		fmt.Fprintf(stderr, "  %s\n  %s^ %s\n", werr.Def, strings.Repeat(" ", col), werr.Log.Reason)
+		msg += fmt.Sprintf(" at column %d", col+1)
+	}
+	if werr.Rollback != nil {
+		return fmt.Errorf("%s; removing what this command added failed, some of it remains: %w", msg, werr.Rollback)
+	}
+	if errors.Is(err, tracefs.ErrPermission) {
+		return tracefsErr(fmt.Errorf("%s: %w", msg, err))
+	}
+	return errors.New(msg + "; nothing was added")
+}

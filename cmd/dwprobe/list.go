@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// runList implements -l: the kprobes, then the uprobes, that match the
+// filter, each mapped back to its source point with debuginfo (the
+// kernel's for kprobes, each binary's for uprobes), in perf's format:
+//
+//	probe:vfs_read_L12   (on vfs_read:12@fs/read_write.c with f_mode buf)
+//	probe_app:work_L7    (on work:7@fixtures/app_util.c in /tmp/app with name id)
+func runList(o *options, stdout, stderr io.Writer) error {
+	if o.exec != "" {
+		return errors.New("-l lists the probes of every binary and of the kernel: it takes no -x")
+	}
+	flt, err := lazymatch.ParseFilter(o.list)
+	if err != nil {
+		return fmt.Errorf("-l %q: %w", o.list, err)
+	}
+	fsys, err := liveFS()
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	dbg := newDebugCache(o, stderr)
+	defer dbg.close()
+	kinds := 0
+	var firstErr error
+	for _, kind := range []tracefs.Kind{tracefs.KProbe, tracefs.UProbe} {
+		evs, err := fsys.List(kind)
+		if err != nil {
+			if !errors.Is(err, tracefs.ErrNotSupported) {
+				return tracefsErr(err)
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		kinds++
+		// perf reads the listing into a sorted strlist, dropping
+		// duplicate lines.
+		slices.SortStableFunc(evs, func(a, b tracefs.Event) int { return strings.Compare(a.Raw, b.Raw) })
+		evs = slices.CompactFunc(evs, func(a, b tracefs.Event) bool { return a.Raw == b.Raw })
+		for _, e := range evs {
+			if !e.Matches(flt.Match) {
+				continue
+			}
+			fmt.Fprintln(w, dbg.line(e))
+		}
+	}
+	if kinds == 0 {
+		return tracefsErr(firstErr)
+	}
+	return nil
+}
+
+// debugCache opens the debuginfo -l maps probes back with, once each: the
+// kernel's (-k or the running kernel's) and each probed binary's. What
+// can't be opened is nil, and the probes show as listed.
+type debugCache struct {
+	o      *options
+	stderr io.Writer // for the note that there is no kernel debuginfo; nil: no note
+	kernel *dwarfres.File
+	tried  bool
+	bins   map[string]*dwarfres.File
+}
+
+func newDebugCache(o *options, stderr io.Writer) *debugCache {
+	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.File{}}
+}
+
+// line is perf's -l line for e.
+func (c *debugCache) line(e tracefs.Event) string {
+	tp, err := probegen.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
+	point, module := e.Target, ""
+	if err == nil {
+		point, module = tp.Describe(c.get(tp)), tp.Module
+	}
+	var args []string
+	for _, a := range e.Args {
+		args = append(args, a.Name)
+	}
+	return probegen.EventLine(e.Group, e.Name, point, module, args)
+}
+
+func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.File {
+	if !tp.User {
+		if tp.Module != "" {
+			return nil // kernel modules: not yet supported
+		}
+		if !c.tried {
+			c.tried = true
+			k := options{vmlinux: c.o.vmlinux}
+			f, err := openTarget(&k)
+			if err != nil && c.stderr != nil && !c.o.quiet {
+				fmt.Fprintf(c.stderr, "note: kprobes are shown as listed: %v\n", err)
+			}
+			c.kernel = f
+		}
+		return c.kernel
+	}
+	f, ok := c.bins[tp.Module]
+	if !ok {
+		f, _ = openTarget(&options{exec: tp.Module})
+		c.bins[tp.Module] = f
+	}
+	return f
+}
+
+func (c *debugCache) close() {
+	if c.kernel != nil {
+		c.kernel.Close()
+	}
+	for _, f := range c.bins {
+		if f != nil {
+			f.Close()
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package probegen
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// fetch is a fetcharg under construction, perf's probe_trace_arg: a base
+// (register, symbol or immediate) and a chain of loads, each at the
+// previous value plus an offset.
+type fetch struct {
+	base    string // "%di", "@jiffies" (already named), `\3`
+	sym     bool   // base is a symbol address: the first load folds into @sym+off
+	imm     bool
+	refs    []fref
+	add     int64 // value = result + add, not loaded (an address computed in a register)
+	addrVal bool  // sym with no load: the value is the symbol's address
+	fileOff int64 // base "@+": the uprobe file offset of the global
+}
+
+type fref struct {
+	off  int64
+	user bool
+}
+
+func (f *fetch) String() (string, error) {
+	if f.sym && f.addrVal {
+		return "", errors.New("the value is the address of a global; name a member, an element or use :string")
+	}
+	if f.add != 0 {
+		return "", fmt.Errorf("the value is an address computed from %s%+d; read a member through it or use :string", f.base, f.add)
+	}
+	refs := f.refs
+	s := f.base
+	if f.sym {
+		if len(refs) == 0 {
+			return "", errors.New("the value is the address of a global; name a member, an element or use :string")
+		}
+		if s == "@+" { // uprobe file offset: one number
+			s += strconv.FormatInt(f.fileOff+refs[0].off, 10)
+		} else {
+			s += fmt.Sprintf("%+d", refs[0].off)
+		}
+		refs = refs[1:]
+	}
+	for _, r := range refs {
+		if r.user {
+			s = "+u" + strconv.FormatInt(r.off, 10) + "(" + s + ")"
+		} else {
+			s = fmt.Sprintf("%+d(%s)", r.off, s)
+		}
+	}
+	return s, nil
+}
+
+// load dereferences the current value plus off (a pointer followed).
+func (f *fetch) load(off int64, user bool) error {
+	if f.imm {
+		return errors.New("a constant cannot be dereferenced")
+	}
+	if f.sym && len(f.refs) == 0 && f.addrVal {
+		// The value is the symbol's address (plus add): the first load
+		// folds into @sym+off.
+		f.addrVal = false
+		f.refs = append(f.refs, fref{off: f.add + off, user: user})
+		f.add = 0
+		return nil
+	}
+	f.refs = append(f.refs, fref{off: f.add + off, user: user})
+	f.add = 0
+	return nil
+}
+
+// member moves within the object the value lives in.
+func (f *fetch) member(off int64, user bool) error {
+	if len(f.refs) == 0 || f.addrVal {
+		if f.imm {
+			return errors.New("a constant has no members")
+		}
+		return errors.New("the structure is in a register, not in memory (perf: \"Structure on a register is not supported yet\")")
+	}
+	f.refs[len(f.refs)-1].off += off
+	if user {
+		f.refs[len(f.refs)-1].user = true
+	}
+	return nil
+}
+
+// fromLoc starts a fetch from a variable's resolved location.
+func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
+	switch loc.Kind {
+	case dwarfres.LocReg:
+		r, err := dwarfRegister(e.m, loc.Reg)
+		if err != nil {
+			return nil, err
+		}
+		return &fetch{base: r}, nil
+	case dwarfres.LocRegOffset:
+		r, err := dwarfRegister(e.m, loc.Reg)
+		if err != nil {
+			return nil, err
+		}
+		return &fetch{base: r, add: loc.Offset}, nil
+	case dwarfres.LocConst:
+		return &fetch{base: `\` + strconv.FormatInt(loc.Const, 10), imm: true}, nil
+	case dwarfres.LocMem:
+		f := &fetch{}
+		if loc.HasAddr || loc.Sym != "" {
+			base, off, err := e.global(loc)
+			if err != nil {
+				return nil, err
+			}
+			f.base, f.sym = base, true
+			if base == "@+" {
+				f.fileOff, off = off, 0
+			}
+			for i, d := range loc.Derefs {
+				if i == 0 {
+					d += off
+				}
+				f.refs = append(f.refs, fref{off: d})
+			}
+			return f, nil
+		}
+		r, err := dwarfRegister(e.m, loc.Reg)
+		if err != nil {
+			return nil, err
+		}
+		f.base = r
+		for _, d := range loc.Derefs {
+			f.refs = append(f.refs, fref{off: d})
+		}
+		return f, nil
+	case dwarfres.LocAddrValue:
+		base, off, err := e.global(loc)
+		if err != nil {
+			return nil, err
+		}
+		if base == "@+" {
+			return &fetch{base: base, sym: true, addrVal: true, fileOff: off}, nil
+		}
+		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
+	}
+	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
+}
+
+// global names a global variable's address: @SYMBOL (kernel) with the
+// offset of loc.Addr from it, or @+FILEOFFSET for uprobes.
+func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
+	addr, has := loc.Addr, loc.HasAddr
+	if !has {
+		if loc.Sym == "" {
+			return "", 0, fmt.Errorf("a global with neither an address nor a name")
+		}
+		a, ok := e.f.SymbolAddr(loc.Sym)
+		if !ok {
+			if e.user || e.f.IsKernel() && !e.f.KallsymsHasData() {
+				return "", 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, ErrNotSupported)
+			}
+			// Declared here, defined elsewhere in the kernel: kallsyms
+			// knows the name even when this file's symtab does not.
+			return "@" + loc.Sym, 0, nil
+		}
+		addr = a
+	}
+	if !e.user && strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
+		// perf writes @var and reads CPU 0's copy... or whatever lies at
+		// the per-CPU offset: fetchargs cannot add a CPU's base.
+		return "", 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
+	}
+	if e.user {
+		if e.f.ExportedData(loc.Sym) {
+			e.note(fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
+		}
+		off, err := e.f.UprobeDataOffset(e.addr, addr)
+		if err != nil {
+			return "", 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
+		}
+		return "@+", int64(off), nil
+	}
+	if e.f.IsKernel() && !e.f.KallsymsHasData() {
+		// kallsyms has no data symbols (CONFIG_KALLSYMS_ALL=n): name the
+		// address from _stext, which it always lists (not _text: on arm64
+		// that is below the text range kallsyms keeps).
+		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
+			e.note("this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
+			return "@_stext", int64(addr - stext), nil
+		}
+	}
+	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
+	if !ok {
+		if !has && loc.Sym != "" {
+			return "@" + loc.Sym, 0, nil
+		}
+		// No symbol covers it (a string literal): _stext moves with the
+		// image under KASLR, so the offset from it still holds.
+		if stext, ok := e.f.SymbolAddr("_stext"); ok && e.f.IsKernel() && addr >= stext {
+			return "@_stext", int64(addr - stext), nil
+		}
+		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
+	}
+	return "@" + name, int64(addr - start), nil
+}

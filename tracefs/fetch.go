@@ -1,0 +1,254 @@
+package tracefs
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// typeRE matches the probe argument types any kernel's README lists:
+// s8/16/32/64, u…, x…, char, string, ustring, symbol, symstr, %pd/%pD,
+// b<bit-width>@<bit-offset>/<container-size>, and <type>[<array-size>].
+// Which of them a kernel has is its Dialect's business.
+var typeRE = regexp.MustCompile(`^(?:[sux](?:8|16|32|64)|char|string|ustring|symbol|symstr|%p[dD]|b[0-9]+@[0-9]+/[0-9]+)(?:\[[0-9]+\])?$`)
+
+// bitfieldRE is b<bit-width>@<bit-offset>/<container-size>.
+var bitfieldRE = regexp.MustCompile(`^b([0-9]+)@([0-9]+)/([0-9]+)`)
+
+// validType reports a type in typeRE whose bitfield, if it is one, fits
+// its container (__parse_bitfield_probe_arg: a width of 1 or more, width
+// plus offset at most the container's bits, a container of 8 to 64).
+func validType(t string) bool {
+	if !typeRE.MatchString(t) {
+		return false
+	}
+	m := bitfieldRE.FindStringSubmatch(t)
+	if m == nil {
+		return true
+	}
+	w, _ := strconv.Atoi(m[1])
+	o, _ := strconv.Atoi(m[2])
+	c, _ := strconv.Atoi(m[3])
+	return (c == 8 || c == 16 || c == 32 || c == 64) && w > 0 && w+o <= c
+}
+
+// fetchProblem checks fetcharg s of e as Linux 6.1's parse_probe_arg and
+// parse_probe_vars do, and says what the kernel would refuse and at which
+// byte of s, or "" if it accepts it:
+//
+//	%REG  @ADDR  @SYM[+|-OFFS] (kprobes)  @+OFFS (uprobes)
+//	$stackN  $stack  $retval (return probes)  $comm
+//	$argN (kprobes at a function's entry only)
+//	+|-[u]OFFS(FETCHARG)  \IMM  \"STRING"
+func (e Event) fetchProblem(s string) (msg string, off int) {
+	if s == "" {
+		return "empty fetch expression", 0
+	}
+	switch s[0] {
+	case '$':
+		return e.varProblem(s[1:]), 0
+	case '%':
+		if !regName(s[1:]) {
+			return "bad register name " + strconv.Quote(s), 0
+		}
+	case '@':
+		return e.memProblem(s), 0
+	case '+', '-':
+		return e.derefProblem(s)
+	case '\\':
+		if strings.HasPrefix(s, `\"`) {
+			if len(s) < 3 || s[len(s)-1] != '"' {
+				return "immediate string without its closing '\"'", len(s)
+			}
+			return "", 0
+		}
+		if !immediate(s[1:]) {
+			// str_to_immediate: a number, read by kstrtoul/kstrtol with
+			// base 0; "\deade12d" is BAD_IMM.
+			return "bad immediate " + strconv.Quote(s) + ": the kernel reads \\NUMBER (\\42, \\-1, \\0x2a)", 1
+		}
+	default:
+		return "bad fetch argument " + strconv.Quote(s), 0
+	}
+	return "", 0
+}
+
+// varProblem checks the name of a $variable (without the '$').
+func (e Event) varProblem(v string) string {
+	switch {
+	case v == "retval":
+		if !e.Return() {
+			return "$retval is only for return probes"
+		}
+	case v == "stack" || v == "comm" || v == "COMM":
+	case strings.HasPrefix(v, "stack"):
+		if !decimal(v[5:]) {
+			return "bad stack slot $" + v
+		}
+	case strings.HasPrefix(v, "arg"):
+		n, err := strconv.ParseUint(v[3:], 10, 32)
+		switch {
+		case err != nil || !decimal(v[3:]) || n == 0:
+			return "bad function argument $" + v + " ($arg1, $arg2, …)"
+		case e.Kind != KProbe:
+			return "$" + v + " is for kprobes only: uprobes have no function-argument access"
+		case e.Return():
+			return "$" + v + " is not available on a return probe: the kernel reads it at a function's entry only"
+		case !e.atEntry():
+			return "$" + v + " is read at a function's entry only (SYMBOL or SYMBOL+0), not at " + e.Target
+		}
+	default:
+		return "unknown variable $" + v
+	}
+	return ""
+}
+
+// atEntry reports a kprobe target the kernel's kprobe_on_func_entry takes
+// for a function entry: a symbol with no offset or offset 0 (an address
+// is never one). x86's "+4" past an ENDBR also counts there, but whether a
+// function starts with one is not in the line.
+func (e Event) atEntry() bool {
+	t := e.Target
+	if t == "" || isDigit(t[0]) {
+		return false
+	}
+	i := strings.IndexAny(t, "+-")
+	if i < 0 {
+		return true
+	}
+	n, ok := kstrtol(t[i:])
+	return ok && n == 0
+}
+
+// memProblem checks @ADDR, @SYM and @+OFFS.
+func (e Event) memProblem(s string) string {
+	switch {
+	case len(s) < 2:
+		return "'@' needs an address, a symbol or a file offset"
+	case isDigit(s[1]):
+		if _, ok := kstrtoul(s[1:]); !ok {
+			return "bad memory address " + strconv.Quote(s)
+		}
+	case s[1] == '+':
+		if e.Kind == KProbe {
+			return "kprobes read no file offset (@+OFFS is for uprobes)"
+		}
+		if _, ok := kstrtol(s[2:]); !ok {
+			return "bad file offset " + strconv.Quote(s)
+		}
+	case e.Kind == UProbe:
+		return "uprobes read no symbol (@SYM is for kprobes; use @+FILEOFFSET)"
+	}
+	return ""
+}
+
+// derefProblem checks +|-[u]OFFS(FETCHARG).
+func (e Event) derefProblem(s string) (string, int) {
+	rest := strings.TrimPrefix(s[1:], "u")
+	i := strings.IndexByte(rest, '(')
+	if i < 0 {
+		return "dereference " + strconv.Quote(s) + " needs (FETCHARG)", 0
+	}
+	sign := ""
+	if s[0] == '-' {
+		sign = "-"
+	}
+	if _, ok := kstrtol(sign + rest[:i]); !ok {
+		return "bad dereference offset in " + strconv.Quote(s), 0
+	}
+	start := len(s) - len(rest) + i + 1
+	if !strings.HasSuffix(s, ")") {
+		return "dereference " + strconv.Quote(s) + " without its closing ')'", len(s)
+	}
+	inner := s[start : len(s)-1]
+	if inner == "$comm" || inner == "$COMM" || strings.HasPrefix(inner, `\"`) {
+		return "$comm and strings can't be dereferenced", start
+	}
+	msg, off := e.fetchProblem(inner)
+	return msg, start + off
+}
+
+// regName is the shape of a register name: what regs_query_register_offset
+// may know (which ones it does is the Dialect's business).
+func regName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || 'a' <= c && c <= 'z' || isDigit(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// immediate is str_to_immediate: a digit starts kstrtoul, '-' and '+'
+// kstrtol.
+func immediate(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch {
+	case isDigit(s[0]):
+		_, ok := kstrtoul(s)
+		return ok
+	case s[0] == '-':
+		_, ok := kstrtol(s)
+		return ok
+	case s[0] == '+':
+		_, ok := kstrtol(s[1:])
+		return ok
+	}
+	return false
+}
+
+// kstrtoul is the kernel's kstrtoul(s, 0, …): an optional '+', then "0x"
+// hexadecimal, "0" octal or decimal, nothing after.
+func kstrtoul(s string) (uint64, bool) {
+	s = strings.TrimPrefix(s, "+")
+	base := 10
+	switch {
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		base, s = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base = 8
+	}
+	if s == "" || s[0] == '+' || s[0] == '-' || strings.ContainsRune(s, '_') {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	return n, err == nil
+}
+
+// kstrtol is the kernel's kstrtol(s, 0, …): kstrtoul with an optional '-',
+// within int64.
+func kstrtol(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	u, ok := kstrtoul(strings.TrimPrefix(s, "-"))
+	if !ok || neg && strings.HasPrefix(strings.TrimPrefix(s, "-"), "+") {
+		return 0, false
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > 1<<63-1 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// decimal reports a non-empty run of decimal digits.
+func decimal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}

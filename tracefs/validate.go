@@ -1,0 +1,154 @@
+package tracefs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Validate checks that the kernel reads e.String() as exactly this one
+// probe and accepts it, with Linux 6.1's rules (kernel/trace/trace_probe.c,
+// trace_kprobe.c, trace_uprobe.c): an explicit GROUP/EVENT (ValidateName),
+// MAXACTIVE 1..4096 on kretprobes only, a uprobe target PATH:OFFSET with a
+// '/' in PATH, at most 128 arguments with distinct names the kernel
+// accepts, each fetcharg in the kernel's grammar (see fetchProblem) and at
+// most 63 bytes, no field that whitespace, a control character or '#'
+// would split, end or cut, and a line of at most 4094 bytes. Types and
+// register names differ between kernels: Dialect.Check checks those.
+// Errors are *DefError (wrapping ErrBadDefinition), or wrap
+// ErrNotSupported for an unknown kind.
+func (e Event) Validate() error {
+	if _, err := e.Kind.file(); err != nil {
+		return err
+	}
+	if err := e.validateHead(); err != nil {
+		return err
+	}
+	if err := e.validateTarget(); err != nil {
+		return err
+	}
+	if len(e.Args) > MaxArgs {
+		return &DefError{Field: 2 + MaxArgs, Pos: -1, Msg: fmt.Sprintf("%d arguments, at most %d", len(e.Args), MaxArgs)}
+	}
+	names := make(map[string]bool, len(e.Args))
+	for i, a := range e.Args {
+		if err := e.CheckArg(i, a); err != nil {
+			return err
+		}
+		name := a.Name
+		if name == "" {
+			name = "arg" + strconv.Itoa(i+1) // the kernel's name for it
+		}
+		if names[name] {
+			return &DefError{Field: 2 + i, Pos: -1, Err: ErrBadArgName, Msg: fmt.Sprintf("argument name %q used twice", name)}
+		}
+		names[name] = true
+	}
+	if n := len(e.String()); n > maxDefLen {
+		return &DefError{Pos: -1, Msg: fmt.Sprintf("%d bytes, at most %d", n, maxDefLen)}
+	}
+	return nil
+}
+
+// validateHead checks "p:GROUP/EVENT" and "rN:GROUP/EVENT".
+func (e Event) validateHead() error {
+	bad := func(off int, sentinel error, format string, v ...any) error {
+		return &DefError{Off: off, Pos: -1, Err: sentinel, Msg: fmt.Sprintf(format, v...)}
+	}
+	switch {
+	case e.Type != 'p' && e.Type != 'r':
+		return bad(0, nil, "must start with p: or r:")
+	case e.MaxActive != 0 && e.Type == 'p':
+		return bad(1, nil, "MAXACTIVE is only for return probes (rN:)")
+	case e.MaxActive != 0 && e.Kind == UProbe:
+		return bad(1, nil, "uprobes take no MAXACTIVE")
+	case e.MaxActive < 0 || e.MaxActive > maxMaxActive:
+		return bad(1, nil, "MAXACTIVE must be a decimal number from 1 to %d", maxMaxActive)
+	}
+	off := 2
+	if e.MaxActive != 0 {
+		off += len(strconv.Itoa(e.MaxActive))
+	}
+	if msg := nameProblem(GroupName, e.Group); msg != "" {
+		return bad(off, ErrBadGroupName, "group %q: %s", e.Group, msg)
+	}
+	if msg := nameProblem(EventName, e.Name); msg != "" {
+		return bad(off+len(e.Group)+1, ErrBadEventName, "event %q: %s", e.Name, msg)
+	}
+	return nil
+}
+
+// validateTarget checks the probe point field.
+func (e Event) validateTarget() error {
+	bad := func(format string, v ...any) error {
+		return &DefError{Field: 1, Pos: -1, Msg: fmt.Sprintf(format, v...)}
+	}
+	if e.Target == "" {
+		return bad("no probe point")
+	}
+	if msg := fieldProblem(e.Target); msg != "" {
+		return bad("target %q: %s", e.Target, msg)
+	}
+	if e.Kind == UProbe {
+		// trace_uprobe_create ignores (ECANCELED) a target without '/' and
+		// takes the offset after the last ':'.
+		i := strings.LastIndexByte(e.Target, ':')
+		if !strings.Contains(e.Target, "/") || i < 0 || i+1 == len(e.Target) || !isDigit(e.Target[i+1]) {
+			return bad("uprobe target %q is not PATH:OFFSET with a '/' in PATH", e.Target)
+		}
+	}
+	return nil
+}
+
+// CheckArg checks argument i of e, a, as Validate does (all but the
+// uniqueness of its name), so a caller building e can point at the input
+// an argument came from.
+func (e Event) CheckArg(i int, a Arg) error {
+	bad := func(off int, sentinel error, format string, v ...any) error {
+		return &DefError{Field: 2 + i, Off: off, Pos: -1, Err: sentinel,
+			Msg: fmt.Sprintf("argument %q: ", a.String()) + fmt.Sprintf(format, v...)}
+	}
+	body := 0
+	if a.Name != "" {
+		if msg := nameProblem(ArgName, a.Name); msg != "" {
+			return bad(0, ErrBadArgName, "name %s", msg)
+		}
+		body = len(a.Name) + 1
+	}
+	if a.Fetch == "" {
+		return bad(body, nil, "no fetch expression")
+	}
+	if msg := fieldProblem(a.String()); msg != "" {
+		return bad(body, nil, "%s", msg)
+	}
+	if n := len(a.String()) - body; n > maxFetchArgLen {
+		return bad(body, nil, "fetcharg of %d bytes, at most %d", n, maxFetchArgLen)
+	}
+	if msg, off := e.fetchProblem(a.Fetch); msg != "" {
+		return bad(body+off, nil, "%s", msg)
+	}
+	if a.Type != "" && !validType(a.Type) {
+		return bad(body+len(a.Fetch)+1, nil, "unknown type %q", a.Type)
+	}
+	return nil
+}
+
+// fieldProblem says why s can't be one space-separated field of a
+// definition, or "" if it can.
+func fieldProblem(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			return "contains a space"
+		case c < 0x20 || c == 0x7f:
+			return "contains control character " + strconv.QuoteRune(rune(c))
+		case c == '#':
+			return "contains '#', which starts a comment"
+		case c == 0xa0:
+			// The kernel's ctype table counts Latin-1 NBSP as a space,
+			// so argv_split would cut a UTF-8 "à" (c3 a0) in two.
+			return "contains byte 0xa0, which the kernel reads as a space"
+		}
+	}
+	return ""
+}
