@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // golden is perf's recorded answer for one spec.
@@ -138,8 +139,8 @@ func readBeyond(t *testing.T, path string) map[string]string {
 // dwprobe and compares with perf probe 6.1's recorded answer on the same
 // vmlinux: stdout byte for byte, and success or failure.
 func TestConformance(t *testing.T) {
-	vml := needCorpus(t, "amd64/vmlinux")
-	src := needCorpus(t, "linux")
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	src := dwarftest.NeedCorpus(t, "linux")
 	dir := filepath.Join("..", "..", "testdata", "conformance")
 	gold, bid := readGolden(t, filepath.Join(dir, "golden", "perf-amd64.txt"))
 	f, err := dwarfres.Open(vml)
