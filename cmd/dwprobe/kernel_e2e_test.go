@@ -303,22 +303,12 @@ func (c *e2eChecker) wantStr(r qemutest.Record, name, want string) {
 // one returns the only record of event in recs.
 func (c *e2eChecker) one(recs []qemutest.Record, event, what string) (qemutest.Record, bool) {
 	c.t.Helper()
-	all := recsOf(recs, event)
+	all := qemutest.FilterEvent(recs, event)
 	if len(all) != 1 {
 		c.t.Errorf("%s: %s: %d records of %s, want 1, in\n%s", c.where, what, len(all), event, qemutest.TraceText(recs))
 		return qemutest.Record{}, false
 	}
 	return all[0], true
-}
-
-func recsOf(recs []qemutest.Record, event string) []qemutest.Record {
-	var out []qemutest.Record
-	for _, r := range recs {
-		if r.Event == event {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // calls splits recs into the spans from each record of entry to the next
@@ -376,7 +366,7 @@ const e2eCommName = "dwprobe-comm"
 
 func checkE2ETrace(t *testing.T, g *qemutest.Guest, perSpec map[string][]string, global bool) {
 	// The string at a computed stack address (comm_write's buffer).
-	commw := recsOf(g.Trace, evCommW)
+	commw := qemutest.FilterEvent(g.Trace, evCommW)
 	if len(commw) != 1 || commw[0].Args["from_string"] != `"`+e2eCommName+`"` {
 		t.Errorf("set_task_comm in comm_write: want one record with from_string=%q, got %v", e2eCommName, commw)
 	} else {
@@ -398,13 +388,13 @@ func checkE2ETrace(t *testing.T, g *qemutest.Guest, perSpec map[string][]string,
 		c := &e2eChecker{t: t, where: d.command()}
 		// The dd is the task that opened its input.
 		var pids []int
-		for _, r := range recsOf(g.Trace, evOpen) {
+		for _, r := range qemutest.FilterEvent(g.Trace, evOpen) {
 			if r.Args["filename_ustring"] == strconv.Quote(d.in) {
 				pids = append(pids, r.PID)
 			}
 		}
 		if len(pids) != 1 {
-			t.Errorf("%s: %d opens of %s, want 1, in\n%s", c.where, len(pids), d.in, qemutest.TraceText(recsOf(g.Trace, evOpen)))
+			t.Errorf("%s: %d opens of %s, want 1, in\n%s", c.where, len(pids), d.in, qemutest.TraceText(qemutest.FilterEvent(g.Trace, evOpen)))
 			continue
 		}
 		pid := pids[0]
@@ -451,7 +441,7 @@ func (c *e2eChecker) checkFork(all []qemutest.Record, byPID map[int][]qemutest.R
 	pid := int64(c.recs[0].PID)
 	// The shell's kernel_clone returned the dd's pid.
 	var forks []qemutest.Record
-	for _, r := range recsOf(all, evCloneRet) {
+	for _, r := range qemutest.FilterEvent(all, evCloneRet) {
 		if c.num(r, "arg1") == pid {
 			forks = append(forks, r)
 		}
@@ -508,7 +498,7 @@ func (c *e2eChecker) checkExec(exec bool) {
 		c.wantNum(comm, "exec", 0)
 		c.wantNum(comm, "in_execve", 0)
 
-		if n := len(recsOf(c.recs, evBprm)) + len(recsOf(c.recs, evSetupExec)); n != 0 {
+		if n := len(qemutest.FilterEvent(c.recs, evBprm)) + len(qemutest.FilterEvent(c.recs, evSetupExec)); n != 0 {
 			c.t.Errorf("%s: %d exec records, want none", c.where, n)
 		}
 		return
@@ -528,7 +518,7 @@ func (c *e2eChecker) checkExec(exec bool) {
 	c.wantStr(bprm, "filename", prog)
 	// do_open_execat opens the program with do_filp_open.
 	opened := false
-	for _, r := range recsOf(c.recs, evFilp) {
+	for _, r := range qemutest.FilterEvent(c.recs, evFilp) {
 		opened = opened || r.Args["name"] == strconv.Quote(prog)
 	}
 	if !opened {
@@ -617,7 +607,7 @@ func (c *e2eChecker) checkReads(d e2eDD, want []int, fFlags int64) (full, part i
 		if r, ok := c.one(call, evVfsReadRet, "read"); ok {
 			c.wantNum(r, "arg1", n)
 		}
-		at12 := recsOf(call, evKsysReadL12)
+		at12 := qemutest.FilterEvent(call, evKsysReadL12)
 		if len(at12) == 0 {
 			c.t.Errorf("%s: no ksys_read:12 in\n%s", c.where, qemutest.TraceText(call))
 		}
@@ -670,7 +660,7 @@ func (c *e2eChecker) checkWrites(d e2eDD, want []int, fFlags int64, sites int) i
 			c.wantNum(r, "f_pos", pos)
 			c.wantNum(r, "f_flags", fFlags)
 		}
-		at25 := recsOf(call, evVfsWriteL25)
+		at25 := qemutest.FilterEvent(call, evVfsWriteL25)
 		if len(at25) != sites {
 			c.t.Errorf("%s: %d records of vfs_write:25 in a write, want one per probe point (%d):\n%s", c.where, len(at25), sites, qemutest.TraceText(call))
 		}

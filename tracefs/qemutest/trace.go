@@ -175,3 +175,14 @@ func TraceText(recs []Record) string {
 	}
 	return b.String()
 }
+
+// FilterEvent returns the records of event (group/event) in recs.
+func FilterEvent(recs []Record, event string) []Record {
+	var out []Record
+	for _, r := range recs {
+		if r.Event == event {
+			out = append(out, r)
+		}
+	}
+	return out
+}
