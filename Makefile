@@ -59,15 +59,17 @@ fuzz:
 		done; \
 	done
 
-# conformance compares dwprobe with perf probe 6.1's recorded answers and
-# prints matched/total per kind.
+# conformance compares dwprobe with perf probe 6.1's recorded answers on the
+# amd64 and arm64 vmlinux and prints matched/total per kind and arch.
 conformance: deps corpus
 	$(GO) test -count=1 -run '^TestConformance$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
 
-# golden regenerates perf's answers for the conformance specs.
+# golden regenerates perf's answers for the conformance specs of both
+# architectures.
 golden: deps corpus
 	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
+	bash testdata/scripts/golden.sh $(CORPUS)/arm64/vmlinux $(SRC)
 
 test: deps corpus lint
 	DWPROBE_REQUIRE_ALL=1 $(GO) test -count=1 -skip '^TestConformance$$' ./...

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 var (
@@ -58,8 +60,8 @@ func needBin(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(fixtures(t), name)
 	if _, err := os.Stat(p); err != nil {
-		if fixMiss && os.Getenv("DWPROBE_REQUIRE_ALL") != "1" {
-			t.Skipf("%s not built (clang missing)", name)
+		if fixMiss {
+			dwarftest.Skip(t, "%s not built (clang missing)", name)
 		}
 		t.Fatalf("fixture %s: %v", name, err)
 	}
@@ -132,12 +134,7 @@ var perfOff = regexp.MustCompile(`:0x([0-9a-f]+)`)
 // TestFixturesAgainstPerf compares probe addresses with perf probe -x -D on
 // every variant: the same file offsets in the same order.
 func TestFixturesAgainstPerf(t *testing.T) {
-	if _, err := exec.LookPath("perf"); err != nil {
-		if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-			t.Fatal("perf not installed (make deps)")
-		}
-		t.Skip("perf not installed")
-	}
+	dwarftest.NeedTool(t, "perf")
 	fns := []string{"work", "compute", "checksum", "item_score", "rect_area", "scale_sum", "describe", "sum_list", "geometry", "report", "main", "work:3", "sum_list:5", "compute:1"}
 	bid := t.TempDir()
 	for _, v := range variants {

@@ -11,34 +11,27 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // The live tests add uprobes on the host's tracefs. They skip, saying why,
 // without root, uprobe_events or a C compiler, except under make test
 // (DWPROBE_REQUIRE_ALL=1), where that is a failure.
 
-func skipLive(t *testing.T, format string, args ...any) {
-	t.Helper()
-	reason := fmt.Sprintf(format, args...)
-	if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-		t.Fatalf("live tracefs test can't run: %s (DWPROBE_REQUIRE_ALL=1)", reason)
-	}
-	t.Skip(reason)
-}
-
 // liveFS returns the host's tracefs and a group of this test's own, which
 // is deleted when the test ends, whatever happened.
 func liveFS(t *testing.T) (*FS, string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		skipLive(t, "needs root to write uprobe_events")
+		dwarftest.Skip(t, "live tracefs test: needs root to write uprobe_events")
 	}
 	fsys, err := Find()
 	if err != nil {
-		skipLive(t, "no tracefs: %v", err)
+		dwarftest.Skip(t, "live tracefs test: no tracefs: %v", err)
 	}
 	if _, err := fsys.List(UProbe); err != nil {
-		skipLive(t, "no uprobes: %v", err)
+		dwarftest.Skip(t, "live tracefs test: no uprobes: %v", err)
 	}
 	group := fmt.Sprintf("dwprobe_test_%d", os.Getpid())
 	t.Cleanup(func() {
@@ -60,7 +53,7 @@ func buildTarget(t *testing.T) (string, uint64) {
 	t.Helper()
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
-		skipLive(t, "no gcc to build the probed program: %v", err)
+		dwarftest.Skip(t, "live tracefs test: no gcc to build the probed program: %v", err)
 	}
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "app.c"), filepath.Join(dir, "app")

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // golden is perf's recorded answer for one spec.
@@ -134,46 +135,71 @@ func readBeyond(t *testing.T, path string) map[string]string {
 	return m
 }
 
-// TestConformance runs every spec of testdata/conformance/specs.txt through
-// dwprobe and compares with perf probe 6.1's recorded answer on the same
-// vmlinux: stdout byte for byte, and success or failure.
+// conformanceSet names the files of one architecture's conformance list in
+// testdata/conformance.
+type conformanceSet struct {
+	arch   string // the corpus directory of the vmlinux
+	specs  string // the spec list
+	allow  string // deliberate differences, counted against the ratio
+	beyond string // specs where perf 6.1 is wrong, left out of the ratio
+}
+
+var conformanceSets = []conformanceSet{
+	{"amd64", "specs.txt", "allow.txt", "beyond.txt"},
+	{"arm64", "specs-arm64.txt", "allow-arm64.txt", "beyond-arm64.txt"},
+}
+
+// TestConformance runs every spec of each architecture's list
+// (testdata/conformance/specs.txt for amd64, specs-arm64.txt for arm64)
+// through dwprobe and compares with perf probe 6.1's recorded answer on the
+// same vmlinux: stdout byte for byte, and success or failure.
 func TestConformance(t *testing.T) {
-	vml := needCorpus(t, "amd64/vmlinux")
-	src := needCorpus(t, "linux")
+	src := dwarftest.NeedCorpus(t, "linux")
+	for _, set := range conformanceSets {
+		t.Run(set.arch, func(t *testing.T) {
+			vml := dwarftest.NeedCorpus(t, set.arch+"/vmlinux")
+			testConformance(t, set, vml, src)
+		})
+	}
+}
+
+// conformanceGolden reads perf's answers for set, asking perf again when
+// they were recorded for another build of the vmlinux; it returns them and
+// the vmlinux's build-id.
+func conformanceGolden(t *testing.T, set conformanceSet, vml, src string) (map[string]golden, string) {
+	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "conformance")
-	gold, bid := readGolden(t, filepath.Join(dir, "golden", "perf-amd64.txt"))
+	gold, bid := readGolden(t, filepath.Join(dir, "golden", "perf-"+set.arch+".txt"))
 	f, err := dwarfres.Open(vml)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := f.BuildID()
 	f.Close()
-	if got != bid {
-		// Debian moved on to a newer kernel than the committed answers:
-		// ask perf again, for this vmlinux, rather than fail or skip.
-		t.Logf("golden answers are for build-id %s, the corpus vmlinux is %s: regenerating with perf (commit them with make golden)", bid, got)
-		tmp := t.TempDir()
-		cmd := exec.Command("bash", filepath.Join("..", "..", "testdata", "scripts", "golden.sh"), vml, src)
-		cmd.Env = append(os.Environ(), "GOLDEN_DIR="+tmp, "GOLDEN_FORCE=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("regenerating golden answers: %v\n%s", err, out)
-		}
-		gold, _ = readGolden(t, filepath.Join(tmp, "perf-amd64.txt"))
+	if got == bid {
+		return gold, got
 	}
-	allow := readAllow(t, filepath.Join(dir, "allow.txt"))
-	beyond := readBeyond(t, filepath.Join(dir, "beyond.txt"))
-	beyondPath := filepath.Join(dir, "golden", "dwprobe-beyond-amd64.txt")
-	pinned := map[string]golden{}
-	if os.Getenv("DWPROBE_BEYOND_UPDATE") != "1" {
-		var pbid string
-		if pinned, pbid = readGolden(t, beyondPath); pbid != got {
-			// Pinned for another kernel build: offsets differ. Keep checking
-			// that perf is still wrong there, not dwprobe's exact text.
-			t.Logf("beyond answers are for build-id %s, the vmlinux is %s: not compared", pbid, got)
-			pinned = nil
-		}
+	// Debian moved on to a newer kernel than the committed answers: ask
+	// perf again, for this vmlinux, rather than fail or skip.
+	t.Logf("golden answers are for build-id %s, the corpus vmlinux is %s: regenerating with perf (commit them with make golden)", bid, got)
+	tmp := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join("..", "..", "testdata", "scripts", "golden.sh"), vml, src)
+	cmd.Env = append(os.Environ(), "GOLDEN_DIR="+tmp, "GOLDEN_FORCE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("regenerating golden answers: %v\n%s", err, out)
 	}
-	specs := readSpecs(t, filepath.Join(dir, "specs.txt"))
+	gold, _ = readGolden(t, filepath.Join(tmp, "perf-"+set.arch+".txt"))
+	return gold, got
+}
+
+// conformanceResult is dwprobe's answer to one spec.
+type conformanceResult struct {
+	out string
+	err error
+}
+
+// runConformance runs dwprobe on every spec, on all CPUs.
+func runConformance(specs []specEntry, vml, src string) []conformanceResult {
 	targetMu.Lock()
 	targetCache = map[string]*dwarfres.File{}
 	targetMu.Unlock()
@@ -185,11 +211,7 @@ func TestConformance(t *testing.T) {
 		targetCache = nil
 		targetMu.Unlock()
 	}()
-	type result struct {
-		out string
-		err error
-	}
-	results := make([]result, len(specs))
+	results := make([]conformanceResult, len(specs))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < runtime.NumCPU(); w++ {
@@ -197,25 +219,9 @@ func TestConformance(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				s := specs[i]
-				// extra options (perf's names) go before the action flag
-				spec, opts, _ := strings.Cut(s.spec, "\t")
-				args := []string{"-k", vml}
-				if s.kind == "S" || s.kind == "L" {
-					args = append(args, "-s", src)
-				}
-				args = append(args, strings.Fields(opts)...)
-				switch s.kind {
-				case "D", "S":
-					args = append(args, "-D", spec)
-				case "L":
-					args = append(args, "-L", spec)
-				case "V":
-					args = append(args, "-V", spec)
-				}
 				var out, errb bytes.Buffer
-				results[i] = result{err: run(context.Background(), args, &out, &errb)}
-				results[i].out = out.String()
+				err := run(context.Background(), conformanceArgs(specs[i], vml, src), &out, &errb)
+				results[i] = conformanceResult{out.String(), err}
 			}
 		}()
 	}
@@ -224,11 +230,53 @@ func TestConformance(t *testing.T) {
 	}
 	close(next)
 	wg.Wait()
+	return results
+}
+
+// conformanceArgs is dwprobe's command line for s: its extra options
+// (perf's names) go before the action flag.
+func conformanceArgs(s specEntry, vml, src string) []string {
+	spec, opts, _ := strings.Cut(s.spec, "\t")
+	args := []string{"-k", vml}
+	if s.kind == "S" || s.kind == "L" {
+		args = append(args, "-s", src)
+	}
+	args = append(args, strings.Fields(opts)...)
+	switch s.kind {
+	case "D", "S":
+		args = append(args, "-D", spec)
+	case "L":
+		args = append(args, "-L", spec)
+	case "V":
+		args = append(args, "-V", spec)
+	}
+	return args
+}
+
+func testConformance(t *testing.T, set conformanceSet, vml, src string) {
+	dir := filepath.Join("..", "..", "testdata", "conformance")
+	gold, got := conformanceGolden(t, set, vml, src)
+	allow := readAllow(t, filepath.Join(dir, set.allow))
+	beyond := readBeyond(t, filepath.Join(dir, set.beyond))
+	beyondPath := filepath.Join(dir, "golden", "dwprobe-beyond-"+set.arch+".txt")
+	update := os.Getenv("DWPROBE_BEYOND_UPDATE") == "1"
+	pinned := map[string]golden{}
+	if !update && len(beyond) > 0 {
+		var pbid string
+		if pinned, pbid = readGolden(t, beyondPath); pbid != got {
+			// Pinned for another kernel build: offsets differ. Keep checking
+			// that perf is still wrong there, not dwprobe's exact text.
+			t.Logf("beyond answers are for build-id %s, the vmlinux is %s: not compared", pbid, got)
+			pinned = nil
+		}
+	}
+	specs := readSpecs(t, filepath.Join(dir, set.specs))
+	results := runConformance(specs, vml, src)
 	counts := map[string][2]int{}
 	matched, allowed, beyondN := 0, 0, 0
 	var report strings.Builder
-	var update strings.Builder
-	fmt.Fprintf(&update, "# dwprobe's answers for the specs of beyond.txt (perf 6.1 is wrong there)\n# build-id: %s\n", got)
+	var pin strings.Builder
+	fmt.Fprintf(&pin, "# dwprobe's answers for the specs of %s (perf 6.1 is wrong there)\n# build-id: %s\n", set.beyond, got)
 	for i, s := range specs {
 		key := s.kind + "\t" + s.spec
 		g, ok := gold[key]
@@ -243,13 +291,13 @@ func TestConformance(t *testing.T) {
 			if rerr != nil {
 				exit = 1
 			}
-			fmt.Fprintf(&update, "=== %s\nexit %d\n%s", key, exit, out)
+			fmt.Fprintf(&pin, "=== %s\nexit %d\n%s", key, exit, out)
 			if (rerr == nil) == (g.exit == 0) && (rerr != nil || out == g.out) {
-				t.Errorf("%s %q is in beyond.txt but now matches perf: move it back", s.kind, s.spec)
+				t.Errorf("%s %q is in %s but now matches perf: move it back", s.kind, s.spec, set.beyond)
 			}
 			if p, ok := pinned[key]; ok && ((p.exit == 0) != (rerr == nil) || p.out != out) {
 				t.Errorf("%s %q: dwprobe's answer changed:\npinned (exit %d):\n%snow (%v):\n%s", s.kind, s.spec, p.exit, p.out, rerr, out)
-			} else if !ok && pinned != nil && os.Getenv("DWPROBE_BEYOND_UPDATE") != "1" {
+			} else if !ok && pinned != nil && !update {
 				t.Errorf("%s %q: no pinned answer in %s (DWPROBE_BEYOND_UPDATE=1)", s.kind, s.spec, beyondPath)
 			}
 			continue
@@ -261,7 +309,7 @@ func TestConformance(t *testing.T) {
 			c[0]++
 			matched++
 			if _, ok := allow[key]; ok {
-				t.Errorf("%s %q now matches perf: remove it from allow.txt", s.kind, s.spec)
+				t.Errorf("%s %q now matches perf: remove it from %s", s.kind, s.spec, set.allow)
 			}
 		} else if _, ok := allow[key]; ok {
 			allowed++
@@ -280,17 +328,17 @@ func TestConformance(t *testing.T) {
 	}
 	for _, k := range []string{"D", "S", "L", "V"} {
 		if c, ok := counts[k]; ok {
-			fmt.Printf("conformance %s: %d/%d identical to perf\n", k, c[0], c[1])
+			fmt.Printf("conformance %s %s: %d/%d identical to perf\n", set.arch, k, c[0], c[1])
 		}
 	}
-	if os.Getenv("DWPROBE_BEYOND_UPDATE") == "1" {
-		if err := os.WriteFile(beyondPath, []byte(update.String()), 0o644); err != nil {
+	if update && beyondN > 0 {
+		if err := os.WriteFile(beyondPath, []byte(pin.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := len(specs) - beyondN
-	fmt.Printf("conformance: matched %d/%d, allow-listed %d; beyond perf (pinned, not counted) %d\n", matched, n, allowed, beyondN)
+	fmt.Printf("conformance %s: matched %d/%d, allow-listed %d; beyond perf (pinned, not counted) %d\n", set.arch, matched, n, allowed, beyondN)
 	if n > 0 && matched*100 < 95*n {
-		t.Errorf("conformance %d/%d is below 95%%", matched, n)
+		t.Errorf("conformance %s %d/%d is below 95%%", set.arch, matched, n)
 	}
 }

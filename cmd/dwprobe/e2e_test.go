@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 var (
@@ -63,7 +65,7 @@ func runBin(t *testing.T, args ...string) (string, string, int) {
 // fixture returns a built fixture binary (see dwarfres tests).
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir := fixtureDir(corpusDir())
+	dir := fixtureDir(dwarftest.CorpusDir())
 	out, err := exec.Command("bash", "../../testdata/scripts/fixtures.sh", dir).CombinedOutput()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {

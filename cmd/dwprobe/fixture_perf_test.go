@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestFixtureDefinitionsAgainstPerf compares whole -D output with perf probe
 // -x on the fixtures built by gcc and clang, including lazy patterns (the
 // fixtures' comp_dir points at their sources, so no -s is needed).
 func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
-	needPerf(t)
+	dwarftest.NeedTool(t, "perf")
 	specs := []string{"work", "compute%return", "checksum", "item_score", "sum_list:5",
 		"work;printf*", "sum_list;total*", "app_util.c;return*", "item_score;return*",
 		"compute;return*", "app_util2.c:94", "checksum@app_util2.c"}
@@ -53,7 +54,7 @@ func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
 // dwprobe must answer instead; those answers are checked live by the
 // uprobe tests.
 func TestFixtureArgsAgainstPerf(t *testing.T) {
-	needPerf(t)
+	dwarftest.NeedTool(t, "perf")
 	specs := []string{"compute a b c", "compute%return $retval", "compute%return r=$retval:s32",
 		"work p->name:string p->id p->vals[2] p->tag:string p->box.max.y", "work p->ival p->raw[1]",
 		"sum_list l->head->name:string l->count", "sum_list:5 $vars", "work $params", "util_checksum s:string",
@@ -95,17 +96,6 @@ func TestFixtureArgsAgainstPerf(t *testing.T) {
 				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out)
 			}
 		}
-	}
-}
-
-// needPerf skips without perf, or fails under make test.
-func needPerf(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("perf"); err != nil {
-		if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-			t.Fatal("perf not installed (make deps)")
-		}
-		t.Skip("perf not installed")
 	}
 }
 

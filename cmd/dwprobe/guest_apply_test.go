@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
 
 // applySpecs are the probes TestGuestApply has dwprobe define on the host
@@ -242,8 +245,8 @@ func TestGuestApply(t *testing.T) {
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			t.Parallel()
-			needQEMU(t, arch)
-			vml := needCorpus(t, arch+"/vmlinux")
+			qemutest.NeedQEMU(t, arch)
+			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 			bin := guestDwprobe(t, arch)
 
 			args := []string{"-q", "-k", vml}
@@ -301,7 +304,7 @@ func TestGuestApply(t *testing.T) {
 				}
 				extra[guest] = host
 			}
-			g := bootKernel(t, arch, nil, applyWorkload, extra)
+			g := qemutest.Boot(t, arch, nil, applyWorkload, extra)
 			if g.WorkloadExit != 0 {
 				t.Errorf("workload exit %d", g.WorkloadExit)
 			}
@@ -428,53 +431,44 @@ func TestGuestApply(t *testing.T) {
 // workload's cat and dd of the marker file. applied is kprobe_events.
 func checkApplyTrace(t *testing.T, trace string, applied []string) {
 	t.Helper()
-	events := map[string]*eventDef{}
+	events := qemutest.Events{}
 	for _, l := range applied {
-		addEventDef(events, l)
+		events.Add(l)
 	}
-	var recs []traceRecord
-	for _, l := range lines(trace) {
-		var inBuf, written int
-		if _, err := fmt.Sscanf(l, "# entries-in-buffer/entries-written: %d/%d", &inBuf, &written); err == nil && inBuf != written {
-			t.Errorf("the trace lost %d events", written-inBuf)
-		}
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		r, err := parseTraceLine(l, events)
-		if err != nil {
-			t.Error(err)
-			continue
-		}
-		recs = append(recs, r)
+	recs, lost, err := qemutest.ParseTrace(lines(trace), events)
+	if err != nil {
+		t.Error(err)
+	}
+	if lost > 0 {
+		t.Errorf("the trace lost %d events", lost)
 	}
 	const path = `"` + applyMarker + `"`
 	checks := []struct {
 		what string
-		ok   func(r traceRecord) bool
+		ok   func(r qemutest.Record) bool
 	}{
-		{"cat's getname_flags of the marker", func(r traceRecord) bool {
+		{"cat's getname_flags of the marker", func(r qemutest.Record) bool {
 			return r.Event == "probe/getname_flags" && r.Task == "cat" && r.Args["filename_ustring"] == path
 		}},
-		{"cat's do_sys_openat2 of the marker at AT_FDCWD, read-only", func(r traceRecord) bool {
+		{"cat's do_sys_openat2 of the marker at AT_FDCWD, read-only", func(r qemutest.Record) bool {
 			flags, err := strconv.ParseUint(r.Args["flags"], 0, 64)
 			return r.Event == "probe/do_sys_openat2" && r.Task == "cat" && r.Args["filename_ustring"] == path &&
 				r.Args["dfd"] == "-100" && err == nil && flags&oAccMode == 0
 		}},
-		{"dd's vfs_read of 7 bytes of the marker", func(r traceRecord) bool {
+		{"dd's vfs_read of 7 bytes of the marker", func(r qemutest.Record) bool {
 			return r.Event == "probe/vfs_read" && r.Task == "dd" &&
 				r.Args["name"] == `"dwprobe-marker"` && r.Args["count"] == "0x7"
 		}},
 		// ksys_read moves f_pos after vfs_read returns: still 0.
-		{"dd's fsnotify_access in vfs_read at file position 0", func(r traceRecord) bool {
+		{"dd's fsnotify_access in vfs_read at file position 0", func(r qemutest.Record) bool {
 			return r.Event == "probe/fsnotify_access" && r.Task == "dd" &&
 				strings.HasPrefix(r.Loc, "vfs_read+") && r.Args["f_pos"] == "0"
 		}},
-		{"dd's ksys_read returning 7", func(r traceRecord) bool {
+		{"dd's ksys_read returning 7", func(r qemutest.Record) bool {
 			return r.Event == "probe/ksys_read__return" && r.Task == "dd" &&
 				strings.HasSuffix(r.Loc, " <- ksys_read") && r.Args["arg1"] == "7"
 		}},
-		{"dd's ret of 7 at ksys_read:12", func(r traceRecord) bool {
+		{"dd's ret of 7 at ksys_read:12", func(r qemutest.Record) bool {
 			return r.Event == "dwapply/read_ret" && r.Task == "dd" && r.Args["ret"] == "7"
 		}},
 	}

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
 
 // e2eSpecs are the probes TestKernelE2E has dwprobe define for both corpus
@@ -125,8 +128,8 @@ func TestKernelE2E(t *testing.T) {
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			t.Parallel()
-			needQEMU(t, arch)
-			vml := needCorpus(t, arch+"/vmlinux")
+			qemutest.NeedQEMU(t, arch)
+			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 			specs := append(e2eSpecs[:len(e2eSpecs):len(e2eSpecs)], e2eGlobalSpec)
 			const global = true
 			defs, perSpec := e2eDefinitions(t, vml, specs)
@@ -154,7 +157,7 @@ func TestKernelE2E(t *testing.T) {
 				extra[d.in] = host
 				fmt.Fprintf(&workload, "echo '== dd %d'\n%s\necho size=$(wc -c <%s)\n", i, d.command(), d.out)
 			}
-			g := bootKernel(t, arch, defs, workload.String(), extra)
+			g := qemutest.Boot(t, arch, defs, workload.String(), extra)
 			for _, r := range g.Rejected {
 				t.Errorf("the kernel rejected a definition:\n%s", r)
 			}
@@ -178,9 +181,9 @@ func TestKernelE2E(t *testing.T) {
 func kallsymsAll(t *testing.T, arch string) bool {
 	t.Helper()
 	pattern := filepath.Join(arch, "image", "boot", "config-*")
-	configs, _ := filepath.Glob(filepath.Join(corpusDir(), pattern))
+	configs, _ := filepath.Glob(filepath.Join(dwarftest.CorpusDir(), pattern))
 	if len(configs) != 1 {
-		needCorpus(t, pattern) // skips, or fails under make test
+		dwarftest.NeedCorpus(t, pattern) // skips, or fails under make test
 		t.Fatalf("%d files match %s", len(configs), pattern)
 	}
 	b, err := os.ReadFile(configs[0])
@@ -244,13 +247,13 @@ const (
 // that one bad record does not hide the other checks.
 type e2eChecker struct {
 	t     *testing.T
-	recs  []traceRecord // the records of the task being checked
-	where string        // names that task in messages
+	recs  []qemutest.Record // the records of the task being checked
+	where string            // names that task in messages
 }
 
 // num returns the integer value of argument name of r, printed in decimal
 // or, for the x types, in hex (a 64-bit hex value may be negative).
-func (c *e2eChecker) num(r traceRecord, name string) int64 {
+func (c *e2eChecker) num(r qemutest.Record, name string) int64 {
 	c.t.Helper()
 	s, ok := r.Args[name]
 	if !ok {
@@ -272,7 +275,7 @@ func (c *e2eChecker) num(r traceRecord, name string) int64 {
 }
 
 // str returns the string value of argument name of r, without its quotes.
-func (c *e2eChecker) str(r traceRecord, name string) string {
+func (c *e2eChecker) str(r qemutest.Record, name string) string {
 	c.t.Helper()
 	s := r.Args[name]
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
@@ -283,14 +286,14 @@ func (c *e2eChecker) str(r traceRecord, name string) string {
 }
 
 // wantNum and wantStr compare an argument with the value expected.
-func (c *e2eChecker) wantNum(r traceRecord, name string, want int64) {
+func (c *e2eChecker) wantNum(r qemutest.Record, name string, want int64) {
 	c.t.Helper()
 	if got := c.num(r, name); got != want && r.Args[name] != "" {
 		c.t.Errorf("%s: %s = %d (%s), want %d, in\n%s", c.where, name, got, r.Args[name], want, r.Raw)
 	}
 }
 
-func (c *e2eChecker) wantStr(r traceRecord, name, want string) {
+func (c *e2eChecker) wantStr(r qemutest.Record, name, want string) {
 	c.t.Helper()
 	if got := c.str(r, name); got != want {
 		c.t.Errorf("%s: %s = %q, want %q, in\n%s", c.where, name, got, want, r.Raw)
@@ -298,30 +301,20 @@ func (c *e2eChecker) wantStr(r traceRecord, name, want string) {
 }
 
 // one returns the only record of event in recs.
-func (c *e2eChecker) one(recs []traceRecord, event, what string) (traceRecord, bool) {
+func (c *e2eChecker) one(recs []qemutest.Record, event, what string) (qemutest.Record, bool) {
 	c.t.Helper()
-	all := recsOf(recs, event)
+	all := qemutest.FilterEvent(recs, event)
 	if len(all) != 1 {
-		c.t.Errorf("%s: %s: %d records of %s, want 1, in\n%s", c.where, what, len(all), event, traceText(recs))
-		return traceRecord{}, false
+		c.t.Errorf("%s: %s: %d records of %s, want 1, in\n%s", c.where, what, len(all), event, qemutest.TraceText(recs))
+		return qemutest.Record{}, false
 	}
 	return all[0], true
 }
 
-func recsOf(recs []traceRecord, event string) []traceRecord {
-	var out []traceRecord
-	for _, r := range recs {
-		if r.Event == event {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // calls splits recs into the spans from each record of entry to the next
 // record of exit: one system call, or one open, of a single task.
-func calls(recs []traceRecord, entry, exit string) [][]traceRecord {
-	var out [][]traceRecord
+func calls(recs []qemutest.Record, entry, exit string) [][]qemutest.Record {
+	var out [][]qemutest.Record
 	start := -1
 	for i, r := range recs {
 		switch r.Event {
@@ -339,8 +332,8 @@ func calls(recs []traceRecord, entry, exit string) [][]traceRecord {
 
 // callsOn returns the calls holding a record of event whose argument name is
 // the string value.
-func callsOn(all [][]traceRecord, event, name, value string) [][]traceRecord {
-	var out [][]traceRecord
+func callsOn(all [][]qemutest.Record, event, name, value string) [][]qemutest.Record {
+	var out [][]qemutest.Record
 	for _, call := range all {
 		for _, r := range call {
 			if r.Event == event && r.Args[name] == strconv.Quote(value) {
@@ -371,9 +364,9 @@ func ddReportRE(i int) *regexp.Regexp {
 // e2eCommName is written to /proc/self/comm by the workload.
 const e2eCommName = "dwprobe-comm"
 
-func checkE2ETrace(t *testing.T, g *guestRun, perSpec map[string][]string, global bool) {
+func checkE2ETrace(t *testing.T, g *qemutest.Guest, perSpec map[string][]string, global bool) {
 	// The string at a computed stack address (comm_write's buffer).
-	commw := recsOf(g.Trace, evCommW)
+	commw := qemutest.FilterEvent(g.Trace, evCommW)
 	if len(commw) != 1 || commw[0].Args["from_string"] != `"`+e2eCommName+`"` {
 		t.Errorf("set_task_comm in comm_write: want one record with from_string=%q, got %v", e2eCommName, commw)
 	} else {
@@ -387,7 +380,7 @@ func checkE2ETrace(t *testing.T, g *guestRun, perSpec map[string][]string, globa
 	if !global {
 		threadsMax = -1
 	}
-	byPID := map[int][]traceRecord{}
+	byPID := map[int][]qemutest.Record{}
 	for _, r := range g.Trace {
 		byPID[r.PID] = append(byPID[r.PID], r)
 	}
@@ -395,19 +388,19 @@ func checkE2ETrace(t *testing.T, g *guestRun, perSpec map[string][]string, globa
 		c := &e2eChecker{t: t, where: d.command()}
 		// The dd is the task that opened its input.
 		var pids []int
-		for _, r := range recsOf(g.Trace, evOpen) {
+		for _, r := range qemutest.FilterEvent(g.Trace, evOpen) {
 			if r.Args["filename_ustring"] == strconv.Quote(d.in) {
 				pids = append(pids, r.PID)
 			}
 		}
 		if len(pids) != 1 {
-			t.Errorf("%s: %d opens of %s, want 1, in\n%s", c.where, len(pids), d.in, traceText(recsOf(g.Trace, evOpen)))
+			t.Errorf("%s: %d opens of %s, want 1, in\n%s", c.where, len(pids), d.in, qemutest.TraceText(qemutest.FilterEvent(g.Trace, evOpen)))
 			continue
 		}
 		pid := pids[0]
 		c.recs = byPID[pid]
 		c.where = fmt.Sprintf("%s (pid %d)", d.command(), pid)
-		t.Logf("trace of %s:\n%s", c.where, traceText(c.recs))
+		t.Logf("trace of %s:\n%s", c.where, qemutest.TraceText(c.recs))
 
 		c.checkFork(g.Trace, byPID, threadsMax)
 		c.checkExec(d.exec)
@@ -444,11 +437,11 @@ func parseDDReport(out string, i int) (ddReport, bool) {
 
 // checkFork checks the fork of the dd by the shell; threadsMax is -1 when
 // e2eGlobalSpec was not defined.
-func (c *e2eChecker) checkFork(all []traceRecord, byPID map[int][]traceRecord, threadsMax int64) {
+func (c *e2eChecker) checkFork(all []qemutest.Record, byPID map[int][]qemutest.Record, threadsMax int64) {
 	pid := int64(c.recs[0].PID)
 	// The shell's kernel_clone returned the dd's pid.
-	var forks []traceRecord
-	for _, r := range recsOf(all, evCloneRet) {
+	var forks []qemutest.Record
+	for _, r := range qemutest.FilterEvent(all, evCloneRet) {
 		if c.num(r, "arg1") == pid {
 			forks = append(forks, r)
 		}
@@ -457,7 +450,7 @@ func (c *e2eChecker) checkFork(all []traceRecord, byPID map[int][]traceRecord, t
 		c.t.Errorf("%s: %d kernel_clone returns of its pid, want 1", c.where, len(forks))
 	} else {
 		parent := byPID[forks[0].PID]
-		var clone, global traceRecord
+		var clone, global qemutest.Record
 		for _, r := range parent {
 			if r.Raw == forks[0].Raw {
 				break
@@ -477,13 +470,13 @@ func (c *e2eChecker) checkFork(all []traceRecord, byPID map[int][]traceRecord, t
 			}
 		}
 		if forks[0].Task != "sh" || clone.Raw == "" {
-			c.t.Errorf("%s: forked by %s-%d, without a kernel_clone entry before the return:\n%s", c.where, forks[0].Task, forks[0].PID, traceText(parent))
+			c.t.Errorf("%s: forked by %s-%d, without a kernel_clone entry before the return:\n%s", c.where, forks[0].Task, forks[0].PID, qemutest.TraceText(parent))
 		} else {
-			shown := []traceRecord{clone, forks[0]}
+			shown := []qemutest.Record{clone, forks[0]}
 			if global.Raw != "" {
-				shown = append([]traceRecord{global}, shown...)
+				shown = append([]qemutest.Record{global}, shown...)
 			}
-			c.t.Logf("fork of %s:\n%s", c.where, traceText(shown))
+			c.t.Logf("fork of %s:\n%s", c.where, qemutest.TraceText(shown))
 			c.wantNum(clone, "exit_signal", sigchld)
 			if f := c.num(clone, "flags"); f&0xff != 0 {
 				c.t.Errorf("%s: clone flags %#x hold a signal (CSIGNAL), which kernel_clone_args keeps in exit_signal", c.where, f)
@@ -505,7 +498,7 @@ func (c *e2eChecker) checkExec(exec bool) {
 		c.wantNum(comm, "exec", 0)
 		c.wantNum(comm, "in_execve", 0)
 
-		if n := len(recsOf(c.recs, evBprm)) + len(recsOf(c.recs, evSetupExec)); n != 0 {
+		if n := len(qemutest.FilterEvent(c.recs, evBprm)) + len(qemutest.FilterEvent(c.recs, evSetupExec)); n != 0 {
 			c.t.Errorf("%s: %d exec records, want none", c.where, n)
 		}
 		return
@@ -525,7 +518,7 @@ func (c *e2eChecker) checkExec(exec bool) {
 	c.wantStr(bprm, "filename", prog)
 	// do_open_execat opens the program with do_filp_open.
 	opened := false
-	for _, r := range recsOf(c.recs, evFilp) {
+	for _, r := range qemutest.FilterEvent(c.recs, evFilp) {
 		opened = opened || r.Args["name"] == strconv.Quote(prog)
 	}
 	if !opened {
@@ -614,9 +607,9 @@ func (c *e2eChecker) checkReads(d e2eDD, want []int, fFlags int64) (full, part i
 		if r, ok := c.one(call, evVfsReadRet, "read"); ok {
 			c.wantNum(r, "arg1", n)
 		}
-		at12 := recsOf(call, evKsysReadL12)
+		at12 := qemutest.FilterEvent(call, evKsysReadL12)
 		if len(at12) == 0 {
-			c.t.Errorf("%s: no ksys_read:12 in\n%s", c.where, traceText(call))
+			c.t.Errorf("%s: no ksys_read:12 in\n%s", c.where, qemutest.TraceText(call))
 		}
 		for _, r := range at12 {
 			c.wantNum(r, "ret", n)
@@ -667,9 +660,9 @@ func (c *e2eChecker) checkWrites(d e2eDD, want []int, fFlags int64, sites int) i
 			c.wantNum(r, "f_pos", pos)
 			c.wantNum(r, "f_flags", fFlags)
 		}
-		at25 := recsOf(call, evVfsWriteL25)
+		at25 := qemutest.FilterEvent(call, evVfsWriteL25)
 		if len(at25) != sites {
-			c.t.Errorf("%s: %d records of vfs_write:25 in a write, want one per probe point (%d):\n%s", c.where, len(at25), sites, traceText(call))
+			c.t.Errorf("%s: %d records of vfs_write:25 in a write, want one per probe point (%d):\n%s", c.where, len(at25), sites, qemutest.TraceText(call))
 		}
 		for _, r := range at25 {
 			c.wantNum(r, "ret", n)

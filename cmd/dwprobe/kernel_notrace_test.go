@@ -5,6 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
 
 // TestKernelNotrace: dwprobe's offline note that a function is notrace (no
@@ -14,8 +17,8 @@ func TestKernelNotrace(t *testing.T) {
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
 			t.Parallel()
-			needQEMU(t, arch)
-			vml := needCorpus(t, arch+"/vmlinux")
+			qemutest.NeedQEMU(t, arch)
+			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 			var defs []string
 			predicted := map[string]bool{}
 			for i, fn := range []string{"vfs_read", "ksys_write", "comm_write", "__do_sys_clone", "__do_sys_wait4", "__do_sys_waitid"} {
@@ -35,7 +38,7 @@ func TestKernelNotrace(t *testing.T) {
 					}
 				}
 			}
-			g := bootKernel(t, arch, defs, "true\n", nil)
+			g := qemutest.Boot(t, arch, defs, "true\n", nil)
 			refused := map[string]bool{}
 			for _, r := range g.Rejected {
 				refused[strings.SplitN(r, "\n", 2)[0]] = true

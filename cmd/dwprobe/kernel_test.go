@@ -5,13 +5,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestKernelSources: source lookup on the real Debian kernel — -s, the
 // prefix map, lazy patterns, and short names that match several files.
 func TestKernelSources(t *testing.T) {
-	vml := needCorpus(t, "amd64/vmlinux")
-	src := needCorpus(t, "linux")
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	src := dwarftest.NeedCorpus(t, "linux")
 	cases := []struct {
 		name    string
 		args    []string

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/tracefstest"
 )
@@ -576,7 +577,7 @@ func TestOptionsLive(t *testing.T) {
 // TestKernelAdd: kprobes from the corpus vmlinux, refused when it is not
 // the running kernel's, and --bootconfig against perf 6.1's output.
 func TestKernelAdd(t *testing.T) {
-	vml := needCorpus(t, "amd64/vmlinux")
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
 	_, k := fakeTracefs(t)
 	old := runningBuildID
 	t.Cleanup(func() { runningBuildID = old })

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -23,22 +24,12 @@ import (
 // traces into a tracing instance of its own, probes a private copy of the
 // binary and deletes its events however it ends.
 
-// skipLive skips a live test, saying why, or fails it under make test.
-func skipLive(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("DWPROBE_REQUIRE_ALL") == "1" {
-		t.Fatalf("live uprobe test can't run: %s (DWPROBE_REQUIRE_ALL=1)", msg)
-	}
-	t.Skip(msg)
-}
-
 // needLive returns the host's tracefs, or skips (fails under make test).
 func needLive(t *testing.T) *tracefs.FS {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
-		skipLive(t, format, args...)
+		dwarftest.Skip(t, "live uprobe test: "+format, args...)
 	}
 	if os.Geteuid() != 0 {
 		fail("needs root to write uprobe_events")
@@ -395,9 +386,9 @@ func TestApplyLive(t *testing.T) {
 // "perf probe" running dwprobe.
 func TestPerfShellUprobeFromDifferentCU(t *testing.T) {
 	needLive(t)
-	script := needCorpus(t, "linux/tools/perf/tests/shell/test_uprobe_from_different_cu.sh")
+	script := dwarftest.NeedCorpus(t, "linux/tools/perf/tests/shell/test_uprobe_from_different_cu.sh")
 	if _, err := exec.LookPath("gcc"); err != nil {
-		skipLive(t, "no gcc for the script to build its program with")
+		dwarftest.Skip(t, "live uprobe test: no gcc for the script to build its program with")
 	}
 	bin := dwprobeBin(t)
 	dir := t.TempDir()

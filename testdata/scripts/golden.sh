@@ -31,6 +31,15 @@
 # ("\imm-value"). The golden files are only reproducible on a root,
 # non-KASLR host whose tracefs README advertises all four; the script refuses
 # otherwise.
+#
+# A vmlinux of another architecture (arm64 on an x86_64 host) needs only a
+# readable kallsyms: perf's relocation (host _text minus vmlinux _text) is
+# then never 0, and perf takes _text+N offsets and the ".text" range from the
+# vmlinux itself, as on the arm64 kernel. Still host-dependent there:
+# absolute addresses (perf compares them, unrelocated, with the relocated
+# .text range: refused as "out of .text"), and debugfs's kprobes/blacklist,
+# whose host addresses perf compares with the relocated points; the script
+# refuses to run while debugfs is mounted.
 set -euo pipefail
 
 die() { printf 'golden.sh: %s\n' "$*" >&2; exit 1; }
@@ -83,13 +92,30 @@ perfver=$("$PERF" --version 2>/dev/null) || die "'$PERF --version' failed"
 
 # --- host checks (see header) -------------------------------------------------
 hostok=1
+case $(uname -m) in
+x86_64) host_arch=amd64 ;;
+aarch64) host_arch=arm64 ;;
+*) host_arch=$(uname -m) ;;
+esac
 vm_text=$(LC_ALL=C readelf -sW "$VMLINUX" | awk '$8 == "_text" && !v {v = $2} END {print v}')
 host_text=$(awk '$3 == "_text" && !v {v = $1} END {print v}' /proc/kallsyms 2>/dev/null || true)
 if [ -z "$host_text" ] || [ "$host_text" = 0000000000000000 ]; then
 	warn "/proc/kallsyms is unreadable or hides addresses (need root and kptr_restrict=0)"
 	hostok=0
+elif [ "$ARCH" != "$host_arch" ]; then
+	# A vmlinux of another architecture: perf relocates by host _text minus
+	# the vmlinux's _text, which is never 0 here, so its _text+N offsets and
+	# .text range come out relative to the vmlinux (see the header).
+	:
 elif [ "$((16#$host_text))" != "$((16#${vm_text:-0}))" ]; then
 	warn "running kernel _text ($host_text) differs from vmlinux _text ($vm_text): KASLR on?"
+	hostok=0
+fi
+if [ -r /sys/kernel/debug/kprobes/blacklist ]; then
+	# perf checks every address against the host's blacklist, relocated
+	# to the host: for a vmlinux of another kernel that skips points at
+	# random ("X is blacklisted function, skip it.").
+	warn "debugfs is mounted (kprobes/blacklist readable): perf would skip points the host kernel blacklists (umount /sys/kernel/debug)"
 	hostok=0
 fi
 readme=

@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# /init of the test initramfs (see bootKernel in cmd/dwprobe/qemu_test.go):
+# /init of the test initramfs (see Boot in tracefs/qemutest):
 # register each line of /defs.txt in kprobe_events, enable the events, run
 # /workload.sh with tracing on, print the trace, power off. Everything goes
 # to the console between DWPROBE-* marker lines the host parses.

@@ -1,0 +1,9 @@
+// Package qemutest boots the corpus's Debian 6.1 kernels (amd64, arm64)
+// under QEMU's TCG with a busybox initramfs that writes probe definitions
+// to kprobe_events, runs a workload with the probes enabled and prints the
+// trace, and parses what the guest printed: the definitions the kernel
+// refused (with its error_log), the workload's output and the trace
+// records, with their arguments split by name. Tests of definitions that
+// only a booted kernel can judge (modules, BTF, debuginfo lookups) import
+// it; testdata/scripts/qemu.sh and guest-init.sh are its guest side.
+package qemutest
