@@ -15,12 +15,22 @@ var typeRE = regexp.MustCompile(`^(?:[sux](?:8|16|32|64)|char|string|ustring|sym
 // bitfieldRE is b<bit-width>@<bit-offset>/<container-size>.
 var bitfieldRE = regexp.MustCompile(`^b([0-9]+)@([0-9]+)/([0-9]+)`)
 
-// validType reports a type in typeRE whose bitfield, if it is one, fits
-// its container (__parse_bitfield_probe_arg: a width of 1 or more, width
-// plus offset at most the container's bits, a container of 8 to 64).
+// maxArrayLen is MAX_ARRAY_LEN: TYPE[N] takes N from 1 to 64.
+const maxArrayLen = 64
+
+// validType reports a type in typeRE whose array, if it is one, has 1 to
+// 64 elements (traceprobe_parse_probe_arg: BAD_ARRAY_NUM, ARRAY_TOO_BIG)
+// and whose bitfield, if it is one, fits its container
+// (__parse_bitfield_probe_arg: a width of 1 or more, width plus offset at
+// most the container's bits, a container of 8 to 64).
 func validType(t string) bool {
 	if !typeRE.MatchString(t) {
 		return false
+	}
+	if i := strings.IndexByte(t, '['); i > 0 {
+		if n, ok := kstrtoul(t[i+1 : len(t)-1]); !ok || n == 0 || n > maxArrayLen {
+			return false
+		}
 	}
 	m := bitfieldRE.FindStringSubmatch(t)
 	if m == nil {
