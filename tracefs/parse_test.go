@@ -28,9 +28,9 @@ func TestParseDefinition(t *testing.T) {
 		{UProbe, "  p:probe_app/work   /tmp/app:0x1139  %di  ",
 			Event{Type: 'p', Group: "probe_app", Name: "work", Target: "/tmp/app:0x1139",
 				Args: []Arg{{"", "%di", ""}}}},
-		{UProbe, "r:probe_app/work__return /a:b/app:4409 s=+0(%si):string a=%ax:u8[4]",
+		{UProbe, "r:probe_app/work__return /a:b/app:4409 s=+0(%si):string a=+8(%ax):u8[4]",
 			Event{Type: 'r', Group: "probe_app", Name: "work__return", Target: "/a:b/app:4409",
-				Args: []Arg{{"s", "+0(%si)", "string"}, {"a", "%ax", "u8[4]"}}}},
+				Args: []Arg{{"s", "+0(%si)", "string"}, {"a", "+8(%ax)", "u8[4]"}}}},
 		{KProbe, "p:g/e f " + strings.Repeat("a", 32) + "=%di",
 			Event{Type: 'p', Group: "g", Name: "e", Target: "f", Args: []Arg{{strings.Repeat("a", 32), "%di", ""}}}},
 	}

@@ -130,7 +130,38 @@ func (e Event) CheckArg(i int, a Arg) error {
 	if a.Type != "" && !validType(a.Type) {
 		return bad(body+len(a.Fetch)+1, nil, "unknown type %q", a.Type)
 	}
+	if msg := typeProblem(a); msg != "" {
+		return bad(body+len(a.Fetch)+1, nil, "%s", msg)
+	}
 	return nil
+}
+
+// typeProblem checks a type against what it fetches, as
+// traceprobe_parse_probe_arg does: $comm and an immediate string are
+// strings and nothing else; string and ustring read memory (a
+// dereference, @ADDR, @SYM, an immediate; BAD_STRING otherwise); symstr
+// names an address held in a register, a stack slot, $retval, $argN or
+// memory (BAD_SYMSTRING); an array is read from memory, and symstr has
+// none.
+func typeProblem(a Arg) string {
+	base, _, array := strings.Cut(a.Type, "[")
+	f := a.Fetch
+	memory := strings.ContainsAny(f[:1], "+-@")
+	switch {
+	case f == "$comm" || f == "$COMM" || strings.HasPrefix(f, `\"`):
+		if a.Type != "" && a.Type != "string" {
+			return fmt.Sprintf("%s is a string: its type is string or none, not %s", f, a.Type)
+		}
+	case base == "string" || base == "ustring":
+		if !memory && f[0] != '\\' {
+			return fmt.Sprintf("a %s is read from memory: write +0(%s):%s", base, f, a.Type)
+		}
+	case base == "symstr" && (array || f[0] == '\\' || f == "$stack"):
+		return fmt.Sprintf("symstr is the name of an address in a register, a stack slot, $retval, $argN or memory, one at a time, not %s:%s", f, a.Type)
+	case array && !memory:
+		return fmt.Sprintf("an array is read from memory: write +0(%s):%s", f, a.Type)
+	}
+	return ""
 }
 
 // fieldProblem says why s can't be one space-separated field of a

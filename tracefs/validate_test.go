@@ -74,6 +74,9 @@ func TestEventValidate(t *testing.T) {
 		{"$arg at entry", func(e *Event) { e.Target, e.Args = "vfs_read+0", args("$arg1", "x=$arg12:u32") }, nil, ""},
 		{"$arg at bare symbol", func(e *Event) { e.Target, e.Args = "vfs_read", args("$arg1") }, nil, ""},
 		{"$retval", func(e *Event) { e.Type, e.Args = 'r', args("$retval") }, nil, ""},
+		{"strings", func(e *Event) {
+			e.Args = args("a=+0(%di):string", "b=@sym:string", `c=\"x":string`, "d=$comm:string", "e=%di:symstr", `f=\7:string`, "g=+0(%si):string[2]")
+		}, nil, ""},
 		{"uprobe file offset", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("a=@+4096:u32") }, nil, ""},
 
 		{"no event", func(e *Event) { e.Name = "" }, ErrBadEventName, "empty"},
@@ -130,6 +133,15 @@ func TestEventValidate(t *testing.T) {
 		{"deref of comm", func(e *Event) { e.Args = args("+8($comm)") }, ErrBadDefinition, "can't be dereferenced"},
 		{"bad inner", func(e *Event) { e.Args = args(`+8(\x)`) }, ErrBadDefinition, "bad immediate"},
 		{"bare word", func(e *Event) { e.Args = args("count") }, ErrBadDefinition, "bad fetch argument"},
+
+		// Types against what they fetch (traceprobe_parse_probe_arg).
+		{"string of a register", func(e *Event) { e.Args = args("s=%di:string") }, ErrBadDefinition, "write +0(%di):string"},
+		{"ustring of $arg", func(e *Event) { e.Target, e.Args = "f", args("s=$arg1:ustring") }, ErrBadDefinition, "read from memory"},
+		{"$comm as a number", func(e *Event) { e.Args = args("c=$comm:u32") }, ErrBadDefinition, "is a string"},
+		{"$comm array", func(e *Event) { e.Args = args("c=$comm:string[2]") }, ErrBadDefinition, "is a string"},
+		{"array of a register", func(e *Event) { e.Args = args("a=%di:u8[4]") }, ErrBadDefinition, "an array is read from memory"},
+		{"symstr of an immediate", func(e *Event) { e.Args = args(`s=\42:symstr`) }, ErrBadDefinition, "symstr"},
+		{"symstr array", func(e *Event) { e.Args = args("s=+0(%di):symstr[2]") }, ErrBadDefinition, "symstr"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := ok
