@@ -113,10 +113,14 @@ func (e Event) varProblem(v string) string {
 	return ""
 }
 
-// atEntry reports a kprobe target the kernel's kprobe_on_func_entry takes
-// for a function entry: a symbol with no offset or offset 0 (an address
-// is never one). x86's "+4" past an ENDBR also counts there, but whether a
-// function starts with one is not in the line.
+// atEntry reports whether a kprobe target may be what the kernel's
+// kprobe_on_func_entry takes for a function entry: the address SYM+OFFS
+// is a function's first byte. That holds for a symbol with no offset or
+// offset 0, never for an address, and never for a nonzero offset from a
+// function. An offset from _text or _stext (which perf writes for a
+// function whose name is not unique) lands wherever it does: only
+// kallsyms knows, so it may be. (x86's "+4" past an ENDBR also counts
+// there, but whether a function starts with one is not in the line.)
 func (e Event) atEntry() bool {
 	t := e.Target
 	if t == "" || isDigit(t[0]) {
@@ -127,7 +131,11 @@ func (e Event) atEntry() bool {
 		return true
 	}
 	n, ok := kstrtol(t[i:])
-	return ok && n == 0
+	sym := t[:i]
+	if j := strings.IndexByte(sym, ':'); j >= 0 {
+		sym = sym[j+1:] // MOD:SYM
+	}
+	return ok && (n == 0 || sym == "_text" || sym == "_stext")
 }
 
 // memProblem checks @ADDR, @SYM and @+OFFS.

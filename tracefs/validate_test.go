@@ -73,6 +73,9 @@ func TestEventValidate(t *testing.T) {
 		{"vars", func(e *Event) { e.Args = args("$stack", "$stack3", "$comm", "c=$COMM:string") }, nil, ""},
 		{"$arg at entry", func(e *Event) { e.Target, e.Args = "vfs_read+0", args("$arg1", "x=$arg12:u32") }, nil, ""},
 		{"$arg at bare symbol", func(e *Event) { e.Target, e.Args = "vfs_read", args("$arg1") }, nil, ""},
+		// perf's target for a function whose name is not unique: only
+		// kallsyms knows whether it is an entry.
+		{"$arg at _text+N", func(e *Event) { e.Target, e.Args = "_text+1711552", args("$arg1") }, nil, ""},
 		{"$retval", func(e *Event) { e.Type, e.Args = 'r', args("$retval") }, nil, ""},
 		{"strings", func(e *Event) {
 			e.Args = args("a=+0(%di):string", "b=@sym:string", `c=\"x":string`, "d=$comm:string", "e=%di:symstr", `f=\7:string`, "g=+0(%si):string[2]")
@@ -120,6 +123,7 @@ func TestEventValidate(t *testing.T) {
 		{"open string", func(e *Event) { e.Args = args(`s=\"abc`) }, ErrBadDefinition, "closing"},
 		{"$arg off entry", func(e *Event) { e.Args = args("$arg1") }, ErrBadDefinition, "entry only (SYMBOL or SYMBOL+0), not at vfs_read+114"},
 		{"$arg at address", func(e *Event) { e.Target, e.Args = "0xffffffff81000000", args("$arg1") }, ErrBadDefinition, "entry only"},
+		{"$arg in a module function", func(e *Event) { e.Target, e.Args = "ext4:ext4_sync_fs+8", args("$arg1") }, ErrBadDefinition, "entry only"},
 		{"$arg on return", func(e *Event) { e.Type, e.Target, e.Args = 'r', "vfs_read+0", args("$arg1") }, ErrBadDefinition, "return probe"},
 		{"$arg on uprobe", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("$arg1") }, ErrBadDefinition, "kprobes only"},
 		{"$arg0", func(e *Event) { e.Target, e.Args = "f", args("$arg0") }, ErrBadDefinition, "bad function argument"},
