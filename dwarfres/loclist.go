@@ -16,14 +16,19 @@ const (
 	lleBaseAddress     = 6
 	lleStartEnd        = 7
 	lleStartLength     = 8
+	lleGNUViewPair     = 9 // DW_LLE_GNU_view_pair: gcc -gvariable-location-views=incompat5
 )
 
 // LocEntry is one entry of a location list: the expression valid in
 // [Low, High), or everywhere not otherwise covered when Default.
+// With gcc's location views the range runs from view BeginView at Low to
+// view EndView at High (both 0 without views), so [X, X) with views 2-4
+// is not empty: it holds at X, before the instruction there runs.
 type LocEntry struct {
-	Low, High uint64
-	Default   bool
-	Expr      []byte
+	Low, High          uint64
+	BeginView, EndView uint64
+	Default            bool
+	Expr               []byte
 }
 
 // locList reads the location list of unit u at .debug_loclists offset off
@@ -49,12 +54,16 @@ func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([
 	b := &buf{sec: ".debug_loclists", base: off, data: sec[off:], order: f.Order}
 	r := &reader{f: f, u: u}
 	var out []LocEntry
+	var views [2]uint64 // of the next entry, from a DW_LLE_GNU_view_pair
 	for b.err == nil {
 		kind := b.u8()
-		var e LocEntry
+		e := LocEntry{BeginView: views[0], EndView: views[1]}
 		switch kind {
 		case lleEndOfList:
 			return out, b.err
+		case lleGNUViewPair:
+			views = [2]uint64{b.uleb(), b.uleb()}
+			continue
 		case lleBaseAddressx:
 			base = r.addrx(b.uleb())
 			continue
@@ -89,6 +98,7 @@ func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([
 		if r.b.err != nil {
 			return nil, r.b.err
 		}
+		views = [2]uint64{}
 		out = append(out, e)
 	}
 	return out, b.err
@@ -107,12 +117,14 @@ func (f *File) locList4(u *unit, off, base uint64) ([]LocEntry, error) {
 }
 
 // locAt picks the expression valid at pc: the first entry whose range
-// holds it, else a DW_LLE_default_location entry; ok is false when the
+// holds it, else the entry holding pc at the earliest view (location views,
+// see LocEntry), else a DW_LLE_default_location entry; ok is false when the
 // variable has no location there (optimized out).
 func locAt(list []LocEntry, pc uint64) (expr []byte, ok bool) {
 	var def []byte
 	hasDef := false
-	for _, e := range list {
+	view, first := -1, uint64(0)
+	for i, e := range list {
 		if e.Default {
 			def, hasDef = e.Expr, true
 			continue
@@ -120,6 +132,29 @@ func locAt(list []LocEntry, pc uint64) (expr []byte, ok bool) {
 		if pc >= e.Low && pc < e.High {
 			return e.Expr, true
 		}
+		if v, ok := e.viewAt(pc); ok && (view < 0 || v < first) {
+			view, first = i, v
+		}
+	}
+	if view >= 0 {
+		return list[view].Expr, true
 	}
 	return def, hasDef
+}
+
+// viewAt tells whether an entry ending at pc still holds at some view of
+// pc, and the first such view. Every view of pc is the machine state before
+// the instruction at pc runs, which is where a probe at pc fires: gcc
+// describes an inlined function's parameters only at its entry this way
+// ([X, X) views 2-4) when its body is folded into the caller's code.
+func (e LocEntry) viewAt(pc uint64) (uint64, bool) {
+	switch {
+	case e.High != pc || e.EndView == 0 || e.Low > pc:
+		return 0, false
+	case e.Low < pc:
+		return 0, true
+	case e.BeginView < e.EndView:
+		return e.BeginView, true
+	}
+	return 0, false
 }

@@ -185,7 +185,7 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 	if !ok {
 		return Loc{}, fmt.Errorf("%w: the variable has no location attribute", ErrNoLocation)
 	}
-	expr, ok, err := s.exprAt(x, s.Addr)
+	expr, ok, err := s.varExprAt(a, x)
 	if err != nil {
 		return Loc{}, err
 	}

@@ -203,6 +203,22 @@ for cc in "${COMPILERS[@]}"; do
 	fi
 done
 
+# Location views (gcc only): views.c's inlined vw_fixup has parameters
+# described only at its entry, by views; DW_AT_GNU_locviews in DWARF 5 and
+# 4 (gcc's default), DW_LLE_GNU_view_pair with =incompat5.
+VIEWS_DEPS=("$SRC/views.c" "$SELF")
+views() {
+	local name=$1
+	shift
+	if fresh "$OUT/$name" "${VIEWS_DEPS[@]}"; then return 0; fi
+	log "building $name"
+	compile "$name" "$CC_GCC" -g -O2 -fno-omit-frame-pointer "$@" views.c
+	mv -f "$OUT/.$name.tmp" "$OUT/$name"
+}
+views views-gcc-O2-dwarf5 -gdwarf-5 -gvariable-location-views
+views views-gcc-O2-dwarf4 -gdwarf-4 -gvariable-location-views
+views views-gcc-O2-incompat5 -gdwarf-5 -gvariable-location-views=incompat5
+
 if [ "$have_clang" = 0 ]; then
 	echo "fixtures: clang not found ('$CC_CLANG --version' failed): gcc variants built in $OUT, clang variants missing; install clang (apt-get install -y clang)" >&2
 	exit 3
