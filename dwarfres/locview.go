@@ -60,10 +60,10 @@ func (t *cuTree) withViews(a attrSet, list []LocEntry) ([]LocEntry, error) {
 	return out, nil
 }
 
-// varExprAt is exprAt for a variable with attributes a: its location list
-// with its views, so that a location that holds only at some views of pc
-// counts.
-func (s *Scope) varExprAt(a attrSet, x attrVal) ([]byte, bool, error) {
+// exprAtViews is exprAt for a variable with attributes a: its location
+// list with its views, so that a location holding only at some views of pc
+// counts there.
+func (s *Scope) exprAtViews(a attrSet, x attrVal, pc uint64) ([]byte, bool, error) {
 	list, single, err := s.locEntries(x)
 	if err != nil {
 		return nil, false, err
@@ -74,6 +74,6 @@ func (s *Scope) varExprAt(a attrSet, x attrVal) ([]byte, bool, error) {
 	if list, err = s.t.withViews(a, list); err != nil {
 		return nil, false, err
 	}
-	e, ok := locAt(list, s.Addr)
+	e, ok := locAt(list, pc)
 	return e, ok, nil
 }

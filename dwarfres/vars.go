@@ -185,7 +185,7 @@ func (s *Scope) Location(v Entry) (Loc, error) {
 	if !ok {
 		return Loc{}, fmt.Errorf("%w: the variable has no location attribute", ErrNoLocation)
 	}
-	expr, ok, err := s.varExprAt(a, x)
+	expr, ok, err := s.exprAtViews(a, x, s.Addr)
 	if err != nil {
 		return Loc{}, err
 	}
@@ -248,15 +248,7 @@ func (t *cuTree) attrsGet(i int, at dwarf.Attr) (attrVal, bool) {
 // exprAt returns the location expression of attribute x valid at pc: the
 // expression itself, or the matching entry of its location list.
 func (s *Scope) exprAt(x attrVal, pc uint64) ([]byte, bool, error) {
-	list, single, err := s.locEntries(x)
-	if err != nil {
-		return nil, false, err
-	}
-	if single {
-		return x.blk, true, nil
-	}
-	e, ok := locAt(list, pc)
-	return e, ok, nil
+	return s.exprAtViews(nil, x, pc)
 }
 
 // locEntries reads the location list of x; single is true for an exprloc.

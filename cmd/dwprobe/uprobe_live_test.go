@@ -224,18 +224,10 @@ func TestUprobeLive(t *testing.T) {
 			}
 			in.enable(t, g, true)
 
-			cmd := exec.Command(app)
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			if err := cmd.Run(); err != nil {
-				t.Fatal(err)
-			}
-			if stdout.String() != string(want) {
-				t.Fatalf("%s printed\n%s\nwant\n%s", name, stdout.String(), want)
-			}
-			p := parsePrinted(stdout.String())
+			pid := runPrinting(t, app, want)
+			p := parsePrinted(string(want))
 			byEvent := map[string][]map[string]string{}
-			for _, e := range in.events(t, cmd.Process.Pid) {
+			for _, e := range in.events(t, pid) {
 				byEvent[e.event] = append(byEvent[e.event], e.args)
 			}
 			check := func(event string, n int, f func(i int, a map[string]string) []string) {
@@ -257,7 +249,7 @@ func TestUprobeLive(t *testing.T) {
 			}
 			n := len(p.work)
 			if n != 4 || len(p.items) != n || len(p.geo) != n || len(p.cks) != n || len(p.compute) != n {
-				t.Fatalf("unexpected program output:\n%s", stdout.String())
+				t.Fatalf("unexpected program output:\n%s", want)
 			}
 			check("entry", n, func(i int, a map[string]string) []string {
 				return []string{a["name"], p.work[i]["name"], a["id"], p.work[i]["id"], a["app_counter"], strconv.Itoa(i)}

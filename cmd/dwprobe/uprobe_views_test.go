@@ -76,16 +76,7 @@ func TestUprobeLiveViews(t *testing.T) {
 				t.Fatalf("dwprobe -a: %v\n%s", err, errOut)
 			}
 			in.enable(t, g, true)
-			cmd := exec.Command(app)
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			if err := cmd.Run(); err != nil {
-				t.Fatal(err)
-			}
-			if stdout.String() != string(want) {
-				t.Fatalf("%s printed\n%s\nwant\n%s", name, stdout.String(), want)
-			}
-			evs := in.events(t, cmd.Process.Pid)
+			evs := in.events(t, runPrinting(t, app, want))
 			if len(evs) != len(printed) {
 				t.Fatalf("%d hits, want %d: %v", len(evs), len(printed), evs)
 			}
@@ -103,4 +94,20 @@ func TestUprobeLiveViews(t *testing.T) {
 			noneLeft(t, fsys, g)
 		})
 	}
+}
+
+// runPrinting runs app and fails the test unless it prints want; it
+// returns the process id, whose events the trace holds.
+func runPrinting(t *testing.T, app string, want []byte) int {
+	t.Helper()
+	cmd := exec.Command(app)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(want) {
+		t.Fatalf("%s printed\n%s\nwant\n%s", t.Name(), stdout.String(), want)
+	}
+	return cmd.Process.Pid
 }
