@@ -1,11 +1,12 @@
 package dwarfres
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestLocAtViews pins how locAt weighs location views: an entry whose range
@@ -54,22 +55,22 @@ func TestLocAtViews(t *testing.T) {
 //	DWARF 5, DW_LLE_GNU_view_pair entries (incompat5): the list at v5pair
 //	DWARF 4, DW_AT_GNU_locviews: .debug_loc, view pairs at 0, the list at 4
 func synViewSections() (secs map[string][]byte, v5views, v5list, v5pair uint64) {
-	views := uleb(uleb(uleb(uleb(nil, 2), 4), 0), 0)
+	views := dwarftest.ULEB(dwarftest.ULEB(dwarftest.ULEB(dwarftest.ULEB(nil, 2), 4), 0), 0)
 	var l []byte
-	l = synLLE(l, lleBaseAddress, []any{synAddr8(0x1000)})
-	l = synLLE(l, lleOffsetPair, []any{0x10, 0x10}, 0x53)
-	l = synLLE(l, lleOffsetPair, []any{0x20, 0x30}, 0x54)
-	l = synLLE(l, lleEndOfList, nil)
+	l = dwarftest.LLE(l, dwarftest.LLEBaseAddress, []any{dwarftest.Addr8(0x1000)})
+	l = dwarftest.LLE(l, dwarftest.LLEOffsetPair, []any{0x10, 0x10}, 0x53)
+	l = dwarftest.LLE(l, dwarftest.LLEOffsetPair, []any{0x20, 0x30}, 0x54)
+	l = dwarftest.LLE(l, dwarftest.LLEEndOfList, nil)
 	var p []byte
-	p = uleb(uleb(append(p, lleGNUViewPair), 2), 4) // no expression
-	p = synLLE(p, lleStartLength, []any{synAddr8(0x1010), 0}, 0x53)
-	p = synLLE(p, lleStartLength, []any{synAddr8(0x1020), 0x10}, 0x54)
-	p = synLLE(p, lleEndOfList, nil)
-	tab, at := synLoclists(append(append([]byte(nil), views...), l...), p)
+	p = dwarftest.ULEB(dwarftest.ULEB(append(p, lleGNUViewPair), 2), 4) // no expression
+	p = dwarftest.LLE(p, dwarftest.LLEStartLength, []any{dwarftest.Addr8(0x1010), 0}, 0x53)
+	p = dwarftest.LLE(p, dwarftest.LLEStartLength, []any{dwarftest.Addr8(0x1020), 0x10}, 0x54)
+	p = dwarftest.LLE(p, dwarftest.LLEEndOfList, nil)
+	tab, at := dwarftest.Loclists(append(append([]byte(nil), views...), l...), p)
 	var l4 []byte
-	l4 = synLoc4(l4, 0x10, 0x10, 0x53)
-	l4 = synLoc4(l4, 0x20, 0x30, 0x54)
-	l4 = u64(u64(l4, 0), 0)
+	l4 = dwarftest.Loc4(l4, 0x10, 0x10, 0x53)
+	l4 = dwarftest.Loc4(l4, 0x20, 0x30, 0x54)
+	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
 	return map[string][]byte{
 		".debug_loclists": tab,
 		".debug_loc":      append(append([]byte(nil), views...), l4...),
@@ -81,7 +82,7 @@ func synViewSections() (secs map[string][]byte, v5views, v5list, v5pair uint64) 
 // list is an error, not a silent "optimized out".
 func TestSynthLocationViews(t *testing.T) {
 	secs, v5views, v5list, v5pair := synViewSections()
-	locviews := func(off uint64) synAttr { return synA(attrGNULocviews, formSecOffset, off) }
+	locviews := func(off uint64) dwarftest.Attr { return dwarftest.A(attrGNULocviews, dwarftest.FormSecOffset, off) }
 	at := []synAt{
 		{addr: 0x1010, want: synReg(3)},
 		{addr: 0x1014, err: ErrNoLocation},
@@ -90,25 +91,25 @@ func TestSynthLocationViews(t *testing.T) {
 	cases := []struct {
 		name    string
 		version int
-		attrs   []synAttr
+		attrs   []dwarftest.Attr
 		at      []synAt
 	}{
-		{"DWARF 5, DW_AT_GNU_locviews", 5, []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5list), locviews(v5views)}, at},
-		{"DWARF 5, DW_LLE_GNU_view_pair", 5, []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5pair)}, at},
-		{"DWARF 4, DW_AT_GNU_locviews", 4, []synAttr{synA(dwarf.AttrLocation, formSecOffset, 4), locviews(0)}, at},
-		{"DWARF 5, without its views", 5, []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5list)}, []synAt{
+		{"DWARF 5, DW_AT_GNU_locviews", 5, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5list), locviews(v5views)}, at},
+		{"DWARF 5, DW_LLE_GNU_view_pair", 5, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5pair)}, at},
+		{"DWARF 4, DW_AT_GNU_locviews", 4, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, 4), locviews(0)}, at},
+		{"DWARF 5, without its views", 5, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5list)}, []synAt{
 			{addr: 0x1010, err: ErrNoLocation},
 		}},
-		{"DWARF 5, views past the section", 5, []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5list), locviews(1 << 20)}, []synAt{
+		{"DWARF 5, views past the section", 5, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5list), locviews(1 << 20)}, []synAt{
 			{addr: 0x1010, err: ErrMalformed},
 		}},
-		{"DWARF 5, views cut short", 5, []synAttr{synA(dwarf.AttrLocation, formSecOffset, v5list), locviews(uint64(len(secs[".debug_loclists"]) - 1))}, []synAt{
+		{"DWARF 5, views cut short", 5, []dwarftest.Attr{dwarftest.A(dwarf.AttrLocation, dwarftest.FormSecOffset, v5list), locviews(uint64(len(secs[".debug_loclists"]) - 1))}, []synAt{
 			{addr: 0x1010, err: ErrMalformed},
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := synD(dwarf.TagFormalParameter, append([]synAttr{synName("v"), synType("int")}, c.attrs...)...)
+			v := dwarftest.D(dwarf.TagFormalParameter, append([]dwarftest.Attr{dwarftest.Name("v"), dwarftest.Type("int")}, c.attrs...)...)
 			f := synFile(t, c.version, synLocUnit(c.version, nil, v, false), secs)
 			for _, a := range c.at {
 				s := synScope(t, f, "f", a.addr-synLo)
@@ -186,7 +187,7 @@ func pinShapeAtViews(t *testing.T, p Probe, e Entry) {
 	}
 	if withV, err := p.Scope.t.withViews(a, list); err != nil {
 		t.Fatal(err)
-	} else if expr, ok := locAt(withV, p.Addr); !ok || bytes.Equal(expr, nil) {
+	} else if expr, ok := locAt(withV, p.Addr); !ok || len(expr) == 0 {
 		t.Fatalf("%s at %#x: no location even with views", e.Name(), p.Addr)
 	}
 }
