@@ -62,6 +62,13 @@ func (s *Scope) Lookup(name string) (Entry, bool) {
 	return Entry{t, found}, true
 }
 
+// external tells whether DIE i has DW_AT_external: visible outside its
+// unit.
+func (t *cuTree) external(i int) bool {
+	a, err := t.attrs(i)
+	return err == nil && a.has(dwarf.AttrExternal)
+}
+
 // isVarWithValue is __die_find_variable_cb's test.
 func (s *Scope) isVarWithValue(j int) bool {
 	d := &s.t.dies[j]
@@ -442,8 +449,9 @@ func (s *Scope) LocatedLater(v Entry) bool {
 
 // findGlobal finds a global variable named name in any unit, for a probe
 // argument naming a global its own unit does not declare (perf 6.1 gives
-// up there): the unit-level definition with a location if there is one,
-// else an external declaration (the symbol table then gives the address).
+// up there): the external unit-level definition with a location if there
+// is one, else an external declaration (the symbol table then gives the
+// address). Statics of other units are not candidates.
 func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 	defer recoverTo(&err, f.Path)
 	units, err := f.unitsList()
@@ -477,7 +485,9 @@ func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 					if err != nil {
 						return Entry{}, false, err
 					}
-					if i := t.idx(d.Off); i >= 0 {
+					// A static of another unit is not visible from the
+					// probed code, and its name may be anybody's.
+					if i := t.idx(d.Off); i >= 0 && t.external(i) {
 						return Entry{t, i}, true, nil
 					}
 				} else if declUnit < 0 {
