@@ -185,3 +185,69 @@ func (e *ExistsError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrEventExists) hold.
 func (e *ExistsError) Unwrap() error { return ErrEventExists }
+
+// Errors of the lock and of a batch cut short.
+var (
+	// ErrLockUnsafe reports a lock file or lock directory that is not a
+	// regular file or directory of this user's that nobody else may
+	// write: it is refused rather than followed, opened or waited on.
+	ErrLockUnsafe = errors.New("unsafe lock file")
+
+	// ErrInterrupted reports a wait for the lock or a batch ended by the
+	// caller's context (a signal): nothing of the batch remains unless a
+	// rollback error says otherwise.
+	ErrInterrupted = errors.New("interrupted")
+
+	// ErrContested reports an event of a batch that another tracer, one
+	// that takes no lock (perf probe), created or extended while the
+	// batch was written; the batch was rolled back.
+	ErrContested = errors.New("event contested by another tracer")
+)
+
+// LockWaitError reports a wait for the lock that the context ended.
+type LockWaitError struct {
+	Path   string
+	Holder int   // pid of the holder, 0 if unknown
+	Err    error // the context's error
+}
+
+func (e *LockWaitError) Error() string {
+	who := "another process"
+	if e.Holder != 0 {
+		who = fmt.Sprintf("pid %d", e.Holder)
+	}
+	return fmt.Sprintf("%v while waiting for the lock %s held by %s: %v", ErrInterrupted, e.Path, who, e.Err)
+}
+
+// Unwrap makes errors.Is match ErrInterrupted and the context's error.
+func (e *LockWaitError) Unwrap() []error { return []error{ErrInterrupted, e.Err} }
+
+// StoppedError reports a batch that Add stopped after writing part or all
+// of it, and rolled back: the context ended (Err wraps ErrInterrupted and
+// the context's error) or another tracer took or extended Event meanwhile
+// (Err wraps ErrContested and ErrEventExists).
+type StoppedError struct {
+	Written int    // definitions written before it stopped
+	Total   int    // definitions in the batch
+	Event   string // "GROUP:EVENT" contested, "" if interrupted
+	Err     error
+
+	// Rollback is non-nil if deleting what the batch wrote failed.
+	Rollback error
+}
+
+func (e *StoppedError) Error() string {
+	msg := fmt.Sprintf("batch stopped after %d of %d definitions: %v", e.Written, e.Total, e.Err)
+	if e.Rollback != nil {
+		msg += fmt.Sprintf("; rollback failed, some remain: %v", e.Rollback)
+	}
+	return msg
+}
+
+// Unwrap returns Err and the rollback's error.
+func (e *StoppedError) Unwrap() []error {
+	if e.Rollback != nil {
+		return []error{e.Err, e.Rollback}
+	}
+	return []error{e.Err}
+}

@@ -1,6 +1,7 @@
 package tracefs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,7 +84,8 @@ func (t *FS) taken(listed []Event, group, event string) bool {
 }
 
 // Add writes evs, kprobes and uprobes alike, and returns them as the
-// kernel lists them afterwards, in the order of evs.
+// kernel lists them afterwards, in the order of evs. It is AddBatch with
+// Batch{Events: evs} and no end to the wait for the lock.
 //
 // Every event is checked first (Validate) and the whole batch refused if
 // one fails (ErrBadDefinition) or if a GROUP/EVENT is taken or named twice
@@ -100,7 +102,7 @@ func (t *FS) taken(listed []Event, group, event string) bool {
 // tracing user, so the entry is found by comparing the log before and
 // after the batch.
 func (t *FS) Add(evs []Event) ([]Event, error) {
-	return t.add(evs, false)
+	return t.AddBatch(context.Background(), Batch{Events: evs})
 }
 
 // AddMulti is Add for events with several probes: events of the batch
@@ -110,7 +112,100 @@ func (t *FS) Add(evs []Event) ([]Event, error) {
 // kernel, so an event of somebody else's is never extended, and the
 // rollback of a refused batch deletes each event once.
 func (t *FS) AddMulti(evs []Event) ([]Event, error) {
-	return t.add(evs, true)
+	return t.AddBatch(context.Background(), Batch{Events: evs, Multi: true})
+}
+
+// Batch is what AddBatch adds.
+type Batch struct {
+	// Events are the definitions, unless Build is set.
+	Events []Event
+	// Multi makes events that share a GROUP/EVENT one event (AddMulti).
+	Multi bool
+	// Build, if set, makes the definitions under the lock from the
+	// kernel's listing of Kind, so that names chosen against it (perf
+	// probe's numbered names) can't be taken by another dwprobe before
+	// they are written. Its error is returned as it is.
+	Build func(listed []Event) ([]Event, error)
+	Kind  Kind
+}
+
+// AddBatch is Add and AddMulti, with a context: if ctx ends while waiting
+// for the lock, nothing is written (a *LockWaitError); if it ends while
+// the batch is written, or before AddBatch returns, what was written is
+// deleted again (a *StoppedError wrapping ErrInterrupted). The same
+// rollback follows if another tracer that takes no lock (perf probe)
+// creates one of the batch's events between the check and its write, or
+// extends one of them meanwhile: each event is checked again right before
+// its first write and the kernel's count of its probes after the last
+// one (a *StoppedError wrapping ErrContested). While the batch is
+// written a journal next to the lock lists it, so that if this process is
+// killed the next one to take the lock rolls it back (Hooks.Recovered).
+func (t *FS) AddBatch(ctx context.Context, spec Batch) ([]Event, error) {
+	if spec.Build == nil {
+		if _, err := t.check(spec.Events, spec.Multi); err != nil || len(spec.Events) == 0 {
+			return nil, err
+		}
+	} else if _, err := t.eventsFile(spec.Kind); err != nil {
+		return nil, err
+	}
+	unlock, err := t.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	b, listed, err := t.locked(spec)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	for _, id := range b.ids {
+		ev := b.evs[b.at[id]]
+		if t.taken(listed[ev.Kind], ev.Group, ev.Name) {
+			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
+		}
+	}
+	forget, err := t.writeJournal(b.evs)
+	if err != nil {
+		return nil, err
+	}
+	defer forget()
+	if err := t.writeBatch(ctx, b); err != nil {
+		return nil, err
+	}
+	if err := t.settle(ctx, b); err != nil {
+		return nil, err
+	}
+	return b.evs, nil
+}
+
+// locked makes and checks the batch of spec under the lock, and lists
+// the kinds it goes to; a nil batch is an empty one.
+func (t *FS) locked(spec Batch) (*batch, map[Kind][]Event, error) {
+	listed := map[Kind][]Event{}
+	evs := spec.Events
+	if spec.Build != nil {
+		path, err := t.eventsFile(spec.Kind)
+		if err != nil {
+			return nil, nil, err
+		}
+		if listed[spec.Kind], err = t.list(spec.Kind, path); err != nil {
+			return nil, nil, err
+		}
+		if evs, err = spec.Build(listed[spec.Kind]); err != nil {
+			return nil, nil, err
+		}
+	}
+	b, err := t.check(evs, spec.Multi)
+	if err != nil || len(evs) == 0 {
+		return nil, nil, err
+	}
+	for kind, path := range b.paths {
+		if _, ok := listed[kind]; !ok {
+			if listed[kind], err = t.list(kind, path); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return b, listed, nil
 }
 
 // MultiProbe reports whether the kernel appends a probe written under an
@@ -156,40 +251,19 @@ func (t *FS) check(evs []Event, multi bool) (*batch, error) {
 	return b, nil
 }
 
-func (t *FS) add(evs []Event, multi bool) ([]Event, error) {
-	b, err := t.check(evs, multi)
-	if err != nil || len(evs) == 0 {
-		return nil, err
-	}
-	unlock, err := t.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	listed := map[Kind][]Event{}
-	for kind, path := range b.paths {
-		if listed[kind], err = t.list(kind, path); err != nil {
-			return nil, err
-		}
-	}
-	for _, id := range b.ids {
-		ev := b.evs[b.at[id]]
-		if t.taken(listed[ev.Kind], ev.Group, ev.Name) {
-			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
-		}
-	}
-	if err := t.writeBatch(b); err != nil {
-		return nil, err
-	}
-	t.rendered(b)
-	return b.evs, nil
-}
-
-// writeBatch writes the events of b in order, and on a refusal rolls back what
-// the batch created.
-func (t *FS) writeBatch(b *batch) error {
+// writeBatch writes the events of b in order, and on a refusal, an ended
+// ctx or an event name taken meanwhile rolls back what the batch wrote.
+func (t *FS) writeBatch(ctx context.Context, b *batch) error {
 	before := t.errorLog()
 	for i, ev := range b.evs {
+		if err := ctx.Err(); err != nil {
+			return t.stop(b, i, "", fmt.Errorf("%w: %w", ErrInterrupted, err))
+		}
+		// The check under the lock does not stop perf: look again right
+		// before creating the event (its directory appears with it).
+		if b.at[ev.Group+"/"+ev.Name] == i && t.taken(nil, ev.Group, ev.Name) {
+			return t.stop(b, i, ev.PerfName(), fmt.Errorf("%w: %w: %s was created by another tracer while this batch was written", ErrContested, ErrEventExists, ev.PerfName()))
+		}
 		if err := t.writeFile(b.paths[ev.Kind], appendFlag, []byte(ev.String()+"\n")); err != nil {
 			def := ev.text()
 			werr := &WriteError{Kind: ev.Kind, Index: i, Def: def, Err: err, Pos: -1}
@@ -199,28 +273,55 @@ func (t *FS) writeBatch(b *batch) error {
 			}
 			// Delete every event the batch created, including the one
 			// this definition would have been appended to.
-			var made []Event
-			for _, id := range b.ids {
-				if j := b.at[id]; j < i {
-					made = append(made, b.evs[j])
-				}
-			}
-			werr.Rollback = t.rollback(b.paths, made)
+			_, werr.Rollback = t.undo(b.paths, b.evs[:i], true)
 			return werr
 		}
 	}
 	return nil
 }
 
+// stop rolls back the first written definitions of b and says why.
+func (t *FS) stop(b *batch, written int, event string, why error) error {
+	_, err := t.undo(b.paths, b.evs[:written], true)
+	return &StoppedError{Written: written, Total: len(b.evs), Event: event, Err: why, Rollback: err}
+}
+
+// settle checks, once b is written, that each of its events holds b's
+// probes only (perf, taking no lock, may have appended to one, or created
+// one just before b appended to it) and that ctx has not ended, rolling b
+// back if not; then it puts the kernel's rendering in b. A listing that
+// fails now only costs the rendering.
+func (t *FS) settle(ctx context.Context, b *batch) error {
+	listed := map[Kind][]Event{}
+	for kind, path := range b.paths {
+		if l, err := t.list(kind, path); err == nil {
+			listed[kind] = l
+		}
+	}
+	ours := make(map[string]int, len(b.ids))
+	for _, ev := range b.evs {
+		ours[ev.Group+"/"+ev.Name]++
+	}
+	for _, id := range b.ids {
+		ev := b.evs[b.at[id]]
+		l, ok := listed[ev.Kind]
+		if n := len(probesOf(l, ev.Group, ev.Name)); ok && n > ours[id] {
+			return t.stop(b, len(b.evs), ev.PerfName(), fmt.Errorf("%w: %w: %s holds %d probes, %d of them this batch's: another tracer added to it at the same time",
+				ErrContested, ErrEventExists, ev.PerfName(), n, ours[id]))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return t.stop(b, len(b.evs), "", fmt.Errorf("%w: %w", ErrInterrupted, err))
+	}
+	t.rendered(b, listed)
+	return nil
+}
+
 // rendered replaces the events of b with the kernel's rendering (offsets
 // in full, arguments named), the n-th probe of an event for its n-th
-// definition. The probes are in; a listing that fails now only costs that.
-func (t *FS) rendered(b *batch) {
-	for kind, path := range b.paths {
-		listed, err := t.list(kind, path)
-		if err != nil {
-			continue
-		}
+// definition.
+func (t *FS) rendered(b *batch, listing map[Kind][]Event) {
+	for kind, listed := range listing {
 		seen := make(map[string]int, len(b.ids))
 		for i, ev := range b.evs {
 			if ev.Kind != kind {
@@ -246,18 +347,6 @@ func (t *FS) rendered(b *batch) {
 // of that event.
 func deleteCommand(e Event) []byte {
 	return []byte("-:" + e.Group + "/" + e.Name + "\n")
-}
-
-// rollback deletes evs, last first, each through its kind's file in
-// paths, and reports what it could not delete.
-func (t *FS) rollback(paths map[Kind]string, evs []Event) error {
-	var errs []error
-	for i := len(evs) - 1; i >= 0; i-- {
-		if err := t.writeFile(paths[evs[i].Kind], appendFlag, deleteCommand(evs[i])); err != nil {
-			errs = append(errs, fmt.Errorf("deleting %s: %w", evs[i].PerfName(), err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // errorLog returns the entries of error_log, or nil if it can't be read
@@ -299,11 +388,18 @@ func (t *FS) Delete(kind Kind, patterns []string) ([]string, error) {
 // failure and returns what it deleted until then. Errors wrap ErrNoMatch if
 // match accepted nothing.
 func (t *FS) DeleteFunc(kind Kind, match func(Event) bool) ([]string, error) {
+	return t.DeleteFuncContext(context.Background(), kind, match)
+}
+
+// DeleteFuncContext is DeleteFunc with an end to the wait for the lock: if
+// ctx ends first, nothing is deleted (a *LockWaitError). Once deleting
+// has begun it goes on to the end.
+func (t *FS) DeleteFuncContext(ctx context.Context, kind Kind, match func(Event) bool) ([]string, error) {
 	path, err := t.eventsFile(kind)
 	if err != nil {
 		return nil, err
 	}
-	listed, unlock, err := t.lockedList(kind, path)
+	listed, unlock, err := t.lockedList(ctx, kind, path)
 	if err != nil {
 		return nil, err
 	}
@@ -392,8 +488,8 @@ func (t *FS) Enable(group, event string, on bool) error {
 
 // lockedList takes the lock that serializes dwprobe processes and reads the
 // listing of kind under it; the caller runs unlock when done.
-func (t *FS) lockedList(kind Kind, path string) ([]Event, func(), error) {
-	unlock, err := t.lock()
+func (t *FS) lockedList(ctx context.Context, kind Kind, path string) ([]Event, func(), error) {
+	unlock, err := t.lock(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

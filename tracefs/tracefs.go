@@ -28,6 +28,7 @@ const mountHint = "as root, run: mount -t tracefs nodev " + tracingDir
 type FS struct {
 	root     string
 	lockPath string
+	hooks    Hooks
 
 	// writeFile performs one open(2) of path with O_WRONLY|flag and one
 	// write(2) of data. Tests replace it to play the kernel's part.
@@ -179,47 +180,6 @@ func hasReadme(dir string) error {
 		return fmt.Errorf("%w: %s has no README, so it is not a tracefs", ErrNotMounted, dir)
 	}
 	return err
-}
-
-// defaultLockPath is the lock file that serialises the Add and Delete of
-// every dwprobe process: /run/lock/dwprobe.lock, or dwprobe.lock in
-// $XDG_RUNTIME_DIR or the temporary directory if there is no /run/lock.
-func defaultLockPath() string {
-	if st, err := os.Stat("/run/lock"); err == nil && st.IsDir() {
-		return "/run/lock/dwprobe.lock"
-	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "dwprobe.lock")
-	}
-	return filepath.Join(os.TempDir(), "dwprobe.lock")
-}
-
-// lock takes the exclusive flock on t.lockPath and returns its release.
-// flock conflicts between open file descriptions, so it serialises
-// goroutines of one process as well as processes.
-func (t *FS) lock() (unlock func(), err error) {
-	// O_NOFOLLOW: /run/lock is world-writable, and root must not create
-	// or open a file through somebody else's symlink.
-	const flags = unix.O_CLOEXEC | unix.O_NOFOLLOW
-	fd, err := unix.Open(t.lockPath, unix.O_RDWR|unix.O_CREAT|flags, 0o644)
-	if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) {
-		// Another user's lock file: flock works on a read-only descriptor.
-		fd, err = unix.Open(t.lockPath, unix.O_RDONLY|flags, 0)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock file: %w", &fs.PathError{Op: "open", Path: t.lockPath, Err: err})
-	}
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("lock file: %w", &fs.PathError{Op: "flock", Path: t.lockPath, Err: err})
-	}
-	return func() { unix.Close(fd) }, nil
 }
 
 // Flags for FS.writeFile.

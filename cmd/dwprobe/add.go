@@ -26,53 +26,33 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if o.dryRun {
+		return dryRunAdd(o, kind, rs, stdout, stderr)
+	}
 	fsys, err := liveFS()
-	var listed []tracefs.Event
-	if err == nil {
-		listed, err = fsys.List(kind)
-	}
 	if err != nil {
-		if !o.dryRun {
-			return tracefsErr(err)
-		}
-		// A dry run needs no tracefs: names are then not checked
-		// against the running kernel's events.
-		if !o.quiet {
-			fmt.Fprintf(stderr, "note: dry run without the %s events of tracefs (%v): names not checked against existing events\n", kind, err)
-		}
-		fsys, listed = nil, nil
+		return err
 	}
-	if kind == tracefs.KProbe && !o.dryRun {
+	if kind == tracefs.KProbe {
 		if err := checkRunningKernel(t); err != nil {
 			return err
 		}
 	}
-	multi := fsys == nil || fsys.MultiProbe()
-	if err := nameEvents(rs, listed, o.force, multi); err != nil {
-		return err
-	}
-
+	// The names are chosen under the lock, against the listing of that
+	// moment: another dwprobe -f can't take the same numbered name.
+	multi := fsys.MultiProbe()
 	var evs []tracefs.Event
-	for _, r := range rs {
-		evs = append(evs, r.defs...)
-	}
-	if len(evs) == 0 {
-		return errors.New("no probe point to add")
-	}
-	if o.dryRun {
-		for _, d := range evs {
-			fmt.Fprintln(stdout, d)
+	build := func(listed []tracefs.Event) ([]tracefs.Event, error) {
+		if err := nameEvents(rs, listed, o.force, multi); err != nil {
+			return nil, err
 		}
-		if !o.quiet {
-			fmt.Fprintf(stderr, "Dry run: nothing written to %s_events; it would add:\n", kind)
-			showAdded(o, rs, stderr)
+		if evs, err = definitions(rs); err != nil {
+			return nil, err
 		}
-		return nil
+		return evs, checkDialect(fsys.Dialect(), evs)
 	}
-	if err := checkDialect(fsys.Dialect(), evs); err != nil {
-		return err
-	}
-	if _, err := addBatch(fsys, evs); err != nil {
+	tellStderr(fsys, stderr)
+	if _, err := addBatch(ctx, fsys, tracefs.Batch{Kind: kind, Build: build}); err != nil {
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("definition %d of %d", i+1, len(evs)) })
 	}
 	if o.quiet {
@@ -87,6 +67,52 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	fmt.Fprintf(stderr, "or enable it in tracefs:\n\n")
 	fmt.Fprintf(stderr, "\techo 1 > %s\n\n", filepath.Join(fsys.Root(), "events", d.Group, d.Name, "enable"))
 	return nil
+}
+
+// dryRunAdd prints what -a would write, named against the events that
+// exist if tracefs can be read.
+func dryRunAdd(o *options, kind tracefs.Kind, rs []resolved, stdout, stderr io.Writer) error {
+	fsys, err := liveFS()
+	var listed []tracefs.Event
+	if err == nil {
+		listed, err = fsys.List(kind)
+	}
+	if err != nil {
+		// A dry run needs no tracefs: names are then not checked
+		// against the running kernel's events.
+		if !o.quiet {
+			fmt.Fprintf(stderr, "note: dry run without the %s events of tracefs (%v): names not checked against existing events\n", kind, err)
+		}
+		fsys, listed = nil, nil
+	}
+	multi := fsys == nil || fsys.MultiProbe()
+	if err := nameEvents(rs, listed, o.force, multi); err != nil {
+		return err
+	}
+	evs, err := definitions(rs)
+	if err != nil {
+		return err
+	}
+	for _, d := range evs {
+		fmt.Fprintln(stdout, d)
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "Dry run: nothing written to %s_events; it would add:\n", kind)
+		showAdded(o, rs, stderr)
+	}
+	return nil
+}
+
+// definitions are the definitions of rs, in order.
+func definitions(rs []resolved) ([]tracefs.Event, error) {
+	var evs []tracefs.Event
+	for _, r := range rs {
+		evs = append(evs, r.defs...)
+	}
+	if len(evs) == 0 {
+		return nil, errors.New("no probe point to add")
+	}
+	return evs, nil
 }
 
 // addedHeader is perf's "Added new event:" for n probes.
@@ -210,9 +236,13 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 		id := exists.Group + ":" + exists.Name
 		return fmt.Errorf("%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
 	}
+	var stopped *tracefs.StoppedError
+	if errors.As(err, &stopped) {
+		return stoppedErr(stopped)
+	}
 	var werr *tracefs.WriteError
 	if !errors.As(err, &werr) {
-		return tracefsErr(err)
+		return lockErr(err, "added")
 	}
 	why := werr.Errno.Error()
 	if werr.Errno == 0 {

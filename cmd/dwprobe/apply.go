@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ type applyLine struct {
 // Every line is parsed and checked (against the running kernel's types
 // and registers too) before anything is written, and kprobes and uprobes
 // are added in one batch that tracefs rolls back whole: all or nothing.
-func runApply(o *options, stderr io.Writer) error {
+func runApply(ctx context.Context, o *options, stderr io.Writer) error {
 	name, lines, err := readApply(o.apply)
 	if err != nil {
 		return err
@@ -49,7 +50,8 @@ func runApply(o *options, stderr io.Writer) error {
 	for i, l := range lines {
 		evs[i] = l.ev
 	}
-	added, err := addBatch(fsys, evs)
+	tellStderr(fsys, stderr)
+	added, err := addBatch(ctx, fsys, tracefs.Batch{Events: evs})
 	if err != nil {
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("%s:%d", name, lines[i].n) })
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,7 @@ import (
 // runDelete implements -d: delete the kprobes and uprobes that match any
 // of the patterns (perf's filter syntax: globs, "[a-z]", "!", "&", "|";
 // [GROUP:]EVENT, a pattern without GROUP matching any group).
-func runDelete(o *options, stderr io.Writer) error {
+func runDelete(ctx context.Context, o *options, stderr io.Writer) error {
 	var flts []*lazymatch.Filter
 	for _, p := range o.del {
 		f, err := lazymatch.ParseFilter(p)
@@ -35,6 +36,7 @@ func runDelete(o *options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tellStderr(fsys, stderr)
 	hit, kinds := false, 0
 	var firstErr error
 	for _, kind := range []tracefs.Kind{tracefs.KProbe, tracefs.UProbe} {
@@ -43,7 +45,7 @@ func runDelete(o *options, stderr io.Writer) error {
 		if o.dryRun {
 			names, err = matching(fsys, kind, match)
 		} else {
-			names, err = fsys.DeleteFunc(kind, match)
+			names, err = fsys.DeleteFuncContext(ctx, kind, match)
 		}
 		slices.Sort(names) // perf's order (a sorted strlist)
 		for _, n := range names {
@@ -63,7 +65,7 @@ func runDelete(o *options, stderr io.Writer) error {
 				firstErr = err
 			}
 		default:
-			return tracefsErr(err)
+			return lockErr(err, "deleted")
 		}
 	}
 	if kinds == 0 {

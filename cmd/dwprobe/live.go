@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -40,12 +42,75 @@ func tracefsErr(err error) error {
 	return err
 }
 
-// addBatch adds evs in one batch, appending probes to one event where the
-// kernel can (tracefs rolls back the whole batch, kprobes and uprobes, if
-// the kernel refuses one).
-func addBatch(fsys *tracefs.FS, evs []tracefs.Event) ([]tracefs.Event, error) {
-	if fsys.MultiProbe() {
-		return fsys.AddMulti(evs)
+// addBatch adds a batch, appending probes to one event where the kernel
+// can (tracefs rolls back the whole batch, kprobes and uprobes, if the
+// kernel refuses one, ctx ends or perf races it).
+func addBatch(ctx context.Context, fsys *tracefs.FS, b tracefs.Batch) ([]tracefs.Event, error) {
+	b.Multi = fsys.MultiProbe()
+	return fsys.AddBatch(ctx, b)
+}
+
+// tellStderr has fsys report on stderr a long wait for the lock and the
+// batches of killed processes it rolls back.
+func tellStderr(fsys *tracefs.FS, stderr io.Writer) {
+	fsys.SetHooks(tracefs.Hooks{
+		LockWait: func(path string, holder int) {
+			fmt.Fprintf(stderr, "Waiting for the lock %s, held by %s (Ctrl-C stops waiting)\n", path, holderName(holder))
+		},
+		Recovered: func(r tracefs.Recovery) {
+			fmt.Fprintln(stderr, recoveredMsg(r))
+		},
+	})
+}
+
+// holderName names the process holding the lock.
+func holderName(pid int) string {
+	if pid == 0 {
+		return "another process"
 	}
-	return fsys.Add(evs)
+	return fmt.Sprintf("pid %d", pid)
+}
+
+// recoveredMsg reports the rollback of a killed dwprobe's batch.
+func recoveredMsg(r tracefs.Recovery) string {
+	msg := fmt.Sprintf("Found an interrupted batch: dwprobe (pid %d) was killed while adding %d definitions", r.PID, r.Total)
+	switch n := len(r.Removed); {
+	case n == 0:
+		msg += "; none of them was left"
+	case n <= 3:
+		msg += "; removed what it had added: " + strings.Join(r.Removed, " ")
+	default:
+		msg += fmt.Sprintf("; removed what it had added: %s … (%d events)", strings.Join(r.Removed[:3], " "), n)
+	}
+	if r.Err != nil {
+		msg += fmt.Sprintf("; could not remove all of it: %v", r.Err)
+	}
+	return msg
+}
+
+// lockErr words the errors of the lock; nothing says what did not happen
+// ("added", "deleted").
+func lockErr(err error, nothing string) error {
+	var lw *tracefs.LockWaitError
+	switch {
+	case errors.As(err, &lw):
+		return fmt.Errorf("interrupted while waiting for the lock %s, held by %s; nothing was %s", lw.Path, holderName(lw.Holder), nothing)
+	case errors.Is(err, tracefs.ErrLockUnsafe):
+		return fmt.Errorf("%w; nothing was %s (dwprobe only uses a lock it made itself: remove that as root)", err, nothing)
+	}
+	return tracefsErr(err)
+}
+
+// stoppedErr words a batch that tracefs stopped and rolled back.
+func stoppedErr(s *tracefs.StoppedError) error {
+	var msg string
+	if errors.Is(s, tracefs.ErrInterrupted) {
+		msg = fmt.Sprintf("interrupted after writing %d of %d definitions", s.Written, s.Total)
+	} else {
+		msg = fmt.Sprintf("event %s was created or extended by another tracer at the same time (perf probe takes no lock)", s.Event)
+	}
+	if s.Rollback != nil {
+		return fmt.Errorf("%s; removing what this command added failed, some of it remains: %w", msg, s.Rollback)
+	}
+	return errors.New(msg + "; removed what this command wrote, nothing was added")
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
 func main() {
@@ -17,7 +18,9 @@ func main() {
 		// peak below perf's for the symbol-table-heavy -F, for little CPU.
 		debug.SetGCPercent(40)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM and SIGHUP (kill, a closed terminal) stop a command as
+	// Ctrl-C does: an add or --apply rolls back what it wrote.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -175,11 +175,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// These need no debuginfo of the target, or open it themselves.
 	switch {
 	case len(o.del) > 0:
-		return runDelete(&o, stderr)
+		return runDelete(ctx, &o, stderr)
 	case o.listSet:
 		return runList(&o, stdout, stderr)
 	case o.apply != "":
-		return runApply(&o, stderr)
+		return runApply(ctx, &o, stderr)
 	}
 	t, done, err := openCached(&o)
 	if err != nil {
