@@ -126,8 +126,10 @@ func (k *fakeKernel) write(path string, flag int, data []byte) error {
 	return nil
 }
 
-// delete is the modelled kernel's "-:GROUP/EVENT".
+// delete is the modelled kernel's "-:GROUP/EVENT", and "-:GROUP/EVENT
+// TARGET ARGS", which deletes the one probe listed so.
 func (k *fakeKernel) delete(path, id string) error {
+	id, probe, one := strings.Cut(id, " ")
 	dir := filepath.Join(k.root, "events", id)
 	if b, err := os.ReadFile(filepath.Join(dir, "enable")); err == nil && b[0] == '1' {
 		return &fs.PathError{Op: "write", Path: path, Err: syscall.EBUSY}
@@ -137,16 +139,23 @@ func (k *fakeKernel) delete(path, id string) error {
 		return err
 	}
 	var kept []string
-	found := false
+	found, stays := false, false
 	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if ev, ok := parseLine(UProbe, strings.TrimSuffix(l, "\n")); ok && ev.Group+"/"+ev.Name == id {
+		ev, ok := parseLine(UProbe, strings.TrimSuffix(l, "\n"))
+		if ok && ev.Group+"/"+ev.Name == id && (!one || strings.Join(strings.Fields(ev.Raw)[1:], " ") == probe) {
 			found = true
 			continue
+		}
+		if ok && ev.Group+"/"+ev.Name == id {
+			stays = true
 		}
 		kept = append(kept, l)
 	}
 	if !found {
 		return &fs.PathError{Op: "write", Path: path, Err: syscall.ENOENT}
+	}
+	if stays {
+		return os.WriteFile(path, []byte(strings.Join(kept, "")), 0o644)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
