@@ -19,7 +19,12 @@
 // definition is checked before anything is written, a batch is added
 // under an exclusive lock with one write(2) per definition, and a batch
 // the kernel refuses part of is rolled back (kprobes and uprobes of one
-// batch alike), so a failed Add leaves nothing behind. The root is a
+// batch alike), so a failed Add leaves nothing behind. So is a batch whose
+// context ends (a signal), or that another tracer taking no lock (perf)
+// races; a journal next to the lock lets the next process roll back the
+// batch of one that was killed. The lock lives where only its user can
+// create it and is never followed through a link or waited on when it is
+// not that user's. The root is a
 // parameter (Open), so the package is tested on a plain directory standing
 // in for tracefs.
 package tracefs
