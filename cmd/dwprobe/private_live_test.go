@@ -51,12 +51,7 @@ func uprobeEvents(t *testing.T) string {
 // the app fixture to a file and returns its path.
 func applyFile(t *testing.T, group string, n int) string {
 	t.Helper()
-	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
-	def, _, err := dw("-x", app, "-D", "work")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, target, _ := strings.Cut(strings.TrimSpace(def), " ")
+	target := workTarget(t, copyBinary(t, fixture(t, "app-gcc-O2-dwarf5")))
 	var b strings.Builder
 	for i := range n {
 		fmt.Fprintf(&b, "p:%s/e%d %s\n", group, i, target)
@@ -68,20 +63,36 @@ func applyFile(t *testing.T, group string, n int) string {
 	return path
 }
 
-// groupLines counts the probes of group in uprobe_events.
-func groupLines(t *testing.T, fsys *tracefs.FS, group string) int {
+// workTarget is the uprobe target of function work of app.
+func workTarget(t *testing.T, app string) string {
+	t.Helper()
+	def, _, err := dw("-x", app, "-D", "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, target, _ := strings.Cut(strings.TrimSpace(def), " ")
+	return target
+}
+
+// groupProbes returns the probes of group in uprobe_events.
+func groupProbes(t *testing.T, fsys *tracefs.FS, group string) []tracefs.Event {
 	t.Helper()
 	evs, err := fsys.List(tracefs.UProbe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var out []tracefs.Event
 	for _, e := range evs {
 		if e.Group == group {
-			n++
+			out = append(out, e)
 		}
 	}
-	return n
+	return out
+}
+
+// groupLines counts the probes of group in uprobe_events.
+func groupLines(t *testing.T, fsys *tracefs.FS, group string) int {
+	return len(groupProbes(t, fsys, group))
 }
 
 // clearGroup deletes the events of group, if any.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -46,16 +48,9 @@ func TestRaceForceLive(t *testing.T) {
 
 // eventNames returns the event names of group's probes, in listing order.
 func eventNames(t *testing.T, fsys *tracefs.FS, group string) []string {
-	t.Helper()
-	evs, err := fsys.List(tracefs.UProbe)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, e := range evs {
-		if e.Group == group {
-			out = append(out, e.Name)
-		}
+	for _, e := range groupProbes(t, fsys, group) {
+		out = append(out, e.Name)
 	}
 	return out
 }
@@ -98,19 +93,8 @@ func TestRacePerfLive(t *testing.T) {
 	fsys := needLive(t)
 	g := liveGroup(t, fsys, "race")
 	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
-	var perf []string
-	for _, fn := range []string{"compute", "item_score", "main"} {
-		def, _, err := dw("-x", app, "-D", g+":e="+fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		perf = append(perf, strings.TrimSpace(strings.Split(def, "\n")[0]))
-	}
-	def, _, err := dw("-x", app, "-D", "work")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ourTarget, _ := strings.Cut(strings.TrimSpace(def), " ")
+	perf := otherProbes(t, app, g)
+	ourTarget := workTarget(t, app)
 	events := uprobeEvents(t)
 	const rounds = 30
 	outcomes := map[string]int{}
@@ -136,12 +120,34 @@ func TestRacePerfLive(t *testing.T) {
 		outcomes[raceOutcome(err, probeOwners(t, fsys, g, ourTarget))]++
 		clearGroup(t, fsys, g)
 	}
+	logOutcomes(t, outcomes, rounds)
+}
+
+// logOutcomes logs how many rounds had each outcome, and fails the test
+// for a violation.
+func logOutcomes(t *testing.T, outcomes map[string]int, rounds int) {
+	t.Helper()
 	for o, n := range outcomes {
 		t.Logf("%2d of %d rounds: %s", n, rounds, o)
 		if strings.HasPrefix(o, "VIOLATION") {
 			t.Errorf("%d of %d rounds: %s", n, rounds, o)
 		}
 	}
+}
+
+// otherProbes are the other tracer's three probes of GROUP/e, on other
+// functions than dwprobe's work.
+func otherProbes(t *testing.T, app, group string) []string {
+	t.Helper()
+	var defs []string
+	for _, fn := range []string{"compute", "item_score", "main"} {
+		def, _, err := dw("-x", app, "-D", group+":e="+fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, strings.TrimSpace(strings.Split(def, "\n")[0]))
+	}
+	return defs
 }
 
 // holdsFlock reports whether pid holds a flock, from /proc/locks.
@@ -159,16 +165,9 @@ func holdsFlock(pid int) bool {
 // probeOwners says, for each probe of group's events in listing order,
 // whether it is dwprobe's (its target is ours).
 func probeOwners(t *testing.T, fsys *tracefs.FS, group, ours string) []bool {
-	t.Helper()
-	evs, err := fsys.List(tracefs.UProbe)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []bool
-	for _, e := range evs {
-		if e.Group == group {
-			out = append(out, sameTarget(e.Target, ours))
-		}
+	for _, e := range groupProbes(t, fsys, group) {
+		out = append(out, sameTarget(e.Target, ours))
 	}
 	return out
 }
@@ -190,12 +189,16 @@ func TestRaceRealPerfLive(t *testing.T) {
 	}
 	g := liveGroup(t, fsys, "perf")
 	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
-	def, _, err := dw("-x", app, "-D", "work")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ourTarget, _ := strings.Cut(strings.TrimSpace(def), " ")
+	ourTarget := workTarget(t, app)
 	bin := dwprobeBin(t)
+	// perf takes longer to start: dwprobe starts at a random moment of
+	// perf's run, to meet it in every phase.
+	start := time.Now()
+	if out, err := exec.Command(perfBin, "probe", "-q", "-x", app, "-a", g+":e=compute").CombinedOutput(); err != nil {
+		t.Fatalf("perf probe: %v\n%s", err, out)
+	}
+	span := time.Since(start)
+	clearGroup(t, fsys, g)
 	const rounds = 20
 	outcomes := map[string]int{}
 	for range rounds {
@@ -203,6 +206,7 @@ func TestRaceRealPerfLive(t *testing.T) {
 		if err := pc.Start(); err != nil {
 			t.Fatalf("perf probe: %v", err)
 		}
+		time.Sleep(rand.N(span))
 		out, err := exec.Command(bin, "-q", "-x", app, "-a", g+":e=work").CombinedOutput()
 		pc.Wait()
 		if err != nil {
@@ -211,14 +215,71 @@ func TestRaceRealPerfLive(t *testing.T) {
 		outcomes[raceOutcome(err, probeOwners(t, fsys, g, ourTarget))]++
 		clearGroup(t, fsys, g)
 	}
-	for o, n := range outcomes {
-		t.Logf("%2d of %d rounds: %s", n, rounds, o)
-		if strings.HasPrefix(o, "VIOLATION") {
-			t.Errorf("%d of %d rounds: %s", n, rounds, o)
-		}
-	}
+	logOutcomes(t, outcomes, rounds)
 }
 
 type perfRaceError struct{ out string }
 
 func (e *perfRaceError) Error() string { return e.out }
+
+// TestRaceWindowLive is TestRacePerfLive with the race made certain:
+// strace holds each of dwprobe's opens of uprobe_events for 300 ms, and
+// the other tracer writes its three probes 450 ms after dwprobe takes its
+// lock: after dwprobe has read the names in use, before its write lands.
+func TestRaceWindowLive(t *testing.T) {
+	fsys := needLive(t)
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		dwarftest.Skip(t, "live race test: no strace to widen the window")
+	}
+	g := liveGroup(t, fsys, "window")
+	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
+	ourTarget := workTarget(t, app)
+	events := uprobeEvents(t)
+	perf := otherProbes(t, app, g)
+	bin := dwprobeBin(t)
+	const rounds = 5
+	outcomes := map[string]int{}
+	for range rounds {
+		cmd := exec.Command(strace, "-f", "-qq", "-o", "/dev/null", "-P", events,
+			"-e", "trace=openat", "-e", "inject=openat:delay_enter=300000",
+			bin, "-q", "-x", app, "-a", g+":e=work")
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !dwprobeHoldsFlock() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(450 * time.Millisecond)
+		for _, d := range perf {
+			if f, err := os.OpenFile(events, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+				f.WriteString(d + "\n")
+				f.Close()
+			}
+		}
+		err := cmd.Wait()
+		if err != nil {
+			err = &perfRaceError{out.String()}
+		}
+		outcomes[raceOutcome(err, probeOwners(t, fsys, g, ourTarget))]++
+		clearGroup(t, fsys, g)
+	}
+	logOutcomes(t, outcomes, rounds)
+}
+
+// dwprobeHoldsFlock reports whether a process named dwprobe holds a flock.
+func dwprobeHoldsFlock() bool {
+	b, _ := os.ReadFile("/proc/locks")
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 4 && f[1] == "FLOCK" {
+			if comm, _ := os.ReadFile("/proc/" + f[4] + "/comm"); strings.TrimSpace(string(comm)) == "dwprobe" {
+				return true
+			}
+		}
+	}
+	return false
+}
