@@ -40,12 +40,13 @@ func (t *FS) SetHooks(h Hooks) { t.hooks = h }
 // defaultLockPath is the lock file that serialises the Add and Delete of
 // every dwprobe process of this user: for root /run/dwprobe/lock, in a
 // directory only root can create (/run is root's) of mode 0700, so no
-// other user can plant, hold or replace the lock. Another user's lock is
-// in a directory of their own ($XDG_RUNTIME_DIR/dwprobe, else
-// /tmp/dwprobe-UID), which serialises their processes only.
+// other user can plant, hold or replace the lock. Another user's lock,
+// and root's on a system without /run (a bare initramfs), is in a
+// directory of their own ($XDG_RUNTIME_DIR/dwprobe, else /tmp/dwprobe-UID,
+// refused if somebody else made it), which serialises their processes only.
 func defaultLockPath() string {
 	uid := os.Geteuid()
-	if uid == 0 {
+	if st, err := os.Stat("/run"); uid == 0 && err == nil && st.IsDir() {
 		return "/run/dwprobe/lock"
 	}
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
