@@ -179,16 +179,23 @@ func sameTarget(listed, ours string) bool {
 	return lp == op && strings.TrimLeft(lo, "0") == strings.TrimLeft(oo, "0")
 }
 
+// raceSetup finds tool, skipping without it (what says what it is for),
+// and returns the live tracefs, the tool, a group named after the tool
+// and a private copy of the app fixture.
+func raceSetup(t *testing.T, tool, what string) (*tracefs.FS, string, string, string) {
+	t.Helper()
+	fsys := needLive(t)
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		dwarftest.Skip(t, "live race test: no %s", what)
+	}
+	return fsys, path, liveGroup(t, fsys, tool), copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
+}
+
 // TestRaceRealPerfLive: perf probe -x and dwprobe -a add the same event
 // at the same time over 20 rounds; dwprobe never extends perf's event.
 func TestRaceRealPerfLive(t *testing.T) {
-	fsys := needLive(t)
-	perfBin, err := exec.LookPath("perf")
-	if err != nil {
-		dwarftest.Skip(t, "live race test: no perf to race")
-	}
-	g := liveGroup(t, fsys, "perf")
-	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
+	fsys, perfBin, g, app := raceSetup(t, "perf", "perf to race")
 	ourTarget := workTarget(t, app)
 	bin := dwprobeBin(t)
 	// perf takes longer to start: dwprobe starts at a random moment of
@@ -227,13 +234,7 @@ func (e *perfRaceError) Error() string { return e.out }
 // the other tracer writes its three probes 450 ms after dwprobe takes its
 // lock: after dwprobe has read the names in use, before its write lands.
 func TestRaceWindowLive(t *testing.T) {
-	fsys := needLive(t)
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		dwarftest.Skip(t, "live race test: no strace to widen the window")
-	}
-	g := liveGroup(t, fsys, "window")
-	app := copyBinary(t, fixture(t, "app-gcc-O2-dwarf5"))
+	fsys, strace, g, app := raceSetup(t, "strace", "strace to widen the window")
 	ourTarget := workTarget(t, app)
 	events := uprobeEvents(t)
 	perf := otherProbes(t, app, g)
