@@ -416,10 +416,14 @@ func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
 		if !row.Stmt || row.EndSeq || !inRanges(rs, row.Addr) || !s.t.hasPC(s.sp, row.Addr) {
 			continue
 		}
-		if file == "" {
-			file = lt.files[row.File]
+		f := lt.fileOf(row)
+		if f == "" {
+			continue // a file number past the table: malformed
 		}
-		if lt.files[row.File] == file && !seen[int(row.Line)] {
+		if file == "" {
+			file = f
+		}
+		if f == file && !seen[int(row.Line)] {
 			seen[int(row.Line)] = true
 			lines = append(lines, int(row.Line))
 		}
