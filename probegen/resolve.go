@@ -156,12 +156,12 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		Glob:      lazymatch.IsGlob(p.Function),
 		File:      p.File,
 		Line:      p.Line,
-		HasLine:   p.HasLine,
+		HasLine:   p.lineGiven(),
 		Offset:    p.Offset,
 		NoInlines: o.NoInlines,
 		MaxProbes: o.MaxProbes,
 		// perf: only FUNC and FUNC@SRC points move past the prologue.
-		SkipPrologue: o.skipPrologue && !p.HasLine && !p.HasOffset && p.Lazy == "",
+		SkipPrologue: o.skipPrologue && !p.lineGiven() && !p.HasOffset && p.Lazy == "",
 	}
 	if q.Glob {
 		pat := p.Function
@@ -183,7 +183,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	// perf falls back to the symbol table when DWARF has no answer for a
 	// point that does not need it: assembly functions, .cold parts, an
 	// offset past the DWARF function's end.
-	symOnly := p.Function != "" && !p.HasLine && p.File == "" && p.Lazy == ""
+	symOnly := p.Function != "" && !p.lineGiven() && p.File == "" && p.Lazy == ""
 	// Unlike perf, too many points is an answer, not a reason to fall back
 	// to the one symbol (which would silently drop the inlined copies).
 	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany)
@@ -198,7 +198,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 			// perf silently probes the function entry instead.
 			return nil, fmt.Errorf("lazy pattern %q matches no line with code%s", p.Lazy, lazyHint(t, p))
 		}
-		if p.HasLine {
+		if p.lineGiven() {
 			if hint := nearestLines(t, p); hint != "" {
 				return nil, fmt.Errorf("probe point %s %w: no code at that line; %s", describe(p), dwarfres.ErrNotFound, hint)
 			}

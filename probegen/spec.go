@@ -43,6 +43,11 @@ type Point struct {
 // than a line relative to Function's entry (FUNC:RLN).
 func (p *Point) AbsLine() bool { return p.HasLine && p.Function == "" && !p.IsAddr }
 
+// lineGiven reports whether the point names a line to probe. Like perf,
+// which tests pp->line's value, FUNC:0 is FUNC: line 0 of a function is its
+// entry, at every instance.
+func (p *Point) lineGiven() bool { return p.HasLine && p.Line != 0 }
+
 // Arg is one argument token, as perf splits it: [NAME=]EXPR[:TYPE][@user].
 type Arg struct {
 	Raw  string // the token as written

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
@@ -206,4 +207,48 @@ func fixtureDir(base string) string {
 	}
 	sum := sha256.Sum256([]byte(src))
 	return filepath.Join(base, "fixtures", hex.EncodeToString(sum[:4]))
+}
+
+// runKernel runs dwprobe in-process against the corpus vmlinux of arch.
+func runKernel(t *testing.T, arch string, args ...string) (string, string, error) {
+	t.Helper()
+	vml := needCorpus(t, arch+"/vmlinux")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"-k", vml}, args...), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestE2EFuncLineZero: line 0 of a function is its entry (perf tests
+// pp->line's value), probed at every instance, inlined or not; it used to
+// be refused as a line sharing its address with another. The counts are
+// perf 6.1's on the amd64 vmlinux.
+func TestE2EFuncLineZero(t *testing.T) {
+	cases := []struct {
+		fn, args string
+		n        int
+	}{
+		{"getname_flags", " fn=filename:ustring", 12},
+		{"set_nameidata", "", 4},
+		{"fdget_pos", "", 15},
+		{"file_accessed", " file", 15},
+		{"vfs_read", "", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.fn, func(t *testing.T) {
+			zero, _, err := runKernel(t, "amd64", "-D", c.fn+":0"+c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry, _, err := runKernel(t, "amd64", "-D", c.fn+c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if zero != entry {
+				t.Errorf("%s:0 differs from %s:\n%s\nvs\n%s", c.fn, c.fn, zero, entry)
+			}
+			if n := strings.Count(zero, "\n"); n != c.n {
+				t.Errorf("%s:0: %d points, perf has %d:\n%s", c.fn, n, c.n, zero)
+			}
+		})
+	}
 }
