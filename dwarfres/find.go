@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"debug/elf"
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -195,10 +196,38 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	}
 	if sym, ok := s.syms.At(addr); ok {
 		p.Symbol, p.Offset, p.InText = sym.Name, addr-sym.Start, true
+	} else if sym, ok := s.f.funcSymbolAt(addr); ok {
+		p.Symbol, p.Offset = sym.Name, addr-sym.Start
 	}
 	s.seen[addr] = true
 	s.out = append(s.out, p)
 	return nil
+}
+
+// funcSymbolAt names an address no symbol of the .text map covers (init
+// text, arm64's EFI stub copies such as __efistub_vsnprintf) by the sized
+// function symbol covering it in any executable section, as perf's offline
+// post-processing does with a map of the whole file: the DWARF name would
+// make the kernel probe another function of that name. A scan of the raw
+// table, for the few points outside .text.
+func (f *File) funcSymbolAt(addr uint64) (Sym, bool) {
+	data, strtab := f.symbolTable()
+	var best rawSym
+	found := false
+	f.eachRawSymbol(data, func(s rawSym) {
+		if elf.ST_TYPE(s.info) != elf.STT_FUNC || s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE ||
+			int(s.shndx) >= len(f.ELF.Sections) || f.ELF.Sections[s.shndx].Flags&elf.SHF_EXECINSTR == 0 {
+			return
+		}
+		if addr >= s.value && addr < s.value+s.size && (!found || s.value > best.value) {
+			best, found = s, true
+		}
+	})
+	if !found {
+		return Sym{}, false
+	}
+	return Sym{Name: string(strAt(strtab, best.name)), Start: best.value, End: best.value + best.size,
+		Bind: elf.ST_BIND(best.info), Type: elf.STT_FUNC, Section: f.ELF.Sections[best.shndx].Name}, true
 }
 
 // lazy is find_probe_point_lazy: every line of scope sc (or, with sc < 0,

@@ -79,6 +79,10 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	namer := NewNamer(nil)
 	var slots [][]argSlot
 	var where []string
+	var initText addrRange
+	if exe == "" {
+		initText = initTextRange(t)
+	}
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
@@ -110,9 +114,8 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			notes = append(notes, p.note)
 		}
 		if exe == "" && p.addr != 0 {
-			if nt, ok := t.Notrace(p.addr); ok && nt {
-				fn, _ := t.Symbols().At(p.addr)
-				env.note(fmt.Sprintf("%s is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.Name))
+			for _, n := range kernelNotes(t, p, initText) {
+				env.note(n)
 			}
 		}
 		defs = append(defs, d)
@@ -132,6 +135,40 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	}
 	notes = append(notes, env.notes...)
 	return defs, notes, nil
+}
+
+// kernelNotes explains why a booted kernel would refuse a kprobe at p,
+// naming the copy by its target and address: a DWARF name can have several
+// (arm64's vsnprintf and the EFI stub's __efistub_vsnprintf).
+func kernelNotes(t *dwarfres.File, p point, initText addrRange) []string {
+	var notes []string
+	if nt, ok := t.Notrace(p.addr); ok && nt {
+		fn, _ := t.Symbols().At(p.addr)
+		notes = append(notes, fmt.Sprintf("%s is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.Name, p.target, p.addr))
+	}
+	if initText.has(p.addr) {
+		what := p.target
+		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
+			what += " (" + at.Function + " of " + at.File + ")"
+		}
+		notes = append(notes, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr))
+	}
+	return notes
+}
+
+// addrRange is [lo, hi); empty when not found.
+type addrRange struct{ lo, hi uint64 }
+
+func (r addrRange) has(addr uint64) bool { return addr >= r.lo && addr < r.hi }
+
+// initTextRange is the kernel's init text [_sinittext, _einittext).
+func initTextRange(t *dwarfres.File) addrRange {
+	lo, ok1 := t.SymbolAddr("_sinittext")
+	hi, ok2 := t.SymbolAddr("_einittext")
+	if !ok1 || !ok2 || !t.IsKernel() {
+		return addrRange{}
+	}
+	return addrRange{lo, hi}
 }
 
 // resolve finds the addresses of a probe point with perf's rules, refusing

@@ -252,3 +252,38 @@ func TestE2EFuncLineZero(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ESymbolCoveringPoint: a point is named by the symbol covering its
+// address, as perf's offline post-processing does. On arm64 the EFI stub's
+// own vsnprintf (drivers/firmware/efi/libstub/vsprintf.c, symbol
+// __efistub_vsnprintf in init text) used to be written vsnprintf+0, a
+// second probe on the real vsnprintf; start_kernel's DWARF entry is 8
+// bytes past its symbol (patchable-function-entry NOPs), so +0 named
+// another address. Each note names the copy it is about.
+func TestE2ESymbolCoveringPoint(t *testing.T) {
+	out, errs, err := runKernel(t, "arm64", "-D", "vsnprintf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "p:probe/vsnprintf vsnprintf+0\np:probe/vsnprintf __efistub_vsnprintf+0\n"; out != want {
+		t.Errorf("-D vsnprintf:\n%s\nwant (perf's):\n%s", out, want)
+	}
+	for _, want := range []string{
+		"note: vsnprintf is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are) at vsnprintf+0 (0xffff800008b972f0)",
+		"note: __efistub_vsnprintf+0 (vsnprintf of drivers/firmware/efi/libstub/vsprintf.c) at 0xffff8000093f41a4 is init text",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if n := strings.Count(errs, "notrace"); n != 1 {
+		t.Errorf("%d notrace notes, want 1 (the real vsnprintf's):\n%s", n, errs)
+	}
+	out, _, err = runKernel(t, "arm64", "-D", "start_kernel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "p:probe/start_kernel start_kernel+8\n"; out != want {
+		t.Errorf("-D start_kernel: %q, want perf's %q", out, want)
+	}
+}
