@@ -25,6 +25,18 @@ type VarList struct {
 	// Missing names the parameters and variables in scope that have no
 	// usable location at this address (perf leaves them out silently).
 	Missing []string
+	// Unreadable are the variables in scope whose location a probe cannot
+	// read (an operation a fetcharg cannot do, such as DW_OP_and): left
+	// out of Lines, where perf, which looks at the first operation only,
+	// may list them.
+	Unreadable []UnreadableVar
+}
+
+// UnreadableVar is a variable left out of a -V listing, with the reason
+// (an error wrapping dwarfres.ErrLocation or another location error).
+type UnreadableVar struct {
+	Name string
+	Err  error
 }
 
 // PerfPoint renders a point as perf's synthesize_perf_probe_point does, for
@@ -76,67 +88,87 @@ func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions
 	}
 	var out []VarList
 	for _, pt := range pts {
-		sc := pt.scope
-		if sc == nil {
+		if pt.scope == nil {
 			return nil, fmt.Errorf("failed to find the address of %s: no debuginfo covers it %w", PerfPoint(&spec.Point), dwarfres.ErrNotFound)
 		}
-		entry, _ := sc.FuncEntry()
-		vl := VarList{Point: sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)}
-		seen := map[string]bool{}
-		for _, a := range sc.Available(vo.Externs) {
-			name := a.Var.Name()
-			if name == "" {
-				continue
-			}
-			inv := false
-			if a.Err != nil {
-				// perf's --range shows local variables without a location
-				// here as [INV]; everything else without one is left out.
-				if !vo.Ranges || a.External || a.Var.Tag() != dwarf.TagVariable || !errors.Is(a.Err, dwarfres.ErrNoLocation) || !sc.LocatedLater(a.Var) {
-					if !a.External && errors.Is(a.Err, dwarfres.ErrNoLocation) {
-						vl.Missing = append(vl.Missing, name)
-					}
-					continue
-				}
-				inv = true
-			}
-			if vo.Ranges && !a.External && !a.Var.HasLocation() {
-				// perf's die_get_var_range fails on a variable without
-				// DW_AT_location (a constant), and --range drops it.
-				continue
-			}
-			typ, ok := a.Var.TypeName()
-			if !ok {
-				typ = "(unknown_type)"
-			}
-			line := typ + "\t" + name
-			if vo.Ranges {
-				switch {
-				case a.External:
-					line = "[EXT]\t" + line
-				case inv:
-					line = "[INV]\t" + line
-				default:
-					line = "[VAL]\t" + line
-				}
-				if !a.External {
-					if r := sc.PerfRanges(a.Var); r != "" {
-						line += "\t" + r
-					}
-				}
-			}
-			// perf filters on the text after the first tab: the name, or
-			// with --range the type, name and range.
-			if vo.Filter != nil && !vo.Filter(line[strings.IndexByte(line, '\t')+1:]) {
-				continue
-			}
-			if !seen[line] {
-				seen[line] = true
-				vl.Lines = append(vl.Lines, line)
-			}
-		}
-		slices.Sort(vl.Lines)
-		out = append(out, vl)
+		out = append(out, varsAt(pt.scope, vo))
 	}
 	return out, nil
+}
+
+// varsAt is the -V answer at one address: perf's lines, sorted, and the
+// variables left out, by reason.
+func varsAt(sc *dwarfres.Scope, vo VarOptions) VarList {
+	entry, _ := sc.FuncEntry()
+	vl := VarList{Point: sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)}
+	seen := map[string]bool{}
+	for _, a := range sc.Available(vo.Externs) {
+		name := a.Var.Name()
+		if name == "" {
+			continue
+		}
+		inv := false
+		if a.Err != nil {
+			// perf's --range shows local variables without a location
+			// here as [INV]; everything else without one is left out.
+			inv = vo.Ranges && !a.External && a.Var.Tag() == dwarf.TagVariable && errors.Is(a.Err, dwarfres.ErrNoLocation) && sc.LocatedLater(a.Var)
+			if !inv {
+				vl.leaveOut(name, a)
+				continue
+			}
+		}
+		if vo.Ranges && !a.External && !a.Var.HasLocation() {
+			// perf's die_get_var_range fails on a variable without
+			// DW_AT_location (a constant), and --range drops it.
+			continue
+		}
+		line := varLine(sc, a, inv, vo.Ranges)
+		// perf filters on the text after the first tab: the name, or
+		// with --range the type, name and range.
+		if vo.Filter != nil && !vo.Filter(line[strings.IndexByte(line, '\t')+1:]) {
+			continue
+		}
+		if !seen[line] {
+			seen[line] = true
+			vl.Lines = append(vl.Lines, line)
+		}
+	}
+	slices.Sort(vl.Lines)
+	return vl
+}
+
+// leaveOut records why variable name, whose location a.Err refused, is not
+// listed: optimized out here (Missing) or unreadable by a probe.
+func (vl *VarList) leaveOut(name string, a dwarfres.Avail) {
+	switch {
+	case !errors.Is(a.Err, dwarfres.ErrNoLocation):
+		vl.Unreadable = append(vl.Unreadable, UnreadableVar{name, a.Err})
+	case !a.External:
+		vl.Missing = append(vl.Missing, name)
+	}
+}
+
+// varLine is perf's "TYPE\tNAME" line for a, with --range's [VAL], [INV]
+// or [EXT] prefix and location ranges.
+func varLine(sc *dwarfres.Scope, a dwarfres.Avail, inv, ranges bool) string {
+	typ, ok := a.Var.TypeName()
+	if !ok {
+		typ = "(unknown_type)"
+	}
+	line := typ + "\t" + a.Var.Name()
+	if !ranges {
+		return line
+	}
+	switch {
+	case a.External:
+		return "[EXT]\t" + line
+	case inv:
+		line = "[INV]\t" + line
+	default:
+		line = "[VAL]\t" + line
+	}
+	if r := sc.PerfRanges(a.Var); r != "" {
+		line += "\t" + r
+	}
+	return line
 }

@@ -287,3 +287,27 @@ func TestE2ESymbolCoveringPoint(t *testing.T) {
 		t.Errorf("-D start_kernel: %q, want perf's %q", out, want)
 	}
 }
+
+// TestE2EVarsUnreadable: -V names on stderr, with the reason, each variable
+// it leaves out because a probe cannot read its location (perf lists
+// noblock and iph from their first operation alone); stdout is unchanged.
+func TestE2EVarsUnreadable(t *testing.T) {
+	cases := []struct{ spec, name, note string }{
+		{"tcp_sendmsg_locked:42", "noblock", "note: at tcp_sendmsg_locked+156, in scope but not readable by a probe: noblock (unsupported location expression: DW_OP_and)"},
+		{"ip_rcv_core:76", "iph", "note: at ip_rcv_core+409, in scope but not readable by a probe: iph (unsupported location expression: DW_OP_and)"},
+	}
+	for _, c := range cases {
+		t.Run(c.spec, func(t *testing.T) {
+			out, errs, err := runKernel(t, "amd64", "-V", c.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(out, "\t"+c.name+"\n") {
+				t.Errorf("stdout lists %s:\n%s", c.name, out)
+			}
+			if !strings.Contains(errs, c.note+"\n") {
+				t.Errorf("stderr lacks %q:\n%s", c.note, errs)
+			}
+		})
+	}
+}

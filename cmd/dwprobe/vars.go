@@ -57,10 +57,24 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 			if len(vl.Lines) == 0 {
 				fmt.Fprintf(w, "\t\t(No matched variables)\n")
 			}
-			if len(vl.Missing) > 0 && !o.quiet {
-				fmt.Fprintf(stderr, "note: at %s, in scope but without a location (optimized out): %s\n", vl.Point, strings.Join(vl.Missing, ", "))
+			if !o.quiet {
+				leftOut(stderr, vl)
 			}
 		}
 	}
 	return nil
+}
+
+// leftOut names on stderr the variables in scope that -V does not list.
+func leftOut(stderr io.Writer, vl probegen.VarList) {
+	if len(vl.Missing) > 0 {
+		fmt.Fprintf(stderr, "note: at %s, in scope but without a location (optimized out): %s\n", vl.Point, strings.Join(vl.Missing, ", "))
+	}
+	if len(vl.Unreadable) > 0 {
+		var why []string
+		for _, u := range vl.Unreadable {
+			why = append(why, u.Name+" ("+u.Err.Error()+")")
+		}
+		fmt.Fprintf(stderr, "note: at %s, in scope but not readable by a probe: %s\n", vl.Point, strings.Join(why, ", "))
+	}
 }
