@@ -183,7 +183,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 		return nil
 	}
 	if s.q.MaxProbes > 0 && len(s.out) >= s.q.MaxProbes {
-		return &ProbeError{Err: ErrTooMany, Msg: fmt.Sprintf("too many (> %d) probe points found", s.q.MaxProbes), Hint: "raise --max-probes"}
+		return &ProbeError{Err: ErrTooMany, Msg: fmt.Sprintf("too many (> %d) probe points found", s.q.MaxProbes)}
 	}
 	if !t.hasPC(sp, addr) {
 		return &ProbeError{Err: ErrOutOfRange, Msg: fmt.Sprintf("offset %d is outside %s", s.q.Offset, t.name(sp))}

@@ -60,19 +60,19 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	}
 	pts, err := resolve(&o, t, &spec.Point)
 	if err != nil {
-		return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+		return nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	group := spec.Point.Group
 	if group == "" {
 		group = DefaultGroup
 		if exe != "" {
 			if group, err = ExecGroup(exe); err != nil {
-				return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+				return nil, nil, &PointError{Spec: raw, Err: err}
 			}
 		}
 	}
 	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
-		return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+		return nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	// perf -D marks no name as taken, so every point of a spec gets its
 	// base name.
@@ -86,7 +86,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
-			return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+			return nil, nil, &PointError{Spec: raw, Err: err}
 		}
 		target := p.target
 		if exe != "" {
@@ -94,7 +94,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			var off uint64
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
-					return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+					return nil, nil, &PointError{Spec: raw, Err: err}
 				}
 			} else {
 				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
@@ -130,7 +130,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	}
 	for _, d := range defs {
 		if err := d.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("probe %q: %w", raw, err)
+			return nil, nil, &PointError{Spec: raw, Err: err}
 		}
 	}
 	notes = append(notes, env.notes...)
@@ -232,8 +232,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	}
 	if len(probes) == 0 {
 		if p.Lazy != "" {
-			// perf silently probes the function entry instead.
-			return nil, fmt.Errorf("lazy pattern %q matches no line with code%s", p.Lazy, lazyHint(t, p))
+			return nil, lazyMiss(t, p)
 		}
 		if p.lineGiven() {
 			if hint := nearestLines(t, p); hint != "" {
@@ -276,20 +275,21 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 	return t.FindProbes(q)
 }
 
-// lazyHint lists the probeable lines of the function a lazy pattern missed.
-func lazyHint(t *dwarfres.File, p *Point) string {
+// lazyMiss is the error of a lazy pattern that matched nothing, with the
+// probeable lines of the function it searched.
+func lazyMiss(t *dwarfres.File, p *Point) error {
+	e := &LazyMissError{Pattern: p.Lazy, Function: p.Function, File: p.File}
 	if p.Function == "" {
-		return " in " + p.File
+		return e
 	}
 	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: p.Function, File: p.File, End: math.MaxInt32})
 	if err != nil || lr == nil {
-		return " in " + p.Function
+		return e
 	}
-	var ls []string
 	for _, l := range lr.Lines {
-		ls = append(ls, strconv.Itoa(l-lr.Offset))
+		e.Lines = append(e.Lines, l-lr.Offset)
 	}
-	return fmt.Sprintf(" in %s; its probeable lines are %s (see -L %s)", p.Function, strings.Join(ls, " "), p.Function)
+	return e
 }
 
 // nearestLines names the probeable lines around a line that has no code,
@@ -361,7 +361,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
 	}
 	if len(syms) > o.MaxProbes {
-		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.MaxProbes)
+		return nil, &TooManyError{Function: p.Function, N: len(syms), Max: o.MaxProbes}
 	}
 	var out []point
 	for _, s := range syms {
@@ -438,7 +438,7 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
 	}
 	if len(syms) > o.MaxProbes {
-		return nil, fmt.Errorf("too many functions match %q (%d > --max-probes %d)", p.Function, len(syms), o.MaxProbes)
+		return nil, &TooManyError{Function: p.Function, N: len(syms), Max: o.MaxProbes}
 	}
 	var out []point
 	for _, s := range syms {

@@ -9,13 +9,17 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
-// VarOptions are -V's options.
+// DefaultVarFilter is perf 6.1's filter for variable listings.
+const DefaultVarFilter = "!__k???tab_* & !__crc_*"
+
+// VarOptions are the options of perf's variable listing (-V).
 type VarOptions struct {
-	Externs bool              // --externs: the unit's global variables too
-	Ranges  bool              // --range: [VAL]/[INV]/[EXT] and location ranges
-	Filter  func(string) bool // --filter on variable names; nil: all
+	Externs bool   // --externs: the unit's global variables too
+	Ranges  bool   // --range: [VAL]/[INV]/[EXT] and location ranges
+	Filter  string // --filter rules on variable names; "" for DefaultVarFilter
 }
 
 // VarList is the -V answer for one probe address.
@@ -77,28 +81,36 @@ func PerfPoint(p *Point) string {
 func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
 	p := spec.Point
 	if p.IsAddr {
-		return nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", spec.Raw, ErrNotSupported)
+		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("an absolute address has no variables to list: %w", ErrNotSupported)}
+	}
+	rules := vo.Filter
+	if rules == "" {
+		rules = DefaultVarFilter
+	}
+	flt, err := lazymatch.ParseFilter(rules)
+	if err != nil {
+		return nil, err
 	}
 	// Variables are listed at the entry of a %return point, as perf does.
 	p.Return = false
 	o.anyOffset = true
 	pts, err := resolve(&o, t, &p)
 	if err != nil {
-		return nil, fmt.Errorf("probe %q: %w", spec.Raw, err)
+		return nil, &PointError{Spec: spec.Raw, Err: err}
 	}
 	var out []VarList
 	for _, pt := range pts {
 		if pt.scope == nil {
 			return nil, fmt.Errorf("failed to find the address of %s: no debuginfo covers it %w", PerfPoint(&spec.Point), dwarfres.ErrNotFound)
 		}
-		out = append(out, varsAt(pt.scope, vo))
+		out = append(out, varsAt(pt.scope, vo, flt.Match))
 	}
 	return out, nil
 }
 
 // varsAt is the -V answer at one address: perf's lines, sorted, and the
 // variables left out, by reason.
-func varsAt(sc *dwarfres.Scope, vo VarOptions) VarList {
+func varsAt(sc *dwarfres.Scope, vo VarOptions, match func(string) bool) VarList {
 	entry, _ := sc.FuncEntry()
 	vl := VarList{Point: sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)}
 	seen := map[string]bool{}
@@ -125,7 +137,7 @@ func varsAt(sc *dwarfres.Scope, vo VarOptions) VarList {
 		line := varLine(sc, a, inv, vo.Ranges)
 		// perf filters on the text after the first tab: the name, or
 		// with --range the type, name and range.
-		if vo.Filter != nil && !vo.Filter(line[strings.IndexByte(line, '\t')+1:]) {
+		if !match(line[strings.IndexByte(line, '\t')+1:]) {
 			continue
 		}
 		if !seen[line] {

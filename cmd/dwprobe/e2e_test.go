@@ -212,7 +212,7 @@ func fixtureDir(base string) string {
 // runKernel runs dwprobe in-process against the corpus vmlinux of arch.
 func runKernel(t *testing.T, arch string, args ...string) (string, string, error) {
 	t.Helper()
-	vml := needCorpus(t, arch+"/vmlinux")
+	vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 	var out, errb bytes.Buffer
 	err := run(context.Background(), append([]string{"-k", vml}, args...), &out, &errb)
 	return out.String(), errb.String(), err

@@ -131,74 +131,95 @@ var unsupported = []string{"module",
 	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return err
+	}
+	return withHints(dispatch(ctx, o, stdout, stderr))
+}
+
+// parseOptions reads the command line and refuses what does not go
+// together.
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	var o options
 	fs := newFlags(&o, stderr)
 	if err := fs.Parse(joinOptArgs(args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return errHelp
+			return nil, errHelp
 		}
-		return err
+		return nil, err
 	}
 	o.funcsSet = fs.Changed("funcs")
 	o.listSet = fs.Changed("list")
 	for _, n := range unsupported {
 		if fs.Changed(n) {
-			return fmt.Errorf("option --%s is not yet supported", n)
+			return nil, fmt.Errorf("option --%s is not yet supported", n)
 		}
 	}
 	if err := positional(&o, fs.Args()); err != nil {
-		return err
+		return nil, err
 	}
 	if o.exec != "" && o.vmlinux != "" {
-		return errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
+		return nil, errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	}
-	modes := 0
+	switch modes(&o) {
+	case 0:
+		fs.Usage()
+		return nil, errors.New("nothing to do: give PROBE, -a, -d, -l, --apply, -D, -L, -V or -F")
+	case 1:
+	default:
+		return nil, errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V and -F are exclusive")
+	}
+	if o.maxProbes <= 0 {
+		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
+	}
+	if o.bootconfig && len(o.defs) == 0 {
+		return nil, errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
+	}
+	return &o, nil
+}
+
+// modes counts the modes asked for; exactly one must be.
+func modes(o *options) int {
+	n := 0
 	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0,
 		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != ""} {
 		if b {
-			modes++
+			n++
 		}
 	}
-	if modes == 0 {
-		fs.Usage()
-		return errors.New("nothing to do: give PROBE, -a, -d, -l, --apply, -D, -L, -V or -F")
-	}
-	if modes > 1 {
-		return errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V and -F are exclusive")
-	}
-	if o.maxProbes <= 0 {
-		return fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
-	}
-	if o.bootconfig && len(o.defs) == 0 {
-		return errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
-	}
+	return n
+}
+
+// dispatch runs the one mode o asks for.
+func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	// These need no debuginfo of the target, or open it themselves.
 	switch {
 	case len(o.del) > 0:
-		return runDelete(ctx, &o, stderr)
+		return runDelete(ctx, o, stderr)
 	case o.listSet:
-		return runList(&o, stdout, stderr)
+		return runList(o, stdout, stderr)
 	case o.apply != "":
-		return runApply(ctx, &o, stderr)
+		return runApply(ctx, o, stderr)
 	}
-	t, done, err := openCached(&o)
+	t, done, err := openCached(o)
 	if err != nil {
 		return err
 	}
 	defer done()
 	switch {
 	case len(o.adds) > 0:
-		return runAdd(ctx, &o, t, stdout, stderr)
+		return runAdd(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0 && o.bootconfig:
-		return runBootconfig(ctx, &o, t, stdout, stderr)
+		return runBootconfig(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0:
-		return runDefinitions(ctx, &o, t, stdout, stderr)
+		return runDefinitions(ctx, o, t, stdout, stderr)
 	case o.line != "":
-		return runLines(&o, t, stdout, stderr)
+		return runLines(o, t, stdout, stderr)
 	case len(o.vars) > 0:
-		return runVars(&o, t, stdout, stderr)
+		return runVars(o, t, stdout, stderr)
 	default:
-		return runFuncs(&o, t, stdout)
+		return runFuncs(o, t, stdout)
 	}
 }
 

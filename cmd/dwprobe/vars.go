@@ -7,29 +7,20 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
-// defaultVarFilter is perf 6.1's default --filter for -V.
-const defaultVarFilter = "!__k???tab_* & !__crc_*"
-
-// runVars implements -V in perf's format. Variables in scope without a
-// location at an address, which perf leaves out silently, are named on
-// stderr (stdout stays byte-identical to perf's).
+// runVars implements -V in perf's format. Variables in scope that a probe
+// cannot read there, which perf leaves out silently or lists from their
+// first location operation alone, are named on stderr (stdout stays
+// byte-identical to perf's).
 func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	rules := defaultVarFilter
-	if o.filter != "" {
-		rules = o.filter
-	}
-	flt, err := lazymatch.ParseFilter(rules)
-	if err != nil {
-		return err
-	}
 	src, err := newSources(o)
 	if err != nil {
 		return err
 	}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, User: o.exec != ""}
+	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	for _, raw := range o.vars {
@@ -37,32 +28,36 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(spec.Args) > 0 {
+		switch {
+		case len(spec.Args) > 0:
 			return fmt.Errorf("-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
+		case spec.Point.IsAddr:
+			return fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
 		}
-		ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.lazyLines}
-		if o.exec != "" {
-			ro.User = true
-		}
-		lists, err := probegen.AvailableVars(t, spec, ro, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: flt.Match})
+		lists, err := probegen.AvailableVars(t, spec, ro, vo)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
 		for _, vl := range lists {
-			fmt.Fprintf(w, "\t@<%s>\n", vl.Point)
-			for _, l := range vl.Lines {
-				fmt.Fprintf(w, "\t\t%s\n", l)
-			}
-			if len(vl.Lines) == 0 {
-				fmt.Fprintf(w, "\t\t(No matched variables)\n")
-			}
+			printVars(w, vl)
 			if !o.quiet {
 				leftOut(stderr, vl)
 			}
 		}
 	}
 	return nil
+}
+
+// printVars prints one address's variables as perf does.
+func printVars(w io.Writer, vl probegen.VarList) {
+	fmt.Fprintf(w, "\t@<%s>\n", vl.Point)
+	for _, l := range vl.Lines {
+		fmt.Fprintf(w, "\t\t%s\n", l)
+	}
+	if len(vl.Lines) == 0 {
+		fmt.Fprintf(w, "\t\t(No matched variables)\n")
+	}
 }
 
 // leftOut names on stderr the variables in scope that -V does not list.

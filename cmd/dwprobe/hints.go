@@ -1,0 +1,32 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// withHints words the library errors that say what the user can do in
+// dwprobe's options: the libraries carry the data, not the flag names. The
+// errors are filled in place, which shows in the message because the
+// wrappers between (probegen.PointError) format it only when asked.
+func withHints(err error) error {
+	var src *probegen.SourceError
+	if errors.As(err, &src) && src.Hint == "" {
+		src.Hint = "give the source tree with -s"
+	}
+	var many *probegen.TooManyError
+	if errors.As(err, &many) && many.Limit == "" {
+		many.Limit = "--max-probes"
+	}
+	var pe *dwarfres.ProbeError
+	if errors.As(err, &pe) && errors.Is(pe.Err, dwarfres.ErrTooMany) && pe.Hint == "" {
+		pe.Hint = "raise --max-probes"
+	}
+	var lazy *probegen.LazyMissError
+	if errors.As(err, &lazy) && lazy.Hint == "" && lazy.Function != "" && len(lazy.Lines) > 0 {
+		lazy.Hint = "see -L " + lazy.Function
+	}
+	return err
+}

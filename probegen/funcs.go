@@ -1,0 +1,32 @@
+package probegen
+
+import (
+	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+)
+
+// DefaultFuncFilter is perf 6.1's filter for the function list.
+const DefaultFuncFilter = "!_* & !*@plt"
+
+// Functions is perf's function list (-F): every function symbol perf's map
+// holds, sorted by name (duplicates kept, as perf prints them), that
+// matches the filter rules ("" for DefaultFuncFilter).
+func Functions(t *dwarfres.File, rules string) ([]string, error) {
+	if rules == "" {
+		rules = DefaultFuncFilter
+	}
+	flt, err := lazymatch.ParseFilter(rules)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	t.Symbols().Each(func(s dwarfres.Sym) {
+		if flt.Match(s.Name) {
+			names = append(names, s.Name)
+		}
+	})
+	sort.Strings(names)
+	return names, nil
+}

@@ -1,0 +1,120 @@
+package probegen
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// extraLines is perf's NR_ADDITIONAL_LINES: context shown after the last
+// probeable line of an open range.
+const extraLines = 2
+
+// ErrShortSource: the source file found ends before the lines debuginfo
+// attributes code to (another version of the file).
+var ErrShortSource = errors.New("source file is shorter than expected")
+
+// Listing is a line range's answer, perf's show_line_range: the source
+// lines of the range, probeable ones numbered.
+type Listing struct {
+	Function string // the function listed, "" for a SRC range
+	Path     string // the source file as found, else as debuginfo names it
+	Start    int    // the header's line: relative to Function, or absolute
+	Found    bool   // the source was found; else Lines are the probeable ones, without text
+	Tried    []string
+	Lines    []ListedLine
+}
+
+// ListedLine is one line of a Listing.
+type ListedLine struct {
+	Num       int  // relative to the function (or absolute)
+	Probeable bool // code is attributed to the line
+	Text      string
+}
+
+// ListLines resolves a line range (ParseLineRange's syntax) against t and
+// reads its lines from the source src finds. A source that is not found is
+// no error: the listing then holds the probeable line numbers only.
+func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
+	lq, err := ParseLineRange(spec)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
+	if err != nil {
+		return nil, err
+	}
+	if lr == nil {
+		return nil, fmt.Errorf("line range %q: no probeable source line found", spec)
+	}
+	l := &Listing{Function: lq.Function, Path: lr.Path, Start: lr.Start - lr.Offset}
+	if lq.Function == "" {
+		l.Start = lr.Start
+	}
+	path, tried, ok := src.Find(lr.Path, lr.CompDir)
+	if !ok {
+		// perf gives up here; the probeable lines are still worth having.
+		l.Tried = tried
+		for _, n := range lr.Lines {
+			l.Lines = append(l.Lines, ListedLine{Num: n - lr.Offset, Probeable: true})
+		}
+		return l, nil
+	}
+	l.Path, l.Found = path, true
+	fp, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fp.Close()
+	l.Lines, err = readRange(bufio.NewReader(fp), lr)
+	return l, err
+}
+
+// readRange reads the lines of lr as perf shows them: from the start to
+// the last probeable line, then, for an open range, a little context.
+func readRange(r *bufio.Reader, lr *dwarfres.LineRange) ([]ListedLine, error) {
+	next := func() (string, bool) {
+		s, err := r.ReadString('\n')
+		return s, s != "" || err == nil
+	}
+	for l := 1; l < lr.Start; l++ {
+		if _, ok := next(); !ok {
+			return nil, ErrShortSource
+		}
+	}
+	var out []ListedLine
+	l := lr.Start
+	show := func(probeable bool) error {
+		s, ok := next()
+		if !ok {
+			return ErrShortSource
+		}
+		out = append(out, ListedLine{Num: l - lr.Offset, Probeable: probeable, Text: s})
+		l++
+		return nil
+	}
+	for _, ln := range lr.Lines {
+		for ln > l {
+			if err := show(false); err != nil {
+				return nil, err
+			}
+		}
+		if err := show(true); err != nil {
+			return nil, err
+		}
+	}
+	end := lr.End
+	if end == math.MaxInt32 {
+		end = l + extraLines
+	}
+	for l <= end {
+		if show(false) != nil {
+			break // an open range's context may run past the file's end
+		}
+	}
+	return out, nil
+}

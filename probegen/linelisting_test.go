@@ -1,0 +1,39 @@
+package probegen
+
+import (
+	"bufio"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// TestReadRange: probeable lines are numbered relative to the function,
+// the lines between are kept unnumbered, and an open range ends with
+// perf's two lines of context.
+func TestReadRange(t *testing.T) {
+	src := "a\nb\nint f(void)\n{\n\tx();\n\n\treturn 0;\n}\nc\nd\ne\n"
+	lr := &dwarfres.LineRange{Offset: 3, Start: 3, End: math.MaxInt32, Lines: []int{3, 5, 7}}
+	got, err := readRange(bufio.NewReader(strings.NewReader(src)), lr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ListedLine{
+		{0, true, "int f(void)\n"}, {1, false, "{\n"}, {2, true, "\tx();\n"},
+		{3, false, "\n"}, {4, true, "\treturn 0;\n"}, {5, false, "}\n"}, {6, false, "c\n"}, {7, false, "d\n"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	lr.End, lr.Lines = 5, []int{3, 5}
+	if got, _ := readRange(bufio.NewReader(strings.NewReader(src)), lr); len(got) != 3 {
+		t.Errorf("closed range [3,5]: %+v", got)
+	}
+	lr.Lines = []int{3, 40}
+	if _, err := readRange(bufio.NewReader(strings.NewReader(src)), lr); !errors.Is(err, ErrShortSource) {
+		t.Errorf("a line past the end: %v, want ErrShortSource", err)
+	}
+}

@@ -1,0 +1,74 @@
+package probegen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// Errors of resolution that carry their data, so that a caller can word
+// what the user can do in its own terms (the option to raise, the listing
+// to ask for) through their Hint fields.
+
+// TooManyError: a point matches more functions of the symbol table than
+// ResolveOptions.MaxProbes allows. It wraps dwarfres.ErrTooMany.
+type TooManyError struct {
+	Function string // the pattern
+	N, Max   int
+	Limit    string // how the caller names the limit; "" for "max"
+}
+
+func (e *TooManyError) Error() string {
+	limit := e.Limit
+	if limit == "" {
+		limit = "max"
+	}
+	return fmt.Sprintf("too many functions match %q (%d > %s %d)", e.Function, e.N, limit, e.Max)
+}
+
+func (e *TooManyError) Unwrap() error { return dwarfres.ErrTooMany }
+
+// LazyMissError: a lazy pattern matches no line with code (perf silently
+// probes the function entry instead). It wraps dwarfres.ErrNotFound.
+type LazyMissError struct {
+	Pattern  string
+	Function string // the function searched, "" for a SRC;PTN point
+	File     string
+	Lines    []int // the function's probeable lines, relative to it
+	Hint     string
+}
+
+func (e *LazyMissError) Error() string {
+	where := e.Function
+	if where == "" {
+		where = e.File
+	}
+	s := fmt.Sprintf("lazy pattern %q matches no line with code in %s", e.Pattern, where)
+	if len(e.Lines) > 0 {
+		ls := make([]string, len(e.Lines))
+		for i, l := range e.Lines {
+			ls[i] = strconv.Itoa(l)
+		}
+		s += "; its probeable lines are " + strings.Join(ls, " ")
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *LazyMissError) Unwrap() error { return dwarfres.ErrNotFound }
+
+// PointError is a failed resolution of one probe command. Its message is
+// formatted when asked for, so that a caller may still fill the Hint of an
+// error it wraps.
+type PointError struct {
+	Spec string // the command as written
+	Err  error
+}
+
+func (e *PointError) Error() string { return fmt.Sprintf("probe %q: %v", e.Spec, e.Err) }
+
+func (e *PointError) Unwrap() error { return e.Err }

@@ -1,0 +1,112 @@
+package probegen
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/lazymatch"
+)
+
+// Sources finds the source files debuginfo names, for line listings and
+// lazy patterns: perf's rules first (so paths print as perf prints them),
+// then the prefix maps, then the current directory, which perf never
+// tries. It is the one place probegen reads files other than debuginfo.
+type Sources struct {
+	Root string // perf's source prefix; "" for none
+	Maps []lazymatch.PrefixMap
+}
+
+// NewSources parses the OLD=NEW prefix maps.
+func NewSources(root string, maps []string) (*Sources, error) {
+	s := &Sources{Root: root}
+	for _, m := range maps {
+		pm, err := lazymatch.ParsePrefixMap(m)
+		if err != nil {
+			return nil, err
+		}
+		s.Maps = append(s.Maps, pm)
+	}
+	return s, nil
+}
+
+// SourceError reports a source file that was needed and not found. It
+// wraps fs.ErrNotExist.
+type SourceError struct {
+	File  string   // as the line table names it
+	Tried []string // every path tried
+	// Hint says what the user can do, in the caller's terms ("" for none).
+	Hint string
+}
+
+func (e *SourceError) Error() string {
+	s := fmt.Sprintf("lazy pattern needs the source of %s: not found (tried %s", e.File, strings.Join(e.Tried, ", "))
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s + ")"
+}
+
+func (e *SourceError) Unwrap() error { return fs.ErrNotExist }
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Find returns the path of the source file raw of a unit compiled in
+// compDir, or every path tried.
+func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
+	p, tried, ok := lazymatch.FindSource(raw, compDir, s.Root, isFile)
+	if ok {
+		return p, tried, true
+	}
+	full := raw
+	if !filepath.IsAbs(raw) && compDir != "" {
+		full = compDir + "/" + raw
+	}
+	for _, c := range []string{full, raw} {
+		if m, ok := lazymatch.MapPrefix(c, s.Maps); ok {
+			tried = append(tried, m)
+			if isFile(m) {
+				return m, tried, true
+			}
+		}
+	}
+	if !filepath.IsAbs(raw) && s.Root == "" {
+		tried = append(tried, raw)
+		if isFile(raw) {
+			return raw, tried, true
+		}
+	}
+	return "", tried, false
+}
+
+// LazyLines returns the ResolveOptions.LazyLines reader for pattern pat:
+// the line numbers of a source file that match, as perf's
+// find_lazy_match_lines. A missing file is a *SourceError.
+func (s *Sources) LazyLines(pat string) func(file, compDir string) (map[int]bool, error) {
+	return func(file, compDir string) (map[int]bool, error) {
+		p, tried, ok := s.Find(file, compDir)
+		if !ok {
+			return nil, &SourceError{File: file, Tried: tried}
+		}
+		fp, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer fp.Close()
+		lines := map[int]bool{}
+		sc := bufio.NewScanner(fp)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for n := 1; sc.Scan(); n++ {
+			if lazymatch.Lazy(sc.Text(), pat) {
+				lines[n] = true
+			}
+		}
+		return lines, sc.Err()
+	}
+}
