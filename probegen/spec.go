@@ -274,185 +274,262 @@ func isSDT(s string) bool {
 // parsePoint follows perf's parse_perf_probe_point. s starts at byte base of
 // spec; columns in errors are relative to spec.
 func parsePoint(spec, s string, base int) (*Point, error) {
-	col := func(i int) int { return base + i + 1 }
-	errAt := func(i int, format string, a ...any) error {
-		return synErr(spec, col(i), fmt.Sprintf(format, a...))
-	}
+	pp := &pointParser{spec: spec, base: base, s: s, lineAt: -1, offAt: -1, retAt: -1, fileAt: -1}
 	if isSDT(s) {
-		return nil, &SyntaxError{Spec: spec, Col: col(0), Err: ErrNotSupported,
+		return nil, &SyntaxError{Spec: spec, Col: pp.col(0), Err: ErrNotSupported,
 			Msg: "SDT and cached events (%[PROVIDER:]EVENT) are not supported"}
 	}
+	steps := []func() error{pp.splitLazy, pp.eventPrefix, pp.name, pp.options, pp.lazy, pp.exclusions}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return &pp.p, nil
+}
 
-	// The first unescaped ';' starts the lazy pattern, which runs to the end
-	// of the point. A lone backslash at the very end escapes nothing.
-	semi := -1
+// pointParser holds a probe point being parsed: the text, what was found,
+// and where, for the columns of errors.
+type pointParser struct {
+	spec string // the whole command, for errors
+	base int    // s starts at byte base of spec
+	s    string // the point
+	head string // s before the lazy pattern
+	semi int    // index of the ';' starting the lazy pattern, or -1
+	p    Point
+	// The name (after any EVENT=) is s[start:nameEnd].
+	start, nameEnd int
+	// Where each option starts in s, -1 when absent.
+	lineAt, offAt, retAt, fileAt int
+}
+
+func (pp *pointParser) col(i int) int { return pp.base + i + 1 }
+
+func (pp *pointParser) errAt(i int, format string, a ...any) error {
+	return synErr(pp.spec, pp.col(i), fmt.Sprintf(format, a...))
+}
+
+// splitLazy finds the first unescaped ';', which starts the lazy pattern
+// running to the end of the point. A lone backslash at the very end
+// escapes nothing.
+func (pp *pointParser) splitLazy() error {
+	s := pp.s
+	pp.semi = -1
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' {
 			if i+1 == len(s) {
-				return nil, errAt(i, "trailing backslash escapes nothing")
+				return pp.errAt(i, "trailing backslash escapes nothing")
 			}
 			i++
 			continue
 		}
-		if s[i] == ';' && semi < 0 {
-			semi = i
+		if s[i] == ';' && pp.semi < 0 {
+			pp.semi = i
 		}
 	}
-	head := s
-	if semi >= 0 {
-		head = s[:semi]
+	pp.head = s
+	if pp.semi >= 0 {
+		pp.head = s[:pp.semi]
 	}
+	return nil
+}
 
-	p := &Point{}
-
-	// [[GROUP:]EVENT=]: an '=' before any of "@+%" (';' ends head).
-	start := 0
-	if e := findUnescaped(head, 0, "=@+%"); e < len(head) && head[e] == '=' {
-		ev := head[:e]
-		evStart := 0
-		if g := strings.IndexByte(ev, ':'); g >= 0 {
-			if err := tracefs.ValidateName(tracefs.GroupName, ev[:g]); err != nil {
-				return nil, &SyntaxError{Spec: spec, Col: col(0), Err: tracefs.ErrBadGroupName, Msg: err.Error()}
-			}
-			p.Group = ev[:g]
-			ev, evStart = ev[g+1:], g+1
+// eventPrefix reads [[GROUP:]EVENT=]: an '=' before any of "@+%" (';'
+// ends head).
+func (pp *pointParser) eventPrefix() error {
+	head := pp.head
+	e := findUnescaped(head, 0, "=@+%")
+	if e == len(head) || head[e] != '=' {
+		return nil
+	}
+	ev, evStart := head[:e], 0
+	if g := strings.IndexByte(ev, ':'); g >= 0 {
+		if err := tracefs.ValidateName(tracefs.GroupName, ev[:g]); err != nil {
+			return &SyntaxError{Spec: pp.spec, Col: pp.col(0), Err: tracefs.ErrBadGroupName, Msg: err.Error()}
 		}
-		if err := tracefs.ValidateName(tracefs.EventName, ev); err != nil {
-			return nil, &SyntaxError{Spec: spec, Col: col(evStart), Err: tracefs.ErrBadEventName, Msg: err.Error()}
-		}
-		p.Event = ev
-		start = e + 1
+		pp.p.Group = ev[:g]
+		ev, evStart = ev[g+1:], g+1
 	}
+	if err := tracefs.ValidateName(tracefs.EventName, ev); err != nil {
+		return &SyntaxError{Spec: pp.spec, Col: pp.col(evStart), Err: tracefs.ErrBadEventName, Msg: err.Error()}
+	}
+	pp.p.Event = ev
+	pp.start = e + 1
+	return nil
+}
 
-	// perf: the point is SRC:ALN or SRC;PTN when it has none of "+@%", has
-	// ':' or ';', and has a '.' before that ':' or ';'. Here '/' also marks
-	// a file, and only the part before ';' is searched for "+@%" (the
-	// pattern may contain anything).
-	fileSpec := false
-	if findUnescaped(head, start, "+@%") == len(head) {
-		c := findUnescaped(head, start, ":")
-		if c < len(head) || semi >= 0 {
-			fileSpec = strings.ContainsAny(head[start:c], "./")
-		}
+// isFileSpec is perf's test for SRC:ALN or SRC;PTN: none of "+@%", a ':'
+// or ';', and a '.' before that ':' or ';'. Here '/' also marks a file,
+// and only the part before ';' is searched for "+@%" (the pattern may
+// contain anything).
+func (pp *pointParser) isFileSpec() bool {
+	head := pp.head
+	if findUnescaped(head, pp.start, "+@%") < len(head) {
+		return false
 	}
+	c := findUnescaped(head, pp.start, ":")
+	if c == len(head) && pp.semi < 0 {
+		return false
+	}
+	return strings.ContainsAny(head[pp.start:c], "./")
+}
 
-	// The name (function or file) runs to the first of ":+@%".
-	end := findUnescaped(head, start, ":+@%")
-	name, nameAt := head[start:end], start
-	if name != "" {
-		if fileSpec {
-			p.File = unescape(name)
-		} else {
-			p.Function = unescape(name)
-			if strings.HasPrefix(p.Function, "0x") {
-				a, ok := parseNum(p.Function)
-				if !ok {
-					return nil, errAt(nameAt, "invalid absolute address %q", p.Function)
-				}
-				p.Addr, p.IsAddr, p.Function = a, true, ""
-			}
+// name reads the function, file or absolute address, which runs to the
+// first of ":+@%".
+func (pp *pointParser) name() error {
+	pp.nameEnd = findUnescaped(pp.head, pp.start, ":+@%")
+	name := unescape(pp.head[pp.start:pp.nameEnd])
+	switch {
+	case name == "":
+	case pp.isFileSpec():
+		pp.p.File, pp.fileAt = name, pp.start
+	case strings.HasPrefix(name, "0x"):
+		a, ok := parseNum(name)
+		if !ok {
+			return pp.errAt(pp.start, "invalid absolute address %q", name)
 		}
+		pp.p.Addr, pp.p.IsAddr = a, true
+	default:
+		pp.p.Function = name
 	}
+	return nil
+}
 
-	// The options, each up to the next of ":+@%".
-	var lineAt, offAt, retAt, fileAt = -1, -1, -1, -1
-	if fileSpec {
-		fileAt = nameAt
-	}
-	for i := end; i < len(head); {
-		c := head[i]
+// options reads the :RLN, +OFFS, @SRC and %return parts, each up to the
+// next of ":+@%", in any order.
+func (pp *pointParser) options() error {
+	head := pp.head
+	for i := pp.nameEnd; i < len(head); {
 		j := findUnescaped(head, i+1, ":+@%")
-		arg := head[i+1 : j]
-		switch c {
+		var err error
+		switch arg := head[i+1 : j]; head[i] {
 		case ':':
-			if lineAt >= 0 {
-				return nil, errAt(i, "line number given twice")
-			}
-			if arg == "" {
-				return nil, errAt(i+1, "line number missing after ':'")
-			}
-			n, ok := parseNum(arg)
-			if !ok || n > math.MaxInt32 {
-				return nil, errAt(i+1, "invalid line number %q", arg)
-			}
-			p.Line, p.HasLine, lineAt = int(n), true, i
+			err = pp.line(i, arg)
 		case '+':
-			if offAt >= 0 {
-				return nil, errAt(i, "offset given twice")
-			}
-			if arg == "" {
-				return nil, errAt(i+1, "offset missing after '+'")
-			}
-			n, ok := parseNum(arg)
-			if !ok {
-				return nil, errAt(i+1, "invalid offset %q", arg)
-			}
-			p.Offset, p.HasOffset, offAt = n, true, i
+			err = pp.offset(i, arg)
 		case '@':
-			if fileAt >= 0 {
-				return nil, errAt(i, "SRC@SRC is not allowed")
-			}
-			if arg == "" {
-				return nil, errAt(i+1, "file name missing after '@'")
-			}
-			p.File, fileAt = unescape(arg), i
+			err = pp.file(i, arg)
 		case '%':
-			if arg == "" {
-				return nil, errAt(i+1, "probe place missing after '%%' (only %%return is supported)")
-			}
-			if arg != "return" {
-				return nil, errAt(i, "%%%s is not supported (only %%return)", arg)
-			}
-			if retAt >= 0 {
-				return nil, errAt(i, "%%return given twice")
-			}
-			p.Return, retAt = true, i
+			err = pp.ret(i, arg)
+		}
+		if err != nil {
+			return err
 		}
 		i = j
 	}
-	if semi >= 0 {
-		p.Lazy = s[semi+1:]
-		if p.Lazy == "" {
-			return nil, errAt(semi+1, "lazy pattern missing after ';'")
-		}
-	}
+	return nil
+}
 
-	// Exclusion rules. perf tests the values (a zero line or offset counts
-	// as absent); here writing one is enough, except that "+0%return" stays
-	// valid since "r SYM+0" is what the kernel accepts.
-	switch {
-	case p.IsAddr && fileAt >= 0:
-		return nil, errAt(fileAt, "absolute address can't be used with @SRC")
-	case p.IsAddr && p.HasLine:
-		return nil, errAt(lineAt, "absolute address can't be used with a line number")
-	case p.IsAddr && p.HasOffset:
-		return nil, errAt(offAt, "absolute address can't be used with an offset")
-	case p.IsAddr && semi >= 0:
-		return nil, errAt(semi, "absolute address can't be used with a lazy pattern")
-	case semi >= 0 && p.HasLine:
-		return nil, errAt(semi, "lazy pattern can't be used with a line number")
-	case semi >= 0 && p.HasOffset:
-		return nil, errAt(semi, "lazy pattern can't be used with an offset")
-	case p.HasLine && p.HasOffset:
-		return nil, errAt(max(lineAt, offAt), "offset can't be used with a line number")
-	case p.Function == "" && !p.IsAddr && p.File == "":
-		return nil, errAt(nameAt, "function, source file or address missing")
-	case p.Function == "" && !p.IsAddr && p.HasOffset:
-		return nil, errAt(offAt, "offset requires an entry function")
-	case p.Function == "" && !p.IsAddr && p.Return:
-		return nil, errAt(retAt, "%%return requires a function")
-	case p.Function == "" && !p.IsAddr && !p.HasLine && semi < 0:
-		return nil, errAt(len(s), "source file requires a line number (SRC:ALN) or a lazy pattern (SRC;PTN)")
-	case p.AbsLine() && p.Line == 0:
-		return nil, errAt(lineAt+1, "line number in a source file must be positive")
-	case p.Return && p.HasLine:
-		return nil, errAt(retAt, "%%return can't be used with a line number")
-	case p.Return && semi >= 0:
-		return nil, errAt(retAt, "%%return can't be used with a lazy pattern")
-	case p.Return && p.Offset != 0:
-		return nil, errAt(retAt, "%%return can't be used with a non-zero offset")
+func (pp *pointParser) line(i int, arg string) error {
+	n, err := pp.number(i, arg, pp.lineAt, "line number", math.MaxInt32)
+	if err != nil {
+		return err
 	}
-	return p, nil
+	pp.p.Line, pp.p.HasLine, pp.lineAt = int(n), true, i
+	return nil
+}
+
+func (pp *pointParser) offset(i int, arg string) error {
+	n, err := pp.number(i, arg, pp.offAt, "offset", math.MaxUint64)
+	if err != nil {
+		return err
+	}
+	pp.p.Offset, pp.p.HasOffset, pp.offAt = n, true, i
+	return nil
+}
+
+// number reads arg, the number of the option at i (what names it; at is
+// where it was seen before, -1 if not), up to limit.
+func (pp *pointParser) number(i int, arg string, at int, what string, limit uint64) (uint64, error) {
+	if at >= 0 {
+		return 0, pp.errAt(i, "%s given twice", what)
+	}
+	if arg == "" {
+		return 0, pp.errAt(i+1, "%s missing after '%c'", what, pp.s[i])
+	}
+	n, ok := parseNum(arg)
+	if !ok || n > limit {
+		return 0, pp.errAt(i+1, "invalid %s %q", what, arg)
+	}
+	return n, nil
+}
+
+func (pp *pointParser) file(i int, arg string) error {
+	if pp.fileAt >= 0 {
+		return pp.errAt(i, "SRC@SRC is not allowed")
+	}
+	if arg == "" {
+		return pp.errAt(i+1, "file name missing after '@'")
+	}
+	pp.p.File, pp.fileAt = unescape(arg), i
+	return nil
+}
+
+func (pp *pointParser) ret(i int, arg string) error {
+	switch {
+	case arg == "":
+		return pp.errAt(i+1, "probe place missing after '%%' (only %%return is supported)")
+	case arg != "return":
+		return pp.errAt(i, "%%%s is not supported (only %%return)", arg)
+	case pp.retAt >= 0:
+		return pp.errAt(i, "%%return given twice")
+	}
+	pp.p.Return, pp.retAt = true, i
+	return nil
+}
+
+// lazy takes the pattern after ';' as written.
+func (pp *pointParser) lazy() error {
+	if pp.semi < 0 {
+		return nil
+	}
+	pp.p.Lazy = pp.s[pp.semi+1:]
+	if pp.p.Lazy == "" {
+		return pp.errAt(pp.semi+1, "lazy pattern missing after ';'")
+	}
+	return nil
+}
+
+// exclusions applies perf's rules on the parts that do not go together.
+// perf tests the values (a zero line or offset counts as absent); here
+// writing one is enough, except that "+0%return" stays valid since
+// "r SYM+0" is what the kernel accepts.
+func (pp *pointParser) exclusions() error {
+	p, lazy := &pp.p, pp.semi >= 0
+	noAnchor := p.Function == "" && !p.IsAddr
+	switch {
+	case p.IsAddr && pp.fileAt >= 0:
+		return pp.errAt(pp.fileAt, "absolute address can't be used with @SRC")
+	case p.IsAddr && p.HasLine:
+		return pp.errAt(pp.lineAt, "absolute address can't be used with a line number")
+	case p.IsAddr && p.HasOffset:
+		return pp.errAt(pp.offAt, "absolute address can't be used with an offset")
+	case p.IsAddr && lazy:
+		return pp.errAt(pp.semi, "absolute address can't be used with a lazy pattern")
+	case lazy && p.HasLine:
+		return pp.errAt(pp.semi, "lazy pattern can't be used with a line number")
+	case lazy && p.HasOffset:
+		return pp.errAt(pp.semi, "lazy pattern can't be used with an offset")
+	case p.HasLine && p.HasOffset:
+		return pp.errAt(max(pp.lineAt, pp.offAt), "offset can't be used with a line number")
+	case noAnchor && p.File == "":
+		return pp.errAt(pp.start, "function, source file or address missing")
+	case noAnchor && p.HasOffset:
+		return pp.errAt(pp.offAt, "offset requires an entry function")
+	case noAnchor && p.Return:
+		return pp.errAt(pp.retAt, "%%return requires a function")
+	case noAnchor && !p.HasLine && !lazy:
+		return pp.errAt(len(pp.s), "source file requires a line number (SRC:ALN) or a lazy pattern (SRC;PTN)")
+	case p.AbsLine() && p.Line == 0:
+		return pp.errAt(pp.lineAt+1, "line number in a source file must be positive")
+	case p.Return && p.HasLine:
+		return pp.errAt(pp.retAt, "%%return can't be used with a line number")
+	case p.Return && lazy:
+		return pp.errAt(pp.retAt, "%%return can't be used with a lazy pattern")
+	case p.Return && p.Offset != 0:
+		return pp.errAt(pp.retAt, "%%return can't be used with a non-zero offset")
+	}
+	return nil
 }
 
 // parseNum parses like C strtoul(s, &end, 0) with *end == '\0': decimal,
