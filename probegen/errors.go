@@ -1,10 +1,3 @@
-// Package probegen parses perf probe 6.1 probe commands, names the events
-// the way perf does, and builds their definitions as tracefs.Event values
-// (the kernel's language is tracefs's: its printer, its validator, its
-// name rules).
-//
-// Nothing here touches the system: every function is pure, so the grammar
-// and the naming rules can be tested exhaustively without a kernel.
 package probegen
 
 import (

@@ -1,0 +1,17 @@
+// Package probegen turns perf probe 6.1's requests into answers, from
+// debuginfo read by dwarfres: it parses probe commands and line ranges,
+// resolves them to probe points with perf's rules (and dwprobe's refusals
+// of what the kernel would reject), names the events the way perf does,
+// and builds their definitions as tracefs.Event values (the kernel's
+// language is tracefs's: its printer, its validator, its name rules); it
+// also lists the variables at a point (-V), a function's source lines (-L)
+// and the functions (-F).
+//
+// Nothing here touches the kernel, and the only files read besides
+// debuginfo are the sources of line listings and lazy patterns (Sources):
+// the grammar and the naming rules are pure functions that can be tested
+// exhaustively without a kernel. Errors wrap the sentinels of errors.go
+// (or tracefs's) or carry their data in types (SyntaxError, PointError,
+// TooManyError, ...) and never name a command-line option: the caller
+// words those.
+package probegen
