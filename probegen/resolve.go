@@ -22,7 +22,7 @@ type ResolveOptions struct {
 	MaxProbes int  // --max-probes
 	User      bool // a user binary (uprobes): no kernel .text checks
 	// LazyLines returns, for a ;PTN pattern, the reader of matching
-	// source lines (the caller owns file access).
+	// source lines: Sources.LazyLines, or another reader in tests.
 	LazyLines func(pattern string) func(file, compDir string) (map[int]bool, error)
 	// skipPrologue: a uprobe at a function entry reads variables (perf's
 	// perf_probe_with_var), so unoptimized code is probed past its prologue.
