@@ -87,7 +87,7 @@ func readRange(r *bufio.Reader, lr *dwarfres.LineRange) ([]ListedLine, error) {
 		}
 	}
 	var out []ListedLine
-	l := lr.Start
+	l := max(lr.Start, 1) // a SRC range from line 0 starts at the first line
 	show := func(probeable bool) error {
 		s, ok := next()
 		if !ok {

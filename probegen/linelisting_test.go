@@ -32,6 +32,11 @@ func TestReadRange(t *testing.T) {
 	if got, _ := readRange(bufio.NewReader(strings.NewReader(src)), lr); len(got) != 3 {
 		t.Errorf("closed range [3,5]: %+v", got)
 	}
+	whole := &dwarfres.LineRange{Start: 0, End: 4, Lines: []int{3}}
+	got, err = readRange(bufio.NewReader(strings.NewReader(src)), whole)
+	if err != nil || len(got) != 4 || got[0].Num != 1 || !got[2].Probeable || got[2].Num != 3 {
+		t.Errorf("a file from line 0: %+v, %v", got, err)
+	}
 	lr.Lines = []int{3, 40}
 	if _, err := readRange(bufio.NewReader(strings.NewReader(src)), lr); !errors.Is(err, ErrShortSource) {
 		t.Errorf("a line past the end: %v, want ErrShortSource", err)
