@@ -299,3 +299,22 @@ func upperBound(s attrSet) (int64, bool) {
 	}
 	return int64(x.v), true
 }
+
+// MemberNames lists the names FindMember can find in e: its named members
+// and, through unnamed ones (anonymous structs and unions), theirs.
+func (e Entry) MemberNames() []string {
+	var names []string
+	for _, c := range e.children() {
+		if c.Tag() != dwarf.TagMember {
+			continue
+		}
+		if n := c.Name(); n != "" {
+			names = append(names, n)
+			continue
+		}
+		if tp, ok := c.RealType(true); ok {
+			names = append(names, tp.MemberNames()...)
+		}
+	}
+	return names
+}

@@ -60,6 +60,14 @@ func (e *argEnv) argErr(a Arg, format string, v ...any) error {
 	return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 }
 
+// entryErr is argErr for a failure about the debuginfo entry ent: the
+// message names it, the DIE offset is kept in Detail for -v.
+func (e *argEnv) entryErr(a Arg, ent dwarfres.Entry, err error) error {
+	se := e.argErr(a, "%v", err).(*SyntaxError)
+	se.Detail = fmt.Sprintf("%s is DIE %#x", describeEntry(ent), ent.Offset())
+	return se
+}
+
 // argSlot is one argument of one point: converted, or missing there (the
 // variable is not in scope or has no usable location at that address).
 type argSlot struct {
@@ -173,16 +181,16 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	}
 	f, err := e.fromLoc(loc)
 	if err != nil {
-		return tracefs.Arg{}, e.argErr(a, "%s (DIE %#x): %v", vname, v.Offset(), err)
+		return tracefs.Arg{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 	}
 	cur := v
 	for _, fl := range fields {
 		if cur, err = e.step(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, e.argErr(a, "%v", err)
+			return tracefs.Arg{}, e.entryErr(a, cur, err)
 		}
 	}
 	if r.Type, err = e.typeOf(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, e.argErr(a, "%v", err)
+		return tracefs.Arg{}, e.entryErr(a, cur, err)
 	}
 	if r.Fetch, err = f.String(); err != nil {
 		return tracefs.Arg{}, e.argErr(a, "%s: %v", a.Expr, err)

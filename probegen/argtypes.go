@@ -70,7 +70,8 @@ func (e *argEnv) step(f *fetch, cur dwarfres.Entry, fl field, user bool) (dwarfr
 	for n := 0; n < 16; n++ {
 		m, ok := st.FindMember(fl.name)
 		if !ok {
-			return cur, fmt.Errorf("%s (type %s) has no member %s", describeEntry(cur), typeLabel(st), fl.name)
+			return cur, &MemberError{Var: describeEntry(cur), Type: typeLabel(st), Member: fl.name,
+				Closest: closest(fl.name, st.MemberNames(), 3)}
 		}
 		path = append(path, m)
 		if m.Name() != "" {
@@ -102,12 +103,14 @@ func (e *argEnv) step(f *fetch, cur dwarfres.Entry, fl field, user bool) (dwarfr
 	return last, f.member(total, user)
 }
 
+// describeEntry names e for a message; its DIE offset goes in
+// SyntaxError.Detail, shown under -v only.
 func describeEntry(e dwarfres.Entry) string {
 	n := e.Name()
 	if n == "" {
 		n = "(unnamed)"
 	}
-	return fmt.Sprintf("%s (DIE %#x)", n, e.Offset())
+	return n
 }
 
 func typeLabel(e dwarfres.Entry) string {

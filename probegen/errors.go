@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Functions in this package return errors that wrap one of
@@ -30,6 +31,10 @@ type SyntaxError struct {
 	Col  int    // 1-based byte column in Spec; len(Spec)+1 means "at the end"
 	Msg  string // lowercase, no trailing period
 
+	// Detail holds internals (a DIE offset) for a verbose run, not part
+	// of Error().
+	Detail string
+
 	// Err optionally names a more specific sentinel (tracefs's
 	// ErrBadEventName, ErrBadGroupName, ErrBadArgName or ErrBadDefinition,
 	// ErrNotSupported); errors.Is matches it as well as ErrSyntax.
@@ -48,4 +53,22 @@ func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 // Is reports whether target is the more specific sentinel in e.Err.
 func (e *SyntaxError) Is(target error) bool {
 	return e.Err != nil && target == e.Err
+}
+
+// MemberError: a structure or union has no member of the name asked for.
+type MemberError struct {
+	Var     string   // the variable or member whose type was searched
+	Type    string   // "struct file"
+	Member  string   // the name asked for
+	Closest []string // the type's member names nearest to Member
+}
+
+// Error formats as `f (type struct file) has no member f_nosuch; did you
+// mean f_mode?`.
+func (e *MemberError) Error() string {
+	msg := fmt.Sprintf("%s (type %s) has no member %s", e.Var, e.Type, e.Member)
+	if len(e.Closest) > 0 {
+		msg += "; did you mean " + strings.Join(e.Closest, ", ") + "?"
+	}
+	return msg
 }

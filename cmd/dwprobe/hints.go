@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -11,7 +12,12 @@ import (
 // dwprobe's options: the libraries carry the data, not the flag names. The
 // errors are filled in place, which shows in the message because the
 // wrappers between (probegen.PointError) format it only when asked.
-func withHints(err error) error {
+// Under -v, internals the messages leave out (DIE offsets) are added.
+func withHints(err error, verbose bool) error {
+	var se *probegen.SyntaxError
+	if verbose && errors.As(err, &se) && se.Detail != "" && !strings.HasSuffix(se.Msg, ")") {
+		se.Msg += " (" + se.Detail + ")"
+	}
 	var src *probegen.SourceError
 	if errors.As(err, &src) && src.Hint == "" {
 		src.Hint = "give the source tree with -s"

@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withHints(dispatch(ctx, o, stdout, stderr))
+	return withHints(dispatch(ctx, o, stdout, stderr), o.verbose > 0)
 }
 
 // parseOptions reads the command line and refuses what does not go
