@@ -91,6 +91,11 @@ func Open(path string) (f *File, err error) {
 	f = nf
 	// debug/elf can panic on hostile headers; turn that into an error.
 	defer recoverTo(&err, path)
+	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
+		if what := sniff(data); what != "" {
+			return nil, fmt.Errorf("%s: %w: it is %s", path, ErrNotELF, what)
+		}
+	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
