@@ -244,7 +244,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	var out []point
 	for _, pr := range probes {
 		if p.HasOffset && p.Offset > 0 && !o.anyOffset {
-			if err := checkBoundary(t, pr); err != nil {
+			if err := checkBoundary(t, pr, p.Function, p.Offset); err != nil {
 				return nil, err
 			}
 		}
@@ -370,7 +370,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 		}
 		pr := dwarfres.Probe{Addr: s.Start + p.Offset, Symbol: s.Name, Offset: p.Offset, RealName: s.Name, InText: true}
 		if p.Offset > 0 {
-			if err := checkBoundary(t, pr); err != nil {
+			if err := checkBoundary(t, pr, s.Name, p.Offset); err != nil {
 				return nil, err
 			}
 		}
@@ -458,9 +458,17 @@ func globOrExact(pat string) func(string) bool {
 
 // checkBoundary refuses an offset that is not on an instruction boundary,
 // decoding from the containing symbol's start (x86_64 only; other
-// architectures have fixed-size instructions checked by alignment).
-func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
+// architectures have fixed-size instructions checked by alignment). The
+// message speaks in the user's offset from fn (userOff), which differs from
+// pr.Offset when the function's entry is not its symbol's start (arm64's
+// patchable-function-entry NOPs).
+func checkBoundary(t *dwarfres.File, pr dwarfres.Probe, fn string, userOff uint64) error {
 	start := pr.Addr - pr.Offset
+	skew := pr.Offset - userOff // the entry's offset in its symbol
+	where := fmt.Sprintf("%s+%d", fn, userOff)
+	if skew != 0 || fn != pr.Symbol {
+		where += fmt.Sprintf(" (symbol %s+%d)", pr.Symbol, pr.Offset)
+	}
 	switch t.Machine {
 	case elf.EM_X86_64:
 		code, err := t.Bytes(start, pr.Offset+16)
@@ -479,11 +487,18 @@ func checkBoundary(t *dwarfres.File, pr dwarfres.Probe) error {
 			last, pc = pc, pc+uint64(inst.Len)
 		}
 		if pc != pr.Offset {
-			return fmt.Errorf("offset %d is in the middle of an instruction in %s (instructions start at +%d and +%d)", pr.Offset, pr.Symbol, last, pc)
+			if last >= skew {
+				return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, fn, last-skew, fn, pc-skew)
+			}
+			return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, pr.Symbol, last, pr.Symbol, pc)
 		}
 	case elf.EM_AARCH64:
 		if pr.Offset%4 != 0 {
-			return fmt.Errorf("offset %d is not a multiple of 4 (arm64 instructions are 4 bytes) in %s", pr.Offset, pr.Symbol)
+			near := pr.Offset &^ 3
+			if near < skew {
+				return fmt.Errorf("%s is not on an instruction (arm64 instructions are 4 bytes): try %s+%d", where, fn, near+4-skew)
+			}
+			return fmt.Errorf("%s is not on an instruction (arm64 instructions are 4 bytes): try %s+%d or %s+%d", where, fn, near-skew, fn, near+4-skew)
 		}
 	}
 	return nil

@@ -49,6 +49,10 @@ func TestE2EMessagesKernel(t *testing.T) {
 		want string
 	}{
 		{"amd64", []string{"-D", "vfs_read file->f_mod"}, "file (type struct file) has no member f_mod; did you mean f_mode"},
+		// arm64's vfs_read symbol starts 8 bytes (NOPs) before its entry:
+		// the user's +3 is the symbol's +11.
+		{"arm64", []string{"-D", "vfs_read+3"}, `vfs_read+3 (symbol vfs_read+11) is not on an instruction (arm64 instructions are 4 bytes): try vfs_read+0 or vfs_read+4`},
+		{"amd64", []string{"-D", "vfs_read+3"}, `vfs_read+3 is in the middle of an instruction (instructions start at vfs_read+0 and vfs_read+5)`},
 	}
 	for _, c := range cases {
 		t.Run(c.arch+" "+strings.Join(c.args, " "), func(t *testing.T) {
