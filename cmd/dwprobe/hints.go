@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -35,4 +36,30 @@ func withHints(err error, verbose bool) error {
 		lazy.Hint = "see -L " + lazy.Function
 	}
 	return err
+}
+
+// unexpectedArgs refuses words after the options of a command that takes
+// its probe as an option's value: most likely the probe was not quoted
+// (-D work p->id), so the suggestion quotes it whole.
+func unexpectedArgs(o *options, rest []string) error {
+	flag, last := "", ""
+	switch {
+	case len(o.defs) > 0:
+		flag, last = "-D", o.defs[len(o.defs)-1]
+	case len(o.vars) > 0:
+		flag, last = "-V", o.vars[len(o.vars)-1]
+	case o.line != "":
+		flag, last = "-L", o.line
+	}
+	if flag == "" {
+		return fmt.Errorf("unexpected argument %q: only adding takes a PROBE without an option", rest[0])
+	}
+	whole := last + " " + strings.Join(rest, " ")
+	return fmt.Errorf("unexpected argument %q after %s %s: quote the whole probe, as in %s %s",
+		rest[0], flag, last, flag, shellQuote(whole))
+}
+
+// shellQuote quotes s for a POSIX shell with single quotes.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -20,6 +20,8 @@ func TestE2EMessages(t *testing.T) {
 			[]string{`p (type struct item) has no member nam; did you mean name`}, []string{"DIE"}},
 		{"member DIE under -v", []string{"-v", "-x", app, "-D", "work p->idd"},
 			[]string{"did you mean id", "(p is DIE 0x"}, nil},
+		{"unquoted probe", []string{"-x", app, "-D", "work", "p->id"},
+			[]string{`unexpected argument "p->id" after -D work: quote the whole probe, as in -D 'work p->id'`}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

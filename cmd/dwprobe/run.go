@@ -232,7 +232,7 @@ func positional(o *options, rest []string) error {
 		return nil
 	}
 	if len(o.defs) > 0 || o.line != "" || o.funcsSet || len(o.vars) > 0 || len(o.del) > 0 || o.listSet || o.apply != "" {
-		return fmt.Errorf("unexpected argument %q: only adding takes a PROBE without an option", rest[0])
+		return unexpectedArgs(o, rest)
 	}
 	if rest[0] == "-" {
 		return errors.New("'-' is not a probe (--apply - reads definitions from stdin)")
