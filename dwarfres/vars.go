@@ -69,6 +69,37 @@ func (t *cuTree) external(i int) bool {
 	return err == nil && a.has(dwarf.AttrExternal)
 }
 
+// LookupDeclared finds a variable or parameter named name in the scope's
+// function whatever its location (Lookup skips those without one): for
+// saying why a name Lookup did not find cannot be read. inScope tells
+// whether its block holds the scope's address.
+func (s *Scope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
+	t := s.t
+	found := -1
+	isVar := func(j int) bool {
+		tag := t.dies[j].Tag
+		return (tag == dwarf.TagFormalParameter || tag == dwarf.TagVariable) && t.name(j) == name
+	}
+	s.visit(s.sc, true, func(j int) bool {
+		if isVar(j) {
+			found, inScope = j, true
+		}
+		return found >= 0
+	})
+	if found < 0 {
+		for j := s.sp + 1; j < t.end(s.sp); j++ {
+			if isVar(j) {
+				found = j
+				break
+			}
+		}
+	}
+	if found < 0 {
+		return Entry{}, false, false
+	}
+	return Entry{t, found}, inScope, true
+}
+
 // isVarWithValue is __die_find_variable_cb's test.
 func (s *Scope) isVarWithValue(j int) bool {
 	d := &s.t.dies[j]
@@ -380,6 +411,25 @@ func (s *Scope) Ranges(v Entry) []Range {
 	return out
 }
 
+// ReadableRanges is Ranges less the ranges where a probe cannot read v:
+// those whose location is only known at the function's entry
+// (DW_OP_entry_value) or is otherwise not a probe's fetcharg.
+func (s *Scope) ReadableRanges(v Entry) []Range {
+	var out []Range
+	for _, r := range s.Ranges(v) {
+		at := *s
+		at.Addr = r.Low
+		if _, err := at.Location(v); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// FuncDeclLine is the declaration line of the out-of-line function the
+// scope is in: FUNC:N's line 0.
+func (s *Scope) FuncDeclLine() (int, bool) { return s.t.declLine(s.sp) }
+
 // PerfRanges reproduces perf's die_get_var_range text:
 // "@<FUNC+[A-B,C-D]>" relative to the function entry, "" when none.
 func (s *Scope) PerfRanges(v Entry) string {
@@ -403,17 +453,34 @@ func (s *Scope) PerfRanges(v Entry) string {
 	return b.String()
 }
 
-// LinesIn lists the source lines (of the line table's rows with
-// is_stmt) whose addresses fall in rs, sorted, at most max of them; for
-// error hints saying where a variable is available.
+// LinesIn lists the source lines of the scope's function that a line probe
+// would place in rs (at the line's first is_stmt address, which is
+// attributed to it), sorted, at most limit of them; for error hints saying
+// where a variable can be read.
 func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
-	seen := map[int]bool{}
+	type fileLine struct{ file, line int }
+	seen := map[fileLine]bool{}
 	lt, err := s.t.lineTable()
 	if err != nil {
 		return "", nil
 	}
 	for _, row := range lt.rows {
-		if !row.Stmt || row.EndSeq || !inRanges(rs, row.Addr) || !s.t.hasPC(s.sp, row.Addr) {
+		if !row.Stmt || row.EndSeq || !s.t.hasPC(s.sp, row.Addr) {
+			continue
+		}
+		// A line is probed at its first address, and refused when that
+		// address is attributed to another line (verifyLine): judge the
+		// line there only.
+		l := int(row.Line)
+		if k := (fileLine{int(row.File), l}); seen[k] {
+			continue
+		} else {
+			seen[k] = true
+		}
+		if !inRanges(rs, row.Addr) {
+			continue
+		}
+		if _, rl, ok := s.t.lineInfo(row.Addr); !ok || rl != l {
 			continue
 		}
 		f := lt.fileOf(row)
@@ -423,9 +490,8 @@ func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
 		if file == "" {
 			file = f
 		}
-		if f == file && !seen[int(row.Line)] {
-			seen[int(row.Line)] = true
-			lines = append(lines, int(row.Line))
+		if f == file {
+			lines = append(lines, l)
 		}
 	}
 	sort.Ints(lines)

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,7 @@ type argEnv struct {
 	f    *dwarfres.File
 	m    elf.Machine
 	spec string // the whole command, for error messages
+	pt   *Point // the probe point as the user wrote it, for suggestions
 	ret  bool   // a return probe
 	user bool   // uprobes: globals are file offsets
 	addr uint64 // the probe address being converted (uprobe offsets are relative to it)
@@ -169,7 +171,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	}
 	v, ok := sc.Lookup(vname)
 	if !ok {
-		return r, &missingError{e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())}
+		return r, &missingError{e.undeclaredErr(a, vname, sc)}
 	}
 	loc, err := sc.Location(v)
 	if err != nil {
@@ -198,17 +200,86 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	return r, nil
 }
 
-// locErr explains a variable without a usable location, with where it has one.
+// locErr explains a variable without a usable location: it is in scope
+// there, and where a probe can read it, in the form the user wrote the
+// point in (FUNC:N, FUNC+OFF or SRC:LINE).
 func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entry, err error) error {
-	msg := fmt.Sprintf("variable %s has no location at %s+%#x (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
-	if errors.Is(err, dwarfres.ErrNoLocation) {
-		if file, lines := sc.LinesIn(sc.Ranges(v), 8); len(lines) > 0 {
-			msg += fmt.Sprintf("; it is available at %s line %s", file, joinInts(lines))
-		} else {
-			msg += "; it is optimized out in this function"
-		}
+	msg := fmt.Sprintf("variable %s is in scope but has no location at %s+%d (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+	if !errors.Is(err, dwarfres.ErrNoLocation) {
+		msg = fmt.Sprintf("variable %s is in scope at %s+%d but a probe cannot read it there (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+	}
+	if where := e.readableAt(sc, v); where != "" {
+		msg += "; a probe can read it at " + where
+	} else {
+		msg += "; a probe cannot read it anywhere in this function"
 	}
 	return e.argErr(a, "%s", msg)
+}
+
+// undeclaredErr explains a name Lookup did not find: declared in the
+// function but optimized out, or out of scope, at this address (as -V
+// says), or not there at all.
+func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
+	v, inScope, ok := sc.LookupDeclared(vname)
+	if !ok {
+		return e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())
+	}
+	at := fmt.Sprintf("%s+%d", sc.Func(), sc.Addr-entryOr(sc))
+	msg := fmt.Sprintf("variable %s is in scope at %s but optimized out there", vname, at)
+	if !inScope {
+		msg = fmt.Sprintf("variable %s is declared in %s but not in scope at %s", vname, sc.Func(), at)
+	}
+	if where := e.readableAt(sc, v); where != "" {
+		msg += "; a probe can read it at " + where
+	} else {
+		msg += "; a probe cannot read it anywhere in this function"
+	}
+	return e.argErr(a, "%s", msg)
+}
+
+// readableAt lists up to 8 places where a probe can read v, in the user's
+// form: lines relative to the function for FUNC:N, offsets for FUNC+OFF
+// (and a bare FUNC), the file's lines for SRC:LINE.
+func (e *argEnv) readableAt(sc *dwarfres.Scope, v dwarfres.Entry) string {
+	rs := sc.ReadableRanges(v)
+	if len(rs) == 0 {
+		return ""
+	}
+	fn := sc.Func()
+	if e.pt != nil && e.pt.Function != "" && !e.pt.lineGiven() {
+		entry := entryOr(sc)
+		var offs []string
+		for _, r := range rs {
+			if r.Low >= entry && len(offs) < 8 {
+				offs = append(offs, fmt.Sprintf("%s+%d", fn, r.Low-entry))
+			}
+		}
+		return strings.Join(offs, ", ")
+	}
+	file, lines := sc.LinesIn(rs, 8)
+	decl, ok := sc.FuncDeclLine()
+	var out []string
+	if e.pt != nil && !e.pt.AbsLine() && ok && readableAtEntry(rs, entryOr(sc)) && (len(lines) == 0 || lines[0] != decl) {
+		out = append(out, fn+":0") // FUNC:0 is the entry, whatever line it has
+	}
+	for _, l := range lines {
+		switch {
+		case e.pt != nil && e.pt.AbsLine() || !ok || l < decl:
+			out = append(out, fmt.Sprintf("%s:%d", filepath.Base(file), l))
+		default:
+			out = append(out, fmt.Sprintf("%s:%d", fn, l-decl))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func readableAtEntry(rs []dwarfres.Range, entry uint64) bool {
+	for _, r := range rs {
+		if entry >= r.Low && entry < r.High {
+			return true
+		}
+	}
+	return false
 }
 
 func entryOr(sc *dwarfres.Scope) uint64 {

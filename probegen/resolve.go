@@ -49,7 +49,7 @@ type point struct {
 func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
-	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, ret: spec.Point.Return, user: o.User}
+	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, pt: &spec.Point, ret: spec.Point.Return, user: o.User}
 	for _, a := range spec.Args {
 		if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
 			o.skipPrologue = o.User

@@ -20,6 +20,19 @@ func TestE2EMessages(t *testing.T) {
 			[]string{`p (type struct item) has no member nam; did you mean name`}, []string{"DIE"}},
 		{"member DIE under -v", []string{"-v", "-x", app, "-D", "work p->idd"},
 			[]string{"did you mean id", "(p is DIE 0x"}, nil},
+		// p is only DW_OP_entry_value past work+44: the hint names the
+		// places a probe reads it, in the user's form, not the refused line.
+		{"entry value, FUNC:N", []string{"-x", app, "-D", "work:9 p"},
+			[]string{"variable p is in scope but has no location at work+58", "DW_OP_entry_value", "a probe can read it at work:0, work:7"},
+			[]string{"work:9,", "/testdata/fixtures/"}},
+		{"entry value, FUNC+OFF", []string{"-x", app, "-D", "compute+5 a"},
+			[]string{"a probe can read it at compute+0"}, nil},
+		{"entry value, SRC:LINE", []string{"-x", app, "-D", "app_util.c:56 p"},
+			[]string{"a probe can read it at app_util.c:54"}, []string{"read it at app_util.c:56", "/testdata/fixtures/"}},
+		{"declared out of scope", []string{"-x", app, "-D", "main:25 w"},
+			[]string{"variable w is declared in main but not in scope at main+375; a probe can read it at main:9"}, []string{"no variable"}},
+		{"computed value", []string{"-x", app, "-D", "compute r"},
+			[]string{"variable r is in scope at compute+0 but a probe cannot read it there (unsupported location expression: DW_OP_mul); a probe can read it at compute+8"}, nil},
 		{"unquoted probe", []string{"-x", app, "-D", "work", "p->id"},
 			[]string{`unexpected argument "p->id" after -D work: quote the whole probe, as in -D 'work p->id'`}, nil},
 	}
