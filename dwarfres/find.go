@@ -290,6 +290,9 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 		return nil
 	}
 	where := fmt.Sprintf("%s:%d", rf, rl)
+	if s.q.File != "" {
+		where = fmt.Sprintf("%s:%d", s.q.File, rl) // as the user named the file
+	}
 	if s.q.Function != "" {
 		if sc := s.bestScope(fname, lineno, addr); sc >= 0 && s.q.Match(t.name(sc)) {
 			if dl, ok := t.declLine(sc); ok {

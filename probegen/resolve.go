@@ -300,6 +300,11 @@ func nearestLines(t *dwarfres.File, p *Point) string {
 		q.Start, q.End = max(p.Line-50, 1), p.Line+50
 	}
 	lr, err := t.FindLineRange(q)
+	if p.Function == "" && err == nil && (lr == nil || len(lr.Lines) == 0) {
+		// Far past the file's code (app.c:200): the whole file.
+		q.Start, q.End = 1, math.MaxInt32
+		lr, err = t.FindLineRange(q)
+	}
 	if err != nil || lr == nil || len(lr.Lines) == 0 {
 		return ""
 	}
@@ -326,8 +331,11 @@ func nearestLines(t *dwarfres.File, p *Point) string {
 	if len(near) == 0 {
 		return ""
 	}
-	if p.Function != "" && want > lr.Lines[len(lr.Lines)-1] {
-		return "the function's last probeable line is " + near[0]
+	if want > lr.Lines[len(lr.Lines)-1] {
+		if p.Function != "" {
+			return "the function's last probeable line is " + near[0]
+		}
+		return "the file's last probeable line is " + near[0]
 	}
 	return "nearest probeable lines: " + strings.Join(near, " and ")
 }

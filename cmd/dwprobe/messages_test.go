@@ -33,6 +33,10 @@ func TestE2EMessages(t *testing.T) {
 			[]string{"variable w is declared in main but not in scope at main+375; a probe can read it at main:9"}, []string{"no variable"}},
 		{"computed value", []string{"-x", app, "-D", "compute r"},
 			[]string{"variable r is in scope at compute+0 but a probe cannot read it there (unsupported location expression: DW_OP_mul); a probe can read it at compute+8"}, nil},
+		{"past the file's end", []string{"-x", app, "-D", "app_util.c:200"},
+			[]string{"no code at that line; the file's last probeable line is app_util.c:72"}, nil},
+		{"shared line, SRC:LINE", []string{"-x", app, "-D", "app_util.c:60"},
+			[]string{"line 60 shares its address with line 59 (probe app_util.c:59 instead)"}, nil},
 		{"unquoted probe", []string{"-x", app, "-D", "work", "p->id"},
 			[]string{`unexpected argument "p->id" after -D work: quote the whole probe, as in -D 'work p->id'`}, nil},
 	}
@@ -67,6 +71,7 @@ func TestE2EMessagesKernel(t *testing.T) {
 		// arm64's vfs_read symbol starts 8 bytes (NOPs) before its entry:
 		// the user's +3 is the symbol's +11.
 		{"arm64", []string{"-D", "vfs_read+3"}, `vfs_read+3 (symbol vfs_read+11) is not on an instruction (arm64 instructions are 4 bytes): try vfs_read+0 or vfs_read+4`},
+		{"amd64", []string{"-D", "fs/read_write.c:5000"}, "the file's last probeable line is fs/read_write.c:1715"},
 		{"amd64", []string{"-D", "vfs_read+3"}, `vfs_read+3 is in the middle of an instruction (instructions start at vfs_read+0 and vfs_read+5)`},
 	}
 	for _, c := range cases {
