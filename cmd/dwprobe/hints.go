@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -14,14 +15,14 @@ import (
 // errors are filled in place, which shows in the message because the
 // wrappers between (probegen.PointError) format it only when asked.
 // Under -v, internals the messages leave out (DIE offsets) are added.
-func withHints(err error, verbose bool) error {
+func withHints(err error, o *options) error {
 	var se *probegen.SyntaxError
-	if verbose && errors.As(err, &se) && se.Detail != "" && !strings.HasSuffix(se.Msg, ")") {
+	if o.verbose > 0 && errors.As(err, &se) && se.Detail != "" && !strings.HasSuffix(se.Msg, ")") {
 		se.Msg += " (" + se.Detail + ")"
 	}
 	var src *probegen.SourceError
 	if errors.As(err, &src) && src.Hint == "" {
-		src.Hint = "give the source tree with -s"
+		src.Hint = sourceHint(o)
 	}
 	var many *probegen.TooManyError
 	if errors.As(err, &many) && many.Limit == "" {
@@ -62,4 +63,28 @@ func unexpectedArgs(o *options, rest []string) error {
 // shellQuote quotes s for a POSIX shell with single quotes.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sourceHint says what to do about a source file not found.
+func sourceHint(o *options) string {
+	if o.source != "" {
+		return "the tree given with -s " + o.source + " does not hold it: give the tree the binary was built from"
+	}
+	return "give the source tree with -s"
+}
+
+// checkSourceDir refuses a -s that is not a directory up front, rather
+// than warning later that the sources were not found.
+func checkSourceDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("source tree (-s): %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("source tree (-s) %s is not a directory", dir)
+	}
+	return nil
 }

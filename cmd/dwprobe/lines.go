@@ -21,7 +21,7 @@ func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !l.Found {
-		fmt.Fprintf(stderr, "source of %s not found (tried %s; give the source tree with -s); probeable lines only:\n", l.Path, strings.Join(l.Tried, ", "))
+		fmt.Fprintf(stderr, "note: source of %s not found (tried %s; %s); probeable lines only:\n", l.Path, strings.Join(l.Tried, ", "), sourceHint(o))
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()

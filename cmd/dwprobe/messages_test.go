@@ -37,6 +37,8 @@ func TestE2EMessages(t *testing.T) {
 			[]string{"no code at that line; the file's last probeable line is app_util.c:72"}, nil},
 		{"shared line, SRC:LINE", []string{"-x", app, "-D", "app_util.c:60"},
 			[]string{"line 60 shares its address with line 59 (probe app_util.c:59 instead)"}, nil},
+		{"missing -s", []string{"-x", app, "-s", "/nonexistent", "-D", "work"},
+			[]string{"dwprobe: source tree (-s): stat /nonexistent: no such file or directory"}, nil},
 		{"unquoted probe", []string{"-x", app, "-D", "work", "p->id"},
 			[]string{`unexpected argument "p->id" after -D work: quote the whole probe, as in -D 'work p->id'`}, nil},
 	}
@@ -81,5 +83,19 @@ func TestE2EMessagesKernel(t *testing.T) {
 				t.Errorf("error %v, want it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestE2ESourceNote: a source file -L cannot find is a note, naming the
+// -s tree that did not hold it.
+func TestE2ESourceNote(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	dir := t.TempDir()
+	_, errs, code := runBin(t, "-x", app, "-s", dir, "-L", "work")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "note: source of "; !strings.HasPrefix(errs, want) || !strings.Contains(errs, "the tree given with -s "+dir+" does not hold it") {
+		t.Errorf("stderr:\n%s\nwant a note naming -s %s", errs, dir)
 	}
 }

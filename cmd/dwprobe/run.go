@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withHints(dispatch(ctx, o, stdout, stderr), o.verbose > 0)
+	return withHints(dispatch(ctx, o, stdout, stderr), o)
 }
 
 // parseOptions reads the command line and refuses what does not go
@@ -169,6 +169,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	case 1:
 	default:
 		return nil, errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V and -F are exclusive")
+	}
+	if err := checkSourceDir(o.source); err != nil {
+		return nil, err
 	}
 	if o.maxProbes <= 0 {
 		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
