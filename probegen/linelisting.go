@@ -48,6 +48,15 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lr == nil && lq.Function != "" {
+		// A symbol alias (malloc): list the function it is, as -D probes it.
+		if alt, ok, err := symbolAlias(t, lq.Function); err == nil && ok && alt.Offset == 0 && alt.Line == 0 {
+			lq.Function = alt.Function
+			if lr, err = t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End}); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if lr == nil {
 		return nil, fmt.Errorf("line range %q: no probeable source line found", spec)
 	}

@@ -260,12 +260,8 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 
 // alternative retries q at the DWARF point of the symbol named p.Function.
 func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe, error) {
-	syms := t.Symbols().Lookup(p.Function)
-	if len(syms) == 0 {
-		return nil, nil
-	}
-	alt, ok, err := t.ProbePointAt(syms[0].Start)
-	if err != nil || !ok || alt.Function == "" {
+	alt, ok, err := symbolAlias(t, p.Function)
+	if err != nil || !ok {
 		return nil, err
 	}
 	q.Function, q.Match, q.File = alt.Function, nil, alt.File
@@ -273,6 +269,21 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
 	return t.FindProbes(q)
+}
+
+// symbolAlias is the DWARF point of the symbol named fn, for a name DWARF
+// does not know as a function: an alias (glibc's malloc is __libc_malloc).
+// -D, -L and -V resolve such names the same way through it.
+func symbolAlias(t *dwarfres.File, fn string) (dwarfres.PointAt, bool, error) {
+	syms := t.Symbols().Lookup(fn)
+	if len(syms) == 0 {
+		return dwarfres.PointAt{}, false, nil
+	}
+	alt, ok, err := t.ProbePointAt(syms[0].Start)
+	if err != nil || !ok || alt.Function == "" {
+		return dwarfres.PointAt{}, false, err
+	}
+	return alt, true, nil
 }
 
 // lazyMiss is the error of a lazy pattern that matched nothing, with the

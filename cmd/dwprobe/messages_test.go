@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestE2EMessages pins what dwprobe says when a spec does not resolve on
@@ -97,5 +99,22 @@ func TestE2ESourceNote(t *testing.T) {
 	}
 	if want := "note: source of "; !strings.HasPrefix(errs, want) || !strings.Contains(errs, "the tree given with -s "+dir+" does not hold it") {
 		t.Errorf("stderr:\n%s\nwant a note naming -s %s", errs, dir)
+	}
+}
+
+// TestE2EGlibcAlias: -L, -V and -D resolve a symbol alias alike: glibc's
+// malloc is __libc_malloc in DWARF (-L used to find no line).
+func TestE2EGlibcAlias(t *testing.T) {
+	const libc = "/lib/x86_64-linux-gnu/libc.so.6"
+	if _, _, code := runBin(t, "-x", libc, "-V", "malloc"); code != 0 {
+		dwarftest.Skip(t, "no debuginfo for %s (apt-get install libc6-dbg: make deps)", libc)
+	}
+	out, errs, code := runBin(t, "-x", libc, "-L", "malloc")
+	if code != 0 || !strings.HasPrefix(out, "<__libc_malloc@malloc/malloc.c:0>\n") {
+		t.Errorf("-L malloc: exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+	out, _, _ = runBin(t, "-x", libc, "-V", "malloc")
+	if !strings.Contains(out, "@<__libc_malloc+0>") {
+		t.Errorf("-V malloc: %q", out)
 	}
 }
