@@ -1,6 +1,7 @@
 package tracefs
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -83,6 +84,10 @@ func (e Event) fetchProblem(s string) (msg string, off int) {
 	return "", 0
 }
 
+// maxStackParam is the kernel's PARAM_MAX_STACK, THREAD_SIZE / sizeof(long):
+// 16 KiB stacks on x86_64 and arm64 (without KASAN, as Debian builds them).
+const maxStackParam = 16384 / 8
+
 // varProblem checks the name of a $variable (without the '$').
 func (e Event) varProblem(v string) string {
 	switch {
@@ -95,11 +100,16 @@ func (e Event) varProblem(v string) string {
 		if !decimal(v[5:]) {
 			return "bad stack slot $" + v
 		}
+		if n, err := strconv.ParseUint(v[5:], 10, 64); e.Kind == KProbe && (err != nil || n > maxStackParam) {
+			return fmt.Sprintf("bad stack slot $%s: kprobes read $stack0 to $stack%d", v, maxStackParam)
+		}
 	case strings.HasPrefix(v, "arg"):
 		n, err := strconv.ParseUint(v[3:], 10, 32)
 		switch {
 		case err != nil || !decimal(v[3:]) || n == 0:
 			return "bad function argument $" + v + " ($arg1, $arg2, …)"
+		case n > maxStackParam:
+			return fmt.Sprintf("bad function argument $%s: the kernel reads $arg1 to $arg%d", v, maxStackParam)
 		case e.Kind != KProbe:
 			return "$" + v + " is for kprobes only: uprobes have no function-argument access"
 		case e.Return():

@@ -146,6 +146,10 @@ func TestEventValidate(t *testing.T) {
 		{"array of a register", func(e *Event) { e.Args = args("a=%di:u8[4]") }, ErrBadDefinition, "an array is read from memory"},
 		{"symstr of an immediate", func(e *Event) { e.Args = args(`s=\42:symstr`) }, ErrBadDefinition, "symstr"},
 		{"symstr array", func(e *Event) { e.Args = args("s=+0(%di):symstr[2]") }, ErrBadDefinition, "symstr"},
+		// PARAM_MAX_STACK and the type checks of traceprobe_parse_probe_arg_body.
+		{"$stack past PARAM_MAX_STACK", func(e *Event) { e.Args = args("$stack2049") }, ErrBadDefinition, "kprobes read $stack0 to $stack2048"},
+		{"$stack on uprobe", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("$stack4000") }, nil, ""},
+		{"$arg past PARAM_MAX_STACK", func(e *Event) { e.Target, e.Args = "f", args("$arg2049") }, ErrBadDefinition, "$arg1 to $arg2048"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := ok
