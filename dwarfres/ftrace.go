@@ -1,6 +1,9 @@
 package dwarfres
 
-import "debug/elf"
+import (
+	"debug/dwarf"
+	"debug/elf"
+)
 
 // ftraceTable locates the kernel's ftrace call-site table (__mcount_loc,
 // between __start_mcount_loc and __stop_mcount_loc) once; ok is false when
@@ -70,4 +73,52 @@ func (f *File) Notrace(addr uint64) (notrace, known bool) {
 	}
 	found, known := f.hasFtraceSite(start, stop, sym.Start, sym.End)
 	return !found && known, known
+}
+
+// FuncDecl is the out-of-line function containing an address, as DWARF
+// declares it.
+type FuncDecl struct {
+	Name    string
+	File    string // the declaration's file
+	CompDir string // its unit's DW_AT_comp_dir, to find the file
+	Line    int    // the declaration's line, 0 when unknown
+	// Inline: DW_AT_inline of its abstract instance says the source
+	// declares it inline, so this is an out-of-line copy of an inline
+	// function. gcc writes no DW_AT_inline for an inline function it
+	// never inlined in the unit: false then says nothing (read the
+	// declaration's source line).
+	Inline bool
+}
+
+// FuncAt is the function whose code holds addr; ok is false when no
+// debuginfo covers it. It tells which copy of a non-unique name an
+// address is in, and whether it is the copy of an inline function.
+func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
+	defer recoverTo(&err, f.Path)
+	if _, err := f.unitsList(); err != nil {
+		return fd, false, err
+	}
+	u := f.unitForAddr(addr)
+	if u == nil {
+		return fd, false, nil
+	}
+	t, err := f.decodeUnit(u)
+	if err != nil {
+		return fd, false, err
+	}
+	sp := t.realFunc(addr)
+	if sp < 0 {
+		return fd, false, nil
+	}
+	fd.Name, fd.File, fd.CompDir = t.name(sp), t.declFile(sp), t.u.compDir
+	fd.Line, _ = t.declLine(sp)
+	if j := t.integrated(sp, func(d *die) bool { return d.Inline }); j >= 0 {
+		// DW_INL_declared_not_inlined (2) or DW_INL_declared_inlined (3):
+		// the source says inline. DW_INL_inlined (1) is a function the
+		// compiler inlined somewhere on its own (arch/x86's sched_clock).
+		if v, ok := t.attrsGet(j, dwarf.AttrInline); ok {
+			fd.Inline = v.v == 2 || v.v == 3
+		}
+	}
+	return fd, fd.Name != "", nil
 }

@@ -24,6 +24,9 @@ type ResolveOptions struct {
 	// LazyLines returns, for a ;PTN pattern, the reader of matching
 	// source lines: Sources.LazyLines, or another reader in tests.
 	LazyLines func(pattern string) func(file, compDir string) (map[int]bool, error)
+	// DeclText returns a function declaration's source text (Sources.DeclText),
+	// to tell a notrace function from an inline one; nil without sources.
+	DeclText func(file, compDir string, line int) (string, bool)
 	// skipPrologue: a uprobe at a function entry reads variables (perf's
 	// perf_probe_with_var), so unoptimized code is probed past its prologue.
 	skipPrologue bool
@@ -114,7 +117,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			notes = append(notes, p.note)
 		}
 		if exe == "" && p.addr != 0 {
-			for _, n := range kernelNotes(t, p, initText) {
+			for _, n := range kernelNotes(t, p, initText, o.DeclText) {
 				env.note(n)
 			}
 		}
@@ -140,11 +143,10 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,
 // naming the copy by its target and address: a DWARF name can have several
 // (arm64's vsnprintf and the EFI stub's __efistub_vsnprintf).
-func kernelNotes(t *dwarfres.File, p point, initText addrRange) []string {
+func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(string, string, int) (string, bool)) []string {
 	var notes []string
 	if nt, ok := t.Notrace(p.addr); ok && nt {
-		fn, _ := t.Symbols().At(p.addr)
-		notes = append(notes, fmt.Sprintf("%s is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.Name, p.target, p.addr))
+		notes = append(notes, notraceNote(t, p, declText))
 	}
 	if initText.has(p.addr) {
 		what := p.target
@@ -154,6 +156,53 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange) []string {
 		notes = append(notes, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr))
 	}
 	return notes
+}
+
+// notraceNote says that p is in a function without an ftrace call site,
+// which copy of its name (the declaration's file and line) and why: an
+// out-of-line copy of an inline function, a function declared notrace
+// (notrace, noinstr), or one in a file built without ftrace's -pg. The
+// declaration's source text, when declText finds it, settles what DWARF
+// cannot (gcc marks an inline function it never inlined as a plain one).
+func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (string, bool)) string {
+	fn, _ := t.Symbols().At(p.addr)
+	name, why := fn.Name, "declared so in its source, or its file is built without ftrace"
+	if fd, ok, err := t.FuncAt(p.addr); err == nil && ok {
+		if fd.Line > 0 {
+			name = fmt.Sprintf("%s (%s:%d)", fn.Name, fd.File, fd.Line)
+		}
+		text, found := "", false
+		if declText != nil && fd.Line > 0 {
+			text, found = declText(fd.File, fd.CompDir, fd.Line)
+		}
+		switch {
+		case found && hasWord(text, "notrace", "noinstr"):
+			why = "its source declares it notrace"
+		case fd.Inline || found && hasWord(text, "inline", "__always_inline"):
+			why = "it is an out-of-line copy of an inline function"
+		case found && strings.Contains(text, "SYSCALL_DEFINE"):
+			// The macro defines __do_sys_NAME static inline.
+			why = "it is an out-of-line copy of an inline function (SYSCALL_DEFINE's __do_sys_)"
+		case found:
+			why = "not declared inline or notrace: its file is built without ftrace (no -pg), or a macro marks it"
+		}
+	}
+	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, p.target, p.addr)
+}
+
+// hasWord reports whether one of words is a C token of text.
+func hasWord(text string, words ...string) bool {
+	f := strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	for _, w := range f {
+		for _, want := range words {
+			if w == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // addrRange is [lo, hi); empty when not found.

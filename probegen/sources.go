@@ -85,6 +85,31 @@ func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
 	return "", tried, false
 }
 
+// DeclText is the ResolveOptions.DeclText reader: a function
+// declaration's line and the one before it (where "static inline" or
+// "notrace" often stands alone), from the source s finds.
+func (s *Sources) DeclText(file, compDir string, line int) (string, bool) {
+	p, _, ok := s.Find(file, compDir)
+	if !ok || line < 1 {
+		return "", false
+	}
+	fp, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer fp.Close()
+	sc := bufio.NewScanner(fp)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var prev string
+	for n := 1; sc.Scan(); n++ {
+		if n == line {
+			return prev + "\n" + sc.Text(), true
+		}
+		prev = sc.Text()
+	}
+	return "", false
+}
+
 // LazyLines returns the ResolveOptions.LazyLines reader for pattern pat:
 // the line numbers of a source file that match, as perf's
 // find_lazy_match_lines. A missing file is a *SourceError.

@@ -269,7 +269,7 @@ func TestE2ESymbolCoveringPoint(t *testing.T) {
 		t.Errorf("-D vsnprintf:\n%s\nwant (perf's):\n%s", out, want)
 	}
 	for _, want := range []string{
-		"note: vsnprintf is notrace (no ftrace call site, as out-of-line copies of kernel inline functions are) at vsnprintf+0 (0xffff800008b972f0)",
+		"note: vsnprintf (lib/vsprintf.c:2735) is notrace (no ftrace call site: declared so in its source, or its file is built without ftrace) at vsnprintf+0 (0xffff800008b972f0)",
 		"note: __efistub_vsnprintf+0 (vsnprintf of drivers/firmware/efi/libstub/vsprintf.c) at 0xffff8000093f41a4 is init text",
 	} {
 		if !strings.Contains(errs, want) {

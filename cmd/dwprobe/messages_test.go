@@ -118,3 +118,29 @@ func TestE2EGlibcAlias(t *testing.T) {
 		t.Errorf("-V malloc: %q", out)
 	}
 }
+
+// TestE2ENotraceNote: the notrace note names the copy (its declaration's
+// file and line) and why, from the declaration's source with -s: a
+// function its source declares notrace is not called a copy of an inline
+// function; a static inline's out-of-line copies and SYSCALL_DEFINE's
+// __do_sys_ are.
+func TestE2ENotraceNote(t *testing.T) {
+	src := dwarftest.NeedCorpus(t, "linux")
+	cases := []struct{ fn, want string }{
+		{"stop_machine_yield", "note: stop_machine_yield (kernel/stop_machine.c:197) is notrace (no ftrace call site: its source declares it notrace)"},
+		{"__do_sys_clone", "note: __do_sys_clone (kernel/fork.c:2903) is notrace (no ftrace call site: it is an out-of-line copy of an inline function (SYSCALL_DEFINE's __do_sys_))"},
+		{"cpumask_weight", "note: cpumask_weight (include/linux/cpumask.h:638) is notrace (no ftrace call site: it is an out-of-line copy of an inline function)"},
+		{"native_sched_clock", "note: native_sched_clock (arch/x86/kernel/tsc.c:218) is notrace (no ftrace call site: not declared inline or notrace: its file is built without ftrace (no -pg), or a macro marks it)"},
+	}
+	for _, c := range cases {
+		t.Run(c.fn, func(t *testing.T) {
+			_, errs, err := runKernel(t, "amd64", "-s", src, "-D", c.fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(errs, c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, errs)
+			}
+		})
+	}
+}

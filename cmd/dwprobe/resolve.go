@@ -42,7 +42,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, raws []string
 	if err != nil {
 		return nil, err
 	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
 	var out []resolved
 	for _, raw := range raws {
 		if err := ctx.Err(); err != nil {
