@@ -95,15 +95,8 @@ type FuncDecl struct {
 // address is in, and whether it is the copy of an inline function.
 func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
 	defer recoverTo(&err, f.Path)
-	if _, err := f.unitsList(); err != nil {
-		return fd, false, err
-	}
-	u := f.unitForAddr(addr)
-	if u == nil {
-		return fd, false, nil
-	}
-	t, err := f.decodeUnit(u)
-	if err != nil {
+	t, err := f.treeAt(addr)
+	if t == nil || err != nil {
 		return fd, false, err
 	}
 	sp := t.realFunc(addr)

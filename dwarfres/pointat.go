@@ -123,15 +123,8 @@ type PointAt struct {
 // debuginfo covers it.
 func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
 	defer recoverTo(&err, f.Path)
-	if _, err := f.unitsList(); err != nil {
-		return pt, false, err
-	}
-	u := f.unitForAddr(addr)
-	if u == nil {
-		return pt, false, nil
-	}
-	t, err := f.decodeUnit(u)
-	if err != nil {
+	t, err := f.treeAt(addr)
+	if t == nil || err != nil {
 		return pt, false, err
 	}
 	var p srcPos
@@ -214,4 +207,16 @@ func (t *cuTree) topInline(sp int, addr uint64) int {
 		}
 	}
 	return -1
+}
+
+// treeAt is the decoded unit whose code holds addr; nil, nil when none.
+func (f *File) treeAt(addr uint64) (*cuTree, error) {
+	if _, err := f.unitsList(); err != nil {
+		return nil, err
+	}
+	u := f.unitForAddr(addr)
+	if u == nil {
+		return nil, nil
+	}
+	return f.decodeUnit(u)
 }
