@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -289,10 +288,3 @@ func entryOr(sc *dwarfres.Scope) uint64 {
 	return 0
 }
 
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
-}
