@@ -287,4 +287,3 @@ func entryOr(sc *dwarfres.Scope) uint64 {
 	}
 	return 0
 }
-
