@@ -16,10 +16,7 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.Match == nil {
-		name := q.Function
-		q.Match = func(s string) bool { return s == name }
-	}
+	q.Match = q.matcher()
 	src := sourceName{name: q.File}
 	cands, paths, err := f.candidates(units, q, src)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // lineRow is one row of a line-number program.
 type lineRow struct {
 	Addr   uint64
-	File   int32 // index into lineTable.files
+	File   int32 // index into lineTable.files; -1: the row names no file the table has
 	Line   int32
 	Stmt   bool
 	EndSeq bool
@@ -92,7 +92,9 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 			return nil, &DecodeError{Section: ".debug_line", Offset: 0, Msg: err.Error()}
 		}
 		fi, ok := lt.fidx[e.File]
-		if !ok && e.File != nil {
+		if e.File == nil {
+			fi = -1
+		} else if !ok {
 			fi = int32(len(lt.files))
 			lt.files = append(lt.files, e.File.Name)
 			lt.fidx[e.File] = fi
@@ -113,7 +115,7 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 
 // fileOf is the name of row r's file, "" when the table has none.
 func (lt *lineTable) fileOf(r lineRow) string {
-	if int(r.File) < len(lt.files) {
+	if r.File >= 0 && int(r.File) < len(lt.files) {
 		return lt.files[r.File]
 	}
 	return ""

@@ -24,6 +24,15 @@ type Query struct {
 	LazyLines func(file, compDir string) (map[int]bool, error)
 }
 
+// matcher is q.Match, or an exact match on q.Function when that is nil.
+func (q *Query) matcher() func(string) bool {
+	if q.Match != nil {
+		return q.Match
+	}
+	name := q.Function
+	return func(s string) bool { return s == name }
+}
+
 // Probe is one resolved probe address.
 type Probe struct {
 	Addr     uint64

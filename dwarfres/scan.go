@@ -14,6 +14,7 @@ import (
 // decoding every unit; otherwise it scans each unit's top-level DIEs, in
 // parallel.
 func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
+	q.Match = q.matcher() // FindLineRange leaves it nil
 	if q.Function != "" && !q.Glob {
 		if c, ok := f.refScan(units, q.Function); ok {
 			return c, nil, nil
@@ -216,7 +217,7 @@ func parallel(n int, fn func(w, i int) error) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if err := fn(w, i); err != nil {
+				if err := callRecovered(fn, w, i); err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -228,4 +229,11 @@ func parallel(n int, fn func(w, i int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// callRecovered is fn(w, i) with a panic on malformed input turned into
+// an error: the readers' own recover cannot reach a worker goroutine.
+func callRecovered(fn func(w, i int) error, w, i int) (err error) {
+	defer recoverTo(&err, "debuginfo")
+	return fn(w, i)
 }
