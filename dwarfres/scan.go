@@ -109,7 +109,7 @@ func (f *File) refScan(units []unit, name string) ([]int, bool) {
 	var mu sync.Mutex
 	parallel(nchunks, func(w, c int) error {
 		if bufs[w] == nil {
-			bufs[w] = make([]byte, chunk+16)
+			bufs[w] = make([]byte, min(chunk, len(info))+16) // small sections, small buffers
 		}
 		off := c * chunk
 		end := min(off+chunk+15, len(info))

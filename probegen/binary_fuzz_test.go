@@ -1,0 +1,145 @@
+package probegen
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/lazymatch"
+)
+
+// binarySpecs are the -D commands run on a fuzzed binary: every kind of
+// point (function, line, return, inline, file line, lazy pattern,
+// offset, address) with arguments that read members, arrays, bitfields,
+// globals, $vars and $params, and so every reader a resolution calls.
+var binarySpecs = []string{
+	"walk n->name:string n->at.y n->vals[1] n->flags sum i limit counter",
+	"walk:4 sum i n->next->at.x",
+	"walk:5 i",
+	"walk%return $retval",
+	"weight $vars",
+	"walk $params",
+	"tiny.c:31 sum",
+	"walk;sum*",
+	"walk+4",
+	"0x10",
+	"_start",
+}
+
+// binaryPoints are the -V points, binaryRanges the -L ranges.
+var (
+	binaryPoints = []string{"walk", "walk:4", "weight", "tiny.c:33"}
+	binaryRanges = []string{"walk", "weight:0-3", "tiny.c:20-40"}
+)
+
+// FuzzBinary runs the whole path from spec to definition on a fuzzed
+// binary, as -D, -V, -L, -F and -l do: every call answers or refuses,
+// never panics, and -D and -V fail exactly when they have no result.
+// Seeds: tiny.c built by gcc and clang at -O0 and -O2 with DWARF 4 and 5
+// (testdata/tiny), and each of them with empty line-program file tables
+// (issue 11: the "available at line" hint indexed the table).
+func FuzzBinary(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/tiny/tiny-*-dwarf?")
+	if len(seeds) == 0 {
+		f.Fatal("no seeds in testdata/tiny (run testdata/tiny/build.sh)")
+	}
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		bad, err := dwarftest.EmptyLineFiles(b)
+		if err != nil {
+			f.Fatalf("%s: %v", p, err)
+		}
+		f.Add(bad)
+	}
+	path := filepath.Join(f.TempDir(), "tiny")
+	f.Fuzz(func(t *testing.T, bin []byte) {
+		if len(bin) > 1<<16 {
+			return
+		}
+		if err := os.WriteFile(path, bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dwarfres.Open(path)
+		if err != nil {
+			if d != nil {
+				t.Fatalf("Open: a File with error %v", err)
+			}
+			return
+		}
+		defer d.Close()
+		fuzzDefinitions(t, d, path)
+		fuzzVars(t, d)
+		fuzzLines(t, d)
+		fuzzFuncs(d)
+	})
+}
+
+// fuzzLazyLines matches lines 30 to 35 of any file, in place of reading
+// the source.
+func fuzzLazyLines(string) func(file, compDir string) (map[int]bool, error) {
+	return func(string, string) (map[int]bool, error) {
+		return map[int]bool{30: true, 31: true, 32: true, 33: true, 34: true, 35: true}, nil
+	}
+}
+
+// fuzzDefinitions is -D, then -l's mapping of each definition back to a
+// source point.
+func fuzzDefinitions(t *testing.T, d *dwarfres.File, path string) {
+	for _, raw := range binarySpecs {
+		spec, err := ParseSpec(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs, _, err := Definitions(d, spec, path, ResolveOptions{LazyLines: fuzzLazyLines})
+		if (err == nil) != (len(defs) > 0) {
+			t.Fatalf("-D %q: %d definitions, error %v", raw, len(defs), err)
+		}
+		for _, def := range defs {
+			tp, err := ParseTracePoint(def.Target, true, def.Type == 'r')
+			if err != nil {
+				t.Fatalf("-D %q: %q does not parse back: %v", raw, def.String(), err)
+			}
+			tp.Describe(d)
+		}
+	}
+}
+
+// fuzzVars is -V with --externs and --range.
+func fuzzVars(t *testing.T, d *dwarfres.File) {
+	for _, raw := range binaryPoints {
+		spec, err := ParseSpec(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vl, err := AvailableVars(d, spec, ResolveOptions{User: true, LazyLines: fuzzLazyLines}, VarOptions{Externs: true, Ranges: true})
+		if (err == nil) != (len(vl) > 0) {
+			t.Fatalf("-V %q: %d lists, error %v", raw, len(vl), err)
+		}
+	}
+}
+
+// fuzzLines is -L without the source: a range, or nothing, or an error.
+func fuzzLines(t *testing.T, d *dwarfres.File) {
+	for _, raw := range binaryRanges {
+		lq, err := ParseLineRange(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lr, err := d.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
+		if err != nil && lr != nil || lr != nil && len(lr.Lines) == 0 {
+			t.Fatalf("-L %q: %+v, %v", raw, lr, err)
+		}
+	}
+}
+
+// fuzzFuncs is -F with perf's default filter.
+func fuzzFuncs(d *dwarfres.File) {
+	flt, _ := lazymatch.ParseFilter("!_* & !*@plt")
+	d.Symbols().Each(func(s dwarfres.Sym) { flt.Match(s.Name) })
+}
