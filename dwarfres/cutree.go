@@ -19,6 +19,9 @@ type cuTree struct {
 
 	optOnce sync.Once
 	opt     bool
+
+	funcsOnce sync.Once
+	funcs     *funcSpans
 }
 
 func (f *File) decodeUnit(u *unit) (*cuTree, error) {
@@ -203,18 +206,58 @@ func (t *cuTree) topFuncs() []int {
 	return out
 }
 
-// realFunc is perf's die_find_realfunc: the top-level subprogram containing pc.
+// realFunc is perf's die_find_realfunc: the top-level subprogram containing
+// pc, the first in DIE order when ranges overlap. It searches the unit's
+// function spans, sorted once, so mapping many addresses (-l) costs a
+// binary search each.
 func (t *cuTree) realFunc(pc uint64) int {
-	for i := 1; i < len(t.dies); i++ {
-		d := &t.dies[i]
-		if d.Depth != 1 || d.Tag != tagSubprogram {
-			continue
-		}
-		if (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
-			return i
+	fs := t.funcIndex()
+	j := sort.Search(len(fs.spans), func(j int) bool { return fs.spans[j].lo > pc }) - 1
+	best := -1
+	// Look back while an earlier span may still reach pc.
+	for ; j >= 0 && fs.maxHi[j] > pc; j-- {
+		if s := fs.spans[j]; pc < s.hi && (best < 0 || s.die < best) {
+			best = s.die
 		}
 	}
-	return -1
+	return best
+}
+
+// funcSpan is one address range of a top-level subprogram.
+type funcSpan struct {
+	lo, hi uint64
+	die    int
+}
+
+// funcSpans are a unit's function ranges sorted by start; maxHi[j] is
+// the highest end among spans[:j+1].
+type funcSpans struct {
+	spans []funcSpan
+	maxHi []uint64
+}
+
+func (t *cuTree) funcIndex() *funcSpans {
+	t.funcsOnce.Do(func() {
+		fs := &funcSpans{}
+		for _, i := range t.topFuncs() {
+			if d := &t.dies[i]; !d.HasLow && !d.HasRanges {
+				continue
+			}
+			for _, r := range t.ranges(i) {
+				if r.High > r.Low {
+					fs.spans = append(fs.spans, funcSpan{r.Low, r.High, i})
+				}
+			}
+		}
+		sort.SliceStable(fs.spans, func(a, b int) bool { return fs.spans[a].lo < fs.spans[b].lo })
+		var hi uint64
+		for _, s := range fs.spans {
+			hi = max(hi, s.hi)
+			fs.maxHi = append(fs.maxHi, hi)
+		}
+		t.funcs = fs
+	})
+	return t.funcs
 }
 
 // innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:

@@ -120,13 +120,70 @@ type PointAt struct {
 }
 
 // ProbePointAt maps an address back to a probe point; ok is false when no
-// debuginfo covers it.
+// debuginfo covers it. To map many addresses, use a PointMapper.
 func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
-	defer recoverTo(&err, f.Path)
-	t, err := f.treeAt(addr)
-	if t == nil || err != nil {
+	return f.NewPointMapper().ProbePointAt(addr)
+}
+
+// PointMapper maps the addresses of many probes back to probe points, as
+// -l does for every listed probe of a binary: each unit is decoded once
+// and kept, and each address finds its unit and function by binary
+// search, so listing N probes costs N lookups, not N unit decodes. It is
+// not safe for concurrent use.
+type PointMapper struct {
+	f       *File
+	trees   map[uint64]*cuTree // by unit offset
+	decoded int                // units decoded, for tests
+}
+
+// NewPointMapper returns a PointMapper over f.
+func (f *File) NewPointMapper() *PointMapper {
+	return &PointMapper{f: f, trees: map[uint64]*cuTree{}}
+}
+
+// File is the File m maps addresses of; nil for a nil m.
+func (m *PointMapper) File() *File {
+	if m == nil {
+		return nil
+	}
+	return m.f
+}
+
+// ProbePointAt is File.ProbePointAt, reusing the units decoded before.
+func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
+	defer recoverTo(&err, m.f.Path)
+	if _, err := m.f.unitsList(); err != nil {
 		return pt, false, err
 	}
+	u := m.f.unitForAddr(addr)
+	if u == nil {
+		return pt, false, nil
+	}
+	t, err := m.tree(u)
+	if err != nil {
+		return pt, false, err
+	}
+	pt, ok = t.pointAt(addr)
+	return pt, ok, nil
+}
+
+// tree decodes u once.
+func (m *PointMapper) tree(u *unit) (*cuTree, error) {
+	if t, ok := m.trees[u.off]; ok {
+		return t, nil
+	}
+	t, err := m.f.decodeUnit(u)
+	if err != nil {
+		return nil, err
+	}
+	m.decoded++
+	m.trees[u.off] = t
+	return t, nil
+}
+
+// pointAt is perf's debuginfo__find_probe_point within the unit holding
+// addr.
+func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
 	var p srcPos
 	p.file, p.line, _ = t.lineInfo(addr)
 	var basefunc string
@@ -154,7 +211,7 @@ func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
 		p.fn = basefunc
 	}
 	pt.Function, pt.File = p.fn, p.file
-	return pt, p.fn != "" || p.file != "", nil
+	return pt, p.fn != "" || p.file != ""
 }
 
 // srcPos is a source position being refined for ProbePointAt: the

@@ -37,9 +37,12 @@ var (
 // FuzzBinary runs the whole path from spec to definition on a fuzzed
 // binary, as -D, -V, -L, -F and -l do: every call answers or refuses,
 // never panics, and -D and -V fail exactly when they have no result.
-// Seeds: tiny.c built by gcc and clang at -O0 and -O2 with DWARF 4 and 5
+// pick chooses which of the -D, -V and -L commands run (one of each per
+// execution, so that a million of them fit in a test run). Seeds: tiny.c
+// built by gcc and clang at -O0 and -O2 with DWARF 4 and 5
 // (testdata/tiny), and each of them with empty line-program file tables
-// (issue 11: the "available at line" hint indexed the table).
+// (issue 11: the "available at line" hint indexed the table), with every
+// pick.
 func FuzzBinary(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/tiny/tiny-*-dwarf?")
 	if len(seeds) == 0 {
@@ -50,15 +53,17 @@ func FuzzBinary(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
 		bad, err := dwarftest.EmptyLineFiles(b)
 		if err != nil {
 			f.Fatalf("%s: %v", p, err)
 		}
-		f.Add(bad)
+		for pick := range len(binarySpecs) {
+			f.Add(b, uint8(pick))
+			f.Add(bad, uint8(pick))
+		}
 	}
 	path := filepath.Join(f.TempDir(), "tiny")
-	f.Fuzz(func(t *testing.T, bin []byte) {
+	f.Fuzz(func(t *testing.T, bin []byte, pick uint8) {
 		if len(bin) > 1<<16 {
 			return
 		}
@@ -73,9 +78,10 @@ func FuzzBinary(f *testing.F) {
 			return
 		}
 		defer d.Close()
-		fuzzDefinitions(t, d, path)
-		fuzzVars(t, d)
-		fuzzLines(t, d)
+		n := int(pick)
+		fuzzDefinitions(t, d, path, binarySpecs[n%len(binarySpecs)])
+		fuzzVars(t, d, binaryPoints[n%len(binaryPoints)])
+		fuzzLines(t, d, binaryRanges[n%len(binaryRanges)])
 		fuzzFuncs(d)
 	})
 }
@@ -90,51 +96,46 @@ func fuzzLazyLines(string) func(file, compDir string) (map[int]bool, error) {
 
 // fuzzDefinitions is -D, then -l's mapping of each definition back to a
 // source point.
-func fuzzDefinitions(t *testing.T, d *dwarfres.File, path string) {
-	for _, raw := range binarySpecs {
-		spec, err := ParseSpec(raw)
+func fuzzDefinitions(t *testing.T, d *dwarfres.File, path, raw string) {
+	spec, err := ParseSpec(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, _, err := Definitions(d, spec, path, ResolveOptions{LazyLines: fuzzLazyLines})
+	if (err == nil) != (len(defs) > 0) {
+		t.Fatalf("-D %q: %d definitions, error %v", raw, len(defs), err)
+	}
+	m := d.NewPointMapper()
+	for _, def := range defs {
+		tp, err := ParseTracePoint(def.Target, true, def.Type == 'r')
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("-D %q: %q does not parse back: %v", raw, def.String(), err)
 		}
-		defs, _, err := Definitions(d, spec, path, ResolveOptions{LazyLines: fuzzLazyLines})
-		if (err == nil) != (len(defs) > 0) {
-			t.Fatalf("-D %q: %d definitions, error %v", raw, len(defs), err)
-		}
-		for _, def := range defs {
-			tp, err := ParseTracePoint(def.Target, true, def.Type == 'r')
-			if err != nil {
-				t.Fatalf("-D %q: %q does not parse back: %v", raw, def.String(), err)
-			}
-			tp.Describe(d)
-		}
+		tp.Describe(m)
 	}
 }
 
 // fuzzVars is -V with --externs and --range.
-func fuzzVars(t *testing.T, d *dwarfres.File) {
-	for _, raw := range binaryPoints {
-		spec, err := ParseSpec(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vl, err := AvailableVars(d, spec, ResolveOptions{User: true, LazyLines: fuzzLazyLines}, VarOptions{Externs: true, Ranges: true})
-		if (err == nil) != (len(vl) > 0) {
-			t.Fatalf("-V %q: %d lists, error %v", raw, len(vl), err)
-		}
+func fuzzVars(t *testing.T, d *dwarfres.File, raw string) {
+	spec, err := ParseSpec(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vl, err := AvailableVars(d, spec, ResolveOptions{User: true, LazyLines: fuzzLazyLines}, VarOptions{Externs: true, Ranges: true})
+	if (err == nil) != (len(vl) > 0) {
+		t.Fatalf("-V %q: %d lists, error %v", raw, len(vl), err)
 	}
 }
 
 // fuzzLines is -L without the source: a range, or nothing, or an error.
-func fuzzLines(t *testing.T, d *dwarfres.File) {
-	for _, raw := range binaryRanges {
-		lq, err := ParseLineRange(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lr, err := d.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
-		if err != nil && lr != nil || lr != nil && len(lr.Lines) == 0 {
-			t.Fatalf("-L %q: %+v, %v", raw, lr, err)
-		}
+func fuzzLines(t *testing.T, d *dwarfres.File, raw string) {
+	lq, err := ParseLineRange(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := d.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
+	if err != nil && lr != nil || lr != nil && len(lr.Lines) == 0 {
+		t.Fatalf("-L %q: %+v, %v", raw, lr, err)
 	}
 }
 

@@ -137,16 +137,18 @@ func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 }
 
 // Describe is perf's convert_to_perf_probe_point followed by
-// synthesize_perf_probe_point: the source point of tp found with debuginfo
-// d (the kernel's for a kprobe, the binary's for a uprobe), as in
+// synthesize_perf_probe_point: the source point of tp found with the
+// debuginfo m maps (the kernel's for a kprobe, the binary's for a uprobe), as in
 // "vfs_read:12@fs/read_write.c"; without debuginfo for the address, the
 // function symbol containing it ("vfs_read+114"); failing that, tp as
 // listed ("vfs_read+114", "0x1139"). A kprobe on an address is always
-// shown as listed. d may be nil.
-func (tp TracePoint) Describe(d *dwarfres.File) string {
+// shown as listed. m decodes each unit once across calls: one PointMapper
+// per binary serves a whole listing. m may be nil.
+func (tp TracePoint) Describe(m *dwarfres.PointMapper) string {
 	p := Point{Return: tp.Return}
+	d := m.File()
 	if addr, ok := tp.address(d); ok {
-		if at, ok, err := d.ProbePointAt(addr); err == nil && ok {
+		if at, ok, err := m.ProbePointAt(addr); err == nil && ok {
 			p.Function, p.File, p.Offset = at.Function, at.File, at.Offset
 			p.Line, p.HasLine = at.Line, at.Line != 0
 			return PerfPoint(&p)

@@ -67,19 +67,25 @@ func runList(o *options, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// openDebuginfo opens a kernel's or binary's debuginfo for -l; tests
+// count the calls.
+var openDebuginfo = openTarget
+
 // debugCache opens the debuginfo -l maps probes back with, once each: the
-// kernel's (-k or the running kernel's) and each probed binary's. What
-// can't be opened is nil, and the probes show as listed.
+// kernel's (-k or the running kernel's) and each probed binary's, each
+// with one PointMapper, so a listing costs one open per binary and one
+// lookup per probe. What can't be opened is nil, and the probes show as
+// listed.
 type debugCache struct {
 	o      *options
 	stderr io.Writer // for the note that there is no kernel debuginfo; nil: no note
-	kernel *dwarfres.File
+	kernel *dwarfres.PointMapper
 	tried  bool
-	bins   map[string]*dwarfres.File
+	bins   map[string]*dwarfres.PointMapper
 }
 
 func newDebugCache(o *options, stderr io.Writer) *debugCache {
-	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.File{}}
+	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.PointMapper{}}
 }
 
 // line is perf's -l line for e.
@@ -96,36 +102,54 @@ func (c *debugCache) line(e tracefs.Event) string {
 	return probegen.EventLine(e.Group, e.Name, point, module, args)
 }
 
-func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.File {
+// get is the mapper for tp's kernel or binary, opened on first use.
+func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.PointMapper {
 	if !tp.User {
 		if tp.Module != "" {
 			return nil // kernel modules: not yet supported
 		}
 		if !c.tried {
 			c.tried = true
-			k := options{vmlinux: c.o.vmlinux}
-			f, err := openTarget(&k)
-			if err != nil && c.stderr != nil && !c.o.quiet {
-				fmt.Fprintf(c.stderr, "note: kprobes are shown as listed: %v\n", err)
-			}
-			c.kernel = f
+			c.kernel = c.openKernel()
 		}
 		return c.kernel
 	}
-	f, ok := c.bins[tp.Module]
+	m, ok := c.bins[tp.Module]
 	if !ok {
-		f, _ = openTarget(&options{exec: tp.Module})
-		c.bins[tp.Module] = f
+		m = c.openBinary(tp.Module)
+		c.bins[tp.Module] = m
 	}
-	return f
+	return m
+}
+
+func (c *debugCache) openKernel() *dwarfres.PointMapper {
+	f, err := openDebuginfo(&options{vmlinux: c.o.vmlinux})
+	if err != nil {
+		if c.stderr != nil && !c.o.quiet {
+			fmt.Fprintf(c.stderr, "note: kprobes are shown as listed: %v\n", err)
+		}
+		return nil
+	}
+	return f.NewPointMapper()
+}
+
+// openBinary opens a probed binary's debuginfo, once per listing: the
+// place to check that the binary is still the one the probes were added
+// to.
+func (c *debugCache) openBinary(path string) *dwarfres.PointMapper {
+	f, err := openDebuginfo(&options{exec: path})
+	if err != nil {
+		return nil
+	}
+	return f.NewPointMapper()
 }
 
 func (c *debugCache) close() {
-	if c.kernel != nil {
-		c.kernel.Close()
+	if f := c.kernel.File(); f != nil {
+		f.Close()
 	}
-	for _, f := range c.bins {
-		if f != nil {
+	for _, m := range c.bins {
+		if f := m.File(); f != nil {
 			f.Close()
 		}
 	}
