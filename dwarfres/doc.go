@@ -16,7 +16,8 @@
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it; FindLineRange (linerange.go) answers -L;
 //     linewalk.go holds the line walks both share; ProbePointAt
-//     (pointat.go) maps an address back to a probe point.
+//     (pointat.go) maps an address back to a probe point, a PointMapper
+//     many addresses (-l), each unit decoded once.
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);

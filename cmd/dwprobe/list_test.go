@@ -13,8 +13,8 @@ import (
 )
 
 // TestListOpensEachBinaryOnce: -l over 2,000 probes on two binaries
-// opens each binary's debuginfo once and the kernel's once, and each
-// line is what mapping its probe alone gives. Mapping stays one lookup
+// opens each binary's debuginfo once (and no kernel's: no kprobe is
+// listed), and each line is what mapping its probe alone gives. Mapping stays one lookup
 // per probe (dwarfres.PointMapper decodes each unit once; see its test),
 // so listing is linear in probes and binaries.
 func TestListOpensEachBinaryOnce(t *testing.T) {
