@@ -37,8 +37,8 @@ var (
 // FuzzBinary runs the whole path from spec to definition on a fuzzed
 // binary, as -D, -V, -L, -F and -l do: every call answers or refuses,
 // never panics, and -D and -V fail exactly when they have no result.
-// pick chooses which of the -D, -V and -L commands run (one of each per
-// execution, so that a million of them fit in a test run). Seeds: tiny.c
+// pick chooses which one of the -D, -V and -L commands runs (one per
+// execution, so that a million executions fit in a test run). Seeds: tiny.c
 // built by gcc and clang at -O0 and -O2 with DWARF 4 and 5
 // (testdata/tiny), and each of them with empty line-program file tables
 // (issue 11: the "available at line" hint indexed the table), with every
@@ -57,7 +57,7 @@ func FuzzBinary(f *testing.F) {
 		if err != nil {
 			f.Fatalf("%s: %v", p, err)
 		}
-		for pick := range len(binarySpecs) {
+		for pick := range binaryCommands {
 			f.Add(b, uint8(pick))
 			f.Add(bad, uint8(pick))
 		}
@@ -78,12 +78,24 @@ func FuzzBinary(f *testing.F) {
 			return
 		}
 		defer d.Close()
-		n := int(pick)
-		fuzzDefinitions(t, d, path, binarySpecs[n%len(binarySpecs)])
-		fuzzVars(t, d, binaryPoints[n%len(binaryPoints)])
-		fuzzLines(t, d, binaryRanges[n%len(binaryRanges)])
+		fuzzCommand(t, d, path, int(pick)%binaryCommands)
 		fuzzFuncs(d)
 	})
+}
+
+// binaryCommands is how many -D, -V and -L commands FuzzBinary picks from.
+var binaryCommands = len(binarySpecs) + len(binaryPoints) + len(binaryRanges)
+
+// fuzzCommand runs the n-th of the -D, -V and -L commands.
+func fuzzCommand(t *testing.T, d *dwarfres.File, path string, n int) {
+	switch {
+	case n < len(binarySpecs):
+		fuzzDefinitions(t, d, path, binarySpecs[n])
+	case n < len(binarySpecs)+len(binaryPoints):
+		fuzzVars(t, d, binaryPoints[n-len(binarySpecs)])
+	default:
+		fuzzLines(t, d, binaryRanges[n-len(binarySpecs)-len(binaryPoints)])
+	}
 }
 
 // fuzzLazyLines matches lines 30 to 35 of any file, in place of reading
