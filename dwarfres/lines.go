@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"debug/dwarf"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 )
@@ -43,6 +44,9 @@ func (f *File) fileNames(u *unit) (names []string, err error) {
 	if err != nil || cu == nil {
 		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
 	}
+	if err := f.checkLineHeader(cu); err != nil {
+		return nil, err
+	}
 	lr, err := d.LineReader(cu)
 	if err != nil || lr == nil {
 		return nil, err
@@ -65,6 +69,9 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 	cu, err := r.Next()
 	if err != nil || cu == nil {
 		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
+	}
+	if err := f.checkLineHeader(cu); err != nil {
+		return nil, err
 	}
 	lr, err := d.LineReader(cu)
 	if err != nil {
@@ -111,6 +118,55 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 		return a.EndSeq && !b.EndSeq
 	})
 	return lt, nil
+}
+
+// checkLineHeader refuses a DWARF 5 line program header (the one cu's
+// DW_AT_stmt_list names) whose directory or file count is more than its
+// bytes can hold: debug/dwarf allocates a table of that count before
+// reading it, and a corrupt count exhausts memory, a fatal error no
+// recover catches. Other malformations are left to debug/dwarf to report.
+func (f *File) checkLineHeader(cu *dwarf.Entry) error {
+	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
+	sec := f.sec(".debug_line")
+	if !ok || off < 0 || off >= int64(len(sec)) {
+		return nil
+	}
+	b := buf{sec: ".debug_line", base: uint64(off), data: sec[off:], order: f.Order}
+	l, offSize := uint64(b.u32()), 4
+	if l == 0xffffffff {
+		l, offSize = b.u64(), 8
+	}
+	if b.err != nil || l > uint64(len(b.data)-b.off) {
+		return nil
+	}
+	b.data = b.data[:b.off+int(l)]
+	if b.u16() < 5 {
+		return nil // NUL-terminated tables: they grow with their bytes
+	}
+	u := &unit{version: 5, addrSize: int(b.u8()), offSize: offSize}
+	b.skip(1 + offSize + 5) // segment_selector_size, header_length, minimum_instruction_length .. line_range
+	b.skip(int(b.u8()) - 1) // standard_opcode_lengths
+	r := &reader{f: f, u: u, b: b}
+	for _, table := range []string{"directory", "file name"} {
+		var forms []abbrevAttr
+		for n := r.b.u8(); n > 0 && r.b.err == nil; n-- {
+			r.b.uleb() // content type
+			forms = append(forms, abbrevAttr{form: form(r.b.uleb())})
+		}
+		count := r.b.uleb()
+		if r.b.err != nil {
+			return nil
+		}
+		if count > uint64(len(r.b.data)-r.b.off) {
+			return &DecodeError{Section: ".debug_line", Offset: uint64(off), Msg: fmt.Sprintf("%s count %d exceeds the header", table, count)}
+		}
+		for i := uint64(0); i < count && r.b.err == nil; i++ {
+			for j := range forms {
+				r.value(&forms[j])
+			}
+		}
+	}
+	return nil
 }
 
 // fileOf is the name of row r's file, "" when the table has none.

@@ -14,7 +14,13 @@ import (
 // per unit, as corrupt debuginfo has them. Rows then name file indexes the
 // table does not have (issue 11: a reader indexing the table without a
 // bounds check panics).
-func EmptyLineFiles(bin []byte) ([]byte, error) {
+func EmptyLineFiles(bin []byte) ([]byte, error) { return setLineFiles(bin, 0) }
+
+// LineFileCount is EmptyLineFiles with every DWARF 5 file table claiming
+// n entries of no content, which its header bytes cannot hold.
+func LineFileCount(bin []byte, n uint64) ([]byte, error) { return setLineFiles(bin, n) }
+
+func setLineFiles(bin []byte, n uint64) ([]byte, error) {
 	ef, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {
 		return nil, err
@@ -26,28 +32,28 @@ func EmptyLineFiles(bin []byte) ([]byte, error) {
 	out := append([]byte(nil), bin...)
 	sec := out[s.Offset : s.Offset+s.FileSize]
 	for off := 0; off+4 <= len(sec); {
-		n := int(ef.ByteOrder.Uint32(sec[off:]))
-		if n >= 0xfffffff0 || off+4+n > len(sec) {
-			return nil, fmt.Errorf(".debug_line unit at %#x: length %#x", off, n)
+		l := int(ef.ByteOrder.Uint32(sec[off:]))
+		if l >= 0xfffffff0 || off+4+l > len(sec) {
+			return nil, fmt.Errorf(".debug_line unit at %#x: length %#x", off, l)
 		}
-		if err := emptyFiles(sec[off+4:off+4+n], ef.ByteOrder); err != nil {
+		if err := setFiles(sec[off+4:off+4+l], ef.ByteOrder, n); err != nil {
 			return nil, fmt.Errorf(".debug_line unit at %#x: %w", off, err)
 		}
-		off += 4 + n
+		off += 4 + l
 	}
 	return out, nil
 }
 
-// emptyFiles empties the file table of one line program header (u starts
-// at the version).
-func emptyFiles(u []byte, order binary.ByteOrder) error {
+// setFiles gives one line program header (u starts at the version) a
+// file table of n entries without content: none before DWARF 5.
+func setFiles(u []byte, order binary.ByteOrder, n uint64) error {
 	c := &cursor{b: u}
 	version := order.Uint16(c.take(2))
 	if version >= 5 {
 		c.take(2) // address_size, segment_selector_size
 	}
-	c.take(4) // header_length
-	c.take(1) // minimum_instruction_length
+	hdrEnd := int(order.Uint32(c.take(4))) + c.off // header_length
+	c.take(1)                                      // minimum_instruction_length
 	if version >= 4 {
 		c.take(1) // maximum_operations_per_instruction
 	}
@@ -57,22 +63,19 @@ func emptyFiles(u []byte, order binary.ByteOrder) error {
 	if version < 5 {
 		for len(c.cstring()) > 0 { // include_directories
 		}
-		if c.err == nil {
+		if c.err == nil && n == 0 {
 			c.b[c.off] = 0 // the file_names list ends at once
 		}
 		return c.err
 	}
 	c.entries() // directories
-	c.formats() // file_name_entry_format
 	at := c.off
-	c.uleb() // file_names_count, rewritten as 0 in as many bytes
-	if c.err != nil {
-		return c.err
+	// file_name_entry_format_count 0, then the count over what followed.
+	count := binary.AppendUvarint([]byte{0}, n)
+	if c.err != nil || at+len(count) > min(hdrEnd, len(c.b)) {
+		return errors.New("no room for the file count")
 	}
-	for i := at; i < c.off-1; i++ {
-		c.b[i] = 0x80
-	}
-	c.b[c.off-1] = 0
+	copy(c.b[at:], count)
 	return nil
 }
 

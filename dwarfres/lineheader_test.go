@@ -1,0 +1,41 @@
+package dwarfres
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+// TestLineFileCountPastHeader: a DWARF 5 line table claiming 2^40 files
+// is refused as malformed. debug/dwarf allocates the table before reading
+// it: found by FuzzBinary, the process died out of memory, which no
+// recover catches.
+func TestLineFileCountPastHeader(t *testing.T) {
+	bin, err := os.ReadFile(needBin(t, "app-gcc-O2-dwarf5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := dwarftest.LineFileCount(bin, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "huge-file-count")
+	if err := os.WriteFile(p, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var de *DecodeError
+	if _, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true}); !errors.As(err, &de) {
+		t.Errorf("-D work:4: %v; want a DecodeError", err)
+	}
+	if _, err := f.FindLineRange(LineQuery{File: "app_util.c", End: 1 << 30}); !errors.As(err, &de) {
+		t.Errorf("-L app_util.c: %v; want a DecodeError", err)
+	}
+}
