@@ -63,6 +63,7 @@ func FuzzBinary(f *testing.F) {
 		}
 	}
 	path := filepath.Join(f.TempDir(), "tiny")
+	noSource := &Sources{Root: f.TempDir()}
 	f.Fuzz(func(t *testing.T, bin []byte, pick uint8) {
 		if len(bin) > 1<<16 {
 			return
@@ -78,7 +79,7 @@ func FuzzBinary(f *testing.F) {
 			return
 		}
 		defer d.Close()
-		fuzzCommand(t, d, path, int(pick)%binaryCommands)
+		fuzzCommand(t, d, path, noSource, int(pick)%binaryCommands)
 		fuzzFuncs(d)
 	})
 }
@@ -87,14 +88,14 @@ func FuzzBinary(f *testing.F) {
 var binaryCommands = len(binarySpecs) + len(binaryPoints) + len(binaryRanges)
 
 // fuzzCommand runs the n-th of the -D, -V and -L commands.
-func fuzzCommand(t *testing.T, d *dwarfres.File, path string, n int) {
+func fuzzCommand(t *testing.T, d *dwarfres.File, path string, src *Sources, n int) {
 	switch {
 	case n < len(binarySpecs):
 		fuzzDefinitions(t, d, path, binarySpecs[n])
 	case n < len(binarySpecs)+len(binaryPoints):
 		fuzzVars(t, d, binaryPoints[n-len(binarySpecs)])
 	default:
-		fuzzLines(t, d, binaryRanges[n-len(binarySpecs)-len(binaryPoints)])
+		fuzzLines(t, d, binaryRanges[n-len(binarySpecs)-len(binaryPoints)], src)
 	}
 }
 
@@ -139,15 +140,12 @@ func fuzzVars(t *testing.T, d *dwarfres.File, raw string) {
 	}
 }
 
-// fuzzLines is -L without the source: a range, or nothing, or an error.
-func fuzzLines(t *testing.T, d *dwarfres.File, raw string) {
-	lq, err := ParseLineRange(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lr, err := d.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
-	if err != nil && lr != nil || lr != nil && len(lr.Lines) == 0 {
-		t.Fatalf("-L %q: %+v, %v", raw, lr, err)
+// fuzzLines is -L without the source (src finds none): a listing of the
+// probeable lines, or an error.
+func fuzzLines(t *testing.T, d *dwarfres.File, raw string, src *Sources) {
+	l, err := ListLines(d, raw, src)
+	if (err == nil) != (l != nil) || l != nil && (l.Found || len(l.Lines) == 0) {
+		t.Fatalf("-L %q: %+v, %v", raw, l, err)
 	}
 }
 
