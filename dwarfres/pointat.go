@@ -152,15 +152,8 @@ func (m *PointMapper) File() *File {
 // ProbePointAt is File.ProbePointAt, reusing the units decoded before.
 func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
 	defer recoverTo(&err, m.f.Path)
-	if _, err := m.f.unitsList(); err != nil {
-		return pt, false, err
-	}
-	u := m.f.unitForAddr(addr)
-	if u == nil {
-		return pt, false, nil
-	}
-	t, err := m.tree(u)
-	if err != nil {
+	t, err := m.treeAt(addr)
+	if t == nil || err != nil {
 		return pt, false, err
 	}
 	pt, ok = t.pointAt(addr)
@@ -268,12 +261,17 @@ func (t *cuTree) topInline(sp int, addr uint64) int {
 
 // treeAt is the decoded unit whose code holds addr; nil, nil when none.
 func (f *File) treeAt(addr uint64) (*cuTree, error) {
-	if _, err := f.unitsList(); err != nil {
+	return f.NewPointMapper().treeAt(addr)
+}
+
+// treeAt is File.treeAt, decoding each unit once.
+func (m *PointMapper) treeAt(addr uint64) (*cuTree, error) {
+	if _, err := m.f.unitsList(); err != nil {
 		return nil, err
 	}
-	u := f.unitForAddr(addr)
+	u := m.f.unitForAddr(addr)
 	if u == nil {
 		return nil, nil
 	}
-	return f.decodeUnit(u)
+	return m.tree(u)
 }
