@@ -11,19 +11,37 @@ SRC       := $(CORPUS)/linux
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm strace util-linux libc6-dbg
+APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm strace util-linux zsh libc6-dbg
+PREFIX    ?= /usr/local
+DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build deps corpus fixtures test unit fuzz lint conformance golden bench demo clean
+.PHONY: all build docs install deps corpus fixtures test unit fuzz lint conformance golden bench demo clean
 
 all: build
 
+# build makes one static binary (CGO_ENABLED=0), to copy onto the machine
+# being debugged; the guest tests build theirs with the same script.
 build:
-	$(GO) build -o $(BIN) ./cmd/dwprobe
+	bash testdata/scripts/build.sh $(BIN)
+
+# docs generates the man page and the shell completions from the flag
+# definitions (dwprobe --man, --completion).
+docs: build
+	$(BIN) --man > bin/dwprobe.1
+	$(BIN) --completion bash > bin/dwprobe.bash
+	$(BIN) --completion zsh > bin/_dwprobe
+
+install: docs
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dwprobe
+	install -D -m 644 bin/dwprobe.1 $(DESTDIR)$(PREFIX)/share/man/man1/dwprobe.1
+	install -D -m 644 bin/dwprobe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dwprobe
+	install -D -m 644 bin/_dwprobe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dwprobe
 
 # deps installs the packages the tests use (clang for fixtures, perf as the
-# reference, qemu to boot the corpus kernels) and staticcheck; nothing is
+# reference, qemu to boot the corpus kernels, zsh to check the completion,
+# glibc's debuginfo for -F on a library) and staticcheck; nothing is
 # installed twice.
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -11,8 +12,10 @@ import (
 const DefaultFuncFilter = "!_* & !*@plt"
 
 // Functions is perf's function list (-F): every function symbol perf's map
-// holds, sorted by name (duplicates kept, as perf prints them), that
-// matches the filter rules ("" for DefaultFuncFilter).
+// holds, sorted by name, each name once, that matches the filter rules (""
+// for DefaultFuncFilter). perf prints a name as often as its map holds it
+// (glibc's versioned aliases: aio_cancel twice), which says nothing more
+// to someone choosing a function to probe.
 func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	if rules == "" {
 		rules = DefaultFuncFilter
@@ -28,5 +31,5 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 		}
 	})
 	sort.Strings(names)
-	return names, nil
+	return slices.Compact(names), nil
 }

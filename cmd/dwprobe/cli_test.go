@@ -3,8 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // TestOptions pins option handling: perf's names, unsupported options that
@@ -17,7 +31,7 @@ func TestOptions(t *testing.T) {
 		wantErr string // "" = success
 		wantOut string // substring of stdout
 	}{
-		{"help", []string{"--help"}, "help shown", ""},
+		{"help", []string{"--help"}, "", "usage: dwprobe"},
 		{"nothing to do", []string{"-x", app}, "nothing to do", ""},
 		{"exclusive modes", []string{"-x", app, "-D", "work", "-L", "work"}, "exclusive", ""},
 		{"-x and -k", []string{"-x", app, "-k", app, "-D", "work"}, "exclusive", ""},
@@ -68,5 +82,300 @@ func TestNoInlines(t *testing.T) {
 	}
 	if n, m := strings.Count(all.String(), "\n"), strings.Count(outl.String(), "\n"); n != 6 || m != 1 {
 		t.Errorf("item_score: %d probes, %d without inlines; want 6 and 1", n, m)
+	}
+}
+
+// TestHelp: --help and -h print to stdout and succeed (dwprobe --help |
+// less); every option line shows its argument by name, and no default
+// sentinel (-F's NUL, -l's "*") leaks into the text.
+func TestHelp(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "--he"} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{arg}, &out, &errb); err != nil {
+			t.Fatalf("%s: %v", arg, err)
+		}
+		help := out.String()
+		if errb.Len() != 0 {
+			t.Errorf("%s: stderr %q, want nothing", arg, errb.String())
+		}
+		for _, want := range []string{"  -F, --funcs[=FILTER]  ", "  -l, --list[=[GROUP:]EVENT]", "  -k, --vmlinux=VMLINUX  ",
+			"--max-probes=N", "(default 128)", "\nExit status:\n  0  success\n", "  3  a probe did not resolve"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s: help lacks %q", arg, want)
+			}
+		}
+		for _, bad := range []string{"\x00", "string[", "stringArray", `[="*"]`} {
+			if strings.Contains(help, bad) {
+				t.Errorf("%s: help contains %q", arg, bad)
+			}
+		}
+	}
+	// In a process: status 0, stdout only; an error goes to stderr.
+	out, errs, code := runBin(t, "--help")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, "usage: dwprobe") {
+		t.Errorf("dwprobe --help: exit %d, stderr %q, stdout %.20q", code, errs, out)
+	}
+	out, errs, code = runBin(t, "--lisx")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "did you mean --list?") {
+		t.Errorf("dwprobe --lisx: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestVersion: --version names the module version and the revision, and
+// says "dirty" for a tree with changes; the binary the build script makes
+// carries the checkout's revision.
+func TestVersion(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "1254016aef6a397accd9ed0c2ebe5a93772c6b91"},
+			{Key: "vcs.time", Value: "2026-11-23T16:03:29Z"}, {Key: "vcs.modified", Value: "true"}}}
+	if got, want := formatVersion(bi), "dwprobe v1.2.0 (revision 1254016aef6a, 2026-11-23T16:03:29Z, dirty; go1.26.8)"; got != want {
+		t.Errorf("formatVersion = %q, want %q", got, want)
+	}
+	if got, want := formatVersion(&debug.BuildInfo{GoVersion: "go1.26.8"}), "dwprobe (devel) (go1.26.8)"; got != want {
+		t.Errorf("formatVersion without VCS = %q, want %q", got, want)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "dwprobe ") {
+		t.Errorf("--version: %v, %q", err, out.String())
+	}
+	rev, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		dwarftest.Skip(t, "not a git checkout: %v", err)
+		return
+	}
+	got, _, code := runBin(t, "--version")
+	if want := "revision " + string(rev[:12]); code != 0 || !strings.Contains(got, want) {
+		t.Errorf("dwprobe --version: exit %d, %q; want %q", code, got, want)
+	}
+}
+
+// TestStaticBuild: the build script's binary is one static file, with no
+// interpreter and no dynamic section, to copy onto the machine to debug.
+func TestStaticBuild(t *testing.T) {
+	f, err := elf.Open(dwprobeBin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			t.Errorf("dwprobe has a %v segment: not static", p.Type)
+		}
+	}
+}
+
+// TestLongOptionPrefixes: a unique prefix of a long option is the option,
+// as in perf; an ambiguous one lists its candidates, an unknown one
+// suggests the closest name; option arguments are not taken for options.
+func TestLongOptionPrefixes(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+		wantOut string
+	}{
+		{"prefix", []string{"--exe", app, "--defin", "work"}, "", "p:probe_app/work "},
+		{"prefix with =", []string{"--exe=" + app, "--max-p=2", "--defin=item_score"}, "too many", ""},
+		{"optional argument", []string{"-x", app, "--fun", "comp*"}, "", "compute\n"},
+		{"ambiguous", []string{"-x", app, "--li", "work"}, "option --li is ambiguous: --line, --list (see dwprobe --help)", ""},
+		{"ambiguous no", []string{"-x", app, "--no", "-D", "work"}, "--no-demangle, --no-inlines", ""},
+		{"unknown", []string{"-x", app, "--lisx"}, "unknown option --lisx; did you mean --list? (see dwprobe --help)", ""},
+		{"unknown, nothing close", []string{"-x", app, "--zzzzzzzz"}, "unknown option --zzzzzzzz (see dwprobe --help)", ""},
+		{"unknown short", []string{"-x", app, "-z"}, "unknown shorthand flag: 'z' in -z (see dwprobe --help)", ""},
+		{"argument like an option", []string{"-x", app, "-D", "--lis"}, `probe "--lis"`, ""},
+		{"argument of a cluster", []string{"-nx", app, "work"}, "", "p:probe_app/work "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(context.Background(), c.args, &out, io.Discard)
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("error %v, want one mentioning %q", err, c.wantErr)
+			}
+			if !strings.Contains(out.String(), c.wantOut) {
+				t.Errorf("stdout %q lacks %q", out.String(), c.wantOut)
+			}
+		})
+	}
+}
+
+// TestExitCodes: the status tells a usage error, a probe that did not
+// resolve, an input that could not be read and the kernel's refusal apart.
+func TestExitCodes(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	notELF := filepath.Join(t.TempDir(), "notelf")
+	if err := os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"ok", []string{"-x", app, "-D", "work"}, exitOK},
+		{"unknown option", []string{"-x", app, "--nosuch"}, exitUsage},
+		{"exclusive modes", []string{"-x", app, "-D", "work", "-L", "work"}, exitUsage},
+		{"nothing to do", []string{"-x", app}, exitUsage},
+		{"no function", []string{"-x", app, "-D", "nosuch_function"}, exitUnresolved},
+		{"no variable", []string{"-x", app, "-D", "work nosuch_var"}, exitUnresolved},
+		{"syntax", []string{"-x", app, "-D", "work+"}, exitUnresolved},
+		{"too many", []string{"-x", app, "--max-probes", "2", "-D", "item_score"}, exitUnresolved},
+		{"bad filter", []string{"-x", app, "-F", "a&"}, exitUnresolved},
+		{"no binary", []string{"-x", "/nonexistent/app", "-D", "work"}, exitInput},
+		{"not ELF", []string{"-x", notELF, "-D", "work"}, exitInput},
+		{"no --apply file", []string{"-n", "--apply", "/nonexistent/defs"}, exitInput},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := run(context.Background(), c.args, io.Discard, io.Discard)
+			if got := exitCode(err); got != c.want {
+				t.Errorf("exit %d (%v), want %d", got, err, c.want)
+			}
+		})
+	}
+	for _, err := range []error{tracefs.ErrNotMounted, tracefs.ErrPermission, tracefs.ErrNotSupported,
+		&tracefs.WriteError{Err: syscall.EINVAL}, tracefs.ErrEventExists, tracefs.ErrNoMatch} {
+		if got := exitCode(fmt.Errorf("x: %w", err)); got != exitKernel {
+			t.Errorf("%v: exit %d, want %d", err, got, exitKernel)
+		}
+	}
+	if got := exitCode(errors.New("other")); got != exitFailure {
+		t.Errorf("an unclassified error: exit %d, want %d", got, exitFailure)
+	}
+	// In a process.
+	if _, _, code := runBin(t, "-x", app, "-D", "nosuch_function"); code != exitUnresolved {
+		t.Errorf("dwprobe -D nosuch_function: exit %d, want %d", code, exitUnresolved)
+	}
+}
+
+// TestManPage: the man page is generated from the flag set: every option,
+// the exit statuses, nothing roff would take for a request.
+func TestManPage(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--man"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	man := out.String()
+	for _, f := range visibleFlags(newFlags(&options{}, io.Discard)) {
+		if !strings.Contains(man, "\n.B "+roffText(optionSyntax(f))+"\n") {
+			t.Errorf("man page lacks %s", optionSyntax(f))
+		}
+	}
+	for _, c := range exitCodes {
+		if !strings.Contains(man, fmt.Sprintf(".B %d\n", c.code)) {
+			t.Errorf("man page lacks exit status %d", c.code)
+		}
+	}
+	for i, l := range strings.Split(man, "\n") {
+		if strings.HasPrefix(l, "'") || (strings.HasPrefix(l, ".") && !regexp.MustCompile(`^\.(TH|SH|B|BR|TP|nf|fi) ?`).MatchString(l)) {
+			t.Errorf("line %d is a stray roff request: %q", i+1, l)
+		}
+	}
+	if man, err := exec.LookPath("man"); err == nil {
+		cmd := exec.Command(man, "-l", "-")
+		cmd.Stdin = strings.NewReader(out.String())
+		cmd.Env = append(os.Environ(), "MANWIDTH=100", "MAN_KEEP_FORMATTING=0")
+		text, err := cmd.Output()
+		plain := regexp.MustCompile(".\x08").ReplaceAllString(string(text), "") // overstrike bold
+		if err != nil || !strings.Contains(plain, "--funcs[=FILTER]") {
+			t.Errorf("man -l: %v, %.200q", err, text)
+		}
+	}
+}
+
+// TestCompletion: the bash and zsh scripts are generated from the flag set
+// (every option in both), parse, and complete: bash's compgen run gives
+// option names and the function names of the -x binary.
+func TestCompletion(t *testing.T) {
+	scripts := map[string]string{}
+	for _, sh := range []string{"bash", "zsh"} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"--completion", sh}, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		scripts[sh] = out.String()
+		for _, f := range visibleFlags(newFlags(&options{}, io.Discard)) {
+			if !regexp.MustCompile(`[ '{,]--` + regexp.QuoteMeta(f.Name) + `[ '=}]`).MatchString(out.String()) {
+				t.Errorf("%s completion lacks --%s", sh, f.Name)
+			}
+		}
+	}
+	if err := run(context.Background(), []string{"--completion", "fish"}, io.Discard, io.Discard); exitCode(err) != exitUsage {
+		t.Errorf("--completion fish: %v, want a usage error", err)
+	}
+	dir := t.TempDir()
+	for sh, s := range scripts {
+		p := filepath.Join(dir, sh)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(dwarftest.NeedTool(t, sh), "-n", p).CombinedOutput(); err != nil {
+			t.Errorf("%s -n: %v\n%s", sh, err, out)
+		}
+	}
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	complete := func(words ...string) string {
+		t.Helper()
+		script := fmt.Sprintf(`source %q; COMP_WORDS=(%s); COMP_CWORD=%d; _dwprobe; printf '%%s\n' "${COMPREPLY[@]}"`,
+			filepath.Join(dir, "bash"), shellWords(words), len(words)-1)
+		out, err := exec.Command("bash", "-c", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("compgen: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := complete("dwprobe", "--lis"); got != "--list" {
+		t.Errorf("--lis completes to %q, want --list", got)
+	}
+	if got := complete(dwprobeBin(t), "-x", app, "-D", "comp"); got != "compute" {
+		t.Errorf("-x app -D comp completes to %q, want compute", got)
+	}
+	if got := complete(dwprobeBin(t), "-x", app, "-D", "work:"); got != "" {
+		t.Errorf("-D work: completes to %q, want nothing", got)
+	}
+}
+
+// shellWords quotes words for a bash array.
+func shellWords(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// TestFuncsOnce: -F lists each name once; glibc's symbol table holds
+// versioned aliases (aio_cancel twice), which perf prints as often.
+func TestFuncsOnce(t *testing.T) {
+	const libc = "/lib/x86_64-linux-gnu/libc.so.6"
+	if _, err := os.Stat(libc); err != nil {
+		dwarftest.Skip(t, "no %s: %v", libc, err)
+		return
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-x", libc, "-F"}, &out, io.Discard); err != nil {
+		if errors.Is(err, dwarfres.ErrNoDebugInfo) {
+			dwarftest.Skip(t, "glibc without debuginfo (make deps installs libc6-dbg): %v", err)
+			return
+		}
+		t.Fatal(err)
+	}
+	names := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("%s listed twice", n)
+		}
+		seen[n] = true
+	}
+	for _, n := range []string{"aio_cancel", "malloc", "memcpy"} {
+		if !seen[n] {
+			t.Errorf("%s not listed", n)
+		}
 	}
 }

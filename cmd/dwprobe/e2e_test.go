@@ -32,7 +32,7 @@ func dwprobeBin(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "dwprobe")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("bash", "../../testdata/scripts/build.sh", binPath).CombinedOutput()
 		if err != nil {
 			binErr = &buildError{string(out)}
 		}

@@ -159,8 +159,8 @@ func guestDwprobe(t *testing.T, arch string) string {
 			return
 		}
 		b.path = filepath.Join(dir, "dwprobe")
-		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", b.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+		cmd := exec.Command("bash", "../../testdata/scripts/build.sh", b.path)
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = &buildError{fmt.Sprintf("GOARCH=%s: %v\n%s", arch, err, out)}
 			return

@@ -24,10 +24,8 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if err != errHelp {
-			fmt.Fprintf(os.Stderr, "dwprobe: %s\n", oneLine(err.Error()))
-			os.Exit(1)
-		}
+		fmt.Fprintf(os.Stderr, "dwprobe: %s\n", oneLine(err.Error()))
+		os.Exit(exitCode(err))
 	}
 }
 

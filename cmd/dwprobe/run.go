@@ -14,8 +14,6 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 )
 
-var errHelp = errors.New("help shown")
-
 // options holds perf probe 6.1's options, with its names.
 type options struct {
 	vmlinux    string
@@ -43,6 +41,8 @@ type options struct {
 	bootconfig bool
 	funcsSet   bool
 	listSet    bool
+	show       string // "help", "version", "man" or "completion": print it and stop
+	completion string // the shell of --completion
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -91,7 +91,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
 	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
-	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "OLD=NEW: find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
+	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE, do not add it (repeatable)")
 	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add PROBE to kprobe_events (uprobe_events with -x) (repeatable)")
 	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete the probe events matching [GROUP:]EVENT, a glob or filter (repeatable)")
@@ -118,10 +118,11 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	for _, n := range []string{"symfs", "target-ns", "debuginfod"} {
 		fs.String(n, "", "perf option (not yet supported)")
 	}
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageHead)
-		fmt.Fprint(stderr, fs.FlagUsages())
-	}
+	fs.BoolP("help", "h", false, "show this help on stdout")
+	fs.Bool("version", false, "show the version and VCS revision dwprobe was built from")
+	fs.Bool("man", false, "print the man page (roff)")
+	fs.StringVar(&o.completion, "completion", "", "print the completion script for SHELL (bash or zsh)")
+	fs.Usage = func() { writeHelp(stderr, fs) }
 	return fs
 }
 
@@ -133,7 +134,10 @@ var unsupported = []string{"module",
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
 	if err != nil {
-		return err
+		return asUsage(err)
+	}
+	if o.show != "" {
+		return show(o, stdout)
 	}
 	return withHints(dispatch(ctx, o, stdout, stderr), o)
 }
@@ -143,11 +147,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	var o options
 	fs := newFlags(&o, stderr)
-	if err := fs.Parse(joinOptArgs(args)); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, errHelp
-		}
+	args, err := expandLongOpts(fs, args)
+	if err != nil {
 		return nil, err
+	}
+	if err := fs.Parse(joinOptArgs(args)); err != nil {
+		return nil, fmt.Errorf("%w (see dwprobe --help)", err)
+	}
+	if o.show = shown(fs); o.show != "" {
+		return &o, nil
 	}
 	o.funcsSet = fs.Changed("funcs")
 	o.listSet = fs.Changed("list")

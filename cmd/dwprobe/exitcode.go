@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// Exit statuses, so that a script or CI can tell a spec that did not
+// resolve from an input it could not read, a usage error or the kernel's
+// refusal.
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitUnresolved = 3
+	exitInput      = 4
+	exitKernel     = 5
+)
+
+// exitCodes documents the statuses for --help, the man page and README.
+var exitCodes = []struct {
+	code int
+	what string
+}{
+	{exitOK, "success"},
+	{exitFailure, "any other failure"},
+	{exitUsage, "usage: an unknown or ambiguous option, options that do not go together"},
+	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse)"},
+	{exitInput, "an input could not be read: the binary or vmlinux, its debuginfo, a source file, an --apply file"},
+	{exitKernel, "tracefs or the kernel refused: not mounted, not root, no kprobe_events or uprobe_events, a definition rejected, an event name taken, nothing to delete"},
+}
+
+// usageError is a command line that cannot be run as given.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// exitCode classifies err, in this order: usage, tracefs and the kernel,
+// inputs, resolution. The libraries' errors wrap their sentinels, so the
+// classes are told apart by errors.Is and errors.As alone.
+func exitCode(err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		return exitUsage
+	case isKernelErr(err):
+		return exitKernel
+	case isInputErr(err):
+		return exitInput
+	case isUnresolvedErr(err):
+		return exitUnresolved
+	}
+	return exitFailure
+}
+
+func isKernelErr(err error) bool {
+	return isAny(err, tracefs.ErrNotMounted, tracefs.ErrPermission, tracefs.ErrNotSupported,
+		tracefs.ErrRejected, tracefs.ErrEventExists, tracefs.ErrNoMatch, tracefs.ErrNoEvent,
+		tracefs.ErrBadListing)
+}
+
+func isInputErr(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
+		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed)
+}
+
+func isUnresolvedErr(err error) bool {
+	var pe *dwarfres.ProbeError
+	var pt *probegen.PointError
+	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, probegen.ErrSyntax, probegen.ErrNotSupported,
+		probegen.ErrTooManyEvents, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
+		tracefs.ErrBadEventName, tracefs.ErrBadGroupName, tracefs.ErrBadArgName,
+		dwarfres.ErrNotFound, dwarfres.ErrNoCode, dwarfres.ErrOutOfRange,
+		dwarfres.ErrInlineReturn, dwarfres.ErrAmbiguous, dwarfres.ErrTooMany,
+		dwarfres.ErrSharedLine)
+}
+
+func isAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
+}
