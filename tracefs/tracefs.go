@@ -38,6 +38,11 @@ type FS struct {
 // Root returns the directory FS reads and writes.
 func (t *FS) Root() string { return t.root }
 
+// LockPath returns the lock file Add and Delete take; a caller may keep
+// its own records about the probes beside it (same lifetime: /run is
+// emptied at boot, as the probes are).
+func (t *FS) LockPath() string { return t.lockPath }
+
 // Open returns the tracefs at root, which must hold a README file. Add and
 // Delete lock defaultLockPath() if root is a mounted tracefs or debugfs,
 // and root/.dwprobe.lock otherwise (a directory standing in for tracefs in

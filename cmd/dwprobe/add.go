@@ -55,6 +55,7 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	if _, err := addBatch(ctx, fsys, tracefs.Batch{Kind: kind, Build: build}); err != nil {
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("definition %d of %d", i+1, len(evs)) })
 	}
+	recordAdded(fsys, evs)
 	if o.quiet {
 		return nil
 	}

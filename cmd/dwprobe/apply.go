@@ -55,6 +55,7 @@ func runApply(ctx context.Context, o *options, stderr io.Writer) error {
 	if err != nil {
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("%s:%d", name, lines[i].n) })
 	}
+	recordAdded(fsys, added)
 	if !o.quiet {
 		showApplied(o, added, stderr)
 	}

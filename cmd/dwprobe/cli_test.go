@@ -379,3 +379,64 @@ func TestFuncsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestListChangedBinary: -l says when the binary under a uprobe is not
+// what it was when dwprobe added the probe (build-id, else size), from the
+// record it keeps beside tracefs's lock; a binary unchanged gets no note.
+func TestListChangedBinary(t *testing.T) {
+	dir := t.TempDir()
+	app := filepath.Join(dir, "app")
+	copyFile := func(src string, extra []byte) {
+		t.Helper()
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(app, append(b, extra...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gcc, clang := fixture(t, "app-gcc-O2-dwarf5"), fixture(t, "app-clang-O2-dwarf5")
+	copyFile(gcc, nil)
+	fsys, _ := fakeTracefs(t)
+	if _, _, err := dw("-q", "-x", app, "-a", "work", "-a", "g:e=compute"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(addedPath(fsys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^g/e\t` + regexp.QuoteMeta(app) + `\t\d+\t[0-9a-f]{40}$`).Match(rec) {
+		t.Errorf("record:\n%s", rec)
+	}
+	list := func() string {
+		t.Helper()
+		_, errOut, err := dw("-k", "/nonexistent", "-l")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return errOut
+	}
+	if errOut := list(); strings.Contains(errOut, "changed") {
+		t.Errorf("unchanged binary: %q", errOut)
+	}
+	copyFile(gcc, []byte{0})
+	if errOut := list(); !strings.Contains(errOut, "note: probe_app:work: "+app+" has changed since the probe was added (") ||
+		!regexp.MustCompile(`g:e: \S+ has changed since the probe was added \(\d+ bytes, was \d+\)`).MatchString(errOut) {
+		t.Errorf("grown binary: %q", errOut)
+	}
+	copyFile(clang, nil)
+	if errOut := list(); !regexp.MustCompile(`g:e: \S+ has changed since the probe was added \(build-id [0-9a-f]{40}, was [0-9a-f]{40}\)`).MatchString(errOut) {
+		t.Errorf("rebuilt binary: %q", errOut)
+	}
+	// Deleted events drop out of the record at the next add.
+	if _, _, err := dw("-q", "-d", "g:e"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := dw("-q", "-x", app, "-a", "g:f=compute"); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := os.ReadFile(addedPath(fsys)); strings.Contains(string(rec), "g/e\t") || !strings.Contains(string(rec), "g/f\t") {
+		t.Errorf("record after -d g:e and -a g:f:\n%s", rec)
+	}
+}

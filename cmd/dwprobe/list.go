@@ -36,6 +36,7 @@ func runList(o *options, stdout, stderr io.Writer) error {
 	defer w.Flush()
 	dbg := newDebugCache(o, stderr)
 	defer dbg.close()
+	changed := newChangedBinaries(fsys)
 	kinds := 0
 	var firstErr error
 	for _, kind := range []tracefs.Kind{tracefs.KProbe, tracefs.UProbe} {
@@ -59,7 +60,11 @@ func runList(o *options, stdout, stderr io.Writer) error {
 				continue
 			}
 			fmt.Fprintln(w, dbg.line(e))
+			changed.check(e)
 		}
+	}
+	if w.Flush(); !o.quiet {
+		changed.write(stderr)
 	}
 	if kinds == 0 {
 		return tracefsErr(firstErr)
