@@ -58,7 +58,7 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 		}
 	}
 	if lr == nil {
-		return nil, fmt.Errorf("line range %q: no probeable source line found", spec)
+		return nil, &dwarfres.ProbeError{Err: dwarfres.ErrNotFound, Msg: fmt.Sprintf("line range %q: no probeable source line found", spec)}
 	}
 	l := &Listing{Function: lq.Function, Path: lr.Path, Start: lr.Start - lr.Offset}
 	if lq.Function == "" {

@@ -226,6 +226,8 @@ func TestExitCodes(t *testing.T) {
 		{"syntax", []string{"-x", app, "-D", "work+"}, exitUnresolved},
 		{"too many", []string{"-x", app, "--max-probes", "2", "-D", "item_score"}, exitUnresolved},
 		{"bad filter", []string{"-x", app, "-F", "a&"}, exitUnresolved},
+		{"no lines", []string{"-x", app, "-L", "nosuch"}, exitUnresolved},
+		{"past the end", []string{"-x", app, "-L", "app_util.c:999"}, exitUnresolved},
 		{"no binary", []string{"-x", "/nonexistent/app", "-D", "work"}, exitInput},
 		{"not ELF", []string{"-x", notELF, "-D", "work"}, exitInput},
 		{"no --apply file", []string{"-n", "--apply", "/nonexistent/defs"}, exitInput},
@@ -243,6 +245,10 @@ func TestExitCodes(t *testing.T) {
 		if got := exitCode(fmt.Errorf("x: %w", err)); got != exitKernel {
 			t.Errorf("%v: exit %d, want %d", err, got, exitKernel)
 		}
+	}
+	fakeTracefs(t)
+	if _, _, err := dw("-d", "nosuch"); exitCode(err) != exitKernel {
+		t.Errorf("-d nosuch: %v, exit %d, want %d", err, exitCode(err), exitKernel)
 	}
 	if got := exitCode(errors.New("other")); got != exitFailure {
 		t.Errorf("an unclassified error: exit %d, want %d", got, exitFailure)
@@ -438,5 +444,18 @@ func TestListChangedBinary(t *testing.T) {
 	}
 	if rec, _ := os.ReadFile(addedPath(fsys)); strings.Contains(string(rec), "g/e\t") || !strings.Contains(string(rec), "g/f\t") {
 		t.Errorf("record after -d g:e and -a g:f:\n%s", rec)
+	}
+}
+
+// TestREADMEExitCodes: README's table of exit statuses is --help's.
+func TestREADMEExitCodes(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exitCodes {
+		if row := fmt.Sprintf("\n| %d | %s |\n", c.code, c.what); !strings.Contains(string(readme), row) {
+			t.Errorf("README lacks the row %q", strings.TrimSpace(row))
+		}
 	}
 }

@@ -72,7 +72,7 @@ func runDelete(ctx context.Context, o *options, stderr io.Writer) error {
 		return tracefsErr(firstErr)
 	}
 	if !hit {
-		return fmt.Errorf("%q does not hit any event", strings.Join(o.del, "|"))
+		return errorWith(tracefs.ErrNoMatch, "%q does not hit any event", strings.Join(o.del, "|"))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -40,6 +41,21 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
+
+// classedError is one of cmd's own messages that belongs to a class of
+// exitCode through a sentinel it does not show.
+type classedError struct {
+	msg   string
+	class error
+}
+
+func (e *classedError) Error() string { return e.msg }
+func (e *classedError) Unwrap() error { return e.class }
+
+// errorWith is fmt.Errorf's message, classed as sentinel.
+func errorWith(sentinel error, format string, args ...any) error {
+	return &classedError{fmt.Sprintf(format, args...), sentinel}
+}
 
 // exitCode classifies err, in this order: usage, tracefs and the kernel,
 // inputs, resolution. The libraries' errors wrap their sentinels, so the
