@@ -111,7 +111,7 @@ func definitions(rs []resolved) ([]tracefs.Event, error) {
 		evs = append(evs, r.defs...)
 	}
 	if len(evs) == 0 {
-		return nil, errors.New("no probe point to add")
+		return nil, errorWith(dwarfres.ErrNotFound, "no probe point to add")
 	}
 	return evs, nil
 }
@@ -235,7 +235,7 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 	var exists *tracefs.ExistsError
 	if errors.As(err, &exists) {
 		id := exists.Group + ":" + exists.Name
-		return fmt.Errorf("%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
+		return errorWith(tracefs.ErrEventExists, "%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
 	}
 	var stopped *tracefs.StoppedError
 	if errors.As(err, &stopped) {
@@ -264,5 +264,5 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 	if errors.Is(err, tracefs.ErrPermission) {
 		return tracefsErr(fmt.Errorf("%s: %w", msg, err))
 	}
-	return errors.New(msg + "; nothing was added")
+	return errorWith(tracefs.ErrRejected, "%s; nothing was added", msg)
 }

@@ -13,7 +13,7 @@ import (
 // runBootconfig implements -D with --bootconfig.
 func runBootconfig(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if o.exec != "" {
-		return errors.New("--bootconfig defines kprobes only: boot-time tracing has no uprobes (drop -x)")
+		return &usageError{errors.New("--bootconfig defines kprobes only: boot-time tracing has no uprobes (drop -x)")}
 	}
 	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
 	if err != nil {

@@ -227,6 +227,8 @@ func TestExitCodes(t *testing.T) {
 		{"too many", []string{"-x", app, "--max-probes", "2", "-D", "item_score"}, exitUnresolved},
 		{"bad filter", []string{"-x", app, "-F", "a&"}, exitUnresolved},
 		{"no lines", []string{"-x", app, "-L", "nosuch"}, exitUnresolved},
+		{"-V with arguments", []string{"-x", app, "-V", "work p"}, exitUnresolved},
+		{"--bootconfig with -x", []string{"-x", app, "-b", "-D", "work"}, exitUsage},
 		{"past the end", []string{"-x", app, "-L", "app_util.c:999"}, exitUnresolved},
 		{"no binary", []string{"-x", "/nonexistent/app", "-D", "work"}, exitInput},
 		{"not ELF", []string{"-x", notELF, "-D", "work"}, exitInput},
@@ -249,6 +251,20 @@ func TestExitCodes(t *testing.T) {
 	fakeTracefs(t)
 	if _, _, err := dw("-d", "nosuch"); exitCode(err) != exitKernel {
 		t.Errorf("-d nosuch: %v, exit %d, want %d", err, exitCode(err), exitKernel)
+	}
+	if _, _, err := dw("-l", "-x", app); exitCode(err) != exitUsage {
+		t.Errorf("-l -x: %v, exit %d, want %d", err, exitCode(err), exitUsage)
+	}
+	if _, _, err := dw("-q", "-x", app, "-a", "work"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := dw("-q", "-x", app, "-a", "work"); exitCode(err) != exitKernel {
+		t.Errorf("-a of an event that exists: %v, exit %d, want %d", err, exitCode(err), exitKernel)
+	}
+	refused := addErr(&tracefs.WriteError{Kind: tracefs.UProbe, Def: "p:g/e /app:0x1", Err: syscall.EINVAL, Errno: syscall.EINVAL},
+		io.Discard, func(int) string { return "definition 1" })
+	if got := exitCode(refused); got != exitKernel {
+		t.Errorf("%v: exit %d, want %d", refused, got, exitKernel)
 	}
 	if got := exitCode(errors.New("other")); got != exitFailure {
 		t.Errorf("an unclassified error: exit %d, want %d", got, exitFailure)

@@ -22,7 +22,7 @@ import (
 //	probe_app:work_L7    (on work:7@fixtures/app_util.c in /tmp/app with name id)
 func runList(o *options, stdout, stderr io.Writer) error {
 	if o.exec != "" {
-		return errors.New("-l lists the probes of every binary and of the kernel: it takes no -x")
+		return &usageError{errors.New("-l lists the probes of every binary and of the kernel: it takes no -x")}
 	}
 	flt, err := lazymatch.ParseFilter(o.list)
 	if err != nil {

@@ -336,7 +336,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	case !errors.As(err, &nf):
 		return nil, err
 	case nf.Path == "":
-		return nil, fmt.Errorf("no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", nf.Release, strings.Join(nf.Tried, ", "))
+		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", nf.Release, strings.Join(nf.Tried, ", "))
 	case len(nf.Tried) == 0:
 		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
 	}

@@ -30,7 +30,7 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 		}
 		switch {
 		case len(spec.Args) > 0:
-			return fmt.Errorf("-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
+			return errorWith(probegen.ErrSyntax, "-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
 		case spec.Point.IsAddr:
 			return fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
 		}
