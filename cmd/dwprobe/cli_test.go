@@ -53,20 +53,25 @@ func TestOptions(t *testing.T) {
 		{"arguments", []string{"-x", app, "-D", "work p"}, "", " p=%di:x64\n"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			err := run(context.Background(), c.args, &out, &errb)
-			if c.wantErr == "" {
-				if err != nil {
-					t.Fatalf("error %v", err)
-				}
-			} else if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Fatalf("error %v, want one mentioning %q", err, c.wantErr)
-			}
-			if !strings.Contains(out.String(), c.wantOut) {
-				t.Errorf("stdout %q lacks %q", out.String(), c.wantOut)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkRun(t, c.args, c.wantErr, c.wantOut) })
+	}
+}
+
+// checkRun runs dwprobe in process: an error mentioning wantErr ("" for
+// success) and a stdout holding wantOut.
+func checkRun(t *testing.T, args []string, wantErr, wantOut string) {
+	t.Helper()
+	var out bytes.Buffer
+	err := run(context.Background(), args, &out, io.Discard)
+	if wantErr == "" {
+		if err != nil {
+			t.Fatalf("error %v", err)
+		}
+	} else if err == nil || !strings.Contains(err.Error(), wantErr) {
+		t.Fatalf("error %v, want one mentioning %q", err, wantErr)
+	}
+	if !strings.Contains(out.String(), wantOut) {
+		t.Errorf("stdout %q lacks %q", out.String(), wantOut)
 	}
 }
 
@@ -187,20 +192,7 @@ func TestLongOptionPrefixes(t *testing.T) {
 		{"argument of a cluster", []string{"-nx", app, "work"}, "", "p:probe_app/work "},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var out bytes.Buffer
-			err := run(context.Background(), c.args, &out, io.Discard)
-			if c.wantErr == "" {
-				if err != nil {
-					t.Fatalf("error %v", err)
-				}
-			} else if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Fatalf("error %v, want one mentioning %q", err, c.wantErr)
-			}
-			if !strings.Contains(out.String(), c.wantOut) {
-				t.Errorf("stdout %q lacks %q", out.String(), c.wantOut)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkRun(t, c.args, c.wantErr, c.wantOut) })
 	}
 }
 
