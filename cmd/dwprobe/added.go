@@ -19,8 +19,8 @@ import (
 // and build-id), so that -l can say when it has changed since. The kernel
 // keeps only the path and offset, and a rebuilt binary leaves the probe on
 // the old inode, or at an offset that is now elsewhere. The record is a
-// file beside tracefs's lock (/run/lock/dwprobe.added: /run is emptied at
-// boot, as the probes are), one line per event and binary:
+// file beside tracefs's lock (/run/dwprobe/added beside /run/dwprobe/lock:
+// /run is emptied at boot, as the probes are), one line per event and binary:
 //
 //	GROUP/EVENT <TAB> PATH <TAB> SIZE <TAB> BUILD-ID
 //
@@ -62,7 +62,7 @@ func fingerprintOf(path string) (fingerprint, bool) {
 }
 
 func addedPath(fsys *tracefs.FS) string {
-	return strings.TrimSuffix(fsys.LockPath(), ".lock") + ".added"
+	return strings.TrimSuffix(fsys.LockPath(), "lock") + "added"
 }
 
 // recordAdded notes the binaries under the uprobes of added, dropping the
