@@ -36,6 +36,10 @@ func closest(want string, names []string, n int) []string {
 	return out
 }
 
+// Closest is closest for callers that suggest their own names (cmd's
+// options).
+func Closest(want string, names []string, n int) []string { return closest(want, names, n) }
+
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // expandLongOpts writes out the long options of args in full, as perf's
@@ -92,35 +94,13 @@ func longFlag(fs *pflag.FlagSet, name string) (*pflag.Flag, error) {
 		name, strings.Join(cands, ", --"))}
 }
 
-// closestFlag is the long option nearest to name by edit distance, if one
-// is near enough to be what was meant.
+// closestFlag is the long option nearest to name, if one is near enough
+// to be what was meant.
 func closestFlag(fs *pflag.FlagSet, name string) string {
-	best, bestD := "", len(name)/3+2
-	fs.VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD {
-			best, bestD = f.Name, d
-		}
-	})
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if c := probegen.Closest(name, names, 1); len(c) > 0 {
+		return c[0]
 	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
