@@ -348,7 +348,7 @@ func TestApplyLive(t *testing.T) {
 		t.Errorf("--apply with a missing binary: %v", err)
 	}
 	// The kernel's reason, with the caret under the file.
-	if parts := strings.Split(errOut, "\n"); len(parts) < 2 || !strings.HasPrefix(parts[0][strings.IndexByte(parts[1], '^'):], "/nonexistent/") {
+	if !caretAt(errOut, "/nonexistent/") {
 		t.Errorf("stderr:\n%s", errOut)
 	} else {
 		t.Logf("stderr:\n%s%v", errOut, err)
@@ -414,4 +414,18 @@ func noneLeft(t *testing.T, fsys *tracefs.FS, g string) {
 			t.Errorf("left in uprobe_events: %s", e.Raw)
 		}
 	}
+}
+
+// caretAt reports whether stderr has a line with a caret under text in the
+// line before it (other lines, such as a note that the lock is being waited
+// for, may come first).
+func caretAt(stderr, text string) bool {
+	lines := strings.Split(stderr, "\n")
+	for i := 1; i < len(lines); i++ {
+		c := strings.IndexByte(lines[i], '^')
+		if c >= 0 && c < len(lines[i-1]) && strings.HasPrefix(lines[i-1][c:], text) {
+			return true
+		}
+	}
+	return false
 }
