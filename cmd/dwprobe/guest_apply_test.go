@@ -320,14 +320,14 @@ func TestGuestApply(t *testing.T) {
 			}
 			t.Logf("%s guest workload output:\n%s", arch, g.Workload)
 
-			// The file with a bad register: refused with the kernel's
-			// reason and the line, and nothing of it registered.
+			// The file with a bad register: refused before anything is
+			// written (the register tables are the kernel's), with the
+			// line and column, and nothing of it registered.
 			s := steps["bad-reg"]
 			for _, want := range []string{
-				fmt.Sprintf("dwprobe: %s:%d: the kernel refused kprobe %q (invalid argument: Invalid register name) at column ",
-					applyBadReg, badRegLine, badReg[badRegLine-1]),
+				fmt.Sprintf("dwprobe: %s:%d:", applyBadReg, badRegLine),
+				"the kernel has no register %nosuchreg on " + map[string]string{"amd64": "x86_64", "arm64": "arm64"}[arch],
 				"; nothing was added\n",
-				"^ Invalid register name\n",
 			} {
 				if s.rc == 0 || !strings.Contains(s.stderr, want) {
 					t.Errorf("--apply %s: exit %d, stderr lacks %q:\n%s", applyBadReg, s.rc, want, s.stderr)
