@@ -80,7 +80,7 @@ fuzz:
 # conformance compares dwprobe with perf probe 6.1's recorded answers on the
 # amd64 and arm64 vmlinux and prints matched/total per kind and arch.
 conformance: deps corpus
-	$(GO) test -count=1 -run '^TestConformance$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
+	$(GO) test -count=1 -timeout 40m -run '^TestConformance$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
 
 # golden regenerates perf's answers for the conformance specs of both
