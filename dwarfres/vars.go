@@ -430,14 +430,16 @@ func (s *Scope) ReadableRanges(v Entry) []Range {
 // scope is in: FUNC:N's line 0.
 func (s *Scope) FuncDeclLine() (int, bool) { return s.t.declLine(s.sp) }
 
-// PerfRanges reproduces perf's die_get_var_range text:
+// PerfRanges writes where a probe can read v (ReadableRanges, so that
+// -V --range and -D agree; perf also lists ranges where only
+// DW_OP_entry_value knows the value) in perf's die_get_var_range format:
 // "@<FUNC+[A-B,C-D]>" relative to the function entry, "" when none.
 func (s *Scope) PerfRanges(v Entry) string {
 	entry, ok := s.t.dieEntryPC(s.sp)
 	if !ok {
 		return ""
 	}
-	rs := s.Ranges(v)
+	rs := s.ReadableRanges(v)
 	if len(rs) == 0 {
 		return ""
 	}

@@ -144,3 +144,21 @@ func TestE2ENotraceNote(t *testing.T) {
 		})
 	}
 }
+
+// TestVarsRangeAgreesWithDefine pins issue 10's -V --range: a range is
+// listed only where -D can read the variable. p in work is a register up
+// to work+44 and only DW_OP_entry_value after it, which perf 6.1 still
+// lists (@<work+[0-44,44-66]>).
+func TestVarsRangeAgreesWithDefine(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	out, _, code := runBin(t, "-x", app, "-V", "work", "--range")
+	if code != 0 || !strings.Contains(out, "struct item*\tp\t@<work+[0-44]>\n") {
+		t.Fatalf("-V work --range: exit %d:\n%s", code, out)
+	}
+	if _, errs, code := runBin(t, "-x", app, "-D", "work+37 p"); code != 0 {
+		t.Errorf("-D 'work+37 p' inside the listed range: exit %d: %s", code, errs)
+	}
+	if _, errs, code := runBin(t, "-x", app, "-D", "work+53 p"); code == 0 || !strings.Contains(errs, "DW_OP_entry_value") {
+		t.Errorf("-D 'work+53 p' past the listed range: exit %d: %s", code, errs)
+	}
+}
