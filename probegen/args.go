@@ -115,8 +115,8 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			orig = append(orig, -1)
 		}
 	}
-	if len(list) > MaxProbeArgs {
-		return nil, fmt.Errorf("%s: %d arguments after expanding $vars/$params, the kernel takes at most %d", e.spec, len(list), MaxProbeArgs)
+	if len(list) > tracefs.MaxArgs {
+		return nil, fmt.Errorf("%s: %d arguments after expanding $vars/$params, the kernel takes at most %d", e.spec, len(list), tracefs.MaxArgs)
 	}
 	var out []argSlot
 	for i, a := range list {

@@ -9,13 +9,6 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
-// Limits taken from perf 6.1 and the 6.1 kernel, so that a command perf or
-// the kernel would refuse is refused here, before anything is written.
-const (
-	// MaxProbeArgs is perf's MAX_PROBE_ARGS and the kernel's MAX_TRACE_ARGS.
-	MaxProbeArgs = 128
-)
-
 // Point is a parsed probe point:
 //
 //	[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN] | SRC:ALN | SRC;PTN | 0xADDR[%return]
@@ -78,9 +71,9 @@ func ParseSpec(cmd string) (*Spec, error) {
 	if len(toks) == 0 {
 		return nil, synErr(cmd, len(cmd)+1, "probe point missing")
 	}
-	if n := len(toks) - 1; n > MaxProbeArgs {
-		return nil, synErr(cmd, toks[MaxProbeArgs+1].off+1,
-			fmt.Sprintf("too many probe arguments (%d, at most %d)", n, MaxProbeArgs))
+	if n := len(toks) - 1; n > tracefs.MaxArgs {
+		return nil, synErr(cmd, toks[tracefs.MaxArgs+1].off+1,
+			fmt.Sprintf("too many probe arguments (%d, at most %d)", n, tracefs.MaxArgs))
 	}
 	p, err := parsePoint(cmd, toks[0].s, toks[0].off)
 	if err != nil {

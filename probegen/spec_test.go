@@ -318,7 +318,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"vfs_read x=@user", 0, "", nil}, // valid: a symbol called user (checked below)
 		{"vfs_read%return count", 17, `local variable "count" can't be used with %return`, nil},
 		{"vfs_read%return c=file->f_pos", 19, `local variable "file->f_pos"`, nil},
-		{"f" + strings.Repeat(" %ax", MaxProbeArgs+1), 2 + 4*MaxProbeArgs + 1, "too many probe arguments (129, at most 128)", nil},
+		{"f" + strings.Repeat(" %ax", tracefs.MaxArgs+1), 2 + 4*tracefs.MaxArgs + 1, "too many probe arguments (129, at most 128)", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -348,7 +348,7 @@ func TestParseSpecErrors(t *testing.T) {
 		})
 	}
 	// 128 arguments are fine.
-	if _, err := ParseSpec("f" + strings.Repeat(" %ax", MaxProbeArgs)); err != nil {
+	if _, err := ParseSpec("f" + strings.Repeat(" %ax", tracefs.MaxArgs)); err != nil {
 		t.Errorf("128 arguments: %v", err)
 	}
 }
