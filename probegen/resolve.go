@@ -50,6 +50,12 @@ type point struct {
 // the absolute path of the probed binary for uprobes, "" for a kernel.
 // Notes explain targets written in an unusual form, for stderr.
 func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
+	defs, _, notes, err = definitions(t, spec, exe, o)
+	return defs, notes, err
+}
+
+// definitions is Definitions, with the point each definition lies at.
+func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, pt: &spec.Point, ret: spec.Point.Return, user: o.User}
@@ -59,23 +65,23 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		}
 	}
 	if err := env.checkArgs(spec.Args); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	pts, err := resolve(&o, t, &spec.Point)
+	pts, err = resolve(&o, t, &spec.Point)
 	if err != nil {
-		return nil, nil, &PointError{Spec: raw, Err: err}
+		return nil, nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	group := spec.Point.Group
 	if group == "" {
 		group = DefaultGroup
 		if exe != "" {
 			if group, err = ExecGroup(exe); err != nil {
-				return nil, nil, &PointError{Spec: raw, Err: err}
+				return nil, nil, nil, &PointError{Spec: raw, Err: err}
 			}
 		}
 	}
 	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
-		return nil, nil, &PointError{Spec: raw, Err: err}
+		return nil, nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	// perf -D marks no name as taken, so every point of a spec gets its
 	// base name.
@@ -89,7 +95,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
-			return nil, nil, &PointError{Spec: raw, Err: err}
+			return nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
 		target := p.target
 		if exe != "" {
@@ -97,7 +103,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			var off uint64
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
-					return nil, nil, &PointError{Spec: raw, Err: err}
+					return nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
 			} else {
 				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
@@ -108,7 +114,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		if len(spec.Args) > 0 {
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			slots = append(slots, sl)
 			where = append(where, p.target)
@@ -125,19 +131,19 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	}
 	if len(spec.Args) > 0 {
 		if err := env.fillMissing(slots, where); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if err := env.setArgs(defs, slots, spec.Args); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	for _, d := range defs {
 		if err := d.Validate(); err != nil {
-			return nil, nil, &PointError{Spec: raw, Err: err}
+			return nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
 	}
 	notes = append(notes, env.notes...)
-	return defs, notes, nil
+	return defs, pts, notes, nil
 }
 
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,

@@ -24,7 +24,11 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	}
 	rs, err := resolveAll(ctx, o, t, o.adds, stderr)
 	if err != nil {
-		return err
+		if o.json {
+			// Nothing is added: only the failures are reported.
+			err = errors.Join(writeSpecsJSON(stdout, "add", o.dryRun, failedOnly(rs)), err)
+		}
+		return nothingAdded(err)
 	}
 	if o.dryRun {
 		return dryRunAdd(o, kind, rs, stdout, stderr)
@@ -56,6 +60,11 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("definition %d of %d", i+1, len(evs)) })
 	}
 	recordAdded(fsys, evs)
+	if o.json {
+		if err := writeSpecsJSON(stdout, "add", false, rs); err != nil {
+			return err
+		}
+	}
 	if o.quiet {
 		return nil
 	}
@@ -68,6 +77,16 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	fmt.Fprintf(stderr, "or enable it in tracefs:\n\n")
 	fmt.Fprintf(stderr, "\techo 1 > %s\n\n", filepath.Join(fsys.Root(), "events", d.Group, d.Name, "enable"))
 	return nil
+}
+
+// nothingAdded says of a keep-going run's failure that, all or nothing,
+// the probes that resolved were not added either.
+func nothingAdded(err error) error {
+	var se *specsError
+	if errors.As(err, &se) {
+		se.verb = "nothing was added"
+	}
+	return err
 }
 
 // dryRunAdd prints what -a would write, named against the events that
@@ -94,14 +113,18 @@ func dryRunAdd(o *options, kind tracefs.Kind, rs []resolved, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	for _, d := range evs {
-		fmt.Fprintln(stdout, d)
+	if o.json {
+		err = writeSpecsJSON(stdout, "add", true, rs)
+	} else {
+		for _, d := range evs {
+			fmt.Fprintln(stdout, d)
+		}
 	}
-	if !o.quiet {
+	if !o.quiet && err == nil {
 		fmt.Fprintf(stderr, "Dry run: nothing written to %s_events; it would add:\n", kind)
 		showAdded(o, rs, stderr)
 	}
-	return nil
+	return err
 }
 
 // definitions are the definitions of rs, in order.

@@ -24,7 +24,7 @@ type applyLine struct {
 // Every line is parsed and checked (against the running kernel's types
 // and registers too) before anything is written, and kprobes and uprobes
 // are added in one batch that tracefs rolls back whole: all or nothing.
-func runApply(ctx context.Context, o *options, stderr io.Writer) error {
+func runApply(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	name, lines, err := readApply(o.apply)
 	if err != nil {
 		return err
@@ -56,8 +56,28 @@ func runApply(ctx context.Context, o *options, stderr io.Writer) error {
 		return addErr(err, stderr, func(i int) string { return fmt.Sprintf("%s:%d", name, lines[i].n) })
 	}
 	recordAdded(fsys, added)
+	if o.json {
+		if err := appliedJSON(o, added, stdout); err != nil {
+			return err
+		}
+	}
 	if !o.quiet {
 		showApplied(o, added, stderr)
+	}
+	return nil
+}
+
+// appliedJSON writes an object per event added, as -l --json shows it.
+func appliedJSON(o *options, added []tracefs.Event, stdout io.Writer) error {
+	dbg := newDebugCache(o, nil)
+	defer dbg.close()
+	for _, e := range added {
+		point, module := dbg.point(e)
+		je := eventJSON(e, point, module)
+		je.Mode = "apply"
+		if err := writeJSON(stdout, je); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -15,19 +15,22 @@ func runBootconfig(ctx context.Context, o *options, t *dwarfres.File, stdout, st
 	if o.exec != "" {
 		return &usageError{errors.New("--bootconfig defines kprobes only: boot-time tracing has no uprobes (drop -x)")}
 	}
-	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
-	if err != nil {
-		return err
-	}
+	// As -D, a keep-going run prints the specs that resolved.
+	rs, failed := resolveAll(ctx, o, t, o.defs, stderr)
 	var defs []tracefs.Event
 	for _, r := range rs {
 		defs = append(defs, r.defs...)
+	}
+	if len(defs) == 0 && failed != nil {
+		return failed
 	}
 	text, notes, err := probegen.Bootconfig(defs)
 	if err != nil {
 		return err
 	}
 	printNotes(o, stderr, notes)
-	_, err = io.WriteString(stdout, text)
-	return err
+	if _, err = io.WriteString(stdout, text); err != nil {
+		return err
+	}
+	return failed
 }

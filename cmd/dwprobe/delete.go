@@ -15,7 +15,7 @@ import (
 // runDelete implements -d: delete the kprobes and uprobes that match any
 // of the patterns (perf's filter syntax: globs, "[a-z]", "!", "&", "|";
 // [GROUP:]EVENT, a pattern without GROUP matching any group).
-func runDelete(ctx context.Context, o *options, stderr io.Writer) error {
+func runDelete(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	var flts []*lazymatch.Filter
 	for _, p := range o.del {
 		f, err := lazymatch.ParseFilter(p)
@@ -50,6 +50,11 @@ func runDelete(ctx context.Context, o *options, stderr io.Writer) error {
 		slices.Sort(names) // perf's order (a sorted strlist)
 		for _, n := range names {
 			hit = true
+			if o.json {
+				if err := writeJSON(stdout, deletedJSON(n, o.dryRun)); err != nil {
+					return err
+				}
+			}
 			switch {
 			case o.dryRun:
 				fmt.Fprintf(stderr, "Would remove event: %s\n", n)

@@ -32,7 +32,7 @@ var exitCodes = []struct {
 	{exitFailure, "any other failure"},
 	{exitUsage, "usage: an unknown or ambiguous option, options that do not go together"},
 	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse)"},
-	{exitInput, "an input could not be read: the binary or vmlinux, its debuginfo, a source file, an --apply file"},
+	{exitInput, "an input could not be read: the binary or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE)"},
 	{exitKernel, "tracefs or the kernel refused: not mounted, not root, no kprobe_events or uprobe_events, a definition rejected, an event name taken, nothing to delete"},
 }
 
@@ -86,7 +86,8 @@ func isKernelErr(err error) bool {
 func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
-		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed)
+		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
+		probegen.ErrLineTooLong, errNoSpecs)
 }
 
 func isUnresolvedErr(err error) bool {

@@ -23,6 +23,9 @@ func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if !l.Found {
 		fmt.Fprintf(stderr, "note: source of %s not found (tried %s; %s); probeable lines only:\n", l.Path, strings.Join(l.Tried, ", "), sourceHint(o))
 	}
+	if o.json {
+		return writeJSON(stdout, linesJSON(l))
+	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	printListing(w, l)
@@ -59,6 +62,9 @@ func runFuncs(o *options, t *dwarfres.File, stdout io.Writer) error {
 	names, err := probegen.Functions(t, rules)
 	if err != nil {
 		return err
+	}
+	if o.json {
+		return writeJSON(stdout, funcsJSON(names))
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()

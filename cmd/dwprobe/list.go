@@ -59,7 +59,9 @@ func runList(o *options, stdout, stderr io.Writer) error {
 			if !e.Matches(flt.Match) {
 				continue
 			}
-			fmt.Fprintln(w, dbg.line(e))
+			if err := dbg.print(w, e); err != nil {
+				return err
+			}
 			changed.check(e)
 		}
 	}
@@ -93,13 +95,29 @@ func newDebugCache(o *options, stderr io.Writer) *debugCache {
 	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.PointMapper{}}
 }
 
+// print writes e's -l line, or its JSON object with --json.
+func (c *debugCache) print(w io.Writer, e tracefs.Event) error {
+	if !c.o.json {
+		_, err := fmt.Fprintln(w, c.line(e))
+		return err
+	}
+	point, module := c.point(e)
+	return writeJSON(w, eventJSON(e, point, module))
+}
+
+// point is e's source point as -l shows it, and the binary (or kernel
+// module) it is in.
+func (c *debugCache) point(e tracefs.Event) (point, module string) {
+	tp, err := probegen.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
+	if err != nil {
+		return e.Target, ""
+	}
+	return tp.Describe(c.get(tp)), tp.Module
+}
+
 // line is perf's -l line for e.
 func (c *debugCache) line(e tracefs.Event) string {
-	tp, err := probegen.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
-	point, module := e.Target, ""
-	if err == nil {
-		point, module = tp.Describe(c.get(tp)), tp.Module
-	}
+	point, module := c.point(e)
 	var args []string
 	for _, a := range e.Args {
 		args = append(args, a.Name)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,28 +13,42 @@ import (
 )
 
 // runDefinitions implements -D: resolve each spec and print its lines.
+// In a keep-going run (a spec file, --json) the definitions of the specs
+// that resolved are printed even when others failed.
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
-	if err != nil {
-		return err
+	if o.json {
+		return errors.Join(writeSpecsJSON(stdout, "definition", false, rs), err)
 	}
 	for _, r := range rs {
 		for _, d := range r.defs {
 			fmt.Fprintln(stdout, d)
 		}
 	}
-	return nil
+	return err
 }
 
-// resolved is one probe command and its definitions.
+// resolved is one probe command and its definitions, or why it failed.
 type resolved struct {
-	spec *probegen.Spec
-	defs []tracefs.Event
+	in     specInput
+	spec   *probegen.Spec
+	defs   []tracefs.Event
+	points []probegen.ResolvedPoint // points[i] is where defs[i] lies
+	notes  []string
+	err    error
 }
 
-// resolveAll resolves every raw spec as -D does, printing notes, and
-// fails before anything is written if one fails.
-func resolveAll(ctx context.Context, o *options, t *dwarfres.File, raws []string, stderr io.Writer) ([]resolved, error) {
+// resolveAll resolves every spec of args (a spec or an @FILE of specs) as
+// -D does, printing notes. Without a spec file or --json, the first
+// failure is returned alone, as perf does; with them, every spec is
+// tried, failures are reported as they come, and the specs that resolved
+// are returned with an error classed as the first failure. Callers that
+// write to tracefs write nothing if err is not nil.
+func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string, stderr io.Writer) ([]resolved, error) {
+	ins, err := expandSpecs(args)
+	if err != nil {
+		return nil, err
+	}
 	exe, err := execPath(o)
 	if err != nil {
 		return nil, err
@@ -43,23 +58,50 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, raws []string
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
+	run := newSpecRun(o, args, stderr)
 	var out []resolved
-	for _, raw := range raws {
+	for _, in := range ins {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		spec, err := probegen.ParseSpec(raw)
-		if err != nil {
-			return nil, err
+		run.total++
+		r := resolveOne(t, in, exe, ro)
+		if r.err != nil {
+			if err := run.fail(in, r.err); err != nil {
+				return nil, err
+			}
+		} else {
+			printNotes(o, stderr, r.notes)
 		}
-		defs, notes, err := probegen.Definitions(t, spec, exe, ro)
-		if err != nil {
-			return nil, err
-		}
-		printNotes(o, stderr, notes)
-		out = append(out, resolved{spec, defs})
+		out = append(out, r)
 	}
-	return out, nil
+	return out, run.done("")
+}
+
+// resolveOne parses and resolves one spec.
+func resolveOne(t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions) resolved {
+	r := resolved{in: in}
+	if r.spec, r.err = probegen.ParseSpec(in.raw); r.err != nil {
+		return r
+	}
+	res, err := probegen.Resolve(t, r.spec, exe, ro)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.defs, r.points, r.notes = res.Defs, res.Points, res.Notes
+	return r
+}
+
+// failedOnly are the specs of rs that failed.
+func failedOnly(rs []resolved) []resolved {
+	var out []resolved
+	for _, r := range rs {
+		if r.err != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // printNotes prints notes on stderr as "note: …", unless -q.

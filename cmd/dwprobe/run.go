@@ -39,6 +39,7 @@ type options struct {
 	list       string
 	apply      string
 	bootconfig bool
+	json       bool
 	funcsSet   bool
 	listSet    bool
 	show       string // "help", "version", "man" or "completion": print it and stop
@@ -64,6 +65,11 @@ PROBE (perf probe syntax):
              needs the source (-s)
     SRC:ALN  absolute line ALN of source file SRC
   Special characters in names are escaped with a backslash.
+  @FILE in place of PROBE (-D, -a, -V) reads PROBEs from FILE, one per
+  line (@-: stdin; blank lines and # comments skipped). Every PROBE of a
+  file is tried: a failing one is reported as FILE:LINE:COL: message, the
+  others are still printed, and the exit status is the first failure's
+  (-a adds nothing unless every PROBE resolves).
 
 Examples:
   dwprobe -k vmlinux -D vfs_read             p:probe/vfs_read vfs_read+0
@@ -79,6 +85,7 @@ Examples:
   dwprobe -d 'probe_app:*'                       delete probes
   dwprobe -k vmlinux -D vfs_read > defs; dwprobe --apply defs
   dwprobe -k vmlinux --bootconfig -D vfs_read    boot-time tracing
+  dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
 
 Options:
 `
@@ -92,14 +99,14 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
 	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
-	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE, do not add it (repeatable)")
-	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add PROBE to kprobe_events (uprobe_events with -x) (repeatable)")
+	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE (or of each PROBE of @FILE), do not add it (repeatable)")
+	fs.StringArrayVarP(&o.adds, "add", "a", nil, "add PROBE (or every PROBE of @FILE) to kprobe_events (uprobe_events with -x) (repeatable)")
 	fs.StringArrayVarP(&o.del, "del", "d", nil, "delete the probe events matching [GROUP:]EVENT, a glob or filter (repeatable)")
 	fs.StringVarP(&o.list, "list", "l", "", "list the current probe events, optionally those matching [GROUP:]EVENT")
 	fs.Lookup("list").NoOptDefVal = "*"
 	fs.StringVar(&o.apply, "apply", "", "add the definition lines of FILE (\"-\": stdin), as -D prints them, all or none")
 	fs.StringVarP(&o.line, "line", "L", "", "show source lines that can be probed: FUNC[:RLN[+NUM|-RLN2]][@SRC] or SRC:ALN[+NUM|-ALN2]")
-	fs.StringArrayVarP(&o.vars, "vars", "V", nil, "show the variables reachable at PROBE")
+	fs.StringArrayVarP(&o.vars, "vars", "V", nil, "show the variables reachable at PROBE (or at each PROBE of @FILE)")
 	fs.BoolVar(&o.externs, "externs", false, "with -V, show the unit's external variables too")
 	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show where each variable has a location")
 	fs.StringVarP(&o.funcs, "funcs", "F", "", "list functions, optionally filtered by FILTER")
@@ -112,6 +119,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVarP(&o.force, "force", "f", false, "with -a, add under a numbered name (EVENT_1) when the event exists")
 	fs.BoolVarP(&o.dryRun, "dry-run", "n", false, "do everything but write to tracefs")
 	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print the kprobes as a bootconfig for boot-time tracing")
+	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -187,6 +195,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.bootconfig && len(o.defs) == 0 {
 		return nil, errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
 	}
+	if o.bootconfig && o.json {
+		return nil, errors.New("--bootconfig and --json are two output formats: choose one (-D --json gives the definitions)")
+	}
 	return &o, nil
 }
 
@@ -207,11 +218,11 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	// These need no debuginfo of the target, or open it themselves.
 	switch {
 	case len(o.del) > 0:
-		return runDelete(ctx, o, stderr)
+		return runDelete(ctx, o, stdout, stderr)
 	case o.listSet:
 		return runList(o, stdout, stderr)
 	case o.apply != "":
-		return runApply(ctx, o, stderr)
+		return runApply(ctx, o, stdout, stderr)
 	}
 	t, done, err := openCached(o)
 	if err != nil {

@@ -15,6 +15,10 @@ import (
 // first location operation alone, are named on stderr (stdout stays
 // byte-identical to perf's).
 func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	ins, err := expandSpecs(o.vars)
+	if err != nil {
+		return err
+	}
 	src, err := newSources(o)
 	if err != nil {
 		return err
@@ -23,20 +27,23 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	for _, raw := range o.vars {
-		spec, err := probegen.ParseSpec(raw)
-		if err != nil {
-			return err
+	run := newSpecRun(o, o.vars, stderr)
+	for _, in := range ins {
+		run.total++
+		spec, lists, err := varsAt(t, in.raw, ro, vo)
+		if o.json {
+			if jerr := writeJSON(w, varsJSON(in, lists, err)); jerr != nil {
+				return jerr
+			}
 		}
-		switch {
-		case len(spec.Args) > 0:
-			return errorWith(probegen.ErrSyntax, "-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
-		case spec.Point.IsAddr:
-			return fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
-		}
-		lists, err := probegen.AvailableVars(t, spec, ro, vo)
 		if err != nil {
-			return err
+			if err := run.fail(in, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if o.json {
+			continue
 		}
 		fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
 		for _, vl := range lists {
@@ -46,7 +53,23 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	return nil
+	return run.done("")
+}
+
+// varsAt parses a -V spec and lists the variables at each of its points.
+func varsAt(t *dwarfres.File, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*probegen.Spec, []probegen.VarList, error) {
+	spec, err := probegen.ParseSpec(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(spec.Args) > 0:
+		return nil, nil, &probegen.SyntaxError{Spec: raw, Col: spec.Args[0].Col, Msg: "-V takes a probe point, not arguments"}
+	case spec.Point.IsAddr:
+		return nil, nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
+	}
+	lists, err := probegen.AvailableVars(t, spec, ro, vo)
+	return spec, lists, err
 }
 
 // printVars prints one address's variables as perf does.

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// jsonSchema is the version of the --json objects below. It changes when
+// a field is removed or changes meaning; fields may be added within a
+// version. README's "JSON output" documents every field, and a test
+// checks that it documents these structs' tags.
+const jsonSchema = 1
+
+// jsonSpec is one probe command of -D, -a or -V (mode "definition", "add",
+// "vars"): what it resolved to, or why it failed.
+type jsonSpec struct {
+	Schema int        `json:"schema"`
+	Mode   string     `json:"mode"`
+	Spec   string     `json:"spec"`
+	File   string     `json:"file,omitempty"`
+	Line   int        `json:"line,omitempty"`
+	DryRun bool       `json:"dry_run,omitempty"`
+	Points []jsonPt   `json:"points,omitempty"`
+	Vars   []jsonVars `json:"vars,omitempty"`
+	Notes  []string   `json:"notes,omitempty"`
+	Error  *jsonError `json:"error,omitempty"`
+}
+
+// jsonPt is one resolved point of a probe and its definition.
+type jsonPt struct {
+	Address     string    `json:"address"`
+	Symbol      string    `json:"symbol,omitempty"`
+	Offset      uint64    `json:"offset"`
+	SourceFile  string    `json:"source_file,omitempty"`
+	SourceLine  int       `json:"source_line,omitempty"`
+	Function    string    `json:"function,omitempty"`
+	InlinedInto string    `json:"inlined_into,omitempty"`
+	Event       string    `json:"event"`
+	Definition  string    `json:"definition"`
+	Args        []jsonArg `json:"args,omitempty"`
+}
+
+// jsonArg is one fetch argument of a definition.
+type jsonArg struct {
+	Name     string `json:"name"`
+	Fetcharg string `json:"fetcharg"`
+	Type     string `json:"type,omitempty"`
+	Location string `json:"location"`
+}
+
+// jsonVars is -V's answer at one address.
+type jsonVars struct {
+	Point      string           `json:"point"`
+	Variables  []string         `json:"variables"`
+	Missing    []string         `json:"missing,omitempty"`
+	Unreadable []jsonUnreadable `json:"unreadable,omitempty"`
+}
+
+// jsonUnreadable is a variable in scope that a probe cannot read.
+type jsonUnreadable struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// jsonError is why a probe command failed.
+type jsonError struct {
+	Message string `json:"message"`
+	Column  int    `json:"column,omitempty"`
+}
+
+// jsonEvent is one probe event of -l.
+type jsonEvent struct {
+	Schema     int       `json:"schema"`
+	Mode       string    `json:"mode"`
+	Event      string    `json:"event"`
+	Kind       string    `json:"kind"`
+	Definition string    `json:"definition"`
+	Point      string    `json:"point"`
+	Binary     string    `json:"binary,omitempty"`
+	Args       []jsonArg `json:"args,omitempty"`
+}
+
+// jsonDeleted is one event -d deleted (or, with dry_run, would delete).
+type jsonDeleted struct {
+	Schema int    `json:"schema"`
+	Mode   string `json:"mode"`
+	Event  string `json:"event"`
+	DryRun bool   `json:"dry_run,omitempty"`
+}
+
+// jsonLines is the listing of -L.
+type jsonLines struct {
+	Schema      int            `json:"schema"`
+	Mode        string         `json:"mode"`
+	Function    string         `json:"function,omitempty"`
+	SourceFile  string         `json:"source_file"`
+	Start       int            `json:"start"`
+	SourceFound bool           `json:"source_found"`
+	Lines       []jsonListLine `json:"lines"`
+}
+
+// jsonListLine is one line of a -L listing.
+type jsonListLine struct {
+	Line      int    `json:"line"`
+	Probeable bool   `json:"probeable"`
+	Text      string `json:"text,omitempty"`
+}
+
+// jsonFuncs is the function list of -F.
+type jsonFuncs struct {
+	Schema    int      `json:"schema"`
+	Mode      string   `json:"mode"`
+	Functions []string `json:"functions"`
+}
+
+// writeJSON writes v as one line. Specs and definitions hold '>' and
+// '&' ("p->name"): they are written as is, not HTML-escaped.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeSpecsJSON writes one object per probe command of rs; dry marks a
+// dry run of -a.
+func writeSpecsJSON(w io.Writer, mode string, dry bool, rs []resolved) error {
+	for _, r := range rs {
+		js := specJSON(mode, r)
+		js.DryRun = dry
+		if err := writeJSON(w, js); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// specJSON is r as a jsonSpec.
+func specJSON(mode string, r resolved) jsonSpec {
+	js := jsonSpec{Schema: jsonSchema, Mode: mode, Spec: r.in.raw, File: r.in.file, Line: r.in.line, Notes: r.notes}
+	if r.err != nil {
+		js.Error = errJSON(r.err)
+		return js
+	}
+	for i, d := range r.defs {
+		p := jsonPt{Event: d.PerfName(), Definition: d.String(), Args: argsJSON(d.Args)}
+		if i < len(r.points) {
+			pointJSON(&p, r.points[i])
+		}
+		js.Points = append(js.Points, p)
+	}
+	return js
+}
+
+// pointJSON fills p from rp. The address is a hex string: kernel
+// addresses do not fit a JSON number's exact range.
+func pointJSON(p *jsonPt, rp probegen.ResolvedPoint) {
+	p.Address = "0x" + strconv.FormatUint(rp.Addr, 16)
+	p.Symbol, p.Offset = rp.Symbol, rp.Offset
+	p.SourceFile, p.SourceLine = rp.File, rp.Line
+	p.Function, p.InlinedInto = rp.Function, rp.InlinedInto
+}
+
+// errJSON is err's message and its column in the spec (as "spec" holds
+// it, without the blanks that preceded it on its line).
+func errJSON(err error) *jsonError {
+	col, msg := specErr(err)
+	return &jsonError{Message: msg, Column: col}
+}
+
+// argsJSON describes the fetch arguments of a definition.
+func argsJSON(args []tracefs.Arg) []jsonArg {
+	var out []jsonArg
+	for i, a := range args {
+		name := a.Name
+		if name == "" {
+			name = fmt.Sprintf("arg%d", i+1) // the kernel's name for it
+		}
+		out = append(out, jsonArg{Name: name, Fetcharg: a.Fetch, Type: a.Type, Location: fetchWhere(a.Fetch)})
+	}
+	return out
+}
+
+// varsJSON is -V's answer for one command.
+func varsJSON(in specInput, lists []probegen.VarList, err error) jsonSpec {
+	js := jsonSpec{Schema: jsonSchema, Mode: "vars", Spec: in.raw, File: in.file, Line: in.line}
+	if err != nil {
+		js.Error = errJSON(err)
+		return js
+	}
+	for _, vl := range lists {
+		jv := jsonVars{Point: vl.Point, Variables: vl.Lines, Missing: vl.Missing}
+		if jv.Variables == nil {
+			jv.Variables = []string{}
+		}
+		for _, u := range vl.Unreadable {
+			jv.Unreadable = append(jv.Unreadable, jsonUnreadable{u.Name, u.Err.Error()})
+		}
+		js.Vars = append(js.Vars, jv)
+	}
+	return js
+}
+
+// linesJSON is a -L listing.
+func linesJSON(l *probegen.Listing) jsonLines {
+	jl := jsonLines{Schema: jsonSchema, Mode: "lines", Function: l.Function, SourceFile: l.Path, Start: l.Start, SourceFound: l.Found, Lines: []jsonListLine{}}
+	for _, ln := range l.Lines {
+		jl.Lines = append(jl.Lines, jsonListLine{Line: ln.Num, Probeable: ln.Probeable || !l.Found, Text: strings.TrimSuffix(ln.Text, "\n")})
+	}
+	return jl
+}
+
+// funcsJSON is a -F list.
+func funcsJSON(names []string) jsonFuncs {
+	if names == nil {
+		names = []string{}
+	}
+	return jsonFuncs{Schema: jsonSchema, Mode: "functions", Functions: names}
+}
+
+// eventJSON is one event of -l, with its point as -l describes it.
+func eventJSON(e tracefs.Event, point, binary string) jsonEvent {
+	return jsonEvent{Schema: jsonSchema, Mode: "list", Event: e.PerfName(), Kind: e.Kind.String(),
+		Definition: e.String(), Point: point, Binary: binary, Args: argsJSON(e.Args)}
+}
+
+// deletedJSON is an event -d deleted.
+func deletedJSON(event string, dry bool) jsonDeleted {
+	return jsonDeleted{Schema: jsonSchema, Mode: "delete", Event: event, DryRun: dry}
+}
+
+// fetchWhere describes where a fetcharg reads, in words:
+// "+8(+0(%di))" is "memory at 8 from (memory at 0 from register %di)".
+func fetchWhere(f string) string {
+	switch {
+	case f == "$retval":
+		return "return value"
+	case f == "$comm":
+		return "current task's name"
+	case f == "$stack":
+		return "stack pointer"
+	case strings.HasPrefix(f, "$stack"):
+		return "stack entry " + f[len("$stack"):]
+	case strings.HasPrefix(f, "$arg"):
+		return "function argument " + f[len("$arg"):]
+	case strings.HasPrefix(f, "%"):
+		return "register " + f
+	case strings.HasPrefix(f, "@"):
+		return "global " + f[1:]
+	case strings.HasPrefix(f, `\`):
+		return "immediate " + f[1:]
+	}
+	return derefWhere(f)
+}
+
+// derefWhere describes a memory fetcharg [+-][u]OFFS(FETCHARG).
+func derefWhere(f string) string {
+	i := strings.IndexByte(f, '(')
+	if i < 1 || !strings.HasSuffix(f, ")") || (f[0] != '+' && f[0] != '-') {
+		return "fetcharg " + f
+	}
+	off, space := f[:i], "memory"
+	if len(off) > 1 && off[1] == 'u' {
+		off, space = off[:1]+off[2:], "user memory"
+	}
+	off = strings.TrimPrefix(off, "+")
+	inner := fetchWhere(f[i+1 : len(f)-1])
+	if strings.HasPrefix(inner, "register ") {
+		return fmt.Sprintf("%s at %s from %s", space, off, inner)
+	}
+	return fmt.Sprintf("%s at %s from (%s)", space, off, inner)
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// errNoSpecs: a spec file holds no probe command.
+var errNoSpecs = errors.New("no probe specs")
+
+// specInput is one probe command and where it came from.
+type specInput struct {
+	raw    string
+	file   string // the spec file ("<stdin>" for @-); "" on the command line
+	line   int    // 1-based line in file
+	indent int    // bytes of blanks before raw on its line
+}
+
+// specFileOf returns FILE for an argument @FILE. No perf probe command
+// starts with '@' (@SRC follows a function name), so the form is free.
+func specFileOf(arg string) (string, bool) {
+	if len(arg) > 1 && arg[0] == '@' {
+		return arg[1:], true
+	}
+	return "", false
+}
+
+// hasSpecFile reports whether one of args is an @FILE.
+func hasSpecFile(args []string) bool {
+	for _, a := range args {
+		if _, ok := specFileOf(a); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// expandSpecs replaces each @FILE of args by the commands FILE holds, in
+// order.
+func expandSpecs(args []string) ([]specInput, error) {
+	var out []specInput
+	for _, a := range args {
+		path, ok := specFileOf(a)
+		if !ok {
+			out = append(out, specInput{raw: a})
+			continue
+		}
+		ins, err := readSpecFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ins...)
+	}
+	return out, nil
+}
+
+// readSpecFile reads the commands of path ("-": stdin).
+func readSpecFile(path string) ([]specInput, error) {
+	name, r := path, stdin
+	if path == "-" {
+		name = "<stdin>"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	lines, err := probegen.ReadSpecs(r)
+	var fe *probegen.SpecFileError
+	if errors.As(err, &fe) {
+		return nil, fmt.Errorf("%s:%d: %w", name, fe.Line, fe.Err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: %w (only blank lines and comments)", name, errNoSpecs)
+	}
+	out := make([]specInput, len(lines))
+	for i, l := range lines {
+		out[i] = specInput{raw: l.Text, file: name, line: l.Line, indent: l.Indent}
+	}
+	return out, nil
+}
+
+// specErr is the column and message of a spec's failure, the column
+// 1-based within the spec (0 when the failure points nowhere in it).
+func specErr(err error) (col int, msg string) {
+	var se *probegen.SyntaxError
+	var pe *probegen.PointError
+	switch {
+	case errors.As(err, &se):
+		return se.Col, se.Msg
+	case errors.As(err, &pe):
+		return 0, oneLine(pe.Err.Error())
+	}
+	return 0, oneLine(err.Error())
+}
+
+// failure prints a failing spec of a file as FILE:LINE:COL: message (the
+// column that of the line, counting the blanks before the spec; the
+// spec's first column when the message points nowhere in it), and a
+// command-line spec as dwprobe prints any error.
+func (in specInput) failure(err error) string {
+	if in.file == "" {
+		return "dwprobe: " + oneLine(err.Error())
+	}
+	col, msg := specErr(err)
+	col = max(col, 1)
+	return fmt.Sprintf("%s:%d:%d: %s", in.file, in.line, in.indent+col, msg)
+}
+
+// specRun tries a list of probe commands. Without keepGoing (plain
+// command-line specs, as perf does) the first failure stops the run;
+// with it (a spec file or --json) every command is tried, each failure is
+// reported on stderr as it comes, and done returns an error classed as
+// the first failure (so the exit status is that failure's).
+type specRun struct {
+	o         *options
+	stderr    io.Writer
+	keepGoing bool
+	total     int
+	failed    int
+	first     error
+}
+
+func newSpecRun(o *options, args []string, stderr io.Writer) *specRun {
+	return &specRun{o: o, stderr: stderr, keepGoing: o.json || hasSpecFile(args)}
+}
+
+// fail records err for in; it returns err when the run must stop.
+func (r *specRun) fail(in specInput, err error) error {
+	err = withHints(err, r.o)
+	if !r.keepGoing {
+		return err
+	}
+	r.failed++
+	if r.first == nil {
+		r.first = err
+	}
+	fmt.Fprintln(r.stderr, in.failure(err))
+	return nil
+}
+
+// done is nil if every command succeeded, else a *specsError.
+func (r *specRun) done(verb string) error {
+	if r.failed == 0 {
+		return nil
+	}
+	return &specsError{failed: r.failed, total: r.total, verb: verb, first: r.first}
+}
+
+// specsError: some commands of a keep-going run failed (each reported).
+type specsError struct {
+	failed, total int
+	verb          string // what failing stopped: "", "nothing was added"
+	first         error
+}
+
+func (e *specsError) Error() string {
+	s := fmt.Sprintf("%d of %d probes failed", e.failed, e.total)
+	if e.total == 1 {
+		s = "the probe failed"
+	}
+	if e.verb != "" {
+		s += "; " + e.verb
+	}
+	return s
+}
+
+// Unwrap is the first failure: its class is the exit status.
+func (e *specsError) Unwrap() error { return e.first }
