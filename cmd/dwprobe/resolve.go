@@ -65,7 +65,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 			return nil, err
 		}
 		run.total++
-		r := resolveOne(t, in, exe, ro)
+		r := resolveOne(t, in, exe, ro, o.json)
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return nil, err
@@ -78,10 +78,16 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 	return out, run.done("")
 }
 
-// resolveOne parses and resolves one spec.
-func resolveOne(t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions) resolved {
+// resolveOne parses and resolves one spec; withPoints also says where
+// each definition lies (for --json: a line-table lookup per point that
+// the other outputs do not need).
+func resolveOne(t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions, withPoints bool) resolved {
 	r := resolved{in: in}
 	if r.spec, r.err = probegen.ParseSpec(in.raw); r.err != nil {
+		return r
+	}
+	if !withPoints {
+		r.defs, r.notes, r.err = probegen.Definitions(t, r.spec, exe, ro)
 		return r
 	}
 	res, err := probegen.Resolve(t, r.spec, exe, ro)

@@ -171,3 +171,14 @@ func TestSpecFileAdd(t *testing.T) {
 		t.Errorf("%d definitions written, want 8", got)
 	}
 }
+
+// TestE2ESpecFileBootconfig: --bootconfig -D @FILE prints the kprobes of
+// the specs that resolved, and fails with the first failure's status.
+func TestE2ESpecFileBootconfig(t *testing.T) {
+	file := writeSpecs(t, "vfs_read\nnosuch_function_x\nvfs_write\n")
+	out, errOut, err := runKernel(t, "amd64", "--bootconfig", "-D", "@"+file)
+	if !strings.Contains(out, "vfs_read") || !strings.Contains(out, "vfs_write") || exitCode(err) != exitUnresolved ||
+		!strings.HasPrefix(errOut, file+":2:1: probe point 'nosuch_function_x' not found") {
+		t.Errorf("error %v\nstdout\n%s\nstderr\n%s", err, out, errOut)
+	}
+}
