@@ -85,22 +85,29 @@ func appliedJSON(o *options, added []tracefs.Event, stdout io.Writer) error {
 // readApply reads and parses the definitions of path ("-": stdin), and
 // returns the name to report them by.
 func readApply(path string) (string, []applyLine, error) {
-	name, r := path, stdin
-	if path == "-" {
-		name = "<stdin>"
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return "", nil, err
-		}
-		defer f.Close()
-		r = f
+	name, r, done, err := openInput(path)
+	if err != nil {
+		return "", nil, err
 	}
+	defer done()
 	lines, err := parseApply(name, r)
 	if err == nil && len(lines) == 0 {
 		err = fmt.Errorf("%s: no definitions", name)
 	}
 	return name, lines, err
+}
+
+// openInput opens an input file of dwprobe's, path "-" being stdin, and
+// returns the name to report it by and a function that closes it.
+func openInput(path string) (name string, r io.Reader, done func(), err error) {
+	if path == "-" {
+		return "<stdin>", stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return path, f, func() { f.Close() }, nil
 }
 
 // parseApply parses each definition line of r once.

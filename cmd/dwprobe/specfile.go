@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/dwprobe/dwprobe/probegen"
 )
@@ -60,17 +59,11 @@ func expandSpecs(args []string) ([]specInput, error) {
 
 // readSpecFile reads the commands of path ("-": stdin).
 func readSpecFile(path string) ([]specInput, error) {
-	name, r := path, stdin
-	if path == "-" {
-		name = "<stdin>"
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	name, r, done, err := openInput(path)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	lines, err := probegen.ReadSpecs(r)
 	var fe *probegen.SpecFileError
 	if errors.As(err, &fe) {
