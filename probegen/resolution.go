@@ -58,6 +58,13 @@ func resolvedPoint(t *dwarfres.File, spec *Spec, p point) ResolvedPoint {
 		if fn := p.scope.Func(); fn != "" && fn != p.realname {
 			rp.InlinedInto = fn
 		}
+	} else if rp.Symbol != "" && rp.Offset == 0 {
+		// A point from the symbol table (a return probe, a function
+		// without a DWARF match) at a function's entry: the source
+		// position of an entry is the function's declaration.
+		if fd, ok, err := t.FuncAt(rp.Addr); err == nil && ok && fd.Line != 0 {
+			rp.File, rp.Line = fd.File, fd.Line
+		}
 	}
 	return rp
 }

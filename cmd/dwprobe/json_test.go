@@ -39,8 +39,8 @@ func fixtureJSON(t *testing.T, app, out string) string {
 
 // TestJSONDefinitions pins -D --json on the app fixture (gcc -O2, DWARF
 // 5): an argument in a register, an inline function's instances with the
-// function each is inlined into, a return probe from the symbol table,
-// a failing spec of a file with its column.
+// function each is inlined into, a return probe from the symbol table
+// (at the declaration's line), a failing spec of a file with its column.
 func TestJSONDefinitions(t *testing.T) {
 	app := fixture(t, "app-gcc-O2-dwarf5")
 	file := writeSpecs(t, "g1:e1=compute c\n\n item_score\ncompute%return $retval\n  work+\n")
@@ -51,7 +51,7 @@ func TestJSONDefinitions(t *testing.T) {
 	got := strings.ReplaceAll(fixtureJSON(t, app, out), file, "FILE")
 	want := `{"schema":1,"mode":"definition","spec":"g1:e1=compute c","file":"FILE","line":1,"points":[{"address":"0x1460","symbol":"compute","offset":0,"source_file":"testdata/fixtures/app_util.c","source_line":40,"function":"compute","event":"g1:e1","definition":"p:g1/e1 APP:0x1460 c=%dx:s32","args":[{"name":"c","fetcharg":"%dx","type":"s32","location":"register %dx"}]}]}
 {"schema":1,"mode":"definition","spec":"item_score","file":"FILE","line":3,"points":[{"address":"0x1143","symbol":"main","offset":115,"source_file":"testdata/fixtures/app_main.c","source_line":61,"function":"item_score","inlined_into":"main","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x1143"},{"address":"0x11de","symbol":"main","offset":270,"source_file":"testdata/fixtures/app_main.c","source_line":69,"function":"item_score","inlined_into":"main","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x11de"},{"address":"0x14f0","symbol":"sum_list","offset":48,"source_file":"testdata/fixtures/app_util.c","source_line":65,"function":"item_score","inlined_into":"sum_list","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x14f0"},{"address":"0x13d0","symbol":"item_score","offset":0,"source_file":"testdata/fixtures/app.h","source_line":61,"function":"item_score","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x13d0"},{"address":"0x1949","symbol":"report","offset":169,"source_file":"testdata/fixtures/app_util2.c","source_line":123,"function":"item_score","inlined_into":"report","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x1949"},{"address":"0x1834","symbol":"geometry","offset":68,"source_file":"testdata/fixtures/app_util2.c","source_line":110,"function":"item_score","inlined_into":"geometry","event":"probe_app:item_score","definition":"p:probe_app/item_score APP:0x1834"}]}
-{"schema":1,"mode":"definition","spec":"compute%return $retval","file":"FILE","line":4,"points":[{"address":"0x1460","symbol":"compute","offset":0,"function":"compute","event":"probe_app:compute__return","definition":"r:probe_app/compute__return APP:0x1460 $retval","args":[{"name":"arg1","fetcharg":"$retval","location":"return value"}]}]}
+{"schema":1,"mode":"definition","spec":"compute%return $retval","file":"FILE","line":4,"points":[{"address":"0x1460","symbol":"compute","offset":0,"source_file":"testdata/fixtures/app_util.c","source_line":40,"function":"compute","event":"probe_app:compute__return","definition":"r:probe_app/compute__return APP:0x1460 $retval","args":[{"name":"arg1","fetcharg":"$retval","location":"return value"}]}]}
 {"schema":1,"mode":"definition","spec":"work+","file":"FILE","line":5,"error":{"message":"offset missing after '+'","column":6}}
 `
 	if got != want {
