@@ -204,4 +204,9 @@ func TestE2EJSONKernel(t *testing.T) {
 		!strings.HasPrefix(p["definition"].(string), "p:probe/vfs_read_L12 vfs_read+") {
 		t.Errorf("point %v", p)
 	}
+	// The definitions are -D's.
+	defs, _, err := runKernel(t, "amd64", "-D", "vfs_read:12 count")
+	if err != nil || defs != p["definition"].(string)+"\n" {
+		t.Errorf("-D: %v\n%s\n--json: %s", err, defs, p["definition"])
+	}
 }

@@ -268,6 +268,10 @@ func positional(o *options, rest []string) error {
 			return fmt.Errorf("no probe after the binary %s", o.exec)
 		}
 	}
+	if allSpecFiles(rest) {
+		o.adds = append(o.adds, rest...) // dwprobe -x app @a.txt @b.txt
+		return nil
+	}
 	o.adds = append(o.adds, strings.Join(rest, " "))
 	return nil
 }

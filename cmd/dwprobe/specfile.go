@@ -38,6 +38,16 @@ func hasSpecFile(args []string) bool {
 	return false
 }
 
+// allSpecFiles reports whether every word of args is an @FILE.
+func allSpecFiles(args []string) bool {
+	for _, a := range args {
+		if _, ok := specFileOf(a); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // expandSpecs replaces each @FILE of args by the commands FILE holds, in
 // order.
 func expandSpecs(args []string) ([]specInput, error) {

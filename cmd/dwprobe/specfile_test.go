@@ -170,6 +170,14 @@ func TestSpecFileAdd(t *testing.T) {
 	if got := len(eventWrites(k, "uprobe_events")); got != 8 {
 		t.Errorf("%d definitions written, want 8", got)
 	}
+
+	// Positional @FILEs are files each, the probes of both one batch.
+	exe, _ := filepath.EvalSymlinks(app)
+	more := writeSpecs(t, "g2:w=work\n")
+	out, _, err := dw("-q", "-n", exe, "@"+more, "@"+writeSpecs(t, "g3:c=compute\n"))
+	if err != nil || !strings.HasPrefix(out, "p:g2/w ") || !strings.Contains(out, "\np:g3/c ") {
+		t.Errorf("positional @FILEs: %v\n%s", err, out)
+	}
 }
 
 // TestE2ESpecFileBootconfig: --bootconfig -D @FILE prints the kprobes of
