@@ -26,7 +26,9 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	if err != nil {
 		if o.json {
 			// Nothing is added: only the failures are reported.
-			err = errors.Join(writeSpecsJSON(stdout, "add", o.dryRun, failedOnly(rs)), err)
+			if werr := writeSpecsJSON(stdout, "add", o.dryRun, failedOnly(rs)); werr != nil {
+				return werr
+			}
 		}
 		return nothingAdded(err)
 	}

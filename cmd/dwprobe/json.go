@@ -144,7 +144,7 @@ func writeSpecsJSON(w io.Writer, mode string, dry bool, rs []resolved) error {
 func specJSON(mode string, r resolved) jsonSpec {
 	js := jsonSpec{Schema: jsonSchema, Mode: mode, Spec: r.in.raw, File: r.in.file, Line: r.in.line, Notes: r.notes}
 	if r.err != nil {
-		js.Error = errJSON(r.err)
+		js.Error = errJSON(r.in.raw, r.err)
 		return js
 	}
 	for i, d := range r.defs {
@@ -168,8 +168,8 @@ func pointJSON(p *jsonPt, rp probegen.ResolvedPoint) {
 
 // errJSON is err's message and its column in the spec (as "spec" holds
 // it, without the blanks that preceded it on its line).
-func errJSON(err error) *jsonError {
-	col, msg := specErr(err)
+func errJSON(spec string, err error) *jsonError {
+	col, msg := specErr(spec, err)
 	return &jsonError{Message: msg, Column: col}
 }
 
@@ -190,7 +190,7 @@ func argsJSON(args []tracefs.Arg) []jsonArg {
 func varsJSON(in specInput, lists []probegen.VarList, err error) jsonSpec {
 	js := jsonSpec{Schema: jsonSchema, Mode: "vars", Spec: in.raw, File: in.file, Line: in.line}
 	if err != nil {
-		js.Error = errJSON(err)
+		js.Error = errJSON(in.raw, err)
 		return js
 	}
 	for _, vl := range lists {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,7 +17,10 @@ import (
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
 	if o.json {
-		return errors.Join(writeSpecsJSON(stdout, "definition", false, rs), err)
+		if werr := writeSpecsJSON(stdout, "definition", false, rs); werr != nil {
+			return werr
+		}
+		return err
 	}
 	for _, r := range rs {
 		for _, d := range r.defs {
@@ -75,7 +77,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 		}
 		out = append(out, r)
 	}
-	return out, run.done("")
+	return out, run.done()
 }
 
 // resolveOne parses and resolves one spec; withPoints also says where

@@ -92,13 +92,13 @@ func readSpecFile(path string) ([]specInput, error) {
 	return out, nil
 }
 
-// specErr is the column and message of a spec's failure, the column
-// 1-based within the spec (0 when the failure points nowhere in it).
-func specErr(err error) (col int, msg string) {
+// specErr is the column and message of spec's failure, the column
+// 1-based within spec (0 when the failure points nowhere in it).
+func specErr(spec string, err error) (col int, msg string) {
 	var se *probegen.SyntaxError
 	var pe *probegen.PointError
 	switch {
-	case errors.As(err, &se):
+	case errors.As(err, &se) && se.Spec == spec:
 		return se.Col, se.Msg
 	case errors.As(err, &pe):
 		return 0, oneLine(pe.Err.Error())
@@ -114,7 +114,7 @@ func (in specInput) failure(err error) string {
 	if in.file == "" {
 		return "dwprobe: " + oneLine(err.Error())
 	}
-	col, msg := specErr(err)
+	col, msg := specErr(in.raw, err)
 	col = max(col, 1)
 	return fmt.Sprintf("%s:%d:%d: %s", in.file, in.line, in.indent+col, msg)
 }
@@ -152,11 +152,11 @@ func (r *specRun) fail(in specInput, err error) error {
 }
 
 // done is nil if every command succeeded, else a *specsError.
-func (r *specRun) done(verb string) error {
+func (r *specRun) done() error {
 	if r.failed == 0 {
 		return nil
 	}
-	return &specsError{failed: r.failed, total: r.total, verb: verb, first: r.first}
+	return &specsError{failed: r.failed, total: r.total, first: r.first}
 }
 
 // specsError: some commands of a keep-going run failed (each reported).

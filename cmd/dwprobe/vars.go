@@ -53,7 +53,7 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	return run.done("")
+	return run.done()
 }
 
 // varsAt parses a -V spec and lists the variables at each of its points.
