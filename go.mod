@@ -8,3 +8,8 @@ require (
 	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0
 )
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/ulikunitz/xz v0.5.17 // indirect
+)

@@ -81,6 +81,12 @@ func Open(path string) (f *File, err error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: map: %w", path, err)
 	}
+	return openMapped(path, data, fh)
+}
+
+// openMapped parses the ELF in data, a mapping that Close unmaps (of the
+// file fh, or anonymous when fh is nil: a decompressed module).
+func openMapped(path string, data []byte, fh *os.File) (f *File, err error) {
 	nf := &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
 	defer func() {
 		if err != nil {
