@@ -106,6 +106,7 @@ func openMapped(path string, data []byte, fh *os.File) (f *File, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
 	}
+	layoutSections(ef)
 	nf.ELF = ef
 	nf.Machine = ef.Machine
 	nf.Order = ef.ByteOrder

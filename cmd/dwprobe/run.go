@@ -96,7 +96,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVarP(&o.vmlinux, "vmlinux", "k", "", "vmlinux with debuginfo (default: the running kernel's, found as perf does)")
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
-	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
+	fs.StringVarP(&o.module, "module", "m", "", "target kernel module: the path of a .ko")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
 	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE (or of each PROBE of @FILE), do not add it (repeatable)")
@@ -136,8 +136,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"module",
-	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
+var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
@@ -307,7 +306,7 @@ var (
 func openCached(o *options) (*dwarfres.File, func(), error) {
 	targetMu.Lock()
 	defer targetMu.Unlock()
-	key := o.exec + "\x00" + o.vmlinux
+	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module
 	if targetCache != nil {
 		if f, ok := targetCache[key]; ok {
 			return f, func() {}, nil
@@ -328,11 +327,10 @@ func openCached(o *options) (*dwarfres.File, func(), error) {
 // separate debuginfo looked for by build-id also under the directories of
 // $DWPROBE_DEBUGINFO_PATH.
 func openTarget(o *options) (*dwarfres.File, error) {
-	var dirs []string
-	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
-		dirs = strings.Split(p, ":")
+	if o.module != "" {
+		return openModule(o.module)
 	}
-	loc := dwarfres.NewLocator(dirs...)
+	loc := newLocator()
 	path := o.exec
 	if path == "" {
 		path = o.vmlinux
@@ -356,6 +354,16 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
 	}
 	return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+}
+
+// newLocator is perf's debuginfo search, with the directories of
+// $DWPROBE_DEBUGINFO_PATH first.
+func newLocator() *dwarfres.Locator {
+	var dirs []string
+	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
+		dirs = strings.Split(p, ":")
+	}
+	return dwarfres.NewLocator(dirs...)
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.
