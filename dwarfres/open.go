@@ -235,6 +235,12 @@ func (f *File) section(name string) ([]byte, error) {
 	} else {
 		b = f.data[s.Offset : s.Offset+s.FileSize]
 	}
+	if f.IsModule() && strings.HasPrefix(name, ".debug_") {
+		var err error
+		if b, err = f.relocated(sectionIndex(f.ELF, s), b); err != nil {
+			return nil, err
+		}
+	}
 	f.secs[name] = b
 	return b, nil
 }
@@ -281,7 +287,7 @@ func (f *File) readInfo(b []byte, off uint64) int {
 	if n := uint64(len(info)) - off; uint64(len(b)) > n {
 		b = b[:n]
 	}
-	if f.f != nil {
+	if f.f != nil && !f.IsModule() { // a module's is relocated: read the copy
 		if s := f.ELF.Section(".debug_info"); s != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
 			if n, err := f.f.ReadAt(b, int64(s.Offset+off)); err == nil {
 				return n

@@ -109,6 +109,8 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
 			}
 			target = exe + ":0x" + strconv.FormatUint(off, 16)
+		} else if t.IsModule() {
+			target = t.ModuleName() + ":" + target
 		}
 		d := newDef(exe != "", p.ret, group, name, target)
 		if len(spec.Args) > 0 {
