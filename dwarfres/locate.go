@@ -161,12 +161,8 @@ func (l *Locator) Open(path string) (*File, error) {
 // attach finds and attaches separate debuginfo for f.
 func (l *Locator) attach(f *File) error {
 	w := Wanted{Path: f.Path, BuildID: f.BuildID()}
-	if f.isModule() {
-		w.Module, _ = ModuleName(f.Path)
-		if n := f.ModInfo("name"); n != "" {
-			w.Module = NormModuleName(n)
-		}
-		w.Release = f.ModuleRelease()
+	if f.IsModule() {
+		w.Module, w.Release = NormModuleName(f.ModuleName()), f.ModuleRelease()
 	}
 	p, tried, err := find(l.Debug, w)
 	if err != nil {
@@ -223,4 +219,29 @@ func RunningKernel() Kernel {
 		k.BuildID = buildIDNote(notes, binary.NativeEndian)
 	}
 	return k
+}
+
+// OpenModule opens the kernel module at path as Open does, and refuses it
+// with a *ReleaseError, before looking for its debuginfo, when its
+// vermagic names another release than release (that of kernel, a vmlinux
+// path, "" for the running kernel; release "" checks nothing). A file
+// that is no relocatable object is refused with ErrNotELF.
+func (l *Locator) OpenModule(path, kernel, release string) (*File, error) {
+	f, err := OpenAny(path)
+	if err != nil {
+		return nil, err
+	}
+	if !f.IsModule() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: not a kernel module (ELF type %v, not a relocatable object)", path, ErrNotELF, f.ELF.Type)
+	}
+	err = CheckRelease(f, kernel, release)
+	if err == nil && !f.HasDWARF() {
+		err = l.attach(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

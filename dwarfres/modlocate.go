@@ -3,7 +3,6 @@ package dwarfres
 import (
 	"bufio"
 	"bytes"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -197,11 +196,7 @@ func walkForModule(dir, name string) string {
 // ModInfo returns the value of key in the module's .modinfo section
 // ("key=value" strings, NUL-separated), or "" when absent.
 func (f *File) ModInfo(key string) string {
-	s := f.ELF.Section(".modinfo")
-	if s == nil || s.Type == 0 || s.Offset+s.FileSize > uint64(len(f.data)) {
-		return ""
-	}
-	for _, kv := range bytes.Split(f.data[s.Offset:s.Offset+s.FileSize], []byte{0}) {
+	for _, kv := range bytes.Split(f.allocData(".modinfo"), []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
 			return string(v)
 		}
@@ -301,8 +296,3 @@ func (l *Locator) rooted(path string) string {
 	return filepath.Join(l.Root, path)
 }
 
-// isModule reports whether f is a kernel module: a relocatable object with
-// a .modinfo section.
-func (f *File) isModule() bool {
-	return f.ELF.Type == elf.ET_REL && f.ELF.Section(".modinfo") != nil
-}

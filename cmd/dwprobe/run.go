@@ -19,6 +19,7 @@ type options struct {
 	vmlinux    string
 	exec       string
 	module     string
+	symfs      string
 	source     string
 	prefixMaps []string
 	defs       []string
@@ -123,7 +124,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
-	for _, n := range []string{"symfs", "target-ns", "debuginfod"} {
+	fs.StringVar(&o.symfs, "symfs", "", "look for the vmlinux, modules and debuginfo (/boot, /lib/modules, /usr/lib/debug) under DIR")
+	for _, n := range []string{"target-ns", "debuginfod"} {
 		fs.String(n, "", "perf option (not yet supported)")
 	}
 	fs.BoolP("help", "h", false, "show this help on stdout")
@@ -136,7 +138,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
+var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
@@ -172,6 +174,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	if err := positional(&o, fs.Args()); err != nil {
+		return nil, err
+	}
+	if err := checkModuleOptions(&o); err != nil {
 		return nil, err
 	}
 	if o.exec != "" && o.vmlinux != "" {
@@ -328,9 +333,9 @@ func openCached(o *options) (*dwarfres.File, func(), error) {
 // $DWPROBE_DEBUGINFO_PATH.
 func openTarget(o *options) (*dwarfres.File, error) {
 	if o.module != "" {
-		return openModule(o.module)
+		return openModuleOf(o)
 	}
-	loc := newLocator()
+	loc := newLocator(o.symfs)
 	path := o.exec
 	if path == "" {
 		path = o.vmlinux
@@ -357,13 +362,13 @@ func openTarget(o *options) (*dwarfres.File, error) {
 }
 
 // newLocator is perf's debuginfo search, with the directories of
-// $DWPROBE_DEBUGINFO_PATH first.
-func newLocator() *dwarfres.Locator {
+// $DWPROBE_DEBUGINFO_PATH first and the system's under symfs (--symfs).
+func newLocator(symfs string) *dwarfres.Locator {
 	var dirs []string
 	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
 		dirs = strings.Split(p, ":")
 	}
-	return dwarfres.NewLocator(dirs...)
+	return dwarfres.NewRootLocator(symfs, dirs...)
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.
