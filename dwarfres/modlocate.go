@@ -295,4 +295,3 @@ func (l *Locator) rooted(path string) string {
 	}
 	return filepath.Join(l.Root, path)
 }
-
