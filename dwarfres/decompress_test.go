@@ -21,7 +21,7 @@ var compressors = map[string]func(io.Writer) (io.WriteCloser, error){
 	"zst": func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) },
 }
 
-func compress(t *testing.T, ext string, data []byte) []byte {
+func compress(t testing.TB, ext string, data []byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	w, err := compressors[ext](&b)
@@ -111,4 +111,34 @@ func TestDecompressBound(t *testing.T) {
 			t.Errorf("decompress(%s) at its limit = %d bytes, %v", ext, len(b), err)
 		}
 	}
+}
+
+// FuzzDecompress feeds compressed modules, intact and damaged, through
+// what OpenAny does with a compressed file: an error or a File, never a
+// panic nor an unbounded allocation.
+func FuzzDecompress(f *testing.F) {
+	b, err := os.ReadFile("../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for ext := range compressors {
+		f.Add(compress(f, ext, b))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := codecOf(data)
+		if c == nil {
+			return
+		}
+		plain, err := decompress(c, bytes.NewReader(data), 1<<20)
+		if err != nil {
+			return
+		}
+		m, err := openMemory("fuzz", plain)
+		if (m == nil) == (err == nil) {
+			t.Fatalf("openMemory = %v, %v", m, err)
+		}
+		if m != nil {
+			m.Close()
+		}
+	})
 }

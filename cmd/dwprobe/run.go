@@ -97,7 +97,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVarP(&o.vmlinux, "vmlinux", "k", "", "vmlinux with debuginfo (default: the running kernel's, found as perf does)")
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
-	fs.StringVarP(&o.module, "module", "m", "", "target kernel module: the path of a .ko")
+	fs.StringVarP(&o.module, "module", "m", "", "target kernel module: NAME (found for the kernel's release, as modprobe does) or the path of a .ko, .ko.xz, .ko.zst or .ko.gz")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
 	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE (or of each PROBE of @FILE), do not add it (repeatable)")
