@@ -249,6 +249,14 @@ func (st *Symtab) Count(name string) int {
 	return n
 }
 
+// EachName calls fn with the name of every defined symbol (of any kind
+// kallsyms lists), in symbol-table order.
+func (st *Symtab) EachName(fn func(string)) {
+	for _, off := range st.names {
+		fn(string(strAt(st.strtab, off)))
+	}
+}
+
 // Each calls fn for every text symbol in address order.
 func (st *Symtab) Each(fn func(Sym)) {
 	for _, s := range st.all {
