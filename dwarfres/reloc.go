@@ -39,6 +39,16 @@ var relocKinds = map[elf.Machine]map[uint32]relocKind{
 	},
 }
 
+// value is what a relocation of kind k writes for symbol value sym,
+// addend a at address p (the truncation to k.size is writeUint's).
+func (k relocKind) value(sym, a, p uint64) uint64 {
+	v := sym + a
+	if k.pc {
+		v -= p
+	}
+	return v
+}
+
 // relocNone is R_X86_64_NONE and R_AARCH64_NONE: nothing to do.
 const relocNone = 0
 
@@ -105,11 +115,7 @@ func (f *File) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error 
 		if !ok {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation against symbol %d, which the symbol table does not have", symIdx)}
 		}
-		v := s.value + uint64(addend)
-		if k.pc {
-			v -= dst.Addr + off
-		}
-		f.writeUint(out[off:], k.size, v)
+		f.writeUint(out[off:], k.size, k.value(s.value, uint64(addend), dst.Addr+off))
 	}
 	return nil
 }

@@ -127,3 +127,30 @@ func TestModuleCorpusFuncs(t *testing.T) {
 		t.Errorf("-F ovl_aio*: %q, %v; want %q", out, err, want)
 	}
 }
+
+// TestModuleSeparateDebuginfo: a stripped module as shipped finds the
+// module of the -dbg package by build-id, and answers as it does.
+func TestModuleSeparateDebuginfo(t *testing.T) {
+	const rel = "6.1.0-56-cloud-amd64/kernel/fs/overlayfs/overlay.ko"
+	stripped := dwarftest.NeedCorpus(t, "amd64/image/lib/modules/"+rel)
+	dbg := debianModule(t, "amd64", "fs/overlayfs/overlay.ko")
+	f, err := openModule(dbg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := f.BuildID()
+	f.Close()
+	dir := t.TempDir()
+	link := filepath.Join(dir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dbg, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", dir)
+	out, _, err := dw("-m", stripped, "-D", "ovl_lookup:8 dentry->d_name.name:string")
+	if want := "p:probe/ovl_lookup_L8 overlay:ovl_lookup+131 name=+0(+40(%r9)):string\n"; err != nil || out != want {
+		t.Errorf("stripped module: %q, %v; want %q", out, err, want)
+	}
+}
