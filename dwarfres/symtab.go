@@ -226,6 +226,24 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 	return Sym{}, false
 }
 
+// UniqueBefore returns the closest symbol of the map at or before addr,
+// in the section of the symbol containing addr, whose name no other
+// symbol bears: a name the kernel resolves to that one symbol, from which
+// an offset reaches addr.
+func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
+	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
+	if i < 0 {
+		return Sym{}, false
+	}
+	sec := st.byAddr[i].Section
+	for ; i >= 0 && st.byAddr[i].Section == sec; i-- {
+		if st.Count(st.byAddr[i].Name) == 1 {
+			return st.byAddr[i], true
+		}
+	}
+	return Sym{}, false
+}
+
 // Lookup returns every text symbol named name, in address order. A linear
 // scan: a query asks a handful of times, building a map would cost more.
 func (st *Symtab) Lookup(name string) []Sym {

@@ -154,3 +154,19 @@ func TestModuleSeparateDebuginfo(t *testing.T) {
 		t.Errorf("stripped module: %q, %v; want %q", out, err, want)
 	}
 }
+
+// TestModuleNotUnique: btrfs has two static fill_inode_item. perf writes
+// btrfs:fill_inode_item+0 twice, which the kernel resolves to one copy
+// twice; dwprobe names each copy from the closest unique symbol before
+// it, as it writes _text+OFFSET in a vmlinux, and says so.
+func TestModuleNotUnique(t *testing.T) {
+	ko := debianModule(t, "amd64", "fs/btrfs/btrfs.ko")
+	out, stderr, err := dw("-m", ko, "-D", "fill_inode_item%return")
+	want := "r:probe/fill_inode_item__return btrfs:btrfs_set_inode_index_count+288\nr:probe/fill_inode_item__return btrfs:read_alloc_one_name+112\n"
+	if err != nil || out != want {
+		t.Errorf("-D fill_inode_item%%return: %q, %v; want %q", out, err, want)
+	}
+	if !strings.Contains(stderr, "note: fill_inode_item is not unique in the module (2 symbols); wrote btrfs_set_inode_index_count+288") {
+		t.Errorf("stderr %q lacks the note", stderr)
+	}
+}
