@@ -2,40 +2,14 @@ package dwarfres
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
-
-// compressors write what the kernel's module install compresses with.
-var compressors = map[string]func(io.Writer) (io.WriteCloser, error){
-	"gz":  func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(w), nil },
-	"xz":  func(w io.Writer) (io.WriteCloser, error) { return xz.NewWriter(w) },
-	"zst": func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) },
-}
-
-func compress(t testing.TB, ext string, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w, err := compressors[ext](&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // tinyELF is a 3 KB ELF with DWARF from probegen's fuzz seeds.
 func tinyELF(t *testing.T) []byte {
@@ -53,9 +27,9 @@ func tinyELF(t *testing.T) []byte {
 func TestOpenAnyCompressed(t *testing.T) {
 	plain := tinyELF(t)
 	dir := t.TempDir()
-	for ext := range compressors {
+	for _, ext := range dwarftest.CompressExts {
 		t.Run(ext, func(t *testing.T) {
-			z := compress(t, ext, plain)
+			z := dwarftest.Compress(t, ext, plain)
 			p := filepath.Join(dir, "m.ko."+ext)
 			os.WriteFile(p, z, 0o644)
 			f, err := OpenAny(p)
@@ -101,13 +75,13 @@ func TestOpenAnyPlain(t *testing.T) {
 // is refused, not held in memory.
 func TestDecompressBound(t *testing.T) {
 	plain := tinyELF(t)
-	for ext := range compressors {
-		c := codecOf(compress(t, ext, plain))
-		_, err := decompress(c, bytes.NewReader(compress(t, ext, plain)), len(plain)-1)
+	for _, ext := range dwarftest.CompressExts {
+		c := codecOf(dwarftest.Compress(t, ext, plain))
+		_, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)-1)
 		if err == nil || !strings.Contains(err.Error(), "expands past") {
 			t.Errorf("decompress(%s) over its limit = %v", ext, err)
 		}
-		if b, err := decompress(c, bytes.NewReader(compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
+		if b, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
 			t.Errorf("decompress(%s) at its limit = %d bytes, %v", ext, len(b), err)
 		}
 	}
@@ -121,8 +95,8 @@ func FuzzDecompress(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for ext := range compressors {
-		f.Add(compress(f, ext, b))
+	for _, ext := range dwarftest.CompressExts {
+		f.Add(dwarftest.Compress(f, ext, b))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := codecOf(data)

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -99,28 +93,11 @@ func TestModuleForms(t *testing.T) {
 	}
 }
 
-// compressed is b compressed as modules are installed: .ko.gz, .ko.xz
-// and .ko.zst.
+// compressed is b compressed as modules are installed, by suffix.
 func compressed(t *testing.T, b []byte) map[string][]byte {
-	t.Helper()
 	out := map[string][]byte{}
-	for ext, mk := range map[string]func(io.Writer) (io.WriteCloser, error){
-		"gz":  func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(w), nil },
-		"xz":  func(w io.Writer) (io.WriteCloser, error) { return xz.NewWriter(w) },
-		"zst": func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) },
-	} {
-		var buf bytes.Buffer
-		w, err := mk(&buf)
-		if err == nil {
-			_, err = w.Write(b)
-		}
-		if err == nil {
-			err = w.Close()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[ext] = buf.Bytes()
+	for _, ext := range dwarftest.CompressExts {
+		out[ext] = dwarftest.Compress(t, ext, b)
 	}
 	return out
 }
