@@ -177,6 +177,11 @@ func TestModuleLive(t *testing.T) {
 	t.Cleanup(func() { runningRelease = old })
 	runningRelease = func() string { return c.release }
 
+	// perf's set_target: an absolute path ending in .ko first is -m.
+	out, _, err := dw("-n", c.overlay(), "ovl_lookup:8", "dentry->d_name.name:string")
+	if err != nil || out != ovlDef {
+		t.Errorf("-n MODULE.ko PROBE: %q, %v", out, err)
+	}
 	_, stderr, err := dw("--symfs", c.image, "-m", "overlay", "-a", ovlSpec)
 	if err != nil {
 		t.Fatalf("-a: %v\n%s", err, stderr)
@@ -187,7 +192,7 @@ func TestModuleLive(t *testing.T) {
 	if want := "probe:ovl_lookup_L8  (on ovl_lookup:8 in overlay with name=dentry->d_name.name:string)"; !strings.Contains(stderr, want) {
 		t.Errorf("-a said:\n%s\nwant %q", stderr, want)
 	}
-	out, stderr, err := dw("--symfs", c.image, "-l")
+	out, stderr, err = dw("--symfs", c.image, "-l")
 	want := "  probe:ovl_lookup_L8  (on ovl_lookup:8@fs/overlayfs/namei.c in overlay with name)\n"
 	if err != nil || out != want {
 		t.Errorf("-l:\n%s%s%v\nwant\n%s", out, stderr, err, want)

@@ -264,12 +264,14 @@ func positional(o *options, rest []string) error {
 		return errors.New("'-' is not a probe (--apply - reads definitions from stdin)")
 	}
 	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
-		if strings.HasSuffix(rest[0], ".ko") {
-			return fmt.Errorf("%s: kernel modules are not yet supported", rest[0])
+		// perf's set_target: a module when it ends in .ko.
+		if _, ok := dwarfres.ModuleName(rest[0]); ok {
+			o.module = rest[0]
+		} else {
+			o.exec = rest[0]
 		}
-		o.exec, rest = rest[0], rest[1:]
-		if len(rest) == 0 {
-			return fmt.Errorf("no probe after the binary %s", o.exec)
+		if rest = rest[1:]; len(rest) == 0 {
+			return fmt.Errorf("no probe after the binary %s", o.exec+o.module)
 		}
 	}
 	if allSpecFiles(rest) {
