@@ -203,3 +203,19 @@ func copyFile(t *testing.T, p string) string {
 	}
 	return q
 }
+
+// TestKernelRelease reads each corpus vmlinux's release from its banner:
+// the release its image installs modules for.
+func TestKernelRelease(t *testing.T) {
+	for _, arch := range []string{"amd64", "arm64"} {
+		f, err := Open(dwarftest.NeedCorpus(t, arch+"/vmlinux"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, ok := f.KernelRelease()
+		f.Close()
+		if want := corpusRelease(t, arch); !ok || rel != want {
+			t.Errorf("%s: KernelRelease = %q, %v; want %q", arch, rel, ok, want)
+		}
+	}
+}

@@ -313,7 +313,7 @@ var (
 func openCached(o *options) (*dwarfres.File, func(), error) {
 	targetMu.Lock()
 	defer targetMu.Unlock()
-	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module
+	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module + "\x00" + o.symfs
 	if targetCache != nil {
 		if f, ok := targetCache[key]; ok {
 			return f, func() {}, nil
