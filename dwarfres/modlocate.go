@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -294,4 +295,15 @@ func (l *Locator) rooted(path string) string {
 		return path
 	}
 	return filepath.Join(l.Root, path)
+}
+
+// LoadedModuleBuildID returns the build-id of module name as the running
+// kernel loaded it (its notes in /sys/module/NAME/notes, in the host's
+// byte order), "" when it is not loaded or has none.
+func LoadedModuleBuildID(name string) string {
+	b, err := os.ReadFile(filepath.Join("/sys/module", NormModuleName(name), "notes/.note.gnu.build-id"))
+	if err != nil {
+		return ""
+	}
+	return buildIDNote(b, binary.NativeEndian)
 }

@@ -169,7 +169,7 @@ func TestModuleBadInput(t *testing.T) {
 // kernel: -a writes MODULE:SYMBOL+OFFS (the module found by name for the
 // running kernel's release), -l maps it back to the module's source line,
 // -d removes it; -a refuses a module of another release than the running
-// kernel's, writing nothing.
+// kernel's, or another build than the one loaded, writing nothing.
 func TestModuleLive(t *testing.T) {
 	c := needModCorpus(t, "amd64")
 	_, k := fakeTracefs(t)
@@ -208,6 +208,22 @@ func TestModuleLive(t *testing.T) {
 	}
 	if got := eventWrites(k, "kprobe_events"); len(got) != 0 {
 		t.Errorf("-a of another release wrote %q", got)
+	}
+	runningRelease = func() string { return c.release }
+	oldLoaded := loadedModuleBuildID
+	t.Cleanup(func() { loadedModuleBuildID = oldLoaded })
+	loadedModuleBuildID = func(name string) string {
+		if name != "overlay" {
+			t.Errorf("loaded build-id of %q asked for", name)
+		}
+		return "0123"
+	}
+	_, _, err = dw("-m", c.overlay(), "-a", "other=ovl_lookup")
+	if !errors.Is(err, dwarfres.ErrRelease) || !strings.Contains(err.Error(), "is not the module overlay the running kernel loaded (build-id 55daea208228a4760ad30e9bb7592704bc251c93, loaded 0123)") {
+		t.Errorf("-a of a module other than the loaded one: %v", err)
+	}
+	if got := eventWrites(k, "kprobe_events"); len(got) != 0 {
+		t.Errorf("-a of a module other than the loaded one wrote %q", got)
 	}
 	_, stderr, err = dw("-d", "probe:ovl_*")
 	if err != nil || stderr != "Removed event: probe:ovl_lookup_L8\n" || k.File("kprobe_events") != "" {
