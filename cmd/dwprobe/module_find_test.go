@@ -225,6 +225,15 @@ func TestModuleLive(t *testing.T) {
 	if got := eventWrites(k, "kprobe_events"); len(got) != 0 {
 		t.Errorf("-a of a module other than the loaded one wrote %q", got)
 	}
+	defs := filepath.Join(t.TempDir(), "defs")
+	os.WriteFile(defs, []byte(strings.Replace(ovlDef, "ovl_lookup_L8", "applied", 1)), 0o644)
+	if _, stderr, err := dw("--apply", defs); err != nil {
+		t.Errorf("--apply of a module's definition: %v\n%s", err, stderr)
+	}
+	_, stderr, err = dw("-d", "probe:applied")
+	if err != nil || stderr != "Removed event: probe:applied\n" {
+		t.Errorf("-d probe:applied: %q, %v", stderr, err)
+	}
 	_, stderr, err = dw("-d", "probe:ovl_*")
 	if err != nil || stderr != "Removed event: probe:ovl_lookup_L8\n" || k.File("kprobe_events") != "" {
 		t.Errorf("-d: %q, %v; kprobe_events %q", stderr, err, k.File("kprobe_events"))
