@@ -8,7 +8,10 @@
 // A newcomer's map:
 //
 //   - Finding and opening: Locator (locate.go) finds a target's debuginfo,
-//     separate or not; Open (open.go) maps an ELF and reads sections lazily.
+//     separate or not, and a kernel module by name (modlocate.go:
+//     modules.dep, a module's debuginfo tree); Open (open.go) maps an ELF
+//     and reads sections lazily, OpenAny (decompress.go) a compressed
+//     module too.
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
 //     (die.go) whose attribute forms and classes are in form.go, one unit
 //     decoded as a tree (cutree.go), line tables (lines.go), ranges and

@@ -33,6 +33,14 @@ var (
 	// ErrSharedLine: the line shares its address with another line, so a
 	// probe there would really be on that other line.
 	ErrSharedLine = errors.New("line shares its address with another line")
+	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
+	// does not decompress: truncated or corrupt.
+	ErrCompressed = errors.New("corrupt compressed file")
+	// ErrModuleNotFound: no module of that name for the kernel release.
+	ErrModuleNotFound = errors.New("module not found")
+	// ErrRelease: a module was built for another kernel release than the
+	// kernel it is probed with.
+	ErrRelease = errors.New("module built for another kernel release")
 )
 
 // DecodeError reports malformed debuginfo: which section, at which offset,

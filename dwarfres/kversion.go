@@ -10,15 +10,37 @@ import (
 // false for a file that is no kernel or whose banner can't be read (a
 // debuginfo file without the data).
 func (f *File) KernelVersion() (major, minor int, ok bool) {
-	addr, found := f.SymbolAddr("linux_banner")
-	if !found {
-		return 0, 0, false
-	}
-	b, err := f.Bytes(addr, 64)
-	if err != nil {
+	b, ok := f.banner()
+	if !ok {
 		return 0, 0, false
 	}
 	return parseBanner(b)
+}
+
+// KernelRelease returns the release of the kernel f is, as uname -r gives
+// it, from its linux_banner ("Linux version 6.1.0-18-amd64 (...)"); ok as
+// KernelVersion's.
+func (f *File) KernelRelease() (string, bool) {
+	b, ok := f.banner()
+	if !ok {
+		return "", false
+	}
+	rest, found := bytes.CutPrefix(b, []byte("Linux version "))
+	rel, _, spaced := bytes.Cut(rest, []byte(" "))
+	if !found || !spaced || len(rel) == 0 {
+		return "", false
+	}
+	return string(rel), true
+}
+
+// banner is the start of f's linux_banner, long enough for any release.
+func (f *File) banner() ([]byte, bool) {
+	addr, found := f.SymbolAddr("linux_banner")
+	if !found {
+		return nil, false
+	}
+	b, err := f.Bytes(addr, 128)
+	return b, err == nil
 }
 
 // parseBanner reads "MAJOR.MINOR" after "Linux version ".

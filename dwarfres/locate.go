@@ -21,7 +21,8 @@ type Source interface {
 type Wanted struct {
 	Path    string // the binary; "" for a kernel not yet found
 	BuildID string // GNU build-id as hex; "" when it has none
-	Release string // kernel release (uname -r), for a kernel
+	Release string // kernel release (uname -r), for a kernel or a module's vermagic
+	Module  string // the module's name, for a kernel module
 }
 
 // BuildIDDir is a tree of separate debuginfo files named by build-id,
@@ -38,21 +39,25 @@ func (d BuildIDDir) Find(w Wanted) (string, []string, error) {
 }
 
 // VmlinuxPaths is where perf looks for a kernel's vmlinux by release, in
-// its order (perf's vmlinux_path), less the build-id file BuildIDDir finds.
-type VmlinuxPaths struct{}
+// its order (perf's vmlinux_path), less the build-id file BuildIDDir finds;
+// the system paths under Root (perf's --symfs) when set.
+type VmlinuxPaths struct{ Root string }
 
 // Find tries perf's vmlinux paths for w.Release.
-func (VmlinuxPaths) Find(w Wanted) (string, []string, error) {
+func (v VmlinuxPaths) Find(w Wanted) (string, []string, error) {
 	rel := w.Release
-	return firstExisting([]string{
-		"vmlinux",
+	paths := []string{"vmlinux"}
+	for _, p := range []string{
 		"/boot/vmlinux",
 		"/boot/vmlinux-" + rel,
 		"/usr/lib/debug/boot/vmlinux-" + rel,
 		"/lib/modules/" + rel + "/build/vmlinux",
 		"/usr/lib/debug/lib/modules/" + rel + "/vmlinux",
 		"/usr/lib/debug/boot/vmlinux-" + rel + ".debug",
-	}, isRegular)
+	} {
+		paths = append(paths, (&Locator{Root: v.Root}).rooted(p))
+	}
+	return firstExisting(paths, isRegular)
 }
 
 // firstExisting returns the first of paths that ok accepts, and the paths
@@ -81,8 +86,11 @@ const DefaultDebugDir = "/usr/lib/debug"
 
 // Locator finds the debuginfo of a target: the binary itself when it has
 // DWARF, else a separate debuginfo file from Debug; for the running kernel,
-// first its vmlinux from Kernel.
+// first its vmlinux from Kernel; a kernel module by name (FindModule).
 type Locator struct {
+	// Root is perf's --symfs: the system paths looked at (perf's vmlinux
+	// paths, /lib/modules, /usr/lib/debug) are taken under it.
+	Root string
 	// Debug are the sources of separate debuginfo, searched in order.
 	Debug []Source
 	// Kernel are the sources of a kernel's vmlinux, searched in order.
@@ -90,12 +98,19 @@ type Locator struct {
 }
 
 // NewLocator is perf's search: separate debuginfo by build-id under dirs
-// and then DefaultDebugDir; a kernel's vmlinux at perf's paths and then
-// by build-id under DefaultDebugDir.
-func NewLocator(dirs ...string) *Locator {
-	l := &Locator{Kernel: []Source{VmlinuxPaths{}, BuildIDDir(DefaultDebugDir)}}
-	for _, d := range append(dirs, DefaultDebugDir) {
-		l.Debug = append(l.Debug, BuildIDDir(d))
+// and then DefaultDebugDir (and a module's by its installed path, see
+// ModuleDebugTree); a kernel's vmlinux at perf's paths and then by
+// build-id under DefaultDebugDir.
+func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
+
+// NewRootLocator is NewLocator with the system paths under root (perf's
+// --symfs); dirs are taken as given.
+func NewRootLocator(root string, dirs ...string) *Locator {
+	l := &Locator{Root: root}
+	sys := l.rooted(DefaultDebugDir)
+	l.Kernel = []Source{VmlinuxPaths{Root: root}, BuildIDDir(sys)}
+	for _, d := range append(dirs, sys) {
+		l.Debug = append(l.Debug, BuildIDDir(d), ModuleDebugTree(d))
 	}
 	return l
 }
@@ -124,11 +139,12 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Unwrap() error { return ErrNoDebugInfo }
 
 // Open opens the binary at path with its debuginfo: its own DWARF, or a
-// separate file from l.Debug attached (see attachDebug). Errors wrap
-// ErrNotELF, ErrNoDebugInfo (a *NotFoundError when nothing was found) or
-// the file system's.
+// separate file from l.Debug attached (see attachDebug). A compressed
+// binary (a .ko.xz module) is decompressed first (OpenAny). Errors wrap
+// ErrNotELF, ErrCompressed, ErrNoDebugInfo (a *NotFoundError when nothing
+// was found) or the file system's.
 func (l *Locator) Open(path string) (*File, error) {
-	f, err := Open(path)
+	f, err := OpenAny(path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +161,9 @@ func (l *Locator) Open(path string) (*File, error) {
 // attach finds and attaches separate debuginfo for f.
 func (l *Locator) attach(f *File) error {
 	w := Wanted{Path: f.Path, BuildID: f.BuildID()}
+	if f.IsModule() {
+		w.Module, w.Release = NormModuleName(f.ModuleName()), f.ModuleRelease()
+	}
 	p, tried, err := find(l.Debug, w)
 	if err != nil {
 		return err
@@ -200,4 +219,29 @@ func RunningKernel() Kernel {
 		k.BuildID = buildIDNote(notes, binary.NativeEndian)
 	}
 	return k
+}
+
+// OpenModule opens the kernel module at path as Open does, and refuses it
+// with a *ReleaseError, before looking for its debuginfo, when its
+// vermagic names another release than release (that of kernel, a vmlinux
+// path, "" for the running kernel; release "" checks nothing). A file
+// that is no relocatable object is refused with ErrNotELF.
+func (l *Locator) OpenModule(path, kernel, release string) (*File, error) {
+	f, err := OpenAny(path)
+	if err != nil {
+		return nil, err
+	}
+	if !f.IsModule() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: not a kernel module (ELF type %v, not a relocatable object)", path, ErrNotELF, f.ELF.Type)
+	}
+	err = CheckRelease(f, kernel, release)
+	if err == nil && !f.HasDWARF() {
+		err = l.attach(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

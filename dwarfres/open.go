@@ -81,6 +81,12 @@ func Open(path string) (f *File, err error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: map: %w", path, err)
 	}
+	return openMapped(path, data, fh)
+}
+
+// openMapped parses the ELF in data, a mapping that Close unmaps (of the
+// file fh, or anonymous when fh is nil: a decompressed module).
+func openMapped(path string, data []byte, fh *os.File) (f *File, err error) {
 	nf := &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
 	defer func() {
 		if err != nil {
@@ -100,6 +106,7 @@ func Open(path string) (f *File, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
 	}
+	layoutSections(ef)
 	nf.ELF = ef
 	nf.Machine = ef.Machine
 	nf.Order = ef.ByteOrder
@@ -228,6 +235,12 @@ func (f *File) section(name string) ([]byte, error) {
 	} else {
 		b = f.data[s.Offset : s.Offset+s.FileSize]
 	}
+	if f.IsModule() && strings.HasPrefix(name, ".debug_") {
+		var err error
+		if b, err = f.relocated(sectionIndex(f.ELF, s), b); err != nil {
+			return nil, err
+		}
+	}
 	f.secs[name] = b
 	return b, nil
 }
@@ -274,7 +287,7 @@ func (f *File) readInfo(b []byte, off uint64) int {
 	if n := uint64(len(info)) - off; uint64(len(b)) > n {
 		b = b[:n]
 	}
-	if f.f != nil {
+	if f.f != nil && !f.IsModule() { // a module's is relocated: read the copy
 		if s := f.ELF.Section(".debug_info"); s != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
 			if n, err := f.f.ReadAt(b, int64(s.Offset+off)); err == nil {
 				return n

@@ -28,6 +28,7 @@ type Symtab struct {
 	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
 	kernel  bool // a vmlinux: _text plus kernel-only sections
+	module  bool // a kernel module: perf's map holds its .text as the kernel's
 }
 
 // Symbols loads the symbol table once.
@@ -68,23 +69,35 @@ func (f *File) symbolSection(typ elf.SectionType) (data, strtab []byte) {
 
 // eachRawSymbol calls fn for every entry of a symbol section but the null one.
 func (f *File) eachRawSymbol(data []byte, fn func(rawSym)) {
-	size := 24
-	if f.ELF.Class == elf.ELFCLASS32 {
-		size = 16
-	}
+	size := f.symSize()
 	for i := size; i+size <= len(data); i += size {
-		e := data[i : i+size]
-		var r rawSym
-		r.name = f.Order.Uint32(e)
-		if size == 24 {
-			r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
-			r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
-		} else {
-			r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
-			r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
-		}
-		fn(r)
+		fn(f.decodeRawSym(data[i : i+size]))
 	}
+}
+
+// symSize is the size of one symbol-table entry.
+func (f *File) symSize() int {
+	if f.ELF.Class == elf.ELFCLASS32 {
+		return 16
+	}
+	return 24
+}
+
+// decodeRawSym decodes one symbol-table entry. A relocatable object's
+// st_value is relative to its section: the section's laid-out address is
+// added (layoutSections), so symbols, DWARF and relocations agree.
+func (f *File) decodeRawSym(e []byte) rawSym {
+	var r rawSym
+	r.name = f.Order.Uint32(e)
+	if len(e) == 24 {
+		r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
+		r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
+	} else {
+		r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
+		r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
+	}
+	r.value += f.sectionBase(r.shndx)
+	return r
 }
 
 // strAt returns the NUL-terminated bytes at off, without copying.
@@ -113,6 +126,7 @@ func (f *File) loadSymbols() *Symtab {
 	st := &Symtab{}
 	data, strtab := f.symbolTable()
 	st.strtab = strtab
+	st.module = f.IsModule()
 	f.eachRawSymbol(data, func(s rawSym) {
 		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
 			st.Text, st.HasText = s.value, true
@@ -147,10 +161,10 @@ func (st *Symtab) inMap(sec *elf.Section, typ elf.SymType, name []byte) bool {
 	}
 	// perf's kernel map holds .text only; other text sections
 	// (.init.text) live in separate maps it does not search.
-	if st.kernel && sec.Name != ".text" {
+	if (st.kernel || st.module) && sec.Name != ".text" {
 		return false
 	}
-	if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && st.kernel) {
+	if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && (st.kernel || st.module)) {
 		return false
 	}
 	return !bytes.HasPrefix(name, []byte(".L")) && !bytes.HasPrefix(name, []byte("$"))
@@ -212,6 +226,24 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 	return Sym{}, false
 }
 
+// UniqueBefore returns the closest symbol of the map at or before addr,
+// in the section of the symbol containing addr, whose name no other
+// symbol bears: a name the kernel resolves to that one symbol, from which
+// an offset reaches addr.
+func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
+	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
+	if i < 0 {
+		return Sym{}, false
+	}
+	sec := st.byAddr[i].Section
+	for ; i >= 0 && st.byAddr[i].Section == sec; i-- {
+		if st.Count(st.byAddr[i].Name) == 1 {
+			return st.byAddr[i], true
+		}
+	}
+	return Sym{}, false
+}
+
 // Lookup returns every text symbol named name, in address order. A linear
 // scan: a query asks a handful of times, building a map would cost more.
 func (st *Symtab) Lookup(name string) []Sym {
@@ -233,6 +265,14 @@ func (st *Symtab) Count(name string) int {
 		}
 	}
 	return n
+}
+
+// EachName calls fn with the name of every defined symbol (of any kind
+// kallsyms lists), in symbol-table order.
+func (st *Symtab) EachName(fn func(string)) {
+	for _, off := range st.names {
+		fn(string(strAt(st.strtab, off)))
+	}
 }
 
 // Each calls fn for every text symbol in address order.

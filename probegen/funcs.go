@@ -15,7 +15,8 @@ const DefaultFuncFilter = "!_* & !*@plt"
 // holds, sorted by name, each name once, that matches the filter rules (""
 // for DefaultFuncFilter). perf prints a name as often as its map holds it
 // (glibc's versioned aliases: aio_cancel twice), which says nothing more
-// to someone choosing a function to probe.
+// to someone choosing a function to probe. A module's list is every
+// symbol it defines, as perf's.
 func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	if rules == "" {
 		rules = DefaultFuncFilter
@@ -25,11 +26,18 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 		return nil, err
 	}
 	var names []string
-	t.Symbols().Each(func(s dwarfres.Sym) {
-		if flt.Match(s.Name) {
-			names = append(names, s.Name)
+	add := func(n string) {
+		if flt.Match(n) {
+			names = append(names, n)
 		}
-	})
+	}
+	if t.IsModule() {
+		// perf maps a module file as one object of all its symbols:
+		// data (ovl_aops) and local labels (.LC0) are listed too.
+		t.Symbols().EachName(add)
+	} else {
+		t.Symbols().Each(func(s dwarfres.Sym) { add(s.Name) })
+	}
 	sort.Strings(names)
 	return slices.Compact(names), nil
 }

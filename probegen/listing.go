@@ -180,8 +180,8 @@ func (tp TracePoint) address(d *dwarfres.File) (uint64, bool) {
 		}
 		return 0, false
 	}
-	if tp.Module != "" {
-		return 0, false // a module's debuginfo is not d
+	if tp.Module != "" && !d.IsModule() {
+		return 0, false // a module's probe, and d is not that module
 	}
 	switch st := d.Symbols(); {
 	case tp.Symbol == "":

@@ -109,6 +109,8 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
 			}
 			target = exe + ":0x" + strconv.FormatUint(off, 16)
+		} else if t.IsModule() {
+			target = t.ModuleName() + ":" + target
 		}
 		d := newDef(exe != "", p.ret, group, name, target)
 		if len(spec.Args) > 0 {
@@ -411,7 +413,9 @@ func describe(p *Point) string {
 }
 
 // kernelTarget writes SYMBOL+OFFS, unless the kernel would resolve SYMBOL to
-// another function of the same name: then _text+OFFS names the address.
+// another function of the same name: then _text+OFFS names the address, or
+// in a module (which has no _text) the closest unique symbol before it
+// and the offset from there (the kernel keeps a section's layout).
 func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname string, inText bool) point {
 	st := t.Symbols()
 	if t.IsKernel() && inText && st.HasText {
@@ -421,6 +425,16 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
 				realname: realname,
 				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
+			}
+		}
+	}
+	if t.IsModule() && st.Count(sym) > 1 {
+		if u, ok := st.UniqueBefore(addr); ok {
+			return point{
+				addr:     addr,
+				target:   u.Name + "+" + strconv.FormatUint(addr-u.Start, 10),
+				realname: realname,
+				note:     fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s+%d so the kernel probes this copy's %s+%d, not the copy it finds first", sym, st.Count(sym), u.Name, addr-u.Start, sym, off),
 			}
 		}
 	}

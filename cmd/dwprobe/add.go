@@ -39,10 +39,8 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if kind == tracefs.KProbe {
-		if err := checkRunningKernel(t); err != nil {
-			return err
-		}
+	if err := checkRunning(kind, t); err != nil {
+		return err
 	}
 	// The names are chosen under the lock, against the listing of that
 	// moment: another dwprobe -f can't take the same numbered name.
@@ -160,6 +158,9 @@ func showAdded(o *options, rs []resolved, w io.Writer) {
 			args = append(args, probegen.PerfArg(a))
 		}
 		for _, d := range r.defs {
+			if o.module != "" {
+				module, _, _ = strings.Cut(d.Target, ":") // MODULE:SYMBOL+OFFS
+			}
 			fmt.Fprintln(w, probegen.EventLine(d.Group, d.Name, point, module, args))
 		}
 	}
@@ -245,6 +246,18 @@ func checkDialect(d tracefs.Dialect, evs []tracefs.Event) error {
 // checkRunningKernel refuses to add kprobes computed from a vmlinux that
 // is not the running kernel's: its offsets would land elsewhere. perf
 // checks the build-id the same way for -a.
+// checkRunning refuses kprobes made from another kernel's debuginfo, or
+// from a module of another release.
+func checkRunning(kind tracefs.Kind, t *dwarfres.File) error {
+	switch {
+	case kind != tracefs.KProbe:
+		return nil
+	case t.IsModule():
+		return checkRunningModule(t)
+	}
+	return checkRunningKernel(t)
+}
+
 func checkRunningKernel(t *dwarfres.File) error {
 	want, have := runningBuildID(), t.BuildID()
 	if want == "" || have == "" || want == have {

@@ -38,7 +38,7 @@ func TestOptions(t *testing.T) {
 		{"add dry run", []string{"-n", "-x", app, "-a", "work"}, "", "p:probe_app/work "},
 		{"vars", []string{"-x", app, "-V", "work"}, "", "Available variables at work\n"},
 		{"positional dry run", []string{"-n", "-x", app, "work", "p->id"}, "", "p:probe_app/work "},
-		{"module", []string{"-m", "ext4", "-D", "ext4_sync_fs"}, "not yet supported", ""},
+		{"module", []string{"-m", "ext4", "-D", "ext4_sync_fs"}, "ext4", ""},
 		{"max-probes", []string{"-x", app, "--max-probes", "2", "-D", "item_score"}, "too many (> 2) probe points found (raise --max-probes)", ""},
 		{"max-probes, symbols", []string{"-x", app, "--max-probes", "1", "-D", "*%return"}, "> --max-probes 1)", ""},
 		{"bad max-probes", []string{"-x", app, "--max-probes", "0", "-D", "work"}, "positive", ""},

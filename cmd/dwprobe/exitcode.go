@@ -32,7 +32,7 @@ var exitCodes = []struct {
 	{exitFailure, "any other failure"},
 	{exitUsage, "usage: an unknown or ambiguous option, options that do not go together"},
 	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse)"},
-	{exitInput, "an input could not be read: the binary or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE)"},
+	{exitInput, "an input could not be read: the binary, module or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE); no such module; a module of another release"},
 	{exitKernel, "tracefs or the kernel refused: not mounted, not root, no kprobe_events or uprobe_events, a definition rejected, an event name taken, nothing to delete"},
 }
 
@@ -87,7 +87,8 @@ func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
-		probegen.ErrLineTooLong, errNoSpecs)
+		probegen.ErrLineTooLong, errNoSpecs,
+		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease)
 }
 
 func isUnresolvedErr(err error) bool {

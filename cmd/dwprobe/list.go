@@ -89,10 +89,11 @@ type debugCache struct {
 	kernel *dwarfres.PointMapper
 	tried  bool
 	bins   map[string]*dwarfres.PointMapper
+	mods   map[string]*dwarfres.PointMapper // by module name
 }
 
 func newDebugCache(o *options, stderr io.Writer) *debugCache {
-	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.PointMapper{}}
+	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.PointMapper{}, mods: map[string]*dwarfres.PointMapper{}}
 }
 
 // print writes e's -l line, or its JSON object with --json.
@@ -129,7 +130,7 @@ func (c *debugCache) line(e tracefs.Event) string {
 func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.PointMapper {
 	if !tp.User {
 		if tp.Module != "" {
-			return nil // kernel modules: not yet supported
+			return c.module(tp.Module)
 		}
 		if !c.tried {
 			c.tried = true
@@ -146,7 +147,7 @@ func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.PointMapper {
 }
 
 func (c *debugCache) openKernel() *dwarfres.PointMapper {
-	f, err := openDebuginfo(&options{vmlinux: c.o.vmlinux})
+	f, err := openDebuginfo(&options{vmlinux: c.o.vmlinux, symfs: c.o.symfs})
 	if err != nil {
 		if c.stderr != nil && !c.o.quiet {
 			fmt.Fprintf(c.stderr, "note: kprobes are shown as listed: %v\n", err)
@@ -167,13 +168,33 @@ func (c *debugCache) openBinary(path string) *dwarfres.PointMapper {
 	return f.NewPointMapper()
 }
 
+// module is the mapper of the module name of the kernel listed (-k's
+// release, else the running kernel's), found and opened as -m NAME does,
+// once per listing; nil, with a note, when it can't be opened.
+func (c *debugCache) module(name string) *dwarfres.PointMapper {
+	m, ok := c.mods[name]
+	if ok {
+		return m
+	}
+	f, err := openDebuginfo(&options{module: name, vmlinux: c.o.vmlinux, symfs: c.o.symfs})
+	if err == nil {
+		m = f.NewPointMapper()
+	} else if c.stderr != nil && !c.o.quiet {
+		fmt.Fprintf(c.stderr, "note: the kprobes on module %s are shown as listed: %v\n", name, err)
+	}
+	c.mods[name] = m
+	return m
+}
+
 func (c *debugCache) close() {
 	if f := c.kernel.File(); f != nil {
 		f.Close()
 	}
-	for _, m := range c.bins {
-		if f := m.File(); f != nil {
-			f.Close()
+	for _, ms := range []map[string]*dwarfres.PointMapper{c.bins, c.mods} {
+		for _, m := range ms {
+			if f := m.File(); f != nil {
+				f.Close()
+			}
 		}
 	}
 }

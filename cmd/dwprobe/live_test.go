@@ -562,7 +562,7 @@ func TestOptionsLive(t *testing.T) {
 		{[]string{"--apply", "f", "-a", "work"}, "exclusive"},
 		{[]string{"-d", "x", "work"}, "unexpected argument"},
 		{[]string{"-x", app, "-D", "work", "compute"}, "unexpected argument"},
-		{[]string{"/lib/modules/ext4.ko", "ext4_sync_fs"}, "kernel modules"},
+		{[]string{"/lib/modules/ext4.ko", "ext4_sync_fs"}, "open /lib/modules/ext4.ko"}, // a module, as perf takes it
 		{[]string{"/bin/true"}, "no probe after"},
 		{[]string{"-x", app, "-"}, "'-' is not a probe"},
 		{[]string{"-x", app, "-a", "work", "--bootconfig"}, "--bootconfig goes with -D"},

@@ -19,6 +19,7 @@ type options struct {
 	vmlinux    string
 	exec       string
 	module     string
+	symfs      string
 	source     string
 	prefixMaps []string
 	defs       []string
@@ -96,7 +97,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVarP(&o.vmlinux, "vmlinux", "k", "", "vmlinux with debuginfo (default: the running kernel's, found as perf does)")
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
-	fs.StringVarP(&o.module, "module", "m", "", "target kernel module (not yet supported)")
+	fs.StringVarP(&o.module, "module", "m", "", "target kernel module: NAME (found for the kernel's release, as modprobe does) or the path of a .ko, .ko.xz, .ko.zst or .ko.gz")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
 	fs.StringArrayVar(&o.prefixMaps, "source-prefix-map", nil, "find sources built under OLD (e.g. /build/reproducible-path/linux-6.1.192) in NEW (repeatable)")
 	fs.StringArrayVarP(&o.defs, "definition", "D", nil, "print the kprobe/uprobe definition of PROBE (or of each PROBE of @FILE), do not add it (repeatable)")
@@ -123,7 +124,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
-	for _, n := range []string{"symfs", "target-ns", "debuginfod"} {
+	fs.StringVar(&o.symfs, "symfs", "", "look for the vmlinux, modules and debuginfo (/boot, /lib/modules, /usr/lib/debug) under DIR")
+	for _, n := range []string{"target-ns", "debuginfod"} {
 		fs.String(n, "", "perf option (not yet supported)")
 	}
 	fs.BoolP("help", "h", false, "show this help on stdout")
@@ -136,8 +138,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"module",
-	"cache", "demangle", "demangle-kernel", "no-demangle", "symfs", "target-ns", "debuginfod"}
+var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "target-ns", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
@@ -173,6 +174,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	if err := positional(&o, fs.Args()); err != nil {
+		return nil, err
+	}
+	if err := checkModuleOptions(&o); err != nil {
 		return nil, err
 	}
 	if o.exec != "" && o.vmlinux != "" {
@@ -260,12 +264,14 @@ func positional(o *options, rest []string) error {
 		return errors.New("'-' is not a probe (--apply - reads definitions from stdin)")
 	}
 	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
-		if strings.HasSuffix(rest[0], ".ko") {
-			return fmt.Errorf("%s: kernel modules are not yet supported", rest[0])
+		// perf's set_target: a module when it ends in .ko.
+		if _, ok := dwarfres.ModuleName(rest[0]); ok {
+			o.module = rest[0]
+		} else {
+			o.exec = rest[0]
 		}
-		o.exec, rest = rest[0], rest[1:]
-		if len(rest) == 0 {
-			return fmt.Errorf("no probe after the binary %s", o.exec)
+		if rest = rest[1:]; len(rest) == 0 {
+			return fmt.Errorf("no probe after the binary %s", o.exec+o.module)
 		}
 	}
 	if allSpecFiles(rest) {
@@ -307,7 +313,7 @@ var (
 func openCached(o *options) (*dwarfres.File, func(), error) {
 	targetMu.Lock()
 	defer targetMu.Unlock()
-	key := o.exec + "\x00" + o.vmlinux
+	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module + "\x00" + o.symfs
 	if targetCache != nil {
 		if f, ok := targetCache[key]; ok {
 			return f, func() {}, nil
@@ -328,11 +334,10 @@ func openCached(o *options) (*dwarfres.File, func(), error) {
 // separate debuginfo looked for by build-id also under the directories of
 // $DWPROBE_DEBUGINFO_PATH.
 func openTarget(o *options) (*dwarfres.File, error) {
-	var dirs []string
-	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
-		dirs = strings.Split(p, ":")
+	if o.module != "" {
+		return openModuleOf(o)
 	}
-	loc := dwarfres.NewLocator(dirs...)
+	loc := newLocator(o.symfs)
 	path := o.exec
 	if path == "" {
 		path = o.vmlinux
@@ -356,6 +361,16 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
 	}
 	return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+}
+
+// newLocator is perf's debuginfo search, with the directories of
+// $DWPROBE_DEBUGINFO_PATH first and the system's under symfs (--symfs).
+func newLocator(symfs string) *dwarfres.Locator {
+	var dirs []string
+	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
+		dirs = strings.Split(p, ":")
+	}
+	return dwarfres.NewRootLocator(symfs, dirs...)
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.

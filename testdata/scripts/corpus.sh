@@ -49,10 +49,18 @@ for arch in amd64 arm64; do
 	img=$(dep_of "linux-image-cloud-$arch:$arch")
 	# The metapackage may depend on a -unsigned flavour; either is bootable.
 	[ -n "$dbg" ] && [ -n "$img" ] || { echo "corpus: cannot resolve the $arch cloud kernel" >&2; exit 1; }
-	ver=${dbg#linux-image-}; ver=${ver%-dbg}; ver=${ver%%:*}
+	ver=${dbg#linux-image-}; ver=${ver%%:*}; ver=${ver%-dbg}
 	fetch "$dbg" "$arch/dbg"
 	fetch "$img" "$arch/image"
 	fetch "busybox-static:$arch" "$arch/busybox"
+	# depmod writes modules.dep at install time; the package does not ship
+	# it. Made once per unpacked image, for -m NAME and loading modules with
+	# their dependencies.
+	rel=$(ls "$arch/image/lib/modules" | head -n1)
+	if [ ! -s "$arch/image/lib/modules/$rel/modules.dep" ]; then
+		log "depmod $arch $rel"
+		depmod -b "$CORPUS/$arch/image" "$rel"
+	fi
 	vml=$(ls "$arch"/dbg/usr/lib/debug/boot/vmlinux-* | head -n1)
 	ln -sfn "$CORPUS/$vml" "$arch/vmlinux"
 	krn=$(ls "$arch"/image/boot/vmlinuz-* | head -n1)

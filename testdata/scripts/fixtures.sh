@@ -219,6 +219,22 @@ views views-gcc-O2-dwarf5 -gdwarf-5 -gvariable-location-views
 views views-gcc-O2-dwarf4 -gdwarf-4 -gvariable-location-views
 views views-gcc-O2-incompat5 -gdwarf-5 -gvariable-location-views=incompat5
 
+# Relocatable objects standing in for kernel modules (kmod.c, compiled
+# with -c only as kbuild leaves a .ko): x86_64 with gcc, arm64 with clang's
+# cross target (kmod.c includes no header, so no sysroot is needed).
+KMOD_DEPS=("$SRC/kmod.c" "$SELF")
+KMOD_FLAGS=(-c -g -gdwarf-5 -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables)
+kmod() {
+	local name=$1 cc=$2
+	shift 2
+	if fresh "$OUT/$name" "${KMOD_DEPS[@]}"; then return 0; fi
+	log "building $name"
+	(cd "$SRC" && "$cc" -Wall -Wextra "$@" "${KMOD_FLAGS[@]}" -o "$OUT/.$name.tmp" kmod.c)
+	mv -f "$OUT/.$name.tmp" "$OUT/$name"
+}
+kmod kmod-gcc.ko "$CC_GCC"
+[ "$have_clang" = 1 ] && kmod kmod-clang-arm64.ko "$CC_CLANG" --target=aarch64-linux-gnu
+
 if [ "$have_clang" = 0 ]; then
 	echo "fixtures: clang not found ('$CC_CLANG --version' failed): gcc variants built in $OUT, clang variants missing; install clang (apt-get install -y clang)" >&2
 	exit 3

@@ -1,0 +1,118 @@
+package dwarfres
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+// tinyELF is a 3 KB ELF with DWARF from probegen's fuzz seeds.
+func tinyELF(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestOpenAnyCompressed opens an ELF compressed each way as the plain one,
+// and refuses it truncated or corrupt with ErrCompressed, naming the file
+// and the codec.
+func TestOpenAnyCompressed(t *testing.T) {
+	plain := tinyELF(t)
+	dir := t.TempDir()
+	for _, ext := range dwarftest.CompressExts {
+		t.Run(ext, func(t *testing.T) {
+			z := dwarftest.Compress(t, ext, plain)
+			p := filepath.Join(dir, "m.ko."+ext)
+			os.WriteFile(p, z, 0o644)
+			f, err := OpenAny(p)
+			if err != nil {
+				t.Fatalf("OpenAny: %v", err)
+			}
+			if f.Path != p || !f.HasDWARF() || !bytes.Equal(f.data, plain) {
+				t.Errorf("OpenAny(%s): path %q, DWARF %v, same bytes %v", ext, f.Path, f.HasDWARF(), bytes.Equal(f.data, plain))
+			}
+			f.Close()
+			corrupt := append([]byte(nil), z...)
+			for i := len(corrupt) / 3; i < len(corrupt)*2/3; i++ {
+				corrupt[i] ^= 0x5a
+			}
+			for what, b := range map[string][]byte{"truncated": z[:len(z)/2], "corrupt": corrupt, "magic only": z[:6]} {
+				os.WriteFile(p, b, 0o644)
+				_, err := OpenAny(p)
+				var ce *CompressedError
+				if !errors.Is(err, ErrCompressed) || !errors.As(err, &ce) || ce.Path != p {
+					t.Errorf("OpenAny(%s %s) = %v, want a CompressedError on %s", what, ext, err, p)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAnyPlain opens an uncompressed file as Open does, errors included.
+func TestOpenAnyPlain(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.ko")
+	os.WriteFile(p, tinyELF(t), 0o644)
+	f, err := OpenAny(p)
+	if err != nil || !f.HasDWARF() {
+		t.Fatalf("OpenAny(plain) = %v", err)
+	}
+	f.Close()
+	os.WriteFile(p, []byte("not an elf, just some text that is long enough to sniff at all\n"), 0o644)
+	if _, err := OpenAny(p); !errors.Is(err, ErrNotELF) {
+		t.Errorf("OpenAny(text) = %v, want ErrNotELF", err)
+	}
+}
+
+// TestDecompressBound stops reading past the limit: a decompression bomb
+// is refused, not held in memory.
+func TestDecompressBound(t *testing.T) {
+	plain := tinyELF(t)
+	for _, ext := range dwarftest.CompressExts {
+		c := codecOf(dwarftest.Compress(t, ext, plain))
+		_, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)-1)
+		if err == nil || !strings.Contains(err.Error(), "expands past") {
+			t.Errorf("decompress(%s) over its limit = %v", ext, err)
+		}
+		if b, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
+			t.Errorf("decompress(%s) at its limit = %d bytes, %v", ext, len(b), err)
+		}
+	}
+}
+
+// FuzzDecompress feeds compressed modules, intact and damaged, through
+// what OpenAny does with a compressed file: an error or a File, never a
+// panic nor an unbounded allocation.
+func FuzzDecompress(f *testing.F) {
+	b, err := os.ReadFile("../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, ext := range dwarftest.CompressExts {
+		f.Add(dwarftest.Compress(f, ext, b))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := codecOf(data)
+		if c == nil {
+			return
+		}
+		plain, err := decompress(c, bytes.NewReader(data), 1<<20)
+		if err != nil {
+			return
+		}
+		m, err := openMemory("fuzz", plain)
+		if (m == nil) == (err == nil) {
+			t.Fatalf("openMemory = %v, %v", m, err)
+		}
+		if m != nil {
+			m.Close()
+		}
+	})
+}

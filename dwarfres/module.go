@@ -1,0 +1,107 @@
+package dwarfres
+
+import (
+	"bytes"
+	"debug/elf"
+	"path/filepath"
+	"strings"
+)
+
+// moduleBase is where the first allocated section of a relocatable object
+// is laid out: libdwfl's OFFLINE_REDZONE, which perf's offline reporting
+// of a .ko goes through. Address 0 stays free, as DWARF uses it for code
+// that was discarded.
+const moduleBase = 0x10000
+
+// IsModule reports whether the file is a relocatable object (ET_REL), as a
+// kernel module (.ko) is: its sections start at 0 and Open lays them out
+// (layoutSections), and its debug sections are read relocated.
+func (f *File) IsModule() bool { return f.ELF.Type == elf.ET_REL }
+
+// layoutSections gives every allocated section of a relocatable object a
+// distinct address, in section order and aligned, from moduleBase, as
+// libdwfl does for an offline ET_REL: .text, .init.text, .exit.text and
+// the data sections are told apart, and the symbols (symtab.go) and
+// relocations (reloc.go) use the same bases.
+func layoutSections(ef *elf.File) {
+	if ef.Type != elf.ET_REL {
+		return
+	}
+	next := uint64(moduleBase)
+	for _, s := range ef.Sections {
+		if s.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		if a := s.Addralign; a > 1 {
+			next = (next + a - 1) &^ (a - 1)
+		}
+		s.Addr = next
+		next += s.Size
+	}
+}
+
+// sectionBase is the laid-out address of section i (0 for a section that
+// is not allocated, and for special indexes such as SHN_ABS): what a
+// section-relative st_value of a relocatable object is added to.
+func (f *File) sectionBase(i elf.SectionIndex) uint64 {
+	if f.ELF.Type != elf.ET_REL || i == elf.SHN_UNDEF || i >= elf.SHN_LORESERVE || int(i) >= len(f.ELF.Sections) {
+		return 0
+	}
+	return f.ELF.Sections[i].Addr
+}
+
+// thisModuleNameOff is the offset of the name in struct module, which
+// .gnu.linkonce.this_module holds; perf's find_module_name hardcodes it
+// the same way (it has not moved in a long time).
+func thisModuleNameOff(c elf.Class) int {
+	if c == elf.ELFCLASS32 {
+		return 12
+	}
+	return 24
+}
+
+// ModuleName is the name the kernel gives the module, which a kprobe
+// definition writes as MODULE:SYMBOL+OFFS: the name in
+// .gnu.linkonce.this_module as perf reads it, else .modinfo's name=, else
+// the file name less its .ko (and compression) suffix, with '-' as '_'.
+func (f *File) ModuleName() string {
+	if b := f.allocData(".gnu.linkonce.this_module"); len(b) > thisModuleNameOff(f.ELF.Class) {
+		if n := cString(b[thisModuleNameOff(f.ELF.Class):]); n != "" {
+			return n
+		}
+	}
+	for _, kv := range bytes.Split(f.allocData(".modinfo"), []byte{0}) {
+		if n, ok := bytes.CutPrefix(kv, []byte("name=")); ok && len(n) > 0 {
+			return string(n)
+		}
+	}
+	return moduleFileName(f.Path)
+}
+
+// moduleFileName is the module name of a file: "overlay" for
+// ".../overlay.ko.xz", with '-' written '_' as the kernel does.
+func moduleFileName(path string) string {
+	b := filepath.Base(path)
+	if i := strings.Index(b, ".ko"); i > 0 {
+		b = b[:i]
+	}
+	return strings.ReplaceAll(b, "-", "_")
+}
+
+// allocData is the file bytes of the binary's own section name (never the
+// separate debuginfo's, whose allocated sections are empty), nil if absent.
+func (f *File) allocData(name string) []byte {
+	s := f.ELF.Section(name)
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Offset+s.FileSize > uint64(len(f.data)) {
+		return nil
+	}
+	return f.data[s.Offset : s.Offset+s.FileSize]
+}
+
+// cString is b up to its first NUL.
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
