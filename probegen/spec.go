@@ -30,6 +30,8 @@ type Point struct {
 	Lazy   string
 	Addr   uint64 // absolute address 0x...
 	IsAddr bool
+	// SDT: an SDT marker, %[GROUP:]EVENT (Group and Event globs; sdt.go).
+	SDT bool
 }
 
 // AbsLine reports whether Line is an absolute line in File (SRC:ALN) rather
@@ -124,6 +126,9 @@ func ParsePoint(s string) (*Point, error) {
 // [GROUP:]EVENT= prefix and ;PTN are kept, the file is never shortened, and
 // special characters in names are backslash-escaped.
 func (p *Point) String() string {
+	if p.SDT {
+		return p.sdtString()
+	}
 	var b strings.Builder
 	if p.Event != "" {
 		if p.Group != "" {
@@ -269,8 +274,7 @@ func isSDT(s string) bool {
 func parsePoint(spec, s string, base int) (*Point, error) {
 	pp := &pointParser{spec: spec, base: base, s: s, lineAt: -1, offAt: -1, retAt: -1, fileAt: -1}
 	if isSDT(s) {
-		return nil, &SyntaxError{Spec: spec, Col: pp.col(0), Err: ErrNotSupported,
-			Msg: "SDT and cached events (%[PROVIDER:]EVENT) are not supported"}
+		return parseSDTPoint(spec, s, base)
 	}
 	steps := []func() error{pp.splitLazy, pp.eventPrefix, pp.name, pp.options, pp.lazy, pp.exclusions}
 	for _, step := range steps {

@@ -165,10 +165,9 @@ func TestParsePointErrors(t *testing.T) {
 		{"g-x:ev=vfs_read", 1, `bad group name "g-x"`, tracefs.ErrBadGroupName},
 		{":ev=vfs_read", 1, `bad group name ""`, tracefs.ErrBadGroupName},
 		{strings.Repeat("e", 64) + "=vfs_read", 1, "longer than 63 bytes", tracefs.ErrBadEventName},
-		// SDT and cached events.
-		{"%sdt_libc:setjmp", 1, "SDT and cached events", ErrNotSupported},
-		{"sdt_libc:setjmp", 1, "SDT and cached events", ErrNotSupported},
-		{"%return", 1, "SDT and cached events", ErrNotSupported},
+		// SDT markers (sdt_test.go has the rest).
+		{"%sdt_libc:setjmp%return", 17, "must be an SDT name", nil},
+		{"sdt_libc:setjmp@/lib/libc.so.6", 16, "not from @TARGET", nil},
 		// Characters.
 		{"vfs read", 4, "unexpected space", nil},
 		{"vfs_read\n", 9, `control character '\n' not allowed`, nil},

@@ -67,6 +67,8 @@ func varsAt(t *dwarfres.File, raw string, ro probegen.ResolveOptions, vo probege
 		return nil, nil, &probegen.SyntaxError{Spec: raw, Col: spec.Args[0].Col, Msg: "-V takes a probe point, not arguments"}
 	case spec.Point.IsAddr:
 		return nil, nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
+	case spec.Point.SDT:
+		return nil, nil, fmt.Errorf("-V %q: an SDT marker has no variables, its note's arguments (-D shows them): %w", raw, probegen.ErrNotSupported)
 	}
 	lists, err := probegen.AvailableVars(t, spec, ro, vo)
 	return spec, lists, err

@@ -1,0 +1,172 @@
+package probegen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// SDTGroupPrefix starts the group of every SDT marker's event: perf names
+// the group of PROVIDER's markers sdt_PROVIDER.
+const SDTGroupPrefix = "sdt_"
+
+// parseSDTPoint parses perf's %[GROUP:]EVENT and sdt_PROVIDER:NAME
+// (parse_perf_probe_point's SDT branch): GROUP and EVENT are globs, the
+// group an event group ("sdt_python"), not a provider. perf's @TARGET is
+// refused: the binary is given as for any uprobe.
+func parseSDTPoint(spec, s string, base int) (*Point, error) {
+	p := &Point{SDT: true}
+	i := 0
+	if strings.HasPrefix(s, "%") {
+		i = 1
+	}
+	if j := findUnescaped(s, i, ";=@+%"); j < len(s) {
+		msg := fmt.Sprintf("%s must be an SDT name, [%%][GROUP:]EVENT", s[i:])
+		if s[j] == '@' {
+			msg = fmt.Sprintf("%s: an SDT marker is read from the binary probed, not from @TARGET", s[i:])
+		}
+		return nil, synErr(spec, base+j+1, msg)
+	}
+	name := s[i:]
+	if j := findUnescaped(name, 0, ":"); j < len(name) {
+		p.Group, name = unescape(name[:j]), name[j+1:]
+	}
+	p.Event = unescape(name)
+	if p.Event == "" {
+		return nil, synErr(spec, base+len(s)+1, "SDT event name missing")
+	}
+	return p, nil
+}
+
+// sdtString renders an SDT point as it parses: %GROUP:EVENT.
+func (p *Point) sdtString() string {
+	if p.Group == "" {
+		return "%" + escape(p.Event)
+	}
+	return "%" + escape(p.Group) + ":" + escape(p.Event)
+}
+
+// SDTNotFoundError: no marker of the binary matches the spec. It wraps
+// dwarfres.ErrNotFound and lists what there is.
+type SDTNotFoundError struct {
+	Want    string   // the spec's point, %GROUP:EVENT
+	Binary  string   // the binary's path
+	Markers []string // its markers, sdt_PROVIDER:NAME, each once, in note order
+}
+
+func (e *SDTNotFoundError) Error() string {
+	return fmt.Sprintf("no SDT marker matches %s in %s; its markers: %s",
+		e.Want, e.Binary, strings.Join(e.Markers, " "))
+}
+
+func (e *SDTNotFoundError) Unwrap() error { return dwarfres.ErrNotFound }
+
+// SDTMarkerName is a marker's name as perf lists it: sdt_PROVIDER:NAME.
+func SDTMarkerName(m dwarfres.SDTMarker) string {
+	return SDTGroupPrefix + m.Provider + ":" + m.Name
+}
+
+// SDTNames lists the markers' names, each once, in note order (a marker
+// may sit at several places: one note each).
+func SDTNames(ms []dwarfres.SDTMarker) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if n := SDTMarkerName(m); !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// sdtMatch is perf's find_cached_events test: the group glob (if given)
+// against sdt_PROVIDER, the event glob against the marker's name.
+func sdtMatch(p *Point, m dwarfres.SDTMarker) bool {
+	return (p.Group == "" || lazymatch.Glob(SDTGroupPrefix+m.Provider, p.Group)) &&
+		lazymatch.Glob(m.Name, p.Event)
+}
+
+// SDTResolve is Resolve for an SDT spec: a uprobe at every marker of f
+// the point matches, written as perf 6.1's synthesize_sdt_probe_command
+// does ("p:sdt_python/line /usr/bin/python3.11:0x3423c(0x68326c)
+// arg1=%r14:u64 ..."), the semaphore's file offset as the uprobe's
+// (REF_CTR_OFFSET) so the kernel raises it while the probe is on. An
+// operand the kernel cannot read is left out, as perf leaves it, with a
+// note naming it. Errors wrap dwarfres.ErrNoSDT (no markers),
+// *SDTNotFoundError (none matches), ErrSyntax (arguments given: a
+// marker's come from its note) or ErrTooManyEvents-free
+// tracefs errors for a definition the kernel would refuse.
+func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Resolution, error) {
+	if len(spec.Args) > 0 {
+		return nil, synErr(spec.Raw, spec.Args[0].Col, "an SDT marker takes no arguments: they come from its note (arg1, arg2, ...)")
+	}
+	ms, err := f.SDTMarkers()
+	if err != nil {
+		return nil, err
+	}
+	r := &Resolution{}
+	for _, m := range ms {
+		if !sdtMatch(&spec.Point, m) {
+			continue
+		}
+		def, notes, err := sdtDefinition(f, m, exe)
+		if err != nil {
+			return nil, err
+		}
+		r.Defs = append(r.Defs, def)
+		r.Points = append(r.Points, sdtPoint(f, m))
+		r.Notes = append(r.Notes, notes...)
+	}
+	if len(r.Defs) == 0 {
+		return nil, &SDTNotFoundError{Want: spec.Point.sdtString(), Binary: exe, Markers: SDTNames(ms)}
+	}
+	if o.MaxProbes > 0 && len(r.Defs) > o.MaxProbes {
+		return nil, &TooManyError{Function: spec.Point.sdtString(), N: len(r.Defs), Max: o.MaxProbes}
+	}
+	return r, nil
+}
+
+// sdtDefinition is one marker's uprobe, checked as the kernel would.
+func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string) (tracefs.Event, []string, error) {
+	target := fmt.Sprintf("%s:0x%x", exe, m.Offset)
+	if m.RefCtr != 0 {
+		target += fmt.Sprintf("(0x%x)", m.RefCtr)
+	}
+	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, target)
+	syms := func(name string) (uint64, bool) {
+		v, ok := f.SymbolValue(name)
+		// @+OFFS is relative to the probed instruction's mapping: its
+		// address minus its file offset.
+		return v - (m.Loc - m.Offset), ok
+	}
+	var notes []string
+	for i, op := range SDTOperands(m.Args) {
+		a, err := SDTArg(f.Machine, i, op, syms)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err))
+			continue
+		}
+		def.Args = append(def.Args, a)
+	}
+	if err := def.Validate(); err != nil {
+		return def, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
+	}
+	if err := (tracefs.Dialect{Machine: f.Machine}).Check(def); err != nil {
+		return def, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
+	}
+	return def, notes, nil
+}
+
+// sdtPoint says where a marker lies: its link-time address, the function
+// symbol holding it.
+func sdtPoint(f *dwarfres.File, m dwarfres.SDTMarker) ResolvedPoint {
+	rp := ResolvedPoint{Addr: m.Loc}
+	if s, ok := f.Symbols().At(m.Loc); ok {
+		rp.Symbol, rp.Offset, rp.Function = s.Name, m.Loc-s.Start, s.Name
+	}
+	return rp
+}

@@ -1,0 +1,131 @@
+package probegen
+
+import (
+	"debug/elf"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// SDTArgError is a marker operand the kernel cannot read (a scaled index,
+// an unknown symbol, a register it does not know); the definition goes
+// without that argument, as perf's synthesize_sdt_probe_arg skips it.
+// It wraps ErrNotSupported.
+type SDTArgError struct {
+	Index   int    // 1-based: the argN the operand would have been
+	Operand string // as the note writes it, "8@foo(%rip)"
+	Msg     string
+}
+
+func (e *SDTArgError) Error() string {
+	return fmt.Sprintf("arg%d %q: %s", e.Index, e.Operand, e.Msg)
+}
+
+func (e *SDTArgError) Unwrap() error { return ErrNotSupported }
+
+// SDTSymbols answers the @+OFFS of a symbol's address for a rip-relative
+// operand ("foo(%rip)"): the kernel reads @+OFFS relative to the probed
+// instruction's mapping (translate_user_vaddr). ok is false for an
+// unknown symbol. A nil SDTSymbols knows none.
+type SDTSymbols func(name string) (off uint64, ok bool)
+
+// sdtOperandParser converts one operand (without its "N@") into a fetch
+// argument for one machine; the tables live in sdt_x86_64.go and
+// sdt_aarch64.go.
+type sdtOperandParser func(op string, syms SDTSymbols) (fetch, typ string, err error)
+
+var sdtParsers = map[elf.Machine]sdtOperandParser{}
+
+// sdtTypes is perf's type_to_suffix, indexed by the note's size + 8: a
+// negative size is signed ("-4@%eax" is s32), a size with no kernel type
+// gives none.
+var sdtTypes = [17]string{"s64", "", "", "", "s32", "", "s16", "s8",
+	"", "u8", "u16", "", "u32", "", "", "", "u64"}
+
+// SDTOperands splits a marker's argument string into operands as perf
+// does (argv_split on spaces), rejoining the pieces of a bracketed arm64
+// operand that holds a space ("-4@[sp, 12]", and also "[x29, -12]", which
+// perf 6.1 leaves split).
+func SDTOperands(args string) []string {
+	var out []string
+	for _, w := range strings.Fields(args) {
+		if n := len(out); n > 0 && strings.Count(out[n-1], "[") > strings.Count(out[n-1], "]") {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// SDTArg converts operand i (0-based) of a marker, "N@OP" or "OP", into
+// the fetch argument argN+1 with the note's size and sign, for machine m.
+// Registers the kernel does not know are refused here rather than by the
+// kernel. Errors are *SDTArgError.
+func SDTArg(m elf.Machine, i int, operand string, syms SDTSymbols) (tracefs.Arg, error) {
+	bad := func(format string, a ...any) (tracefs.Arg, error) {
+		return tracefs.Arg{}, &SDTArgError{Index: i + 1, Operand: operand, Msg: fmt.Sprintf(format, a...)}
+	}
+	parse := sdtParsers[m]
+	if parse == nil {
+		return bad("SDT operands of %s binaries are not supported", tracefs.MachineName(m))
+	}
+	op, typ := operand, ""
+	if at := strings.IndexByte(operand, '@'); at >= 0 {
+		size, err := strconv.Atoi(operand[:at])
+		if err != nil || size < -8 || size > 8 {
+			return bad("size %q is not one of -8..8", operand[:at])
+		}
+		op, typ = operand[at+1:], sdtTypes[size+8]
+	}
+	fetch, bits, err := parse(op, syms)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if bits != "" { // a high-byte register: a bitfield of its register
+		typ = bits
+	}
+	name := "arg" + strconv.Itoa(i+1)
+	return tracefs.Arg{Name: name, Fetch: fetch, Type: typ}, nil
+}
+
+// sdtConst is a constant as gas writes one: decimal, 0x hex, 0 octal.
+var sdtConst = regexp.MustCompile(`^[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)$`)
+
+// sdtImmediate converts a constant operand into the kernel's \IMM, in
+// decimal (kstrtol's base 0 would read a leading 0 as gas does, but
+// decimal leaves no doubt).
+func sdtImmediate(n string) (string, error) {
+	if sdtConst.MatchString(n) {
+		if v, err := strconv.ParseInt(n, 0, 64); err == nil {
+			return `\` + strconv.FormatInt(v, 10), nil
+		}
+		if v, err := strconv.ParseUint(strings.TrimPrefix(n, "+"), 0, 64); err == nil {
+			return `\` + strconv.FormatUint(v, 10), nil
+		}
+	}
+	return "", fmt.Errorf("bad constant %q", n)
+}
+
+// sdtRegister checks a register name the kernel must know on m.
+func sdtRegister(m elf.Machine, reg string) (string, error) {
+	if !tracefs.HasRegister(m, reg) {
+		return "", fmt.Errorf("register %%%s is not one the kernel reads on %s", reg, tracefs.MachineName(m))
+	}
+	return "%" + reg, nil
+}
+
+// sdtDeref writes +N(FETCH) with perf's sign rules: a displacement
+// without a sign gets '+', none at all gets "+0".
+func sdtDeref(disp, inner string) string {
+	switch {
+	case disp == "":
+		disp = "+0"
+	case disp[0] != '+' && disp[0] != '-':
+		disp = "+" + disp
+	}
+	return disp + "(" + inner + ")"
+}

@@ -1,0 +1,268 @@
+package probegen
+
+import (
+	"debug/elf"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+func TestSDTArgX86(t *testing.T) {
+	syms := func(name string) (uint64, bool) { return 0x4010, name == "counter" }
+	for _, tt := range []struct {
+		op, want string // want "" with err: refused
+		err      string
+	}{
+		// perf 6.1's forms, written as it writes them.
+		{op: "8@%rbp", want: "arg1=%bp:u64"},
+		{op: "-4@%eax", want: "arg1=%ax:s32"},
+		{op: "-8@%r12", want: "arg1=%r12:s64"},
+		{op: "4@%r12d", want: "arg1=%r12:u32"},
+		{op: "2@%r9w", want: "arg1=%r9:u16"},
+		{op: "-1@%sil", want: "arg1=%si:s8"},
+		{op: "1@%al", want: "arg1=%ax:u8"},
+		{op: "-4@112(%rsp)", want: "arg1=+112(%sp):s32"},
+		{op: "8@-80(%rbx)", want: "arg1=-80(%bx):u64"},
+		{op: "8@+24(%rdi)", want: "arg1=+24(%di):u64"},
+		{op: "8@(%rdi)", want: "arg1=+0(%di):u64"},
+		{op: "%rdi", want: "arg1=%di"},
+		{op: "3@%eax", want: "arg1=%ax"}, // a size with no kernel type: none, as perf
+		// Beyond perf, which skips these.
+		{op: "-1@%ah", want: "arg1=%ax:b8@8/64"},
+		{op: "4@$5", want: `arg1=\5:u32`},
+		{op: "-4@$-1", want: `arg1=\-1:s32`},
+		{op: "4@$0x10", want: `arg1=\16:u32`},
+		{op: "4@$010", want: `arg1=\8:u32`}, // octal, to gas and to the kernel
+		{op: "8@counter(%rip)", want: "arg1=@+0x4010:u64"},
+		{op: "4@counter+8(%rip)", want: "arg1=@+0x4018:u32"},
+		{op: "4@8+counter(%rip)", want: "arg1=@+0x4018:u32"},
+		// What no fetch argument can say.
+		{op: "8@(%rax,%rsi,8)", err: "scaled index"},
+		{op: "8@missing(%rip)", err: "symbol missing is not in the binary's symbol table"},
+		{op: "8@16(%rip)", err: "rip-relative without a symbol"},
+		{op: "8@%xmm0", err: "register %xmm0 is not one the kernel reads on x86_64"},
+		{op: "16@%rax", err: `size "16"`},
+		{op: "x@%rax", err: `size "x"`},
+		{op: "8@-(%rbp)", err: "a sign with no displacement"},
+		{op: "8@(%rbp", err: "not an operand"},
+		{op: "8@-8%rbp", err: "not an operand"},
+		{op: "4@$x", err: "bad constant"},
+	} {
+		a, err := SDTArg(elf.EM_X86_64, 0, tt.op, syms)
+		checkSDTArg(t, tt.op, a.String(), err, tt.want, tt.err)
+	}
+}
+
+func TestSDTArgArm64(t *testing.T) {
+	for _, tt := range []struct {
+		op, want, err string
+	}{
+		// perf 6.1's forms.
+		{op: "8@x1", want: "arg1=%x1:u64"},
+		{op: "-4@[sp, 12]", want: "arg1=+12(%sp):s32"},
+		{op: "-4@[sp,12]", want: "arg1=+12(%sp):s32"},
+		{op: "8@[sp]", want: "arg1=+0(%sp):u64"},
+		// Beyond perf.
+		{op: "-4@[x29, -12]", want: "arg1=-12(%x29):s32"},
+		{op: "8@[x0, #16]", want: "arg1=+16(%x0):u64"},
+		{op: "-4@w3", want: "arg1=%x3:s32"},
+		{op: "8@x30", want: "arg1=%x30:u64"},
+		{op: "8@sp", want: "arg1=%sp:u64"},
+		{op: "-4@-1", want: `arg1=\-1:s32`},
+		{op: "4@#5", want: `arg1=\5:u32`},
+		// Refused.
+		{op: "8@[x0, x1]", err: "register-indexed"},
+		{op: "8@[x0, 8]!", err: "register-indexed"},
+		{op: "8@x31", err: "not an operand"},
+		{op: "8@v0", err: "not an operand"},
+	} {
+		a, err := SDTArg(elf.EM_AARCH64, 0, tt.op, nil)
+		checkSDTArg(t, tt.op, a.String(), err, tt.want, tt.err)
+	}
+	if _, err := SDTArg(elf.EM_RISCV, 1, "8@a0", nil); err == nil || err.Error() != `arg2 "8@a0": SDT operands of riscv binaries are not supported` && !strings.Contains(err.Error(), "are not supported") {
+		t.Errorf("riscv: got %v", err)
+	}
+}
+
+func checkSDTArg(t *testing.T, op, got string, err error, want, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		var ae *SDTArgError
+		if !errors.As(err, &ae) || !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), wantErr) || ae.Operand != op {
+			t.Errorf("%s: got %q, %v; want an *SDTArgError containing %q", op, got, err, wantErr)
+		}
+		return
+	}
+	if err != nil || got != want {
+		t.Errorf("%s: got %q, %v; want %q", op, got, err, want)
+	}
+}
+
+func TestSDTOperands(t *testing.T) {
+	for in, want := range map[string][]string{
+		"8@%rbp 8@%r12 -4@%eax":           {"8@%rbp", "8@%r12", "-4@%eax"},
+		"-4@[sp, 12] -4@[sp, 8] 8@x0":     {"-4@[sp, 12]", "-4@[sp, 8]", "8@x0"},
+		"-4@[x29, -12]  8@[sp]":           {"-4@[x29, -12]", "8@[sp]"},
+		"":                                nil,
+		"8@(%rax,%rsi,8) 8@foo+52(%rip)":  {"8@(%rax,%rsi,8)", "8@foo+52(%rip)"},
+		"8@[x0, 8] 4@[sp, 4] -2@[x1, #2]": {"8@[x0, 8]", "4@[sp, 4]", "-2@[x1, #2]"},
+	} {
+		got := SDTOperands(in)
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseSDTPoint(t *testing.T) {
+	for in, want := range map[string]Point{
+		"%sdt_python:line":       {SDT: true, Group: "sdt_python", Event: "line"},
+		"sdt_python:line":        {SDT: true, Group: "sdt_python", Event: "line"},
+		"%line":                  {SDT: true, Event: "line"},
+		"%sdt_py*:function__*":   {SDT: true, Group: "sdt_py*", Event: "function__*"},
+		"sdt_libstdcxx:throw":    {SDT: true, Group: "sdt_libstdcxx", Event: "throw"},
+		"%return":                {SDT: true, Event: "return"}, // perf reads it so too
+		`%sdt_a\:b:c`:            {SDT: true, Group: "sdt_a:b", Event: "c"},
+		"%sdt_python:gc__start":  {SDT: true, Group: "sdt_python", Event: "gc__start"},
+		"%sdt_python:import__*_": {SDT: true, Group: "sdt_python", Event: "import__*_"},
+	} {
+		p, err := ParsePoint(in)
+		if err != nil || *p != want {
+			t.Errorf("%q: got %+v, %v; want %+v", in, p, err, want)
+			continue
+		}
+		back, err := ParsePoint(p.String())
+		if err != nil || *back != *p {
+			t.Errorf("%q: String() %q parses as %+v, %v", in, p.String(), back, err)
+		}
+	}
+	for in, col := range map[string]int{"%": 2, "%sdt_x:": 8, "%sdt_x:y=z": 9, "sdt_x:y+4": 8} {
+		_, err := ParsePoint(in)
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Col != col {
+			t.Errorf("%q: got %v, want a syntax error at column %d", in, err, col)
+		}
+	}
+}
+
+// perf61Python is what perf 6.1 prints for Debian's python3.11
+// (3.11.2-6+deb12u6) after perf buildid-cache --add /usr/bin/python3.11:
+// perf probe -x /usr/bin/python3.11 -D 'sdt_python:*'.
+const perf61Python = `p:sdt_python/audit /usr/bin/python3.11:0x2512a(0x683276) arg1=%bx:u64 arg2=%r15:u64
+p:sdt_python/gc__done /usr/bin/python3.11:0x2873b(0x683270) arg1=%r12:s64
+p:sdt_python/gc__start /usr/bin/python3.11:0x287f3(0x68326e) arg1=+112(%sp):s32
+p:sdt_python/line /usr/bin/python3.11:0x3423c(0x68326c) arg1=%r14:u64 arg2=%ax:u64 arg3=%bp:s32
+p:sdt_python/import__find__load__start /usr/bin/python3.11:0x5273a(0x683272) arg1=%ax:u64
+p:sdt_python/import__find__load__done /usr/bin/python3.11:0x5275a(0x683274) arg1=%ax:u64 arg2=%dx:s32
+p:sdt_python/function__entry /usr/bin/python3.11:0xf20a1(0x683260) arg1=%bp:u64 arg2=%r12:u64 arg3=%ax:s32
+p:sdt_python/function__return /usr/bin/python3.11:0xf20d4(0x683262) arg1=%bp:u64 arg2=%r12:u64 arg3=%ax:s32
+`
+
+// perf61Libstdcxx: perf probe -x /usr/lib/x86_64-linux-gnu/libstdc++.so.6
+// -D 'sdt_libstdcxx:*' (libstdc++6 12.2.0-14), the path resolved.
+const perf61Libstdcxx = `p:sdt_libstdcxx/catch /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30:0xa7f05 arg1=%dx:u64 arg2=-80(%bx):u64
+p:sdt_libstdcxx/throw /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30:0xa90a1 arg1=%di:u64 arg2=%si:u64
+p:sdt_libstdcxx/rethrow /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30:0xa9139 arg1=%dx:u64 arg2=%ax:u64
+`
+
+// TestSDTResolveAsPerf checks every marker of Debian's python3.11 and
+// libstdc++ byte for byte against perf 6.1's definitions.
+func TestSDTResolveAsPerf(t *testing.T) {
+	for _, c := range []struct{ bin, spec, want string }{
+		{"/usr/bin/python3.11", "sdt_python:*", perf61Python},
+		{"/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "%sdt_libstdcxx:*", perf61Libstdcxx},
+	} {
+		got := sdtDefs(t, c.bin, c.spec)
+		if got == "" {
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s -D %s:\n%s\nperf 6.1:\n%s", c.bin, c.spec, got, c.want)
+		}
+	}
+}
+
+// sdtDefs resolves spec in bin and prints the definitions, "" (skipped)
+// when bin is missing.
+func sdtDefs(t *testing.T, bin, spec string) string {
+	t.Helper()
+	if _, err := os.Stat(bin); err != nil {
+		dwarftest.Skip(t, "%s missing (the Debian 12 package that holds it)", bin)
+		return ""
+	}
+	f, err := dwarfres.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := SDTResolve(f, s, bin, ResolveOptions{MaxProbes: 128})
+	if err != nil {
+		t.Fatalf("%s %s: %v", bin, spec, err)
+	}
+	var b strings.Builder
+	for _, d := range r.Defs {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestSDTResolveErrors(t *testing.T) {
+	const py = "/usr/bin/python3.11"
+	if _, err := os.Stat(py); err != nil {
+		dwarftest.Skip(t, "%s missing", py)
+		return
+	}
+	f, err := dwarfres.Open(py)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, _ := ParseSpec("%sdt_python:nosuch")
+	_, err = SDTResolve(f, s, py, ResolveOptions{})
+	var nf *SDTNotFoundError
+	want := "no SDT marker matches %sdt_python:nosuch in /usr/bin/python3.11; its markers: sdt_python:audit sdt_python:gc__done"
+	if !errors.As(err, &nf) || !errors.Is(err, dwarfres.ErrNotFound) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s ...", err, want)
+	}
+	s, _ = ParseSpec("%sdt_python:line x")
+	if _, err = SDTResolve(f, s, py, ResolveOptions{}); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "column 18: an SDT marker takes no arguments") {
+		t.Errorf("arguments: got %v", err)
+	}
+	s, _ = ParseSpec("%sdt_python:*")
+	var tm *TooManyError
+	if _, err = SDTResolve(f, s, py, ResolveOptions{MaxProbes: 2}); !errors.As(err, &tm) {
+		t.Errorf("--max-probes 2: got %v", err)
+	}
+}
+
+// FuzzSDTArg: SDTArg never panics, and what it accepts the kernel's rules
+// (tracefs's validator) accept too.
+func FuzzSDTArg(f *testing.F) {
+	for _, s := range []string{"8@%rbp", "-4@-20(%rbp)", "8@foo(%rip)", "4@$-1", "8@[sp, 16]", "-4@[x29, -12]", "8@x1", "1@%ah", "(%rax,%rsi,8)"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, op string, arm bool) {
+		m := elf.EM_X86_64
+		if arm {
+			m = elf.EM_AARCH64
+		}
+		a, err := SDTArg(m, 0, op, func(string) (uint64, bool) { return 0x1000, true })
+		if err != nil {
+			return
+		}
+		def := newDef(true, false, "sdt_fuzz", "m", "/bin/x:0x10")
+		def.Args = append(def.Args, a)
+		if verr := def.Validate(); verr != nil {
+			t.Fatalf("%q gave %q, which the kernel refuses: %v", op, a.String(), verr)
+		}
+	})
+}

@@ -1,0 +1,118 @@
+package probegen
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// x86_64 SDT operands are AT&T assembler operands as gas prints them for
+// <sys/sdt.h>'s "nor" constraints. perf 6.1's arch/x86/util/perf_regs.c
+// converts +/-NUM(REG) and REG (sdt_reg_tbl renames the register) and skips
+// the rest; dwprobe writes those the same way and also converts constants
+// ($5: \5) and rip-relative symbols (foo+8(%rip): @+OFFS).
+func init() { sdtParsers[elf.EM_X86_64] = sdtX86Operand }
+
+// sdtX86Regs is perf's sdt_reg_tbl: gas names of the parts of a register
+// and the kernel's name of the whole ("%eax" and "%al" read "%ax").
+// Names that are the kernel's already ("%ax", "%r8") are not listed.
+var sdtX86Regs = map[string]string{
+	"eax": "ax", "rax": "ax", "al": "ax",
+	"ebx": "bx", "rbx": "bx", "bl": "bx",
+	"ecx": "cx", "rcx": "cx", "cl": "cx",
+	"edx": "dx", "rdx": "dx", "dl": "dx",
+	"esi": "si", "rsi": "si", "sil": "si",
+	"edi": "di", "rdi": "di", "dil": "di",
+	"ebp": "bp", "rbp": "bp", "bpl": "bp",
+	"esp": "sp", "rsp": "sp", "spl": "sp",
+	"rip": "ip", "eip": "ip",
+}
+
+// sdtX86High are the high-byte registers: perf 6.1 reads %ah as %ax, the
+// wrong byte; dwprobe reads bits 8-15 of the register as a bitfield.
+var sdtX86High = map[string]string{"ah": "ax", "bh": "bx", "ch": "cx", "dh": "dx"}
+
+// sdtX86Op is perf's SDT_OP_REGEX, with the parentheses required to pair:
+// sign, displacement, register.
+var sdtX86Op = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\((%[a-z][a-z0-9]+)\)|(%[a-z][a-z0-9]+))$`)
+
+// sdtX86RipSym is SYM(%rip), SYM+N(%rip), SYM-N(%rip) or N+SYM(%rip).
+var sdtX86RipSym = regexp.MustCompile(`^(?:([0-9]+)\+)?([A-Za-z_.$][A-Za-z0-9_.$@]*)([+-][0-9]+)?\(%rip\)$`)
+
+func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
+	switch {
+	case strings.HasPrefix(op, "$"):
+		f, err := sdtImmediate(op[1:])
+		return f, "", err
+	case strings.Contains(op, ","):
+		return "", "", errors.New("scaled index addressing has no fetch argument form")
+	case strings.HasSuffix(op, "(%rip)"):
+		return sdtX86Rip(op, syms)
+	}
+	m := sdtX86Op.FindStringSubmatch(op)
+	if m == nil {
+		return "", "", errors.New("not an operand the kernel can read")
+	}
+	sign, disp, mem, reg := m[1], m[2], m[3], m[4]
+	if mem == "" && (sign != "" || disp != "") {
+		return "", "", errors.New("not an operand the kernel can read")
+	}
+	name, bits := sdtX86Register(strings.TrimPrefix(mem+reg, "%"))
+	r, err := sdtRegister(elf.EM_X86_64, name)
+	if err != nil {
+		return "", "", err
+	}
+	if mem == "" {
+		return r, bits, nil
+	}
+	if bits != "" {
+		return "", "", errors.New("a high-byte register can't be an address")
+	}
+	if sign != "" && disp == "" {
+		return "", "", errors.New("a sign with no displacement")
+	}
+	return sdtDeref(sign+disp, r), "", nil
+}
+
+// sdtX86Register names the kernel's register for a gas name, and the
+// bitfield to read for a high-byte one.
+func sdtX86Register(gas string) (name, bits string) {
+	if r, ok := sdtX86High[gas]; ok {
+		return r, "b8@8/64"
+	}
+	if r, ok := sdtX86Regs[gas]; ok {
+		return r, ""
+	}
+	// %r8d, %r8w, %r8b are parts of %r8.
+	if len(gas) > 2 && gas[0] == 'r' && strings.ContainsAny(gas[len(gas)-1:], "dwb") {
+		return gas[:len(gas)-1], ""
+	}
+	return gas, ""
+}
+
+// sdtX86Rip converts a rip-relative operand: the address is the symbol's,
+// which the kernel reads as @+OFFS.
+func sdtX86Rip(op string, syms SDTSymbols) (string, string, error) {
+	m := sdtX86RipSym.FindStringSubmatch(op)
+	if m == nil {
+		return "", "", errors.New("rip-relative without a symbol: its address depends on the instruction")
+	}
+	off, ok := uint64(0), false
+	if syms != nil {
+		off, ok = syms(m[2])
+	}
+	if !ok {
+		return "", "", fmt.Errorf("symbol %s is not in the binary's symbol table", m[2])
+	}
+	var add int64
+	for _, n := range []string{m[1], m[3]} {
+		if n != "" {
+			var v int64
+			fmt.Sscan(strings.TrimPrefix(n, "+"), &v)
+			add += v
+		}
+	}
+	return fmt.Sprintf("@+0x%x", off+uint64(add)), "", nil
+}
