@@ -20,7 +20,12 @@ const (
 // ErrNoSDT: the binary has no SDT markers (no .note.stapsdt, or no
 // stapsdt note in it). It wraps ErrNotFound: asking for a marker of such a
 // binary is a probe that does not resolve.
-var ErrNoSDT = fmt.Errorf("no SDT markers (no %s notes): %w", sdtNoteSection, ErrNotFound)
+var ErrNoSDT error = noSDTError{}
+
+type noSDTError struct{}
+
+func (noSDTError) Error() string { return "no SDT markers (no " + sdtNoteSection + " notes)" }
+func (noSDTError) Unwrap() error { return ErrNotFound }
 
 // SDTMarker is one SystemTap SDT/USDT marker (a stapsdt note of
 // .note.stapsdt), as <sys/sdt.h> writes it.
@@ -161,4 +166,19 @@ func parseSDTDesc(d []byte, order binary.ByteOrder, class elf.Class) (SDTMarker,
 		m.Args = string(args)
 	}
 	return m, nil
+}
+
+// SymbolValue returns the link-time address of the first defined symbol
+// called name in .symtab, then .dynsym, of any type: SDT operands name
+// data ("8@counter(%rip)"), which Symbols (functions only) leaves out.
+func (f *File) SymbolValue(name string) (uint64, bool) {
+	for _, read := range []func() ([]elf.Symbol, error){f.ELF.Symbols, f.ELF.DynamicSymbols} {
+		syms, _ := read()
+		for _, s := range syms {
+			if s.Name == name && s.Section != elf.SHN_UNDEF {
+				return s.Value, true
+			}
+		}
+	}
+	return 0, false
 }

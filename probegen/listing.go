@@ -39,6 +39,9 @@ func EventLine(group, event, point, module string, args []string) string {
 // added (synthesize_perf_probe_point on the command as typed): "vfs_read",
 // "work:7", "compute%return", "@app_util.c:42", "0xffffffff81000000".
 func SpecPoint(p *Point) string {
+	if p.SDT { // perf's point of a cached event: %EVENT
+		return "%" + p.Event
+	}
 	if p.IsAddr {
 		q := *p
 		q.Function = "0x" + strconv.FormatUint(p.Addr, 16)

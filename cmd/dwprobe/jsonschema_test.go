@@ -22,6 +22,8 @@ var jsonObjects = map[string]reflect.Type{
 	"line":       reflect.TypeFor[jsonListLine](),
 	"functions":  reflect.TypeFor[jsonFuncs](),
 	"deleted":    reflect.TypeFor[jsonDeleted](),
+	"sdt":        reflect.TypeFor[jsonSDT](),
+	"marker":     reflect.TypeFor[jsonMarker](),
 }
 
 // TestREADMEJSONSchema: README documents every field of every --json

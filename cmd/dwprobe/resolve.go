@@ -67,7 +67,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 			return nil, err
 		}
 		run.total++
-		r := resolveOne(t, in, exe, ro, o.json)
+		r := resolveSpec(o, t, in, exe, ro)
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return nil, err

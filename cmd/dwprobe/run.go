@@ -42,6 +42,8 @@ type options struct {
 	bootconfig bool
 	json       bool
 	funcsSet   bool
+	sdt        bool  // --sdt: list -x's SDT markers
+	noDebug    error // why -x has no debuginfo, when its SDT markers go on without it (sdt.go)
 	listSet    bool
 	show       string // "help", "version", "man" or "completion": print it and stop
 	completion string // the shell of --completion
@@ -112,6 +114,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show where each variable has a location")
 	fs.StringVarP(&o.funcs, "funcs", "F", "", "list functions, optionally filtered by FILTER")
 	fs.Lookup("funcs").NoOptDefVal = "\x00"
+	fs.BoolVar(&o.sdt, "sdt", false, "list the SDT markers of -x's binary (sdt_PROVIDER:NAME, as -D takes them), filtered by --filter")
 	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
 	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
 	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
@@ -196,6 +199,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.maxProbes <= 0 {
 		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
 	}
+	if o.sdt && o.exec == "" {
+		return nil, errors.New("--sdt lists the SDT markers of a user binary: give it with -x")
+	}
 	if o.bootconfig && len(o.defs) == 0 {
 		return nil, errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
 	}
@@ -209,7 +215,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 func modes(o *options) int {
 	n := 0
 	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0,
-		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != ""} {
+		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != "", o.sdt} {
 		if b {
 			n++
 		}
@@ -230,7 +236,9 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	}
 	t, done, err := openCached(o)
 	if err != nil {
-		return err
+		if t, done, err = openWithoutDebug(o, err); err != nil {
+			return err
+		}
 	}
 	defer done()
 	switch {
@@ -242,6 +250,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return runDefinitions(ctx, o, t, stdout, stderr)
 	case o.line != "":
 		return runLines(o, t, stdout, stderr)
+	case o.sdt:
+		return runSDT(o, t, stdout)
 	case len(o.vars) > 0:
 		return runVars(o, t, stdout, stderr)
 	default:
@@ -257,7 +267,7 @@ func positional(o *options, rest []string) error {
 	if len(rest) == 0 {
 		return nil
 	}
-	if len(o.defs) > 0 || o.line != "" || o.funcsSet || len(o.vars) > 0 || len(o.del) > 0 || o.listSet || o.apply != "" {
+	if len(o.defs) > 0 || o.line != "" || o.funcsSet || o.sdt || len(o.vars) > 0 || len(o.del) > 0 || o.listSet || o.apply != "" {
 		return unexpectedArgs(o, rest)
 	}
 	if rest[0] == "-" {

@@ -235,6 +235,23 @@ kmod() {
 kmod kmod-gcc.ko "$CC_GCC"
 [ "$have_clang" = 1 ] && kmod kmod-clang-arm64.ko "$CC_CLANG" --target=aarch64-linux-gnu
 
+# SDT markers (gcc only): sdt-gcc-O0 reads them from the stack, sdt-gcc-O2
+# from registers, a global (rip-relative) and a constant. They need
+# <sys/sdt.h> (Debian's systemtap-sdt-dev); without it they are not built
+# and the tests that use them skip (fail under make test).
+SDT_DEPS=("$SRC/sdt_main.c" "$SRC/sdt_guarded.c" "$SELF")
+for opt in O0 O2; do
+	name=sdt-gcc-$opt
+	if fresh "$OUT/$name" "${SDT_DEPS[@]}"; then continue; fi
+	if ! echo '#include <sys/sdt.h>' | "$CC_GCC" -E -x c - >/dev/null 2>&1; then
+		log "skipping $name: no <sys/sdt.h> (apt-get install systemtap-sdt-dev)"
+		break
+	fi
+	log "building $name"
+	compile "$name" "$CC_GCC" -g -gdwarf-5 -"$opt" -fno-omit-frame-pointer sdt_main.c sdt_guarded.c
+	mv -f "$OUT/.$name.tmp" "$OUT/$name"
+done
+
 if [ "$have_clang" = 0 ]; then
 	echo "fixtures: clang not found ('$CC_CLANG --version' failed): gcc variants built in $OUT, clang variants missing; install clang (apt-get install -y clang)" >&2
 	exit 3
