@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -96,13 +97,16 @@ func sdtMatch(p *Point, m dwarfres.SDTMarker) bool {
 // arg1=%r14:u64 ..."), the semaphore's file offset as the uprobe's
 // (REF_CTR_OFFSET) so the kernel raises it while the probe is on. An
 // operand the kernel cannot read is left out, as perf leaves it, with a
-// note naming it. Errors wrap dwarfres.ErrNoSDT (no markers),
-// *SDTNotFoundError (none matches), ErrSyntax (arguments given: a
-// marker's come from its note) or ErrTooManyEvents-free
-// tracefs errors for a definition the kernel would refuse.
+// note naming it. Beyond perf (which ignores a spec's arguments here),
+// arguments [NAME=]argN[:TYPE] pick, rename or retype the note's: "file=
+// arg1:string" reads the string arg1 points to. Errors wrap
+// dwarfres.ErrNoSDT (no markers), *SDTNotFoundError (none matches),
+// ErrSyntax (an argument not argN, or past the note's), an *SDTArgError
+// (an argument asked for that the kernel cannot read), or tracefs's for a
+// definition the kernel would refuse.
 func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Resolution, error) {
-	if len(spec.Args) > 0 {
-		return nil, synErr(spec.Raw, spec.Args[0].Col, "an SDT marker takes no arguments: they come from its note (arg1, arg2, ...)")
+	if err := checkSDTArgs(spec); err != nil {
+		return nil, err
 	}
 	ms, err := f.SDTMarkers()
 	if err != nil {
@@ -113,7 +117,7 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 		if !sdtMatch(&spec.Point, m) {
 			continue
 		}
-		def, notes, err := sdtDefinition(f, m, exe)
+		def, notes, err := sdtDefinition(f, m, exe, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +134,9 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 	return r, nil
 }
 
-// sdtDefinition is one marker's uprobe, checked as the kernel would.
-func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string) (tracefs.Event, []string, error) {
+// sdtDefinition is one marker's uprobe, checked as the kernel would:
+// its arguments are the note's, or those the spec picks.
+func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string, spec *Spec) (tracefs.Event, []string, error) {
 	target := fmt.Sprintf("%s:0x%x", exe, m.Offset)
 	if m.RefCtr != 0 {
 		target += fmt.Sprintf("(0x%x)", m.RefCtr)
@@ -143,14 +148,16 @@ func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string) (tracefs.
 		// address minus its file offset.
 		return v - (m.Loc - m.Offset), ok
 	}
+	ops := SDTOperands(m.Args)
 	var notes []string
-	for i, op := range SDTOperands(m.Args) {
-		a, err := SDTArg(f.Machine, i, op, syms)
+	if len(spec.Args) > 0 {
+		args, err := sdtPicked(f, m, ops, syms, spec)
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err))
-			continue
+			return def, nil, err
 		}
-		def.Args = append(def.Args, a)
+		def.Args = args
+	} else {
+		def.Args, notes = sdtNoteArgs(f, m, ops, syms)
 	}
 	if err := def.Validate(); err != nil {
 		return def, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
@@ -169,4 +176,70 @@ func sdtPoint(f *dwarfres.File, m dwarfres.SDTMarker) ResolvedPoint {
 		rp.Symbol, rp.Offset, rp.Function = s.Name, m.Loc-s.Start, s.Name
 	}
 	return rp
+}
+
+// sdtNoteArgs is every argument of marker m's note that the kernel can
+// read, and a note for each one it can't.
+func sdtNoteArgs(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []string) {
+	var args []tracefs.Arg
+	var notes []string
+	for i, op := range ops {
+		a, err := SDTArg(f.Machine, i, op, syms)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err))
+			continue
+		}
+		args = append(args, a)
+	}
+	return args, notes
+}
+
+// checkSDTArgs checks the arguments of an SDT spec: [NAME=]argN[:TYPE],
+// the note's arguments picked, renamed or read as another type.
+func checkSDTArgs(spec *Spec) error {
+	for _, a := range spec.Args {
+		if _, ok := sdtArgIndex(a.Expr); !ok || a.User {
+			return synErr(spec.Raw, a.Col, fmt.Sprintf("%s: an SDT marker's arguments are its note's: [NAME=]argN[:TYPE]", a.Raw))
+		}
+	}
+	return nil
+}
+
+// sdtArgIndex reads argN (N from 1) as the 0-based index N-1.
+func sdtArgIndex(s string) (int, bool) {
+	d, ok := strings.CutPrefix(s, "arg")
+	n, err := strconv.Atoi(d)
+	if !ok || err != nil || n < 1 || n > tracefs.MaxArgs || d[0] == '+' {
+		return 0, false
+	}
+	return n - 1, true
+}
+
+// sdtPicked is the arguments the spec picks from marker m's operands: an
+// operand that can't be read is an error here, since it was asked for. A
+// string type reads the string the argument points to (+0(FETCH)): the
+// kernel takes strings from memory only.
+func sdtPicked(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSymbols, spec *Spec) ([]tracefs.Arg, error) {
+	var out []tracefs.Arg
+	for _, a := range spec.Args {
+		i, _ := sdtArgIndex(a.Expr)
+		if i >= len(ops) {
+			return nil, synErr(spec.Raw, a.Col, fmt.Sprintf("%s has %d arguments, not %s", SDTMarkerName(m), len(ops), a.Expr))
+		}
+		arg, err := SDTArg(f.Machine, i, ops[i], syms)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
+		}
+		if a.Name != "" {
+			arg.Name = a.Name
+		}
+		if a.Type != "" {
+			arg.Type = a.Type
+		}
+		if arg.Type == "string" || arg.Type == "ustring" {
+			arg.Fetch = "+0(" + arg.Fetch + ")"
+		}
+		out = append(out, arg)
+	}
+	return out, nil
 }

@@ -214,6 +214,16 @@ func sdtDefs(t *testing.T, bin, spec string) string {
 	return b.String()
 }
 
+// TestSDTPickedArgs: arguments pick, rename and retype the note's; a
+// string is read where the argument points.
+func TestSDTPickedArgs(t *testing.T) {
+	got := sdtDefs(t, "/usr/bin/python3.11", "%sdt_python:function__entry file=arg1:string func=arg2:string arg3 a=arg3:x32")
+	want := "p:sdt_python/function__entry /usr/bin/python3.11:0xf20a1(0x683260) file=+0(%bp):string func=+0(%r12):string arg3=%ax:s32 a=%ax:x32\n"
+	if got != "" && got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 func TestSDTResolveErrors(t *testing.T) {
 	const py = "/usr/bin/python3.11"
 	if _, err := os.Stat(py); err != nil {
@@ -232,9 +242,19 @@ func TestSDTResolveErrors(t *testing.T) {
 	if !errors.As(err, &nf) || !errors.Is(err, dwarfres.ErrNotFound) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want %s ...", err, want)
 	}
-	s, _ = ParseSpec("%sdt_python:line x")
-	if _, err = SDTResolve(f, s, py, ResolveOptions{}); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "column 18: an SDT marker takes no arguments") {
-		t.Errorf("arguments: got %v", err)
+	for spec, msg := range map[string]string{
+		"%sdt_python:line x":         `column 18: x: an SDT marker's arguments are its note's: [NAME=]argN[:TYPE]`,
+		"%sdt_python:line arg0":      "column 18: arg0: an SDT marker's arguments",
+		"%sdt_python:line arg1@user": "column 18: arg1@user: an SDT marker's arguments",
+		"%sdt_python:line arg4":      "column 18: sdt_python:line has 3 arguments, not arg4",
+	} {
+		s, err := ParseSpec(spec)
+		if err == nil {
+			_, err = SDTResolve(f, s, py, ResolveOptions{})
+		}
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: got %v, want %s", spec, err, msg)
+		}
 	}
 	s, _ = ParseSpec("%sdt_python:*")
 	var tm *TooManyError

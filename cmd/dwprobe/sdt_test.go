@@ -116,7 +116,7 @@ func TestSDTErrors(t *testing.T) {
 			"dwprobe: no SDT marker matches %sdt_dwfix:nosuch in " + bin + "; its markers: sdt_dwfix:tick sdt_dwfix:total sdt_dwfix:guarded\n"},
 		{[]string{"-x", app, "-D", "sdt_dwfix:tick"}, exitUnresolved, "dwprobe: " + app + ": no SDT markers (no .note.stapsdt notes)\n"},
 		{[]string{"-x", app, "--sdt"}, exitUnresolved, "dwprobe: " + app + ": no SDT markers (no .note.stapsdt notes)\n"},
-		{[]string{"-x", bin, "-D", "%sdt_dwfix:tick i"}, exitUnresolved, "an SDT marker takes no arguments"},
+		{[]string{"-x", bin, "-D", "%sdt_dwfix:tick i"}, exitUnresolved, "i: an SDT marker's arguments are its note's: [NAME=]argN[:TYPE]"},
 		{[]string{"-x", bin, "-D", "%sdt_dwfix:tick@" + bin}, exitUnresolved, "not from @TARGET"},
 		{[]string{"-x", bin, "-V", "%sdt_dwfix:tick"}, exitUnresolved, "an SDT marker has no variables"},
 		{[]string{"-k", "/nonexistent", "-D", "%sdt_dwfix:tick"}, exitUnresolved, "SDT markers are read from a user binary: give it with -x"},
