@@ -30,11 +30,11 @@ func sdtFixture(t *testing.T, name string) string {
 var perf61SDT = map[string]string{
 	"sdt-gcc-O0": `p:sdt_dwfix/tick BIN:0x118f arg1=-12(%bp):s32 arg2=-16(%bp):s32 arg3=-8(%bp):s64
 p:sdt_dwfix/total BIN:0x11b7 arg1=%ax:s64[ arg2=\42:s32]
-p:sdt_dwfix/guarded BIN:0x123a(0x3018) arg1=-4(%bp):s32 arg2=-16(%bp):s64
+p:sdt_dwfix/guarded BIN:0x123e(0x3018) arg1=-4(%bp):s32 arg2=-16(%bp):s64
 `,
 	"sdt-gcc-O2": `p:sdt_dwfix/tick BIN:0x108b arg1=%r12:s32 arg2=%r15:s32 arg3=%bx:s64
 p:sdt_dwfix/total BIN:0x109c[ arg1=@+0x4028:s64 arg2=\42:s32]
-p:sdt_dwfix/guarded BIN:0x11fd(0x3018) arg1=%bx:s32 arg2=%r12:s64
+p:sdt_dwfix/guarded BIN:0x1200(0x3018) arg1=%bx:s32 arg2=%r12:s64
 `,
 }
 
@@ -67,7 +67,7 @@ func TestSDTStripped(t *testing.T) {
 		t.Fatalf("strip: %v\n%s", err, out)
 	}
 	out, _, err := dw("-x", stripped, "-D", "%sdt_dwfix:guarded")
-	if want := "p:sdt_dwfix/guarded " + stripped + ":0x11fd(0x3018) arg1=%bx:s32 arg2=%r12:s64\n"; err != nil || out != want {
+	if want := "p:sdt_dwfix/guarded " + stripped + ":0x1200(0x3018) arg1=%bx:s32 arg2=%r12:s64\n"; err != nil || out != want {
 		t.Errorf("stripped: %v\n%s\nwant\n%s", err, out, want)
 	}
 	// With a spec that needs debuginfo: that one fails, as without SDT.
@@ -92,7 +92,7 @@ func TestSDTListing(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &js) != nil {
 		t.Fatalf("--sdt --json: %v\n%s", err, out)
 	}
-	want := jsonMarker{Name: "sdt_dwfix:guarded", Provider: "dwfix", Marker: "guarded", Address: 0x11fd, Offset: 0x11fd, Semaphore: 0x3018, Args: "-4@%ebx -8@%r12"}
+	want := jsonMarker{Name: "sdt_dwfix:guarded", Provider: "dwfix", Marker: "guarded", Address: 0x1200, Offset: 0x1200, Semaphore: 0x3018, Args: "-4@%ebx -8@%r12"}
 	if js.Mode != "sdt" || js.Binary != bin || len(js.Markers) != 1 || js.Markers[0] != want {
 		t.Errorf("--sdt --json: %s", out)
 	}
