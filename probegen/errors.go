@@ -20,7 +20,7 @@ var (
 	ErrTooManyEvents = errors.New("too many events with the same name")
 
 	// ErrNotSupported marks valid perf syntax that dwprobe does not
-	// implement, such as SDT and cached events (%[PROVIDER:]EVENT).
+	// implement, or that the kernel cannot express (an SDT operand).
 	ErrNotSupported = errors.New("not supported")
 )
 
