@@ -188,10 +188,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	switch modes(&o) {
 	case 0:
 		fs.Usage()
-		return nil, errors.New("nothing to do: give PROBE, -a, -d, -l, --apply, -D, -L, -V or -F")
+		return nil, errors.New("nothing to do: give PROBE, -a, -d, -l, --apply, -D, -L, -V, -F or --sdt")
 	case 1:
 	default:
-		return nil, errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V and -F are exclusive")
+		return nil, errors.New("-a (or PROBE), -d, -l, --apply, -D, -L, -V, -F and --sdt are exclusive")
 	}
 	if err := checkSourceDir(o.source); err != nil {
 		return nil, err

@@ -58,6 +58,21 @@ func TestSDTDefinitionsFixture(t *testing.T) {
 	}
 }
 
+// TestSDTSpecFile: SDT specs in a spec file, with the others' rules.
+func TestSDTSpecFile(t *testing.T) {
+	bin := sdtFixture(t, "sdt-gcc-O2")
+	file := t.TempDir() + "/specs"
+	if err := os.WriteFile(file, []byte("# markers\n%sdt_dwfix:tick\n%sdt_dwfix:nosuch\nsdt_dwfix:guarded arg2:x64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := dw("-x", bin, "-D", "@"+file)
+	want := "p:sdt_dwfix/tick " + bin + ":0x108b arg1=%r12:s32 arg2=%r15:s32 arg3=%bx:s64\n" +
+		"p:sdt_dwfix/guarded " + bin + ":0x1200(0x3018) arg2=%r12:x64\n"
+	if exitCode(err) != exitUnresolved || out != want || !strings.Contains(errOut, file+":3:1: no SDT marker matches %sdt_dwfix:nosuch") {
+		t.Errorf("-D @file: exit %d, %v\n%s\nwant\n%s\nstderr: %s", exitCode(err), err, out, want, errOut)
+	}
+}
+
 // TestSDTStripped: markers need no debuginfo; other specs still say why
 // they do.
 func TestSDTStripped(t *testing.T) {
