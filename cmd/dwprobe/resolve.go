@@ -92,13 +92,17 @@ func resolveOne(t *dwarfres.File, in specInput, exe string, ro probegen.ResolveO
 		r.defs, r.notes, r.err = probegen.Definitions(t, r.spec, exe, ro)
 		return r
 	}
-	res, err := probegen.Resolve(t, r.spec, exe, ro)
+	r.take(probegen.Resolve(t, r.spec, exe, ro))
+	return r
+}
+
+// take records a resolution, or why there is none.
+func (r *resolved) take(res *probegen.Resolution, err error) {
 	if err != nil {
 		r.err = err
-		return r
+		return
 	}
 	r.defs, r.points, r.notes = res.Defs, res.Points, res.Notes
-	return r
 }
 
 // failedOnly are the specs of rs that failed.

@@ -65,12 +65,7 @@ func resolveSpec(o *options, t *dwarfres.File, in specInput, exe string, ro prob
 		r.err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 		return r
 	}
-	res, err := probegen.SDTResolve(t, r.spec, exe, ro)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	r.defs, r.points, r.notes = res.Defs, res.Points, res.Notes
+	r.take(probegen.SDTResolve(t, r.spec, exe, ro))
 	return r
 }
 
