@@ -42,6 +42,7 @@ func TestSDTArgX86(t *testing.T) {
 		{op: "4@8+counter(%rip)", want: "arg1=@+0x4018:u32"},
 		// What no fetch argument can say.
 		{op: "8@(%rax,%rsi,8)", err: "scaled index"},
+		{op: "-4@-24(%rsp,%rax,4)", err: "scaled index"}, // gcc 12 -O2
 		{op: "8@missing(%rip)", err: "symbol missing is not in the binary's symbol table"},
 		{op: "8@16(%rip)", err: "rip-relative without a symbol"},
 		{op: "8@%xmm0", err: "register %xmm0 is not one the kernel reads on x86_64"},
@@ -74,6 +75,11 @@ func TestSDTArgArm64(t *testing.T) {
 		{op: "8@sp", want: "arg1=%sp:u64"},
 		{op: "-4@-1", want: `arg1=\-1:s32`},
 		{op: "4@#5", want: `arg1=\5:u32`},
+		// Debian clang 14 --target=aarch64-linux-gnu writes memory
+		// operands through a base register and constants bare.
+		{op: "-4@[x8]", want: "arg1=+0(%x8):s32"},
+		{op: "8@[x10]", want: "arg1=+0(%x10):u64"},
+		{op: "-4@5", want: `arg1=\5:s32`},
 		// Refused.
 		{op: "8@[x0, x1]", err: "register-indexed"},
 		{op: "8@[x0, 8]!", err: "register-indexed"},
