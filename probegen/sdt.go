@@ -224,7 +224,7 @@ func sdtPicked(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSym
 	for _, a := range spec.Args {
 		i, _ := sdtArgIndex(a.Expr)
 		if i >= len(ops) {
-			return nil, synErr(spec.Raw, a.Col, fmt.Sprintf("%s has %d arguments, not %s", SDTMarkerName(m), len(ops), a.Expr))
+			return nil, synErr(spec.Raw, a.Col, fmt.Sprintf("%s has %s, not %s", SDTMarkerName(m), sdtCount(len(ops)), a.Expr))
 		}
 		arg, err := SDTArg(f.Machine, i, ops[i], syms)
 		if err != nil {
@@ -242,4 +242,12 @@ func sdtPicked(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSym
 		out = append(out, arg)
 	}
 	return out, nil
+}
+
+// sdtCount says how many arguments a marker has.
+func sdtCount(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return strconv.Itoa(n) + " arguments"
 }

@@ -177,4 +177,10 @@ int main(int argc, char **argv) { (void)argv; STAP_PROBE1(dwfix, scaled, tab[arg
 	if !strings.Contains(errOut, "note: sdt_dwfix:scaled: arg1 \"") || !strings.Contains(errOut, "scaled index addressing has no fetch argument form: left out of the definition") {
 		t.Errorf("stderr: %q", errOut)
 	}
+	// Asked for by name, the operand is an error.
+	_, _, err = dw("-x", bin, "-D", "%sdt_dwfix:scaled v=arg1")
+	if exitCode(err) != exitUnresolved || !strings.Contains(errString(err), "dwprobe: sdt_dwfix:scaled: arg1 \"") ||
+		!strings.HasSuffix(errString(err), "\": scaled index addressing has no fetch argument form\n") {
+		t.Errorf("picked: exit %d, %v", exitCode(err), err)
+	}
 }
