@@ -67,6 +67,9 @@ PROBE (perf probe syntax):
              source matches PTN, a glob with spaces ignored ('schedule;rq=cpu_rq*');
              needs the source (-s)
     SRC:ALN  absolute line ALN of source file SRC
+  %[GROUP:]EVENT | sdt_PROVIDER:NAME [[NAME=]argN[:TYPE]...]
+             SDT marker of the -x binary (globs; --sdt lists them): its
+             note's arguments arg1..argN, or those picked
   Special characters in names are escaped with a backslash.
   @FILE in place of PROBE (-D, -a, -V) reads PROBEs from FILE, one per
   line (@-: stdin; blank lines and # comments skipped). Every PROBE of a
@@ -84,6 +87,7 @@ Examples:
   dwprobe -k vmlinux -F 'vfs_*'
   dwprobe -x ./app -a 'work:3 p->name:string'   add a uprobe (as root)
   dwprobe -x ./app 'work:3 p->name:string'      the same
+  dwprobe -x /usr/bin/python3.11 -a 'sdt_python:function__entry file=arg1:string'
   dwprobe -l                                     list the probes, mapped back to source
   dwprobe -d 'probe_app:*'                       delete probes
   dwprobe -k vmlinux -D vfs_read > defs; dwprobe --apply defs
