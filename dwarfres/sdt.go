@@ -167,18 +167,3 @@ func parseSDTDesc(d []byte, order binary.ByteOrder, class elf.Class) (SDTMarker,
 	}
 	return m, nil
 }
-
-// SymbolValue returns the link-time address of the first defined symbol
-// called name in .symtab, then .dynsym, of any type: SDT operands name
-// data ("8@counter(%rip)"), which Symbols (functions only) leaves out.
-func (f *File) SymbolValue(name string) (uint64, bool) {
-	for _, read := range []func() ([]elf.Symbol, error){f.ELF.Symbols, f.ELF.DynamicSymbols} {
-		syms, _ := read()
-		for _, s := range syms {
-			if s.Name == name && s.Section != elf.SHN_UNDEF {
-				return s.Value, true
-			}
-		}
-	}
-	return 0, false
-}

@@ -143,10 +143,12 @@ func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string, spec *Spe
 	}
 	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, target)
 	syms := func(name string) (uint64, bool) {
-		v, ok := f.SymbolValue(name)
-		// @+OFFS is relative to the probed instruction's mapping: its
-		// address minus its file offset.
-		return v - (m.Loc - m.Offset), ok
+		addr, ok := f.SymbolAddr(name)
+		if !ok {
+			return 0, false
+		}
+		off, err := f.UprobeDataOffset(m.Loc, addr)
+		return off, err == nil
 	}
 	ops := SDTOperands(m.Args)
 	var notes []string
