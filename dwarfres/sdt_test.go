@@ -55,6 +55,23 @@ func TestParseSDTNotes(t *testing.T) {
 	}
 }
 
+// TestParseSDTNotes32: an ELFCLASS32 note's addresses are 4 bytes.
+func TestParseSDTNotes32(t *testing.T) {
+	desc := binary.BigEndian.AppendUint32(nil, 0x10400)
+	desc = binary.BigEndian.AppendUint32(desc, 0x10800)
+	desc = binary.BigEndian.AppendUint32(desc, 0x20000)
+	desc = append(desc, "p\x00n\x004@r3\x00"...)
+	b := binary.BigEndian.AppendUint32(nil, 8)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(desc)))
+	b = binary.BigEndian.AppendUint32(b, 3)
+	b = append(append(b, "stapsdt\x00"...), desc...)
+	ms, err := ParseSDTNotes(b, binary.BigEndian, elf.ELFCLASS32)
+	want := SDTMarker{Provider: "p", Name: "n", Args: "4@r3", Loc: 0x10400, Base: 0x10800, Semaphore: 0x20000}
+	if err != nil || len(ms) != 1 || ms[0] != want {
+		t.Errorf("got %+v, %v; want %+v", ms, err, want)
+	}
+}
+
 func TestParseSDTNotesMalformed(t *testing.T) {
 	good := sdtNote("stapsdt", 3, 1, 2, 3, "p\x00n\x00\x00")
 	for name, data := range map[string][]byte{
