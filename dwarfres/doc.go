@@ -25,6 +25,8 @@
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);
 //     Entry (entry.go) answers type questions.
+//   - SDT markers: SDTMarkers (sdt.go) reads .note.stapsdt, no DWARF
+//     needed, with perf's prelink and semaphore adjustments.
 //
 // Errors wrap the sentinels of errors.go; malformed input is a
 // *DecodeError naming section and offset. Tests assemble DWARF by hand

@@ -5,7 +5,9 @@
 // and builds their definitions as tracefs.Event values (the kernel's
 // language is tracefs's: its printer, its validator, its name rules); it
 // also lists the variables at a point (-V), a function's source lines (-L)
-// and the functions (-F).
+// and the functions (-F). SDT markers (sdt*.go) resolve from their notes
+// alone: the note's operands become fetch arguments per machine
+// (sdt_x86_64.go, sdt_aarch64.go), as perf writes them.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):
