@@ -41,6 +41,12 @@ var (
 	// ErrRelease: a module was built for another kernel release than the
 	// kernel it is probed with.
 	ErrRelease = errors.New("module built for another kernel release")
+	// ErrBuildIDMismatch: a separate debuginfo file was found whose
+	// build-id is not the binary's.
+	ErrBuildIDMismatch = errors.New("debuginfo build-id mismatch")
+	// ErrDebugLinkCRC: the file a .gnu_debuglink names has another CRC-32
+	// than the link records.
+	ErrDebugLinkCRC = errors.New("debuglink CRC mismatch")
 )
 
 // DecodeError reports malformed debuginfo: which section, at which offset,

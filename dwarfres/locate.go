@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,9 +11,11 @@ import (
 // A Source is one place the debuginfo of a binary may be. Each Find
 // answers for the binary described by w: the path of a file to use, or ""
 // and the places it looked (for the error naming every place tried). A
-// build-id tree is the one source today; a .gnu_debuglink directory, perf's
-// ~/.debug cache or a debuginfod client (fetching into a cache, then
-// answering the cached path) are further implementations.
+// build-id tree (BuildIDDir), the places of a .gnu_debuglink
+// (DebugLinkDirs), perf's ~/.debug cache (PerfBuildIDCache); a debuginfod
+// client fetches into a cache, then answers the cached path. An error
+// wrapping ErrDebugLinkCRC is a candidate passed over: the search goes on,
+// and it is returned only when nothing else is found.
 type Source interface {
 	Find(w Wanted) (path string, tried []string, err error)
 }
@@ -23,6 +26,8 @@ type Wanted struct {
 	BuildID string // GNU build-id as hex; "" when it has none
 	Release string // kernel release (uname -r), for a kernel or a module's vermagic
 	Module  string // the module's name, for a kernel module
+	// Link is the binary's .gnu_debuglink, nil when it has none.
+	Link *DebugLink
 }
 
 // BuildIDDir is a tree of separate debuginfo files named by build-id,
@@ -100,7 +105,8 @@ type Locator struct {
 // NewLocator is perf's search: separate debuginfo by build-id under dirs
 // and then DefaultDebugDir (and a module's by its installed path, see
 // ModuleDebugTree); a kernel's vmlinux at perf's paths and then by
-// build-id under DefaultDebugDir.
+// build-id under DefaultDebugDir; then the file a .gnu_debuglink names,
+// where gdb looks for it (DebugLinkDirs).
 func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
 
 // NewRootLocator is NewLocator with the system paths under root (perf's
@@ -112,6 +118,7 @@ func NewRootLocator(root string, dirs ...string) *Locator {
 	for _, d := range append(dirs, sys) {
 		l.Debug = append(l.Debug, BuildIDDir(d), ModuleDebugTree(d))
 	}
+	l.Debug = append(l.Debug, DebugLinkDirs{Global: sys, Root: root})
 	return l
 }
 
@@ -161,6 +168,11 @@ func (l *Locator) Open(path string) (*File, error) {
 // attach finds and attaches separate debuginfo for f.
 func (l *Locator) attach(f *File) error {
 	w := Wanted{Path: f.Path, BuildID: f.BuildID()}
+	if link, ok, err := f.DebugLink(); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	} else if ok {
+		w.Link = &link
+	}
 	if f.IsModule() {
 		w.Module, w.Release = NormModuleName(f.ModuleName()), f.ModuleRelease()
 	}
@@ -187,17 +199,26 @@ func (l *Locator) OpenKernel(k Kernel) (*File, error) {
 	return l.Open(p)
 }
 
-// find asks each source in turn and gathers every place tried.
+// find asks each source in turn and gathers every place tried. A
+// candidate passed over (ErrDebugLinkCRC) does not end the search; it is
+// the answer when nothing else is found.
 func find(srcs []Source, w Wanted) (string, []string, error) {
 	var all []string
+	var passed error
 	for _, s := range srcs {
 		p, tried, err := s.Find(w)
 		all = append(all, tried...)
+		if err != nil && errors.Is(err, ErrDebugLinkCRC) {
+			if passed == nil {
+				passed = err
+			}
+			continue
+		}
 		if err != nil || p != "" {
 			return p, all, err
 		}
 	}
-	return "", all, nil
+	return "", all, passed
 }
 
 // Kernel identifies a kernel build.

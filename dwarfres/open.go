@@ -140,7 +140,7 @@ func (f *File) attachDebug(path string) error {
 	}
 	if a, b := f.BuildID(), d.BuildID(); a != b {
 		d.Close()
-		return fmt.Errorf("%s: build-id %s does not match %s's %s", path, b, f.Path, a)
+		return &BuildIDMismatchError{Path: path, Binary: f.Path, Got: b, Want: a}
 	}
 	f.dbg = d
 	return nil

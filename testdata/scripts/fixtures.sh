@@ -182,6 +182,33 @@ if ! split_fresh; then
 	rm -f "$full"
 fi
 
+# Separate debuginfo named by .gnu_debuglink: the binary keeps .symtab and
+# a .gnu_debuglink naming app-gcc-O2-debuglink.debug (and its CRC-32),
+# which sits in OUTDIR/debuglink/; tests lay it out where gdb looks.
+if ! fresh "$OUT/app-gcc-O2-debuglink" "${APP_DEPS[@]}" ||
+	! fresh "$OUT/debuglink/app-gcc-O2-debuglink.debug" "${APP_DEPS[@]}"; then
+	app .app-gcc-O2-debuglink.full "$CC_GCC" "${G2[@]}"
+	log "building app-gcc-O2-debuglink"
+	full=$OUT/.app-gcc-O2-debuglink.full
+	mkdir -p "$OUT/debuglink"
+	dbg=$OUT/debuglink/app-gcc-O2-debuglink.debug
+	objcopy --only-keep-debug "$full" "$dbg"
+	strip --strip-debug -o "$OUT/.app-gcc-O2-debuglink.tmp" "$full"
+	(cd "$OUT/debuglink" && objcopy --add-gnu-debuglink=app-gcc-O2-debuglink.debug "$OUT/.app-gcc-O2-debuglink.tmp")
+	mv -f "$OUT/.app-gcc-O2-debuglink.tmp" "$OUT/app-gcc-O2-debuglink"
+	rm -f "$full"
+fi
+
+# No debuginfo anywhere: .symtab only (strip --strip-debug), as perf
+# probes from the symbol table.
+if ! fresh "$OUT/app_nodbg" "${APP_DEPS[@]}"; then
+	app .app_nodbg.full "$CC_GCC" "${G2[@]}"
+	log "building app_nodbg"
+	strip --strip-debug -o "$OUT/.app_nodbg.tmp" "$OUT/.app_nodbg.full"
+	mv -f "$OUT/.app_nodbg.tmp" "$OUT/app_nodbg"
+	rm -f "$OUT/.app_nodbg.full"
+fi
+
 # Shared library and its user; libuser finds the library through $ORIGIN.
 for cc in "${COMPILERS[@]}"; do
 	tag=$cc

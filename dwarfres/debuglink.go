@@ -1,0 +1,129 @@
+package dwarfres
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DebugLink is a binary's .gnu_debuglink: the file name of its separate
+// debuginfo and the CRC-32 of that file's contents, as objcopy
+// --add-gnu-debuglink writes them.
+type DebugLink struct {
+	Name string
+	CRC  uint32
+}
+
+// ParseDebugLink decodes a .gnu_debuglink section: a NUL-terminated file
+// name (no directory), padding to 4 bytes, and the CRC-32 (IEEE, as
+// zlib's crc32) in the file's byte order. Errors wrap ErrMalformed.
+func ParseDebugLink(b []byte, order binary.ByteOrder) (DebugLink, error) {
+	n := bytes.IndexByte(b, 0)
+	if n <= 0 {
+		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Msg: "no NUL-terminated file name"}
+	}
+	name := string(b[:n])
+	if strings.Contains(name, "/") || name == "." || name == ".." {
+		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Msg: fmt.Sprintf("file name %q is not a plain name", name)}
+	}
+	off := (n + 4) &^ 3
+	if off+4 > len(b) {
+		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Offset: uint64(off), Msg: "no CRC after the file name"}
+	}
+	return DebugLink{Name: name, CRC: order.Uint32(b[off:])}, nil
+}
+
+// DebugLink returns the binary's .gnu_debuglink; ok is false when it has
+// none. A malformed one is an error wrapping ErrMalformed.
+func (f *File) DebugLink() (l DebugLink, ok bool, err error) {
+	b, err := f.section(".gnu_debuglink")
+	if err != nil || b == nil {
+		return DebugLink{}, false, err
+	}
+	l, err = ParseDebugLink(b, f.Order)
+	return l, err == nil, err
+}
+
+// DebugLinkDirs finds the file a .gnu_debuglink names where gdb looks for
+// it: beside the binary, in .debug/ beside it, and under the global debug
+// directory followed by the binary's directory (/usr/lib/debug/usr/bin/
+// for /usr/bin/app). Global is that directory, already under a --symfs
+// root; Root is the root itself, taken off the binary's path to make the
+// global one. A file whose CRC-32 is not the link's is passed over; when
+// no candidate matches and one had another CRC, Find returns a
+// *DebugLinkCRCError.
+type DebugLinkDirs struct {
+	Global string
+	Root   string
+}
+
+// Find looks for w.Link in the three places.
+func (d DebugLinkDirs) Find(w Wanted) (string, []string, error) {
+	if w.Link == nil || w.Path == "" {
+		return "", nil, nil
+	}
+	dir := filepath.Dir(w.Path)
+	paths := []string{filepath.Join(dir, w.Link.Name), filepath.Join(dir, ".debug", w.Link.Name)}
+	if d.Global != "" {
+		inner := dir
+		if d.Root != "" {
+			if rel, err := filepath.Rel(d.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+				inner = "/" + rel
+			}
+		}
+		paths = append(paths, filepath.Join(d.Global, inner, w.Link.Name))
+	}
+	var bad *DebugLinkCRCError
+	for i, p := range paths {
+		if p == w.Path || !isRegular(p) {
+			continue
+		}
+		crc, err := fileCRC(p)
+		if err != nil {
+			return "", paths[:i+1], err
+		}
+		if crc == w.Link.CRC {
+			return p, paths[:i+1], nil
+		}
+		if bad == nil {
+			bad = &DebugLinkCRCError{Path: p, Binary: w.Path, Want: w.Link.CRC, Got: crc}
+		}
+	}
+	if bad != nil {
+		return "", paths, bad
+	}
+	return "", paths, nil
+}
+
+// fileCRC is the CRC-32 of the file at p, gdb's gnu_debuglink_crc32.
+func fileCRC(p string) (uint32, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, fh); err != nil {
+		return 0, fmt.Errorf("%s: %w", p, err)
+	}
+	return h.Sum32(), nil
+}
+
+// DebugLinkCRCError reports that the file a .gnu_debuglink names exists
+// but is not the one the link was made for (its CRC-32 differs: rebuilt,
+// or another program's). It wraps ErrNoDebugInfo and ErrDebugLinkCRC.
+type DebugLinkCRCError struct {
+	Path, Binary string
+	Want, Got    uint32
+}
+
+func (e *DebugLinkCRCError) Error() string {
+	return fmt.Sprintf("%s: CRC %08x does not match the %08x of %s's .gnu_debuglink (debuginfo of another build?)", e.Path, e.Got, e.Want, e.Binary)
+}
+
+func (e *DebugLinkCRCError) Unwrap() []error { return []error{ErrDebugLinkCRC, ErrNoDebugInfo} }

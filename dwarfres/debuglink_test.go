@@ -1,0 +1,169 @@
+package dwarfres
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyTo copies src to dst, making dst's directory.
+func copyTo(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDebugLinkPlaces finds the debuglink fixture's debuginfo in each
+// place gdb looks: beside the binary, in .debug/, and under the global
+// debug directory plus the binary's directory (here under a --symfs root).
+func TestDebugLinkPlaces(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-gcc-O2-debuglink")
+	dbg := filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug")
+	for _, place := range []string{"beside", ".debug", "global"} {
+		t.Run(place, func(t *testing.T) {
+			root := t.TempDir()
+			app := filepath.Join(root, "usr/bin/app")
+			copyTo(t, bin, app)
+			want := map[string]string{
+				"beside": filepath.Join(root, "usr/bin/app-gcc-O2-debuglink.debug"),
+				".debug": filepath.Join(root, "usr/bin/.debug/app-gcc-O2-debuglink.debug"),
+				"global": filepath.Join(root, "usr/lib/debug/usr/bin/app-gcc-O2-debuglink.debug"),
+			}[place]
+			copyTo(t, dbg, want)
+			f, err := NewRootLocator(root).Open(app)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer f.Close()
+			if !f.HasDWARF() || f.dbg == nil || f.dbg.Path != want {
+				t.Errorf("debuginfo attached from %v, want %s", f.dbg, want)
+			}
+		})
+	}
+}
+
+// TestDebugLinkCRCMismatch: a file of the linked name but another CRC is
+// passed over and named in a one-line error when nothing else is found.
+func TestDebugLinkCRCMismatch(t *testing.T) {
+	dir := fixtures(t)
+	root := t.TempDir()
+	app := filepath.Join(root, "app")
+	copyTo(t, filepath.Join(dir, "app-gcc-O2-debuglink"), app)
+	bad := filepath.Join(root, "app-gcc-O2-debuglink.debug")
+	copyTo(t, filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug"), bad)
+	fh, err := os.OpenFile(bad, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.Write([]byte{0})
+	fh.Close()
+	_, err = NewRootLocator(root).Open(app)
+	var ce *DebugLinkCRCError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrNoDebugInfo) || ce.Path != bad {
+		t.Fatalf("Open = %v; want a DebugLinkCRCError on %s", err, bad)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "CRC") {
+		t.Errorf("error %q: want one line naming the CRC", msg)
+	}
+}
+
+// TestBuildIDMismatch: a separate file found by the binary's build-id that
+// carries another id is refused naming both.
+func TestBuildIDMismatch(t *testing.T) {
+	dir := fixtures(t)
+	app := filepath.Join(dir, "app-gcc-O2-splitdbg")
+	id, err := os.ReadFile(app + ".build-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug")
+	tree := t.TempDir()
+	bid := strings.TrimSpace(string(id))
+	copyTo(t, other, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
+	_, err = NewLocator(tree).Open(app)
+	var me *BuildIDMismatchError
+	if !errors.As(err, &me) || !errors.Is(err, ErrNoDebugInfo) || me.Want != bid || me.Got == "" || me.Got == bid {
+		t.Fatalf("Open = %v; want a BuildIDMismatchError naming %s and the other id", err, bid)
+	}
+	if msg := err.Error(); !strings.Contains(msg, me.Got) || !strings.Contains(msg, bid) {
+		t.Errorf("error %q does not name both ids", msg)
+	}
+}
+
+// TestPerfBuildIDCache finds debuginfo in perf's ~/.debug layout: by
+// build-id link, and by the binary's path; a cached elf without DWARF is
+// passed over.
+func TestPerfBuildIDCache(t *testing.T) {
+	dir := fixtures(t)
+	app := filepath.Join(dir, "app-gcc-O2-splitdbg")
+	id, err := os.ReadFile(app + ".build-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := strings.TrimSpace(string(id))
+	dbg := filepath.Join(dir, "debug", ".build-id", bid[:2], bid[2:]+".debug")
+	for _, form := range []string{"build-id", "path"} {
+		t.Run(form, func(t *testing.T) {
+			cache := t.TempDir()
+			d := filepath.Join(cache, ".build-id", bid[:2], bid[2:])
+			if form == "path" {
+				d = filepath.Join(cache, app, bid)
+			}
+			copyTo(t, app, filepath.Join(d, "elf"))
+			copyTo(t, dbg, filepath.Join(d, "debug"))
+			got, tried, err := find([]Source{PerfBuildIDCache(cache)}, Wanted{Path: app, BuildID: bid})
+			if err != nil || got != filepath.Join(d, "debug") {
+				t.Errorf("find = %q (tried %q), %v; want %s/debug", got, tried, err, d)
+			}
+			os.Remove(filepath.Join(d, "debug"))
+			if got, _, _ := find([]Source{PerfBuildIDCache(cache)}, Wanted{Path: app, BuildID: bid}); got != "" {
+				t.Errorf("find without debug = %q; want the stripped elf passed over", got)
+			}
+		})
+	}
+}
+
+// TestParseDebugLink decodes the section in both byte orders and refuses
+// what is not one.
+func TestParseDebugLink(t *testing.T) {
+	le := []byte("app.debug\x00\x00\x00\x78\x56\x34\x12")
+	if l, err := ParseDebugLink(le, binary.LittleEndian); err != nil || l != (DebugLink{"app.debug", 0x12345678}) {
+		t.Errorf("little-endian = %+v, %v", l, err)
+	}
+	if l, err := ParseDebugLink(le, binary.BigEndian); err != nil || l.CRC != 0x78563412 {
+		t.Errorf("big-endian = %+v, %v", l, err)
+	}
+	for _, bad := range []string{"", "\x00abc", "app.debug", "app.debug\x00\x00\x00\x78", "../x\x00\x00\x00\x00\x00\x00\x00"} {
+		if _, err := ParseDebugLink([]byte(bad), binary.LittleEndian); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseDebugLink(%q) = %v; want ErrMalformed", bad, err)
+		}
+	}
+}
+
+// FuzzDebugLink: an error if and only if no name, never a panic, and a
+// name never leaves its directory.
+func FuzzDebugLink(f *testing.F) {
+	f.Add([]byte("app.debug\x00\x00\x00\x78\x56\x34\x12"))
+	f.Add([]byte("a\x00\x00\x00\x01\x02\x03\x04"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := ParseDebugLink(b, binary.LittleEndian)
+		if (err == nil) == (l.Name == "") {
+			t.Fatalf("ParseDebugLink = %+v, %v", l, err)
+		}
+		if strings.Contains(l.Name, "/") {
+			t.Fatalf("name %q has a directory", l.Name)
+		}
+	})
+}
