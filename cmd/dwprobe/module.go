@@ -91,8 +91,6 @@ func checkModuleOptions(o *options) error {
 	switch {
 	case o.module != "" && o.exec != "":
 		return &usageError{errors.New("-m and -x are exclusive: probe a kernel module or a user binary, not both")}
-	case o.symfs != "" && o.exec != "":
-		return &usageError{errors.New("--symfs with -x is not yet supported: it applies to the kernel, its modules and their debuginfo")}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -126,17 +125,9 @@ func printNotes(o *options, stderr io.Writer, notes []string) {
 	}
 }
 
-// execPath returns the absolute, symlink-free path of -x, "" without -x.
+// execPath returns the path of -x written in definitions, "" without -x
+// (see execPaths).
 func execPath(o *options) (string, error) {
-	if o.exec == "" {
-		return "", nil
-	}
-	exe, err := filepath.Abs(o.exec)
-	if err != nil {
-		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	return exe, nil
+	_, exe, err := execPaths(o)
+	return exe, err
 }

@@ -20,6 +20,7 @@ type options struct {
 	exec       string
 	module     string
 	symfs      string
+	targetNS   string
 	source     string
 	prefixMaps []string
 	defs       []string
@@ -131,10 +132,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
-	fs.StringVar(&o.symfs, "symfs", "", "look for the vmlinux, modules and debuginfo (/boot, /lib/modules, /usr/lib/debug) under DIR")
-	for _, n := range []string{"target-ns", "debuginfod"} {
-		fs.String(n, "", "perf option (not yet supported)")
-	}
+	fs.StringVar(&o.symfs, "symfs", "", "look for -x's binary, the vmlinux, modules and debuginfo (/boot, /lib/modules, /usr/lib/debug) under DIR")
+	fs.StringVar(&o.targetNS, "target-ns", "", "look for -x's binary and its debuginfo in the mount namespace of process PID (a container)")
+	fs.String("debuginfod", "", "perf option (not yet supported)")
 	fs.BoolP("help", "h", false, "show this help on stdout")
 	fs.Bool("version", false, "show the version and VCS revision dwprobe was built from")
 	fs.Bool("man", false, "print the man page (roff)")
@@ -145,7 +145,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "target-ns", "debuginfod"}
+var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "debuginfod"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
@@ -184,6 +184,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if err := checkModuleOptions(&o); err != nil {
+		return nil, err
+	}
+	if err := checkTargetNS(&o); err != nil {
 		return nil, err
 	}
 	if o.exec != "" && o.vmlinux != "" {
@@ -327,7 +330,7 @@ var (
 func openCached(o *options) (*dwarfres.File, func(), error) {
 	targetMu.Lock()
 	defer targetMu.Unlock()
-	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module + "\x00" + o.symfs
+	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module + "\x00" + o.symfs + "\x00" + o.targetNS
 	if targetCache != nil {
 		if f, ok := targetCache[key]; ok {
 			return f, func() {}, nil
@@ -351,13 +354,19 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	if o.module != "" {
 		return openModuleOf(o)
 	}
-	loc := newLocator(o.symfs)
-	path := o.exec
+	root, err := targetRoot(o)
+	if err != nil {
+		return nil, err
+	}
+	loc := newLocator(root)
+	path, _, err := execPaths(o)
+	if err != nil {
+		return nil, err
+	}
 	if path == "" {
 		path = o.vmlinux
 	}
 	var f *dwarfres.File
-	var err error
 	if path != "" {
 		f, err = loc.Open(path)
 	} else {
@@ -384,7 +393,11 @@ func newLocator(symfs string) *dwarfres.Locator {
 	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
 		dirs = strings.Split(p, ":")
 	}
-	return dwarfres.NewRootLocator(symfs, dirs...)
+	loc := dwarfres.NewRootLocator(symfs, dirs...)
+	if c := dwarfres.DefaultPerfCache(); c != "" {
+		loc.Debug = append(loc.Debug, dwarfres.PerfBuildIDCache(c))
+	}
+	return loc
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.

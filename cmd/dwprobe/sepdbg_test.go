@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+// placeFile copies src to dst, making dst's directory.
+func placeFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sepQueries are asked of every form of separate debuginfo; the answers
+// must be those of the same program with its DWARF built in.
+var sepQueries = [][]string{
+	{"-D", "work p->name:string p->id app_counter"},
+	{"-D", "work:8 sum"},
+	{"-D", "compute%return $retval:s32"},
+	{"-D", "item_score"},
+	{"-L", "work"},
+	{"-V", "work:8"},
+}
+
+// sepAnswers runs every query with args and the binary seen as path, the
+// path replaced by APP in the answers.
+func sepAnswers(t *testing.T, path string, args ...string) []string {
+	t.Helper()
+	var out []string
+	for _, q := range sepQueries {
+		stdout, stderr, err := dw(append(append([]string{}, args...), q...)...)
+		if err != nil {
+			t.Fatalf("%v %v: %v\n%s", args, q, err, stderr)
+		}
+		out = append(out, strings.ReplaceAll(stdout, path, "APP"))
+	}
+	return out
+}
+
+// nsProcess starts a process in a mount namespace of its own where a tmpfs
+// over dir holds copies of files (dir is empty outside); it returns its
+// pid. The process ends with the test.
+func nsProcess(t *testing.T, dir string, files ...string) int {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		dwarftest.Skip(t, "a mount namespace needs root")
+	}
+	unshare := dwarftest.NeedTool(t, "unshare")
+	script := `mount -t tmpfs dwprobe-ns "$1" && shift_dir=$1 && shift && cp "$@" "$shift_dir"/ && echo ready && exec sleep 600`
+	cmd := exec.Command(unshare, append([]string{"-m", "--propagation", "private", "sh", "-c", script, "sh", dir}, files...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if l, _ := bufio.NewReader(out).ReadString('\n'); l != "ready\n" {
+		t.Fatalf("namespace process: %q", l)
+	}
+	return cmd.Process.Pid
+}
+
+// TestSeparateDebuginfoForms: -D with arguments, -L and -V give the
+// answers of the built-in DWARF build for each place separate debuginfo
+// is found: .gnu_debuglink beside the binary, in .debug/, under
+// /usr/lib/debug/DIR of a --symfs root, perf's build-id cache,
+// $DWPROBE_DEBUGINFO_PATH, and a binary inside a container's mount
+// namespace (--target-ns) found through its debuglink.
+func TestSeparateDebuginfoForms(t *testing.T) {
+	whole := fixture(t, "app-gcc-O2-dwarf5")
+	link := fixture(t, "app-gcc-O2-debuglink")
+	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
+	split := fixture(t, "app-gcc-O2-splitdbg")
+	id, err := os.ReadFile(split + ".build-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := strings.TrimSpace(string(id))
+	splitDbg := filepath.Join(filepath.Dir(split), "debug", ".build-id", bid[:2], bid[2:]+".debug")
+	t.Setenv("HOME", t.TempDir()) // no perf cache of the host's
+
+	base := t.TempDir()
+	placeFile(t, whole, filepath.Join(base, "app"))
+	want := sepAnswers(t, filepath.Join(base, "app"), "-x", filepath.Join(base, "app"))
+
+	forms := []struct {
+		name  string
+		setup func(t *testing.T, dir string) (path string, args []string)
+	}{
+		{"debuglink beside", func(t *testing.T, dir string) (string, []string) {
+			placeFile(t, link, filepath.Join(dir, "app"))
+			placeFile(t, linkDbg, filepath.Join(dir, filepath.Base(linkDbg)))
+			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
+		}},
+		{"debuglink .debug", func(t *testing.T, dir string) (string, []string) {
+			placeFile(t, link, filepath.Join(dir, "app"))
+			placeFile(t, linkDbg, filepath.Join(dir, ".debug", filepath.Base(linkDbg)))
+			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
+		}},
+		{"debuglink global, --symfs", func(t *testing.T, dir string) (string, []string) {
+			placeFile(t, link, filepath.Join(dir, "usr/bin/app"))
+			placeFile(t, linkDbg, filepath.Join(dir, "usr/lib/debug/usr/bin", filepath.Base(linkDbg)))
+			return "/usr/bin/app", []string{"--symfs", dir, "-x", "/usr/bin/app"}
+		}},
+		{"perf build-id cache", func(t *testing.T, dir string) (string, []string) {
+			placeFile(t, split, filepath.Join(dir, "app"))
+			placeFile(t, splitDbg, filepath.Join(os.Getenv("HOME"), ".debug", ".build-id", bid[:2], bid[2:], "debug"))
+			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
+		}},
+		{"DWPROBE_DEBUGINFO_PATH", func(t *testing.T, dir string) (string, []string) {
+			placeFile(t, split, filepath.Join(dir, "app"))
+			t.Setenv("DWPROBE_DEBUGINFO_PATH", filepath.Join(filepath.Dir(split), "debug"))
+			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
+		}},
+		{"--target-ns", func(t *testing.T, dir string) (string, []string) {
+			stage := t.TempDir()
+			placeFile(t, link, filepath.Join(stage, "app"))
+			pid := nsProcess(t, dir, filepath.Join(stage, "app"), linkDbg)
+			p := "/proc/" + strconv.Itoa(pid) + "/root" + dir + "/app"
+			return p, []string{"--target-ns", strconv.Itoa(pid), "-x", dir + "/app"}
+		}},
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) {
+			path, args := f.setup(t, t.TempDir())
+			got := sepAnswers(t, path, args...)
+			for i, q := range sepQueries {
+				if got[i] != want[i] {
+					t.Errorf("%v:\n%s\nbuilt in:\n%s", q, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestSeparateDebuginfoRefused: each bad input is one line with exit 4:
+// a debuglink of another CRC, debuginfo of another build-id, no
+// debuginfo anywhere (every place named), a --target-ns process that
+// does not exist, a -x missing under --symfs.
+func TestSeparateDebuginfoRefused(t *testing.T) {
+	link := fixture(t, "app-gcc-O2-debuglink")
+	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
+	split := fixture(t, "app-gcc-O2-splitdbg")
+	id, err := os.ReadFile(split + ".build-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := strings.TrimSpace(string(id))
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	placeFile(t, link, filepath.Join(dir, "crc/app"))
+	placeFile(t, linkDbg, filepath.Join(dir, "crc", filepath.Base(linkDbg)))
+	fh, err := os.OpenFile(filepath.Join(dir, "crc", filepath.Base(linkDbg)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.Write([]byte("x"))
+	fh.Close()
+	tree := filepath.Join(dir, "tree")
+	placeFile(t, linkDbg, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
+	placeFile(t, link, filepath.Join(dir, "none/app"))
+
+	for _, c := range []struct {
+		name string
+		env  string
+		args []string
+		want []string
+	}{
+		{"debuglink CRC", "", []string{"-x", filepath.Join(dir, "crc/app")}, []string{"CRC", filepath.Base(linkDbg)}},
+		{"build-id mismatch", tree, []string{"-x", split}, []string{bid, "does not match"}},
+		{"nowhere", "", []string{"-x", filepath.Join(dir, "none/app")}, []string{filepath.Join(dir, "none/app-gcc-O2-debuglink.debug"), "/usr/lib/debug" + dir + "/none/", ".debug/app-gcc-O2-debuglink.debug"}},
+		{"no such process", "", []string{"--target-ns", "999999999", "-x", "/bin/true"}, []string{"--target-ns 999999999"}},
+		{"not under --symfs", "", []string{"--symfs", dir, "-x", "/usr/bin/app"}, []string{"/usr/bin/app under " + dir}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("DWPROBE_DEBUGINFO_PATH", c.env)
+			_, _, err := dw(append(c.args, "-D", "work")...)
+			if err == nil || exitCode(err) != exitInput {
+				t.Fatalf("err %v (exit %d); want exit %d", err, exitCode(err), exitInput)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("more than one line: %q", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not name %q", msg, w)
+				}
+			}
+		})
+	}
+}
