@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -163,6 +164,45 @@ func (l *Locator) Open(path string) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// OpenOrSymbols is Open, except that a binary whose debuginfo is found
+// nowhere (a *NotFoundError from Open) is opened for its symbol table
+// alone, as perf probes a stripped program: MissingDebug then says where
+// debuginfo was looked for. A binary without any function symbol still
+// gets the *NotFoundError; a debuginfo file refused (another build-id,
+// another CRC) is still an error.
+func (l *Locator) OpenOrSymbols(path string) (*File, error) {
+	f, err := OpenAny(path)
+	if err != nil || f.HasDWARF() {
+		return f, err
+	}
+	err = l.attach(f)
+	var nf *NotFoundError
+	if errors.As(err, &nf) && f.hasFuncSymbols() {
+		f.missing = nf
+		return f, nil
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// MissingDebug is where debuginfo was looked for when f was opened for
+// its symbols alone (OpenOrSymbols); nil when f has debuginfo.
+func (f *File) MissingDebug() *NotFoundError { return f.missing }
+
+// hasFuncSymbols reports whether f defines a function symbol.
+func (f *File) hasFuncSymbols() bool {
+	found := false
+	f.Symbols().Each(func(s Sym) {
+		if s.Type == elf.STT_FUNC && s.Start != 0 {
+			found = true
+		}
+	})
+	return found
 }
 
 // attach finds and attaches separate debuginfo for f.

@@ -51,6 +51,9 @@ type File struct {
 	aranges []arange
 
 	dbg *File // separate debuginfo (by build-id), when attached
+	// missing says where debuginfo was looked for, for a file opened for
+	// its symbol table alone (Locator.OpenOrSymbols).
+	missing *NotFoundError
 
 	abbrevMu sync.Mutex
 	abbrevs  map[uint64]abbrevTable

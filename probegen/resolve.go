@@ -67,6 +67,12 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	if err := env.checkArgs(spec.Args); err != nil {
 		return nil, nil, nil, err
 	}
+	if symbolsOnly(t) {
+		if err := checkSymbolsOnly(t, spec); err != nil {
+			return nil, nil, nil, err
+		}
+		notes = append(notes, symbolsOnlyNote(t))
+	}
 	pts, err = resolve(&o, t, &spec.Point)
 	if err != nil {
 		return nil, nil, nil, &PointError{Spec: raw, Err: err}

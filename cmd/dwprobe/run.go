@@ -248,6 +248,9 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	defer done()
+	if err := needsDebuginfo(o, t); err != nil {
+		return err
+	}
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)
@@ -368,7 +371,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	}
 	var f *dwarfres.File
 	if path != "" {
-		f, err = loc.Open(path)
+		f, err = loc.OpenOrSymbols(path)
 	} else {
 		f, err = loc.OpenKernel(dwarfres.RunningKernel())
 	}

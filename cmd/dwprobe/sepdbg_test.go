@@ -193,7 +193,7 @@ func TestSeparateDebuginfoRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("DWPROBE_DEBUGINFO_PATH", c.env)
-			_, _, err := dw(append(c.args, "-D", "work")...)
+			_, _, err := dw(append(c.args, "-V", "work")...)
 			if err == nil || exitCode(err) != exitInput {
 				t.Fatalf("err %v (exit %d); want exit %d", err, exitCode(err), exitInput)
 			}

@@ -1,0 +1,60 @@
+package probegen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// symbolsOnly reports whether t was opened for its symbol table alone: no
+// debuginfo was found for it (dwarfres.Locator.OpenOrSymbols).
+func symbolsOnly(t *dwarfres.File) bool { return t.MissingDebug() != nil }
+
+// checkSymbolsOnly refuses, on a binary without debuginfo, the parts of a
+// spec that only debuginfo answers: a source line or file, a lazy
+// pattern, a variable or $vars/$params. What a symbol table answers goes
+// through as perf 6.1 does: FUNC, FUNC+OFFS (instruction boundaries are
+// still checked, from the code), FUNC%return, 0xADDR and raw fetchargs
+// (%di, +8(%sp), $comm, $stackN, $retval).
+func checkSymbolsOnly(t *dwarfres.File, spec *Spec) error {
+	p := &spec.Point
+	switch {
+	case p.lineGiven():
+		return NeedsDebuginfo(t, "a source line ("+p.String()+")")
+	case p.File != "":
+		return NeedsDebuginfo(t, "a source file ("+p.File+")")
+	case p.Lazy != "":
+		return NeedsDebuginfo(t, "a lazy pattern (;"+p.Lazy+")")
+	}
+	for _, a := range spec.Args {
+		if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
+			return NeedsDebuginfo(t, fmt.Sprintf("argument %q (variables are found through debuginfo; registers such as %%di and $comm are not)", a.Raw))
+		}
+	}
+	return nil
+}
+
+// NeedsDebuginfo refuses what, asked of t, needs debuginfo t does not
+// have, naming where it was looked for; nil when t has debuginfo. The
+// error wraps dwarfres.ErrNoDebugInfo.
+func NeedsDebuginfo(t *dwarfres.File, what string) error {
+	nf := t.MissingDebug()
+	if nf == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %s needs debuginfo, and %w (%s)", t.Path, what, dwarfres.ErrNoDebugInfo, lookedAt(nf))
+}
+
+// lookedAt says where debuginfo was looked for.
+func lookedAt(nf *dwarfres.NotFoundError) string {
+	if len(nf.Tried) == 0 {
+		return "no build-id or .gnu_debuglink to find separate debuginfo by"
+	}
+	return "looked for at " + strings.Join(nf.Tried, ", ")
+}
+
+// symbolsOnlyNote says what a probe from the symbol table lacks.
+func symbolsOnlyNote(t *dwarfres.File) string {
+	return fmt.Sprintf("%s has no debuginfo: probed from its symbol table (debuginfo would add source lines, variables and their types by name, inlined copies of functions, and prologue skipping)", t.Path)
+}
