@@ -209,3 +209,45 @@ func TestSeparateDebuginfoRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetNSLive adds a uprobe with --target-ns on a program at a path
+// that exists only inside a mount namespace (its debuginfo beside it,
+// through .gnu_debuglink), runs the program inside that namespace, and
+// checks what it traced against what it printed.
+func TestTargetNSLive(t *testing.T) {
+	fsys := needLive(t)
+	t.Setenv("HOME", t.TempDir())
+	nsenter := dwarftest.NeedTool(t, "nsenter")
+	want, err := os.ReadFile("../../testdata/fixtures/app.expected")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := fixture(t, "app-gcc-O2-debuglink")
+	stage, dir := t.TempDir(), t.TempDir()
+	placeFile(t, link, filepath.Join(stage, "app"))
+	pid := strconv.Itoa(nsProcess(t, dir, filepath.Join(stage, "app"), filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")))
+	if _, err := os.Stat(filepath.Join(dir, "app")); err == nil {
+		t.Fatalf("%s/app is visible outside the namespace", dir)
+	}
+	g := liveGroup(t, fsys, "targetns")
+	in := newInstance(t, fsys, g)
+	if _, stderr, err := dw("--target-ns", pid, "-x", dir+"/app", "-a", g+":entry=work p->name:string p->id"); err != nil {
+		t.Fatalf("-a: %v\n%s", err, stderr)
+	}
+	in.enable(t, g, true)
+	cmd := exec.Command(nsenter, "-t", pid, "-m", dir+"/app")
+	out, err := cmd.Output()
+	if err != nil || string(out) != string(want) {
+		t.Fatalf("app in the namespace: %v\n%s", err, out)
+	}
+	p := parsePrinted(string(want))
+	evs := in.events(t, cmd.Process.Pid)
+	if len(evs) != len(p.work) || len(evs) == 0 {
+		t.Fatalf("%d hits, want %d: %v", len(evs), len(p.work), evs)
+	}
+	for i, e := range evs {
+		if e.args["name"] != p.work[i]["name"] || e.args["id"] != p.work[i]["id"] {
+			t.Errorf("hit %d: traced %v, printed %v", i, e.args, p.work[i])
+		}
+	}
+}
