@@ -8,7 +8,10 @@
 // A newcomer's map:
 //
 //   - Finding and opening: Locator (locate.go) finds a target's debuginfo,
-//     separate or not, and a kernel module by name (modlocate.go:
+//     separate or not, through its Sources in order: build-id trees,
+//     .gnu_debuglink places (debuglink.go), perf's build-id cache
+//     (buildidcache.go); OpenOrSymbols opens a binary without any for its
+//     symbol table; a kernel module by name (modlocate.go:
 //     modules.dep, a module's debuginfo tree); Open (open.go) maps an ELF
 //     and reads sections lazily, OpenAny (decompress.go) a compressed
 //     module too.

@@ -29,7 +29,7 @@ func checkSymbolsOnly(t *dwarfres.File, spec *Spec) error {
 	}
 	for _, a := range spec.Args {
 		if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
-			return NeedsDebuginfo(t, fmt.Sprintf("argument %q (variables are found through debuginfo; registers such as %%di and $comm are not)", a.Raw))
+			return NeedsDebuginfo(t, fmt.Sprintf("argument %q (a variable; registers such as %%di and $comm are not)", a.Raw))
 		}
 	}
 	return nil
@@ -43,7 +43,7 @@ func NeedsDebuginfo(t *dwarfres.File, what string) error {
 	if nf == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %s needs debuginfo, and %w (%s)", t.Path, what, dwarfres.ErrNoDebugInfo, lookedAt(nf))
+	return fmt.Errorf("%s: %s needs debuginfo: %w (%s)", t.Path, what, dwarfres.ErrNoDebugInfo, lookedAt(nf))
 }
 
 // lookedAt says where debuginfo was looked for.
