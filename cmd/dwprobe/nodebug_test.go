@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestNoDebuginfo: a program with a symbol table and no debuginfo
@@ -105,6 +108,36 @@ func TestNoDebuginfoLive(t *testing.T) {
 	for i, e := range evs {
 		if e.args["id"] != p.work[i]["id"] || e.args["comm"] != "app" {
 			t.Errorf("hit %d: traced %v, printed %v", i, e.args, p.work[i])
+		}
+	}
+}
+
+// TestNoDebuginfoVmlinux: the corpus vmlinux without its DWARF (and with
+// its .BTF renamed away, so only the symbol table answers) gives perf
+// 6.1's definitions, recorded from perf probe -k on the same file.
+func TestNoDebuginfoVmlinux(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	objcopy := dwarftest.NeedTool(t, "objcopy")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
+	bare := filepath.Join(t.TempDir(), "vmlinux")
+	if out, err := exec.Command(objcopy, "--strip-debug", "--rename-section", ".BTF=.BTF.gone", vml, bare).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, out)
+	}
+	for spec, want := range map[string]string{
+		"vfs_read":           "p:probe/vfs_read _text+3460176\n",
+		"vfs_read%return":    "r:probe/vfs_read__return vfs_read+0\n",
+		"vfs_read %di $comm": "p:probe/vfs_read _text+3460176 %di $comm\n",
+	} {
+		out, stderr, err := dw("-k", bare, "-D", spec)
+		if err != nil || out != want || !strings.Contains(stderr, "has no debuginfo") {
+			t.Errorf("-D %q = %q, %v (stderr %q); perf 6.1 writes %q", spec, out, err, stderr, want)
+		}
+	}
+	for _, spec := range []string{"vfs_read:3", "vfs_read file"} {
+		_, _, err := dw("-k", bare, "-D", spec)
+		if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), "needs debuginfo") {
+			t.Errorf("-D %q: %v; want exit 4, debuginfo needed", spec, err)
 		}
 	}
 }
