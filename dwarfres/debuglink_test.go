@@ -7,22 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// copyTo copies src to dst, making dst's directory.
-func copyTo(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
 
 // TestDebugLinkPlaces finds the debuglink fixture's debuginfo in each
 // place gdb looks: beside the binary, in .debug/, and under the global
@@ -35,13 +22,13 @@ func TestDebugLinkPlaces(t *testing.T) {
 		t.Run(place, func(t *testing.T) {
 			root := t.TempDir()
 			app := filepath.Join(root, "usr/bin/app")
-			copyTo(t, bin, app)
+			dwarftest.PlaceFile(t, bin, app)
 			want := map[string]string{
 				"beside": filepath.Join(root, "usr/bin/app-gcc-O2-debuglink.debug"),
 				".debug": filepath.Join(root, "usr/bin/.debug/app-gcc-O2-debuglink.debug"),
 				"global": filepath.Join(root, "usr/lib/debug/usr/bin/app-gcc-O2-debuglink.debug"),
 			}[place]
-			copyTo(t, dbg, want)
+			dwarftest.PlaceFile(t, dbg, want)
 			f, err := NewRootLocator(root).Open(app)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
@@ -60,9 +47,9 @@ func TestDebugLinkCRCMismatch(t *testing.T) {
 	dir := fixtures(t)
 	root := t.TempDir()
 	app := filepath.Join(root, "app")
-	copyTo(t, filepath.Join(dir, "app-gcc-O2-debuglink"), app)
+	dwarftest.PlaceFile(t, filepath.Join(dir, "app-gcc-O2-debuglink"), app)
 	bad := filepath.Join(root, "app-gcc-O2-debuglink.debug")
-	copyTo(t, filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug"), bad)
+	dwarftest.PlaceFile(t, filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug"), bad)
 	fh, err := os.OpenFile(bad, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -83,16 +70,11 @@ func TestDebugLinkCRCMismatch(t *testing.T) {
 // carries another id is refused naming both.
 func TestBuildIDMismatch(t *testing.T) {
 	dir := fixtures(t)
-	app := filepath.Join(dir, "app-gcc-O2-splitdbg")
-	id, err := os.ReadFile(app + ".build-id")
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, bid, _ := dwarftest.SplitDebug(t, dir)
 	other := filepath.Join(dir, "debuglink", "app-gcc-O2-debuglink.debug")
 	tree := t.TempDir()
-	bid := strings.TrimSpace(string(id))
-	copyTo(t, other, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
-	_, err = NewLocator(tree).Open(app)
+	dwarftest.PlaceFile(t, other, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
+	_, err := NewLocator(tree).Open(app)
 	var me *BuildIDMismatchError
 	if !errors.As(err, &me) || !errors.Is(err, ErrNoDebugInfo) || me.Want != bid || me.Got == "" || me.Got == bid {
 		t.Fatalf("Open = %v; want a BuildIDMismatchError naming %s and the other id", err, bid)
@@ -107,13 +89,7 @@ func TestBuildIDMismatch(t *testing.T) {
 // passed over.
 func TestPerfBuildIDCache(t *testing.T) {
 	dir := fixtures(t)
-	app := filepath.Join(dir, "app-gcc-O2-splitdbg")
-	id, err := os.ReadFile(app + ".build-id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bid := strings.TrimSpace(string(id))
-	dbg := filepath.Join(dir, "debug", ".build-id", bid[:2], bid[2:]+".debug")
+	app, bid, dbg := dwarftest.SplitDebug(t, dir)
 	for _, form := range []string{"build-id", "path"} {
 		t.Run(form, func(t *testing.T) {
 			cache := t.TempDir()
@@ -121,8 +97,8 @@ func TestPerfBuildIDCache(t *testing.T) {
 			if form == "path" {
 				d = filepath.Join(cache, app, bid)
 			}
-			copyTo(t, app, filepath.Join(d, "elf"))
-			copyTo(t, dbg, filepath.Join(d, "debug"))
+			dwarftest.PlaceFile(t, app, filepath.Join(d, "elf"))
+			dwarftest.PlaceFile(t, dbg, filepath.Join(d, "debug"))
 			got, tried, err := find([]Source{PerfBuildIDCache(cache)}, Wanted{Path: app, BuildID: bid})
 			if err != nil || got != filepath.Join(d, "debug") {
 				t.Errorf("find = %q (tried %q), %v; want %s/debug", got, tried, err, d)

@@ -94,7 +94,7 @@ func TestLibcLive(t *testing.T) {
 	}
 	// A private copy: a uprobe on the system's libc fires in every process.
 	libc := filepath.Join(dir, "libc.so.6")
-	placeFile(t, systemLibc, libc)
+	dwarftest.PlaceFile(t, systemLibc, libc)
 	g := liveGroup(t, fsys, "libc")
 	in := newInstance(t, fsys, g)
 	if _, stderr, err := dw("-x", libc, "-a", g+":m=malloc bytes", "-a", g+":o=open path=file:string"); err != nil {

@@ -22,8 +22,8 @@ func TestNoDebuginfo(t *testing.T) {
 	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
 	dir := t.TempDir()
 	nodbg, whole := filepath.Join(dir, "nodbg/app"), filepath.Join(dir, "whole/app")
-	placeFile(t, fixture(t, "app_nodbg"), nodbg)
-	placeFile(t, fixture(t, "app-gcc-O2-dwarf5"), whole)
+	dwarftest.PlaceFile(t, fixture(t, "app_nodbg"), nodbg)
+	dwarftest.PlaceFile(t, fixture(t, "app-gcc-O2-dwarf5"), whole)
 	for _, q := range [][]string{
 		{"-D", "work"}, {"-D", "work+4"}, {"-D", "work%return"}, {"-D", "work%return $retval"},
 		{"-D", "work %di +8(%sp) $comm"}, {"-D", "w*k"}, {"-D", "main"}, {"-F"}, {"-F", "*sum*"},

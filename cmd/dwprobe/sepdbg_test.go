@@ -12,21 +12,6 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
-// placeFile copies src to dst, making dst's directory.
-func placeFile(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // sepQueries are asked of every form of separate debuginfo; the answers
 // must be those of the same program with its DWARF built in.
 var sepQueries = [][]string{
@@ -89,17 +74,11 @@ func TestSeparateDebuginfoForms(t *testing.T) {
 	whole := fixture(t, "app-gcc-O2-dwarf5")
 	link := fixture(t, "app-gcc-O2-debuglink")
 	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
-	split := fixture(t, "app-gcc-O2-splitdbg")
-	id, err := os.ReadFile(split + ".build-id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bid := strings.TrimSpace(string(id))
-	splitDbg := filepath.Join(filepath.Dir(split), "debug", ".build-id", bid[:2], bid[2:]+".debug")
+	split, bid, splitDbg := dwarftest.SplitDebug(t, filepath.Dir(link))
 	t.Setenv("HOME", t.TempDir()) // no perf cache of the host's
 
 	base := t.TempDir()
-	placeFile(t, whole, filepath.Join(base, "app"))
+	dwarftest.PlaceFile(t, whole, filepath.Join(base, "app"))
 	want := sepAnswers(t, filepath.Join(base, "app"), "-x", filepath.Join(base, "app"))
 
 	forms := []struct {
@@ -107,33 +86,33 @@ func TestSeparateDebuginfoForms(t *testing.T) {
 		setup func(t *testing.T, dir string) (path string, args []string)
 	}{
 		{"debuglink beside", func(t *testing.T, dir string) (string, []string) {
-			placeFile(t, link, filepath.Join(dir, "app"))
-			placeFile(t, linkDbg, filepath.Join(dir, filepath.Base(linkDbg)))
+			dwarftest.PlaceFile(t, link, filepath.Join(dir, "app"))
+			dwarftest.PlaceFile(t, linkDbg, filepath.Join(dir, filepath.Base(linkDbg)))
 			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
 		}},
 		{"debuglink .debug", func(t *testing.T, dir string) (string, []string) {
-			placeFile(t, link, filepath.Join(dir, "app"))
-			placeFile(t, linkDbg, filepath.Join(dir, ".debug", filepath.Base(linkDbg)))
+			dwarftest.PlaceFile(t, link, filepath.Join(dir, "app"))
+			dwarftest.PlaceFile(t, linkDbg, filepath.Join(dir, ".debug", filepath.Base(linkDbg)))
 			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
 		}},
 		{"debuglink global, --symfs", func(t *testing.T, dir string) (string, []string) {
-			placeFile(t, link, filepath.Join(dir, "usr/bin/app"))
-			placeFile(t, linkDbg, filepath.Join(dir, "usr/lib/debug/usr/bin", filepath.Base(linkDbg)))
+			dwarftest.PlaceFile(t, link, filepath.Join(dir, "usr/bin/app"))
+			dwarftest.PlaceFile(t, linkDbg, filepath.Join(dir, "usr/lib/debug/usr/bin", filepath.Base(linkDbg)))
 			return "/usr/bin/app", []string{"--symfs", dir, "-x", "/usr/bin/app"}
 		}},
 		{"perf build-id cache", func(t *testing.T, dir string) (string, []string) {
-			placeFile(t, split, filepath.Join(dir, "app"))
-			placeFile(t, splitDbg, filepath.Join(os.Getenv("HOME"), ".debug", ".build-id", bid[:2], bid[2:], "debug"))
+			dwarftest.PlaceFile(t, split, filepath.Join(dir, "app"))
+			dwarftest.PlaceFile(t, splitDbg, filepath.Join(os.Getenv("HOME"), ".debug", ".build-id", bid[:2], bid[2:], "debug"))
 			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
 		}},
 		{"DWPROBE_DEBUGINFO_PATH", func(t *testing.T, dir string) (string, []string) {
-			placeFile(t, split, filepath.Join(dir, "app"))
+			dwarftest.PlaceFile(t, split, filepath.Join(dir, "app"))
 			t.Setenv("DWPROBE_DEBUGINFO_PATH", filepath.Join(filepath.Dir(split), "debug"))
 			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
 		}},
 		{"--target-ns", func(t *testing.T, dir string) (string, []string) {
 			stage := t.TempDir()
-			placeFile(t, link, filepath.Join(stage, "app"))
+			dwarftest.PlaceFile(t, link, filepath.Join(stage, "app"))
 			pid := nsProcess(t, dir, filepath.Join(stage, "app"), linkDbg)
 			p := "/proc/" + strconv.Itoa(pid) + "/root" + dir + "/app"
 			return p, []string{"--target-ns", strconv.Itoa(pid), "-x", dir + "/app"}
@@ -159,16 +138,11 @@ func TestSeparateDebuginfoForms(t *testing.T) {
 func TestSeparateDebuginfoRefused(t *testing.T) {
 	link := fixture(t, "app-gcc-O2-debuglink")
 	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
-	split := fixture(t, "app-gcc-O2-splitdbg")
-	id, err := os.ReadFile(split + ".build-id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bid := strings.TrimSpace(string(id))
+	split, bid, _ := dwarftest.SplitDebug(t, filepath.Dir(link))
 	t.Setenv("HOME", t.TempDir())
 	dir := t.TempDir()
-	placeFile(t, link, filepath.Join(dir, "crc/app"))
-	placeFile(t, linkDbg, filepath.Join(dir, "crc", filepath.Base(linkDbg)))
+	dwarftest.PlaceFile(t, link, filepath.Join(dir, "crc/app"))
+	dwarftest.PlaceFile(t, linkDbg, filepath.Join(dir, "crc", filepath.Base(linkDbg)))
 	fh, err := os.OpenFile(filepath.Join(dir, "crc", filepath.Base(linkDbg)), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +150,8 @@ func TestSeparateDebuginfoRefused(t *testing.T) {
 	fh.Write([]byte("x"))
 	fh.Close()
 	tree := filepath.Join(dir, "tree")
-	placeFile(t, linkDbg, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
-	placeFile(t, link, filepath.Join(dir, "none/app"))
+	dwarftest.PlaceFile(t, linkDbg, filepath.Join(tree, ".build-id", bid[:2], bid[2:]+".debug"))
+	dwarftest.PlaceFile(t, link, filepath.Join(dir, "none/app"))
 
 	for _, c := range []struct {
 		name string
@@ -224,7 +198,7 @@ func TestTargetNSLive(t *testing.T) {
 	}
 	link := fixture(t, "app-gcc-O2-debuglink")
 	stage, dir := t.TempDir(), t.TempDir()
-	placeFile(t, link, filepath.Join(stage, "app"))
+	dwarftest.PlaceFile(t, link, filepath.Join(stage, "app"))
 	pid := strconv.Itoa(nsProcess(t, dir, filepath.Join(stage, "app"), filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")))
 	if _, err := os.Stat(filepath.Join(dir, "app")); err == nil {
 		t.Fatalf("%s/app is visible outside the namespace", dir)
