@@ -24,7 +24,7 @@ func openWithoutDebug(o *options, openErr error) (*dwarfres.File, func(), error)
 		(len(o.defs) == 0 && len(o.adds) == 0 && !o.sdt) {
 		return nil, nil, openErr
 	}
-	exe, err := execPath(o)
+	exe, _, err := execPaths(o) // where -x is read: under --symfs or --target-ns
 	if err != nil {
 		return nil, nil, openErr
 	}
