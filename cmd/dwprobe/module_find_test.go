@@ -147,6 +147,7 @@ func TestModuleBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("DWPROBE_DEBUGINFO_PATH", tc.env)
+				t.Setenv("PERF_BUILDID_DIR", tc.env) // not the host's ~/.debug
 			}
 			_, _, err := dw(append(tc.args, "-D", "ovl_lookup")...)
 			if err == nil {

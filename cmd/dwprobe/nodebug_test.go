@@ -18,7 +18,7 @@ import (
 // instruction is refused (perf writes it); what needs debuginfo is one
 // line with exit 4 naming where it was looked for.
 func TestNoDebuginfo(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
 	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
 	dir := t.TempDir()
 	nodbg, whole := filepath.Join(dir, "nodbg/app"), filepath.Join(dir, "whole/app")
@@ -87,7 +87,7 @@ func TestNoDebuginfo(t *testing.T) {
 // checks the ids it traced against those it printed.
 func TestNoDebuginfoLive(t *testing.T) {
 	fsys := needLive(t)
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
 	want, err := os.ReadFile("../../testdata/fixtures/app.expected")
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestNoDebuginfoLive(t *testing.T) {
 func TestNoDebuginfoVmlinux(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
 	objcopy := dwarftest.NeedTool(t, "objcopy")
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
 	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
 	bare := filepath.Join(t.TempDir(), "vmlinux")
 	if out, err := exec.Command(objcopy, "--strip-debug", "--rename-section", ".BTF=.BTF.gone", vml, bare).CombinedOutput(); err != nil {

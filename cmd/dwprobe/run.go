@@ -397,7 +397,7 @@ func newLocator(symfs string) *dwarfres.Locator {
 		dirs = strings.Split(p, ":")
 	}
 	loc := dwarfres.NewRootLocator(symfs, dirs...)
-	if c := dwarfres.DefaultPerfCache(); c != "" {
+	if c := perfCacheDir(); c != "" {
 		loc.Debug = append(loc.Debug, dwarfres.PerfBuildIDCache(c))
 	}
 	return loc

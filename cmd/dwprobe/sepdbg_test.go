@@ -67,7 +67,8 @@ func nsProcess(t *testing.T, dir string, files ...string) int {
 // TestSeparateDebuginfoForms: -D with arguments, -L and -V give the
 // answers of the built-in DWARF build for each place separate debuginfo
 // is found: .gnu_debuglink beside the binary, in .debug/, under
-// /usr/lib/debug/DIR of a --symfs root, perf's build-id cache,
+// /usr/lib/debug/DIR of a --symfs root, perf's build-id cache (by
+// build-id in $PERF_BUILDID_DIR, by path in ~/.debug),
 // $DWPROBE_DEBUGINFO_PATH, and a binary inside a container's mount
 // namespace (--target-ns) found through its debuglink.
 func TestSeparateDebuginfoForms(t *testing.T) {
@@ -75,7 +76,7 @@ func TestSeparateDebuginfoForms(t *testing.T) {
 	link := fixture(t, "app-gcc-O2-debuglink")
 	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
 	split, bid, splitDbg := dwarftest.SplitDebug(t, filepath.Dir(link))
-	t.Setenv("HOME", t.TempDir()) // no perf cache of the host's
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir()) // not the host's ~/.debug
 
 	base := t.TempDir()
 	dwarftest.PlaceFile(t, whole, filepath.Join(base, "app"))
@@ -102,8 +103,17 @@ func TestSeparateDebuginfoForms(t *testing.T) {
 		}},
 		{"perf build-id cache", func(t *testing.T, dir string) (string, []string) {
 			dwarftest.PlaceFile(t, split, filepath.Join(dir, "app"))
-			dwarftest.PlaceFile(t, splitDbg, filepath.Join(os.Getenv("HOME"), ".debug", ".build-id", bid[:2], bid[2:], "debug"))
+			dwarftest.PlaceFile(t, splitDbg, filepath.Join(os.Getenv("PERF_BUILDID_DIR"), ".build-id", bid[:2], bid[2:], "debug"))
 			return filepath.Join(dir, "app"), []string{"-x", filepath.Join(dir, "app")}
+		}},
+		{"~/.debug by path", func(t *testing.T, dir string) (string, []string) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("PERF_BUILDID_DIR", "")
+			app := filepath.Join(dir, "app")
+			dwarftest.PlaceFile(t, split, app)
+			dwarftest.PlaceFile(t, splitDbg, filepath.Join(home, ".debug", app, bid, "debug"))
+			return app, []string{"-x", app}
 		}},
 		{"DWPROBE_DEBUGINFO_PATH", func(t *testing.T, dir string) (string, []string) {
 			dwarftest.PlaceFile(t, split, filepath.Join(dir, "app"))
@@ -139,7 +149,7 @@ func TestSeparateDebuginfoRefused(t *testing.T) {
 	link := fixture(t, "app-gcc-O2-debuglink")
 	linkDbg := filepath.Join(filepath.Dir(link), "debuglink", "app-gcc-O2-debuglink.debug")
 	split, bid, _ := dwarftest.SplitDebug(t, filepath.Dir(link))
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
 	dir := t.TempDir()
 	dwarftest.PlaceFile(t, link, filepath.Join(dir, "crc/app"))
 	dwarftest.PlaceFile(t, linkDbg, filepath.Join(dir, "crc", filepath.Base(linkDbg)))
@@ -190,7 +200,7 @@ func TestSeparateDebuginfoRefused(t *testing.T) {
 // checks what it traced against what it printed.
 func TestTargetNSLive(t *testing.T) {
 	fsys := needLive(t)
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
 	nsenter := dwarftest.NeedTool(t, "nsenter")
 	want, err := os.ReadFile("../../testdata/fixtures/app.expected")
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
 )
 
 // targetRoot is the directory -x's path is looked up under: --symfs DIR
@@ -132,4 +134,13 @@ func parentOf(p string) string {
 		return p[:i]
 	}
 	return ""
+}
+
+// perfCacheDir is perf's build-id cache: $PERF_BUILDID_DIR (which perf
+// exports to the programs it runs, its --buildid-dir), else ~/.debug.
+func perfCacheDir() string {
+	if d := os.Getenv("PERF_BUILDID_DIR"); d != "" {
+		return d
+	}
+	return dwarfres.DefaultPerfCache()
 }
