@@ -127,3 +127,37 @@ func (e *DebugLinkCRCError) Error() string {
 }
 
 func (e *DebugLinkCRCError) Unwrap() []error { return []error{ErrDebugLinkCRC, ErrNoDebugInfo} }
+
+// DistroDebugPaths is where perf 6.1 looks for a user binary's debuginfo
+// by its path, under Dir (the debug directory, already under a --symfs
+// root; Root that root): Fedora's Dir/PATH.debug, Ubuntu's Dir/PATH,
+// OpenEmbedded's DIR/.debug/NAME beside the binary, and Ubuntu's mixed-up
+// Dir/lib/... for /usr/lib/... (perf's distro_dwarf_types). A kernel
+// module's are ModuleDebugTree's. The build-id of a file found is checked
+// when it is attached.
+type DistroDebugPaths struct {
+	Dir  string
+	Root string
+}
+
+// Find tries perf's distribution paths for w.Path.
+func (d DistroDebugPaths) Find(w Wanted) (string, []string, error) {
+	if w.Path == "" || w.Module != "" || !filepath.IsAbs(w.Path) {
+		return "", nil, nil
+	}
+	inner := w.Path
+	if d.Root != "" {
+		if rel, err := filepath.Rel(d.Root, w.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			inner = "/" + rel
+		}
+	}
+	paths := []string{
+		filepath.Join(d.Dir, inner) + ".debug",
+		filepath.Join(d.Dir, inner),
+		filepath.Join(filepath.Dir(w.Path), ".debug", filepath.Base(w.Path)),
+	}
+	if rest, ok := strings.CutPrefix(inner, "/usr/lib/"); ok {
+		paths = append(paths, filepath.Join(d.Dir, "lib", rest))
+	}
+	return firstExisting(paths, isRegular)
+}

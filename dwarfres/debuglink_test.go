@@ -143,3 +143,32 @@ func FuzzDebugLink(f *testing.F) {
 		}
 	})
 }
+
+// TestDistroDebugPaths finds a binary's debuginfo at perf 6.1's
+// distribution paths by its path (under a --symfs root here): Fedora's
+// PATH.debug, Ubuntu's PATH and its /usr/lib mix-up, OpenEmbedded's
+// .debug/NAME beside it.
+func TestDistroDebugPaths(t *testing.T) {
+	bin, _, dbg := dwarftest.SplitDebug(t, fixtures(t))
+	for name, place := range map[string]string{
+		"fedora":       "usr/lib/debug/usr/lib/x/app.debug",
+		"ubuntu":       "usr/lib/debug/usr/lib/x/app",
+		"mixed-up":     "usr/lib/debug/lib/x/app",
+		"openembedded": "usr/lib/x/.debug/app",
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			app := filepath.Join(root, "usr/lib/x/app")
+			dwarftest.PlaceFile(t, bin, app)
+			dwarftest.PlaceFile(t, dbg, filepath.Join(root, place))
+			f, err := NewRootLocator(root).Open(app)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer f.Close()
+			if f.dbg == nil || f.dbg.Path != filepath.Join(root, place) {
+				t.Errorf("debuginfo attached from %v, want %s", f.dbg, place)
+			}
+		})
+	}
+}

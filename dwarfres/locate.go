@@ -107,7 +107,8 @@ type Locator struct {
 // and then DefaultDebugDir (and a module's by its installed path, see
 // ModuleDebugTree); a kernel's vmlinux at perf's paths and then by
 // build-id under DefaultDebugDir; then the file a .gnu_debuglink names,
-// where gdb looks for it (DebugLinkDirs).
+// where gdb looks for it (DebugLinkDirs); then perf's distribution paths
+// (DistroDebugPaths).
 func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
 
 // NewRootLocator is NewLocator with the system paths under root (perf's
@@ -119,7 +120,7 @@ func NewRootLocator(root string, dirs ...string) *Locator {
 	for _, d := range append(dirs, sys) {
 		l.Debug = append(l.Debug, BuildIDDir(d), ModuleDebugTree(d))
 	}
-	l.Debug = append(l.Debug, DebugLinkDirs{Global: sys, Root: root})
+	l.Debug = append(l.Debug, DebugLinkDirs{Global: sys, Root: root}, DistroDebugPaths{Dir: sys, Root: root})
 	return l
 }
 

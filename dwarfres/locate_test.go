@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -77,7 +78,9 @@ func TestLocatorSplitDebug(t *testing.T) {
 	}
 	_, err = NewLocator(filepath.Join(dir, "debug")).Open(filepath.Join(dir, "app-gcc-O2-stripped"))
 	var nf *NotFoundError
-	if !errors.As(err, &nf) || len(nf.Tried) != 2 {
-		t.Errorf("Open(stripped) = %v; want a NotFoundError with two places tried", err)
+	// Two build-id trees, then perf's distribution paths by path (it has
+	// no .gnu_debuglink).
+	if !errors.As(err, &nf) || len(nf.Tried) != 5 || !strings.HasSuffix(nf.Tried[1], ".debug") || !strings.HasSuffix(nf.Tried[2], "app-gcc-O2-stripped.debug") {
+		t.Errorf("Open(stripped) = %v; want a NotFoundError with two build-id paths and three distribution paths tried", err)
 	}
 }
