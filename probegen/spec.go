@@ -152,9 +152,13 @@ func (p *Point) String() string {
 	if p.Return {
 		b.WriteString("%return")
 	}
-	if p.File != "" {
+	if p.File == "*" {
+		b.WriteString(`@\*`) // a file named "*", not FUNC@*
+	} else if p.File != "" {
 		b.WriteByte('@')
 		b.WriteString(escape(p.File))
+	} else if p.Function != "" && (p.HasLine || p.Lazy != "") && looksLikeFile(p.Function) {
+		b.WriteString("@*") // else read back as SRC:ALN
 	}
 	if p.HasLine && p.Function == "" {
 		fmt.Fprintf(&b, ":%d", p.Line)
@@ -167,8 +171,8 @@ func (p *Point) String() string {
 }
 
 // specialChars are the characters perf gives a meaning inside a probe point;
-// a backslash makes any of them literal.
-const specialChars = `\;:+@%=`
+// a backslash makes any of them literal. '"' quotes a name (upstream perf).
+const specialChars = `\;:+@%="`
 
 func escape(s string) string {
 	if !strings.ContainsAny(s, specialChars) {
@@ -201,17 +205,28 @@ func unescape(s string) string {
 }
 
 // findUnescaped returns the index of the first byte of s[from:] that is in
-// set and not escaped by a backslash, or len(s).
+// set, not escaped by a backslash and not inside a quoted name, or len(s).
 func findUnescaped(s string, from int, set string) int {
 	for i := from; i < len(s); i++ {
 		switch {
 		case s[i] == '\\':
 			i++
+		case s[i] == '"' && strings.IndexByte(set, '"') < 0:
+			i = closingQuote(s, i)
 		case strings.IndexByte(set, s[i]) >= 0:
 			return i
 		}
 	}
 	return len(s)
+}
+
+// closingQuote returns the index of the '"' closing the quoted name opened
+// at s[open], or len(s)-1 when it is not closed (the caller reports it).
+func closingQuote(s string, open int) int {
+	if j := strings.IndexByte(s[open+1:], '"'); j >= 0 {
+		return open + 1 + j
+	}
+	return len(s) - 1
 }
 
 func synErr(spec string, col int, msg string) *SyntaxError {
@@ -320,6 +335,13 @@ func (pp *pointParser) splitLazy() error {
 			i++
 			continue
 		}
+		if s[i] == '"' && pp.semi < 0 {
+			if strings.IndexByte(s[i+1:], '"') < 0 {
+				return pp.errAt(i, "quoted name not closed")
+			}
+			i = closingQuote(s, i)
+			continue
+		}
 		if s[i] == ';' && pp.semi < 0 {
 			pp.semi = i
 		}
@@ -359,6 +381,12 @@ func (pp *pointParser) eventPrefix() error {
 // or ';', and a '.' before that ':' or ';'. Here '/' also marks a file,
 // and only the part before ';' is searched for "+@%" (the pattern may
 // contain anything).
+//
+// perf's '.' test reads Go's "main.fn:3" and Rust's "r::work:2" as files;
+// so a name with "::", a parenthesis (Go's "pkg.(*T).M"), or a last
+// element whose extension is not a source file's ("main.positional",
+// "example.com/app/shapes.Area") is a function here. A quoted name
+// ("\"ns::C::m\"") is always one.
 func (pp *pointParser) isFileSpec() bool {
 	head := pp.head
 	if findUnescaped(head, pp.start, "+@%") < len(head) {
@@ -368,13 +396,49 @@ func (pp *pointParser) isFileSpec() bool {
 	if c == len(head) && pp.semi < 0 {
 		return false
 	}
-	return strings.ContainsAny(head[pp.start:c], "./")
+	return looksLikeFile(head[pp.start:c])
 }
+
+// sourceExts are the extensions that make a dotted name a source file
+// rather than a Go or Rust function.
+var sourceExts = map[string]bool{
+	"c": true, "h": true, "cc": true, "cp": true, "cpp": true, "cxx": true, "c++": true,
+	"hh": true, "hpp": true, "hxx": true, "h++": true, "ipp": true, "tcc": true, "inl": true,
+	"inc": true, "def": true, "s": true, "S": true, "asm": true, "go": true, "rs": true,
+	"m": true, "mm": true, "y": true, "l": true, "lds": true, "d": true, "f": true,
+	"f90": true, "C": true, "H": true, "zig": true, "swift": true, "cu": true,
+}
+
+// looksLikeFile reports whether name, the text before ':' or ';', is a
+// source file (SRC:ALN, SRC;PTN) rather than a function.
+func looksLikeFile(name string) bool {
+	if strings.HasPrefix(name, "\"") || strings.Contains(name, "::") || strings.ContainsAny(name, "()") {
+		return false
+	}
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	dot := strings.LastIndexByte(base, '.')
+	if dot < 0 {
+		return strings.Contains(name, "/")
+	}
+	ext := base[dot+1:]
+	// perf reads gcc's clones ("getname_flags.part.0", "f.cold") and
+	// versioned symbols ("malloc\@GLIBC_2.2.5") as files: so does this.
+	return sourceExts[ext] || gccSuffixes[ext] || strings.Trim(ext, "0123456789") == ""
+}
+
+// gccSuffixes end the names of gcc's function clones.
+var gccSuffixes = map[string]bool{"cold": true, "part": true, "isra": true, "constprop": true, "lto_priv": true, "localalias": true}
 
 // name reads the function, file or absolute address, which runs to the
 // first of ":+@%".
+//
+// A name in double quotes is a function taken as written, as upstream perf
+// accepts for C++, Rust and Go names: '"ns::C::operator<"'.
 func (pp *pointParser) name() error {
-	pp.nameEnd = findUnescaped(pp.head, pp.start, ":+@%")
+	if pp.start < len(pp.head) && pp.head[pp.start] == '"' {
+		return pp.quotedName()
+	}
+	pp.nameEnd = nameEnd(pp.head, pp.start)
 	name := unescape(pp.head[pp.start:pp.nameEnd])
 	switch {
 	case name == "":
@@ -388,6 +452,32 @@ func (pp *pointParser) name() error {
 		pp.p.Addr, pp.p.IsAddr = a, true
 	default:
 		pp.p.Function = name
+	}
+	return nil
+}
+
+// nameEnd returns where the name starting at s[from] ends: at the first of
+// ":+@%" not escaped, a "::" (C++ and Rust scopes) being part of the name.
+func nameEnd(s string, from int) int {
+	for {
+		i := findUnescaped(s, from, ":+@%")
+		if i+1 >= len(s) || s[i] != ':' || s[i+1] != ':' {
+			return i
+		}
+		from = i + 2
+	}
+}
+
+// quotedName reads a "..." function name (splitLazy checked it is closed).
+func (pp *pointParser) quotedName() error {
+	end := closingQuote(pp.head, pp.start)
+	name := pp.head[pp.start+1 : end]
+	if name == "" {
+		return pp.errAt(pp.start, "empty quoted name")
+	}
+	pp.p.Function, pp.nameEnd = name, end+1
+	if pp.nameEnd < len(pp.head) && !strings.ContainsRune(":+@%", rune(pp.head[pp.nameEnd])) {
+		return pp.errAt(pp.nameEnd, "unexpected %q after the quoted name", pp.head[pp.nameEnd])
 	}
 	return nil
 }
@@ -451,12 +541,18 @@ func (pp *pointParser) number(i int, arg string, at int, what string, limit uint
 	return n, nil
 }
 
+// file reads @SRC. FUNC@* (upstream perf) says FUNC is a function in any
+// file: a way to write a name perf would read as a file, "main.go_fn@*:3".
 func (pp *pointParser) file(i int, arg string) error {
 	if pp.fileAt >= 0 {
 		return pp.errAt(i, "SRC@SRC is not allowed")
 	}
 	if arg == "" {
 		return pp.errAt(i+1, "file name missing after '@'")
+	}
+	if arg == "*" {
+		pp.fileAt = i
+		return nil
 	}
 	pp.p.File, pp.fileAt = unescape(arg), i
 	return nil

@@ -38,6 +38,17 @@ func TestParsePoint(t *testing.T) {
 		{"vfs_read@fs/read_write.c%return", Point{Function: "vfs_read", File: "fs/read_write.c", Return: true}, "vfs_read%return@fs/read_write.c"},
 		{"vfs_read@read_write.c;ret=*", Point{Function: "vfs_read", File: "read_write.c", Lazy: "ret=*"}, ""},
 		{"vfs_rea*", Point{Function: "vfs_rea*"}, ""},
+		// Issue 15: C++, Rust and Go names.
+		{"geo::Box::grow", Point{Function: "geo::Box::grow"}, `geo\:\:Box\:\:grow`},
+		{"r::inner::scale:2", Point{Function: "r::inner::scale", Line: 2, HasLine: true}, `r\:\:inner\:\:scale:2`},
+		{`"geo::Box::operator+"+4`, Point{Function: "geo::Box::operator+", Offset: 4, HasOffset: true}, `geo\:\:Box\:\:operator\++4`},
+		{`ev="op=="%return`, Point{Event: "ev", Function: "op==", Return: true}, `ev=op\=\=%return`},
+		{"main.positional:3", Point{Function: "main.positional", Line: 3, HasLine: true}, ""},
+		{"example.com/gofix/shapes.(*Rect).Scale", Point{Function: "example.com/gofix/shapes.(*Rect).Scale"}, ""},
+		{"example.com/gofix/shapes.Area:2", Point{Function: "example.com/gofix/shapes.Area", Line: 2, HasLine: true}, ""},
+		{"main.go:12", Point{File: "main.go", Line: 12, HasLine: true}, "@main.go:12"},
+		{"src/main.rs:7", Point{File: "src/main.rs", Line: 7, HasLine: true}, "@src/main.rs:7"},
+		{"weird.c@*:3", Point{Function: "weird.c", Line: 3, HasLine: true}, "weird.c:3@*"},
 		{"vfs_rea*%return", Point{Function: "vfs_rea*", Return: true}, ""},
 		// SRC:ALN and SRC;PTN: a '.' (or '/') before the ':' or ';'.
 		{"fs/read_write.c:470", Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
@@ -129,6 +140,9 @@ func TestParsePointErrors(t *testing.T) {
 		{"vfs_read@a.c@b.c", 13, "SRC@SRC is not allowed", nil},
 		{`vfs_read\`, 9, "trailing backslash", nil},
 		{`vfs_read;a\`, 11, "trailing backslash", nil},
+		{`"ns::f:3`, 1, "quoted name not closed", nil},
+		{`""`, 1, "empty quoted name", nil},
+		{`"ns::f"x`, 8, `unexpected 'x' after the quoted name`, nil},
 		// Exclusions.
 		{"vfs_read+4:3", 11, "offset can't be used with a line number", nil},
 		{"vfs_read:3+4", 11, "offset can't be used with a line number", nil},
