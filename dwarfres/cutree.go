@@ -194,12 +194,15 @@ func (t *cuTree) end(i int) int {
 	return j
 }
 
-// topFuncs returns the subprograms dwarf_getfuncs visits for a C unit: the
-// children of the root (C functions do not nest).
+// topFuncs returns the subprograms libdw's dwarf_getfuncs visits, in DIE
+// order: for a C unit the children of the root (C functions do not nest in
+// anything a probe can name); for any other language (C++, Rust, Go) every
+// subprogram, however deep in namespaces, classes, impls or functions.
 func (t *cuTree) topFuncs() []int {
+	c := t.u.cOnly()
 	var out []int
 	for i := 1; i < len(t.dies); i++ {
-		if t.dies[i].Depth == 1 && t.dies[i].Tag == tagSubprogram {
+		if t.dies[i].Tag == tagSubprogram && (t.dies[i].Depth == 1 || !c) {
 			out = append(out, i)
 		}
 	}

@@ -40,6 +40,7 @@ type die struct {
 	HasCallFile  bool
 	HasCallLine  bool
 	Sibling      uint64
+	Lang         uint16 // DW_AT_language, on unit roots
 
 	strOffBase, addrBase, rngBase, locBase uint64
 	highForm                               form
@@ -274,6 +275,8 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
 		d.CallLine, d.HasCallLine = int64(v), true
 	case dwarf.AttrSibling:
 		d.Sibling = v
+	case dwarf.AttrLanguage:
+		d.Lang = uint16(v)
 	case atStrOffsetsBase:
 		d.strOffBase = v
 	case atAddrBase:

@@ -48,8 +48,8 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 	return out, paths, nil
 }
 
-// unitMatches checks one unit: for a function query, whether a top-level
-// subprogram's own name matches; for a file query, whether the unit's line
+// unitMatches checks one unit: for a function query, whether a
+// subprogram dwarf_getfuncs visits has a matching name of its own; for a file query, whether the unit's line
 // table names the file, and with which paths.
 func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, error) {
 	if _, err := f.rootDIE(u); err != nil {
@@ -80,7 +80,9 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 		if d.Tag == tagSubprogram && d.HasName() && q.Match(f.rawName(u, &d)) {
 			return true, nil, nil
 		}
-		r.skipChildren(&d)
+		if u.cOnly() {
+			r.skipChildren(&d) // C functions are all top-level
+		}
 	}
 	return false, nil, r.err
 }

@@ -37,6 +37,26 @@ const (
 // units and skeletons describe no functions.
 func (u *unit) holdsCode() bool { return u.utype == utCompile || u.utype == utPartial }
 
+// DW_LANG values dwarf_getfuncs treats as C (elfutils 0.188); C17 is
+// there too, for producers that write it.
+const (
+	langC89 = 0x1
+	langC   = 0x2
+	langC99 = 0xc
+	langC11 = 0x1d
+	langC17 = 0x2c
+)
+
+// cOnly reports whether the unit is C, whose functions all sit at the top
+// level; the root must have been decoded (rootDIE).
+func (u *unit) cOnly() bool {
+	switch u.root.Lang {
+	case langC89, langC, langC99, langC11, langC17:
+		return true
+	}
+	return false
+}
+
 // unitsList scans the unit headers of .debug_info (cheap: one hop per unit).
 func (f *File) unitsList() ([]unit, error) {
 	f.unitsOnce.Do(func() {
