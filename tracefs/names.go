@@ -124,3 +124,48 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isNameByte(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c)
 }
+
+// SymbolEventName is upstream perf's event name for a C++, Rust or Go
+// symbol (get_new_event_name with not_C_symname, perf 6.13): every byte
+// outside [A-Za-z0-9] becomes '_', runs of them one '_', and those at the
+// start go ("geo::Box::grow" -> "geo_Box_grow", "add<long>" ->
+// "add_long_", "main.(*Server).poll" -> "main_Server_poll"). Unlike
+// SanitizeName it keeps perf's quirks: '_' counts as a bad byte too
+// ("__x" -> "x") and no length cut (see ShortEventName).
+func SymbolEventName(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isNameByte(c) && c != '_':
+			b = append(b, c)
+		case len(b) > 0 && b[len(b)-1] != '_':
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}
+
+// hashedNameLen is how much of a too long event name upstream perf keeps
+// before "_HASH": 46 bytes, leaving room for "_" + 8 hex digits +
+// "__return" + NUL in MAX_EVENT_NAME_LEN.
+const hashedNameLen = 46
+
+// ShortEventName is upstream perf's probe_trace_event__hash_event (perf
+// 6.13): a name of MaxNameLen bytes or more becomes its first 46 bytes,
+// '_' and the first 8 hex digits of perf's str_hash of the whole name
+// (h = h*31 + c over its bytes, printed with %lx and cut by snprintf).
+// Shorter names are returned as they are.
+func ShortEventName(s string) string {
+	if len(s) < MaxNameLen {
+		return s
+	}
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = h*31 + uint64(int64(int8(s[i]))) // C's char is signed on x86
+	}
+	hex := fmt.Sprintf("%x", h)
+	if len(hex) > 8 {
+		hex = hex[:8]
+	}
+	return s[:hashedNameLen] + "_" + hex
+}
