@@ -33,9 +33,12 @@ const returnSuffix = "__return"
 //   - FUNC without glob characters: FUNC ("vfs_read+4", "vfs_read;pat" -> "vfs_read");
 //   - otherwise realname ("fs/read_write.c:470" -> "vfs_read", "vfs_rea*" -> each match).
 //
-// Then one leading '.' is dropped and the name is cut at the first '.' or
-// '@' ("getname_flags.part.0" -> "getname_flags", "malloc@GLIBC_2.2.5" ->
-// "malloc", "main.main" -> "main"), and return probes get "__return"
+// Then a name of 64 bytes or more is shortened with a hash
+// (tracefs.ShortEventName), one leading '.' is dropped, a C symbol is cut
+// at its first '.' or '@' ("getname_flags.part.0" -> "getname_flags",
+// "malloc@GLIBC_2.2.5" -> "malloc"), other symbols get their bad bytes
+// replaced ("main.main" -> "main_main", "geo::Box::grow" ->
+// "geo_Box_grow", see eventStem), and return probes get "__return"
 // ("vfs_read%return" -> "vfs_read__return", "myev=vfs_read%return" ->
 // "myev__return"). The result is not validated: perf refuses e.g. the
 // "vfs_rea*_L12" of "vfs_rea*:12" only when naming, and so does Namer.
@@ -55,16 +58,43 @@ func EventBase(p *Point, realname string) string {
 	default:
 		ev = realname
 	}
-	// get_new_event_name: cut off ".part.0", ".isra.0", ".constprop.0",
-	// "@GLIBC_2.2.5" and the like; a leading '.' (ppc64 dot symbols) goes.
-	ev = strings.TrimPrefix(ev, ".")
-	if i := strings.IndexAny(ev, ".@"); i > 0 {
-		ev = ev[:i]
-	}
+	ev = eventStem(tracefs.ShortEventName(ev))
 	if p.Return {
 		ev += returnSuffix
 	}
 	return ev
+}
+
+// eventStem is get_new_event_name's cleaning of a name. For C symbols (perf
+// 6.1): a leading '.' (ppc64 dot symbols) goes, and ".part.0", ".isra.0",
+// ".constprop.0", "@GLIBC_2.2.5" and the like are cut off. Other names
+// (C++ "geo::Box::grow", Rust "r::work", Go "main.main") get upstream
+// perf's replacement of the bytes an event name can't hold
+// ("geo_Box_grow", "main_main"); glob characters stay, for perf's refusal.
+func eventStem(ev string) string {
+	ev = strings.TrimPrefix(ev, ".")
+	i := strings.IndexAny(ev, ".@")
+	switch {
+	case i > 0 && (ev[i] == '@' || isCloneSuffix(ev[i+1:])):
+		return ev[:i]
+	case ev != "" && isNameChar(ev[0]) && strings.Trim(ev, nameAndGlobChars) != "":
+		return tracefs.SymbolEventName(ev)
+	}
+	return ev
+}
+
+// nameAndGlobChars are the bytes eventStem leaves alone.
+const nameAndGlobChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*?["
+
+// isCloneSuffix reports whether s, what follows a C symbol's first '.',
+// is one of gcc's clone suffixes ("part.0", "isra.0", "cold") or a number.
+func isCloneSuffix(s string) bool {
+	for _, w := range []string{"part", "isra", "constprop", "cold", "lto_priv", "localalias", "clone", "llvm"} {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return s != "" && isDigit(s[0])
 }
 
 // isGlob is perf's strisglob.

@@ -46,14 +46,22 @@ func TestEventBase(t *testing.T) {
 		{"g:myev=0xffffffff8134cc50%return", "", "myev__return"},            // perf: r:g/myev__return 0xffffffff8134cc50
 		{"myg:myev=vfs_read:3", "vfs_read", "myev"},                         // user name wins over _L3
 		{"ev=fs/read_write.c:470", "vfs_read", "ev"},                        // perf: p:probe/ev vfs_read+357
-		{"main.main", "main.main", "main"},                                  // perf -x gob: p:probe_gob/main
-		{"main.Hello%return", "main.Hello", "main__return"},                 // perf -x gob: r:probe_gob/main__return
-		{"main.Hel*", "main.Hello", "main"},                                 // perf -x gob: p:probe_gob/main
-		{`malloc_get_state\@GLIBC_2.2.5`, "", "malloc_get_state"},           // cut at '@'
-		{`malloc\@GLIBC_2:3`, "", "malloc"},                                 // "malloc@GLIBC_2_L3" cut at '@' too
-		{`malloc\@GLIBC_2.2.5:3`, "__libc_malloc", "__libc_malloc"},         // a '.' before ':': SRC:ALN, as in perf
-		{"f.part.0@x.c:3", "f", "f"},                                        // "f.part.0_L3" cut at '.'
-		{".vfs_read%return", "", "vfs_read__return"},                        // one leading '.' dropped
+		// Issue 15: Go, C++ and Rust names get upstream perf's replacement
+		// (perf 6.1 cut Go's at the '.': "main" for every function).
+		{"main.main", "main.main", "main_main"},
+		{"main.Hello%return", "main.Hello", "main_Hello__return"},
+		{"main.Hel*", "main.Hello", "main_Hello"},
+		{"example.com/gofix/shapes.(*Rect).Scale", "example.com/gofix/shapes.(*Rect).Scale", "example_com_gofix_shapes_Rect_Scale"}, // a glob: realname
+		{"geo::Box::grow", "grow", "geo_Box_grow"},
+		{`"geo::Box::operator<"%return`, "", "geo_Box_operator___return"},
+		{"r::inner::scale:2", "scale", "r_inner_scale_L2"},
+		{"f.cold", "", "f"},
+		{"_Z62this_is_a_very_very_long_print_data_abcdefghijklmnopqrstuvwxyzi%return", "", "_Z62this_is_a_very_very_long_print_data_abcdef_91f40679__return"},
+		{`malloc_get_state\@GLIBC_2.2.5`, "", "malloc_get_state"},   // cut at '@'
+		{`malloc\@GLIBC_2:3`, "", "malloc"},                         // "malloc@GLIBC_2_L3" cut at '@' too
+		{`malloc\@GLIBC_2.2.5:3`, "__libc_malloc", "__libc_malloc"}, // a '.' before ':': SRC:ALN, as in perf
+		{"f.part.0@x.c:3", "f", "f"},                                // "f.part.0_L3" cut at '.'
+		{".vfs_read%return", "", "vfs_read__return"},                // one leading '.' dropped
 		{"..x", "", ".x"},               // only one; no cut at 0
 		{"fs/read_write.c:470", "", ""}, // realname needed
 	}
