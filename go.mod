@@ -10,3 +10,5 @@ require (
 	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0
 )
+
+require github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724

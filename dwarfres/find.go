@@ -72,7 +72,7 @@ func (s *search) unit(t *cuTree) error {
 		}
 	}
 	for _, i := range t.topFuncs() {
-		if !t.isFuncDef(i) || !q.Match(t.name(i)) {
+		if !t.isFuncDef(i) || !t.funcMatches(i, q) {
 			continue
 		}
 		if q.File != "" && !s.src.matches(t.declFile(i)) {
@@ -91,8 +91,8 @@ func (s *search) unit(t *cuTree) error {
 		if err != nil {
 			return err
 		}
-		if !q.Glob {
-			break
+		if !q.Glob && t.u.cOnly() {
+			break // C has one function of a name; C++ overloads all go
 		}
 	}
 	return nil

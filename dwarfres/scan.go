@@ -15,8 +15,8 @@ import (
 // parallel.
 func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
 	q.Match = q.matcher() // FindLineRange leaves it nil
-	if q.Function != "" && !q.Glob {
-		if c, ok := f.refScan(units, q.Function); ok {
+	if q.Function != "" && !q.Glob && !hasTemplateArgs(q.Function) {
+		if c, ok := f.refScan(units, scopeLeaf(q.Function)); ok {
 			return c, nil, nil
 		}
 	}
@@ -79,6 +79,9 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 		}
 		if d.Tag == tagSubprogram && d.HasName() && q.Match(f.rawName(u, &d)) {
 			return true, nil, nil
+		}
+		if needsDecodedUnit(q.Function) && !u.cOnly() {
+			return true, nil, nil // scopes are checked on the decoded unit
 		}
 		if u.cOnly() {
 			r.skipChildren(&d) // C functions are all top-level
