@@ -1,7 +1,6 @@
 package probegen
 
 import (
-	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -107,7 +106,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			if n == "" {
 				continue
 			}
-			if tp, ok := v.RealType(true); ok && (tp.Tag() == dwarf.TagStructType || tp.Tag() == dwarf.TagUnionType) {
+			if tp, ok := v.RealType(true); ok && isAggregate(tp.Tag()) {
 				e.note(fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}

@@ -10,7 +10,12 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 )
 
-func isAggregate(t dwarf.Tag) bool { return t == dwarf.TagStructType || t == dwarf.TagUnionType }
+// isAggregate reports the types members are read from. perf 6.1 leaves out
+// C++ classes ("this is not a data structure nor a union" for
+// this->member); they are read here like structures.
+func isAggregate(t dwarf.Tag) bool {
+	return t == dwarf.TagStructType || t == dwarf.TagUnionType || t == dwarf.TagClassType
+}
 
 // step applies one ->member, .member or [index] to f, as perf's
 // convert_variable_fields does, and returns the DIE whose type is now f's.
@@ -120,6 +125,8 @@ func typeLabel(e dwarfres.Entry) string {
 		n = "struct " + n
 	case dwarf.TagUnionType:
 		n = "union " + n
+	case dwarf.TagClassType:
+		n = "class " + n
 	}
 	return strings.TrimSpace(n)
 }
