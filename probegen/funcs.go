@@ -16,7 +16,9 @@ const DefaultFuncFilter = "!_* & !*@plt"
 // for DefaultFuncFilter). perf prints a name as often as its map holds it
 // (glibc's versioned aliases: aio_cancel twice), which says nothing more
 // to someone choosing a function to probe. A module's list is every
-// symbol it defines, as perf's.
+// symbol it defines, as perf's. C++ and Rust names are listed demangled
+// without parameters ("add<long>", "geo::Box::grow", "r::work"), as perf
+// lists them and as specs name them.
 func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	if rules == "" {
 		rules = DefaultFuncFilter
@@ -27,6 +29,7 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	}
 	var names []string
 	add := func(n string) {
+		n, _ = dwarfres.Demangle(n) // perf lists C++ and Rust names demangled
 		if flt.Match(n) {
 			names = append(names, n)
 		}

@@ -479,6 +479,17 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 	return out, nil
 }
 
+// symbolMatches reports whether symbol name matches the glob pat as it is
+// or, for a C++ or Rust symbol, demangled as perf's symbol map holds it
+// ("_ZN3geo3Box4growEl" is "geo::Box::grow").
+func symbolMatches(name, pat string) bool {
+	if lazymatch.Glob(name, pat) {
+		return true
+	}
+	d, ok := dwarfres.Demangle(name)
+	return ok && lazymatch.Glob(d, pat)
+}
+
 // matchSymbols is perf's find_probe_functions: function symbols whose name
 // (without an @VERSION) matches the glob, one per address, in address order.
 func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
@@ -489,7 +500,7 @@ func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 		if i := strings.IndexByte(n, '@'); i >= 0 && strings.IndexByte(pat, '@') < 0 {
 			n = n[:i]
 		}
-		if s.Type != elf.STT_FUNC || !lazymatch.Glob(n, pat) || seen[s.Start] {
+		if s.Type != elf.STT_FUNC || !symbolMatches(n, pat) || seen[s.Start] {
 			return
 		}
 		seen[s.Start] = true
