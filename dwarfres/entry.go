@@ -29,11 +29,36 @@ func (e Entry) Type() (Entry, bool) {
 	if !ok || a.form.class() != classReference {
 		return Entry{}, false
 	}
-	j := e.t.idx(a.v)
-	if j < 0 {
+	return e.t.entryAt(a.v)
+}
+
+// entryAt returns the DIE at section offset off: in this unit, or, for a
+// DW_FORM_ref_addr into another (Go points every type into one unit of
+// types), in that unit, decoded once per file.
+func (t *cuTree) entryAt(off uint64) (Entry, bool) {
+	if j := t.idx(off); j >= 0 {
+		return Entry{t, j}, true
+	}
+	ui := t.f.unitIndex(off)
+	if ui < 0 {
 		return Entry{}, false
 	}
-	return Entry{e.t, j}, true
+	var o *cuTree
+	if v, ok := t.f.foreign.Load(ui); ok {
+		o = v.(*cuTree)
+	} else {
+		us, _ := t.f.unitsList()
+		d, err := t.f.decodeUnit(&us[ui])
+		if err != nil {
+			return Entry{}, false
+		}
+		v, _ := t.f.foreign.LoadOrStore(ui, d)
+		o = v.(*cuTree)
+	}
+	if j := o.idx(off); j >= 0 {
+		return Entry{o, j}, true
+	}
+	return Entry{}, false
 }
 
 // RealType skips qualifiers (const, volatile, restrict, shared) and, with

@@ -122,3 +122,27 @@ func hasTemplateArgs(name string) bool { return strings.Contains(name, "<") }
 // decoded unit (scopes, template spellings), so units can't be ruled out
 // by the bytes of their DW_AT_names.
 func needsDecodedUnit(name string) bool { return IsScoped(name) || hasTemplateArgs(name) }
+
+// Results lists the results of the scope's function as Go describes
+// them: its formal parameters with DW_AT_variable_parameter set (unnamed
+// ones are ~r0, ~r1, ...), in order. They have no location at the entry,
+// so Vars leaves them out.
+func (s *Scope) Results() []Entry {
+	t := s.t
+	var out []Entry
+	for j := s.sp + 1; j < t.end(s.sp); j++ {
+		if t.dies[j].Parent != s.sp || t.dies[j].Tag != dwarf.TagFormalParameter {
+			continue
+		}
+		if a, err := t.attrs(j); err == nil {
+			if x, ok := a.get(dwarf.AttrVarParam); ok && x.v != 0 {
+				out = append(out, Entry{t, j})
+			}
+		}
+	}
+	return out
+}
+
+// IsGo reports a program built by the Go toolchain (its .go.buildinfo
+// section), whose goroutine stacks move.
+func (f *File) IsGo() bool { return f.ELF.Section(".go.buildinfo") != nil }

@@ -57,6 +57,10 @@ type File struct {
 
 	abbrevMu sync.Mutex
 	abbrevs  map[uint64]abbrevTable
+
+	// foreign caches units decoded for references into them from other
+	// units (DW_FORM_ref_addr: Go's types live in a unit of their own).
+	foreign sync.Map // unit index -> *cuTree
 }
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;

@@ -59,7 +59,7 @@ func EventBase(p *Point, realname string) string {
 		ev = realname
 	}
 	ev = eventStem(tracefs.ShortEventName(ev))
-	if p.Return {
+	if p.Return || p.RetInsns {
 		ev += returnSuffix
 	}
 	return ev

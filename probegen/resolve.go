@@ -58,6 +58,13 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
+	if spec.Point.RetInsns {
+		args, err := resultArgs(t, spec)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		spec = &Spec{Raw: spec.Raw, Point: spec.Point, Args: args}
+	}
 	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, pt: &spec.Point, ret: spec.Point.Return, user: o.User}
 	for _, a := range spec.Args {
 		if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
@@ -250,6 +257,9 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	}
 	if p.Return {
 		return resolveReturn(o, t, p)
+	}
+	if p.RetInsns {
+		return resolveRetInsns(o, t, p)
 	}
 	q := dwarfres.Query{
 		Function:  p.Function,
@@ -514,6 +524,9 @@ func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	if p.HasOffset && p.Offset != 0 || p.HasLine {
 		return nil, errors.New("a return probe takes no offset or line")
+	}
+	if t.IsGo() {
+		return nil, fmt.Errorf("%s%%return: %w; probe its return instructions instead: %s%%%s $retval", p.Function, ErrGoReturn, p.Function, retInsnSuffix)
 	}
 	syms := matchSymbols(t, p.Function)
 	if p.File != "" && len(syms) > 0 {

@@ -25,6 +25,9 @@ type Point struct {
 	Offset       uint64
 	HasOffset    bool
 	Return       bool
+	// RetInsns (FUNC%ret) probes each return instruction of FUNC instead
+	// of its return address: what works in Go programs (see ErrGoReturn).
+	RetInsns bool
 	// Lazy is the PTN of ;PTN exactly as written: backslashes are kept,
 	// because they are escapes for the lazy (glob) matcher, as in perf.
 	Lazy   string
@@ -151,6 +154,9 @@ func (p *Point) String() string {
 	}
 	if p.Return {
 		b.WriteString("%return")
+	}
+	if p.RetInsns {
+		b.WriteString("%" + retInsnSuffix)
 	}
 	if p.File == "*" {
 		b.WriteString(`@\*`) // a file named "*", not FUNC@*
@@ -558,16 +564,17 @@ func (pp *pointParser) file(i int, arg string) error {
 	return nil
 }
 
+// ret reads %return, or %ret (a probe at each return instruction).
 func (pp *pointParser) ret(i int, arg string) error {
 	switch {
 	case arg == "":
-		return pp.errAt(i+1, "probe place missing after '%%' (only %%return is supported)")
-	case arg != "return":
-		return pp.errAt(i, "%%%s is not supported (only %%return)", arg)
+		return pp.errAt(i+1, "probe place missing after '%%' (only %%return and %%ret are supported)")
+	case arg != "return" && arg != retInsnSuffix:
+		return pp.errAt(i, "%%%s is not supported (only %%return and %%ret)", arg)
 	case pp.retAt >= 0:
-		return pp.errAt(i, "%%return given twice")
+		return pp.errAt(i, "%%return or %%ret given twice")
 	}
-	pp.p.Return, pp.retAt = true, i
+	pp.p.Return, pp.p.RetInsns, pp.retAt = arg == "return", arg == retInsnSuffix, i
 	return nil
 }
 
@@ -609,12 +616,14 @@ func (pp *pointParser) exclusions() error {
 		return pp.errAt(pp.start, "function, source file or address missing")
 	case noAnchor && p.HasOffset:
 		return pp.errAt(pp.offAt, "offset requires an entry function")
-	case noAnchor && p.Return:
+	case noAnchor && (p.Return || p.RetInsns):
 		return pp.errAt(pp.retAt, "%%return requires a function")
 	case noAnchor && !p.HasLine && !lazy:
 		return pp.errAt(len(pp.s), "source file requires a line number (SRC:ALN) or a lazy pattern (SRC;PTN)")
 	case p.AbsLine() && p.Line == 0:
 		return pp.errAt(pp.lineAt+1, "line number in a source file must be positive")
+	case p.RetInsns && (p.HasLine || lazy || p.HasOffset || p.File != ""):
+		return pp.errAt(pp.retAt, "%%ret takes only a function")
 	case p.Return && p.HasLine:
 		return pp.errAt(pp.retAt, "%%return can't be used with a line number")
 	case p.Return && lazy:
