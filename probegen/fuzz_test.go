@@ -44,6 +44,7 @@ var fuzzSpecSeeds = []string{
 	"_ZN1r4work17h1eab6cb397fdfa44E n",
 	"_RNvCs1234_1r4work n",
 	"weird.c@*:3",
+	"main.positional%ret $retval $retval1",
 	"vfs_read+",
 	"vfs_read:0%return",
 	`a\\:3`,
