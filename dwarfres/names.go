@@ -17,7 +17,7 @@ const atMIPSLinkageName dwarf.Attr = 0x2007
 // the Rust hash dropped). ok is false when name is not mangled or does not
 // demangle; the caller then uses name as it is.
 func Demangle(name string) (string, bool) {
-	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
+	if !isMangled(name) {
 		return name, false
 	}
 	d, err := demangle.ToString(name, demangle.NoParams)
@@ -112,8 +112,14 @@ func (t *cuTree) funcMatches(i int, q Query) bool {
 	if q.Match(t.name(i)) {
 		return true
 	}
+	if isMangled(q.Function) {
+		return q.Match(t.linkageName(i)) // picks one overload
+	}
 	return hasTemplateArgs(q.Function) && q.Match(scopeLeaf(t.qualName(i)))
 }
+
+// isMangled reports a C++ or Rust mangled name.
+func isMangled(name string) bool { return strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R") }
 
 // hasTemplateArgs reports a name written with C++ template arguments.
 func hasTemplateArgs(name string) bool { return strings.Contains(name, "<") }

@@ -328,6 +328,9 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		}
 		out = append(out, pt)
 	}
+	if n := overloadNote(p, probes); n != "" {
+		addNote(out, n)
+	}
 	return out, nil
 }
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# langfixtures.sh OUTDIR KIND - build the C++, Rust or Go fixtures of
+# testdata/fixtures/lang (issue 15) into OUTDIR:
+#   cxx:  cxx-gcc-O0 cxx-gcc-O2 cxx-clang-O0 cxx-clang-O2   (from cxx.cpp)
+#   rust: rs-O0 rs-O2 rs-v0                                  (from rs.rs)
+#   go:   gof                                                (from gofix/)
+#
+# Idempotent like fixtures.sh: a target newer than its sources and this
+# script is kept; each is built under a temporary name and renamed.
+#
+# Exit status: 0 built; 3 the kind's compiler is missing (the caller skips
+# or fails); other non-zero: a build failed.
+#
+# Environment: CXX_GCC (g++), CXX_CLANG (clang++), RUSTC (rustc on PATH,
+# else ~/.cargo/bin/rustc), GO (go).
+set -euo pipefail
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 OUTDIR cxx|rust|go" >&2
+	exit 2
+fi
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
+SRC=$(cd "$HERE/../fixtures/lang" && pwd)
+mkdir -p "$1"
+OUT=$(cd "$1" && pwd)
+exec 9>"$OUT/.langlock"
+flock 9
+
+log() { printf 'langfixtures: %s\n' "$*" >&2; }
+
+fresh() {
+	local t=$1 d
+	shift
+	[ -e "$t" ] || return 1
+	for d in "$@"; do
+		[ "$t" -nt "$d" ] || return 1
+	done
+}
+
+need() {
+	if ! command -v "$1" >/dev/null 2>&1; then
+		log "$1 is missing: cannot build the $KIND fixtures"
+		exit 3
+	fi
+}
+
+KIND=$2
+case $KIND in
+cxx)
+	for cc in "${CXX_GCC:-g++}:gcc" "${CXX_CLANG:-clang++}:clang"; do
+		bin=${cc%%:*} tag=${cc##*:}
+		need "$bin"
+		for opt in O0 O2; do
+			t=$OUT/cxx-$tag-$opt
+			fresh "$t" "$SRC/cxx.cpp" "$SELF" && continue
+			log "building cxx-$tag-$opt"
+			(cd "$SRC" && "$bin" -g -"$opt" -fno-omit-frame-pointer -o "$t.tmp" cxx.cpp)
+			mv -f "$t.tmp" "$t"
+		done
+	done
+	;;
+rust)
+	RUSTC=${RUSTC:-$(command -v rustc || echo "$HOME/.cargo/bin/rustc")}
+	need "$RUSTC"
+	for v in "O0:-C opt-level=0" "O2:-C opt-level=2" "v0:-C opt-level=0 -C symbol-mangling-version=v0"; do
+		name=rs-${v%%:*} flags=${v#*:}
+		t=$OUT/$name
+		fresh "$t" "$SRC/rs.rs" "$SELF" && continue
+		log "building $name"
+		# shellcheck disable=SC2086 # flags are words
+		(cd "$SRC" && "$RUSTC" -g $flags --crate-name r -o "$t.tmp" rs.rs)
+		mv -f "$t.tmp" "$t"
+	done
+	;;
+go)
+	GO=${GO:-go}
+	need "$GO"
+	t=$OUT/gof
+	if ! fresh "$t" "$SRC/gofix/main.go" "$SRC/gofix/shapes/shapes.go" "$SRC/gofix/go.mod" "$SELF"; then
+		log "building gof"
+		(cd "$SRC/gofix" && GOFLAGS=-mod=mod GOWORK=off "$GO" build -o "$t.tmp" .)
+		mv -f "$t.tmp" "$t"
+	fi
+	;;
+*)
+	echo "langfixtures: unknown kind $KIND" >&2
+	exit 2
+	;;
+esac
