@@ -119,7 +119,9 @@ func (t *cuTree) funcMatches(i int, q Query) bool {
 }
 
 // isMangled reports a C++ or Rust mangled name.
-func isMangled(name string) bool { return strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R") }
+func isMangled(name string) bool {
+	return strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R")
+}
 
 // hasTemplateArgs reports a name written with C++ template arguments.
 func hasTemplateArgs(name string) bool { return strings.Contains(name, "<") }
