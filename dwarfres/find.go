@@ -111,7 +111,7 @@ func (s *search) outOfLine(i int) error {
 		return s.lazy(i, t.declFile(i))
 	}
 	entry := addr
-	if q.SkipPrologue && q.Offset == 0 && !t.optimized() {
+	if q.SkipPrologue && q.Offset == 0 && !t.funcOptimized(i) {
 		if a, ok := t.postPrologue(i, addr); ok {
 			addr = a
 		}

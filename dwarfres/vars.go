@@ -590,18 +590,33 @@ func (t *cuTree) rawNameAt(i int) string { return t.f.rawName(t.u, &t.dies[i]) }
 // has a location list (perf counts DW_FORM_sec_offset only, and so takes
 // clang's DWARF 5 DW_FORM_loclistx units for unoptimized ones).
 func (t *cuTree) optimized() bool {
-	t.optOnce.Do(func() {
-		for i := range t.dies {
-			if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
-				continue
-			}
-			if x, ok := t.attrsGet(i, dwarf.AttrLocation); ok && (x.form == formSecOffset || x.form == formLoclistx || t.u.version < 4 && (x.form == formData4 || x.form == formData8)) {
-				t.opt = true
-				return
-			}
-		}
-	})
+	t.optOnce.Do(func() { t.opt = t.hasLoclist(0, len(t.dies)) })
 	return t.opt
+}
+
+// hasLoclist reports whether a variable or parameter among dies[from:to]
+// has a location list.
+func (t *cuTree) hasLoclist(from, to int) bool {
+	for i := from; i < to; i++ {
+		if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
+			continue
+		}
+		if x, ok := t.attrsGet(i, dwarf.AttrLocation); ok && (x.form == formSecOffset || x.form == formLoclistx || t.u.version < 4 && (x.form == formData4 || x.form == formData8)) {
+			return true
+		}
+	}
+	return false
+}
+
+// funcOptimized is optimized for function fn. In C it is perf's test of
+// the whole unit; a C++ or Rust unit mixes the program's unoptimized
+// functions with optimized instances of library generics (Rust's -O0
+// unit holds core's), so there only fn's own variables count.
+func (t *cuTree) funcOptimized(fn int) bool {
+	if t.u.cOnly() {
+		return t.optimized()
+	}
+	return t.hasLoclist(fn+1, t.end(fn))
 }
 
 // postPrologue is perf's die_skip_prologue: the address of the line-table
@@ -618,7 +633,11 @@ func (t *cuTree) postPrologue(fn int, entry uint64) (uint64, bool) {
 	}
 	idx := -1
 	for i, r := range lt.rows {
-		if r.Addr == entry {
+		// Not an end_sequence row: C++ inline members and Rust
+		// functions each have a sequence, and one may end where the
+		// next function starts (perf 6.1 takes that row, finds no
+		// prologue and reads the arguments before they are stored).
+		if r.Addr == entry && !r.EndSeq {
 			idx = i
 			break
 		}
