@@ -174,6 +174,9 @@ func (f *File) HasDWARF() bool {
 		return f.dbg.HasDWARF()
 	}
 	s := f.ELF.Section(".debug_info")
+	if s == nil {
+		s = f.zdebugSection(".debug_info")
+	}
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
 }
 
@@ -225,6 +228,16 @@ func (f *File) section(name string) ([]byte, error) {
 		return b, nil
 	}
 	s := f.ELF.Section(name)
+	if s == nil {
+		if z := f.zdebugSection(name); z != nil && z.Type != elf.SHT_NOBITS {
+			b, err := inflateZdebug(f.data[z.Offset : z.Offset+z.FileSize])
+			if err != nil {
+				return nil, &DecodeError{Section: z.Name, Offset: 0, Msg: "cannot decompress: " + err.Error()}
+			}
+			f.secs[name] = b
+			return b, nil
+		}
+	}
 	if s == nil || s.Type == elf.SHT_NOBITS {
 		f.secs[name] = nil
 		return nil, nil

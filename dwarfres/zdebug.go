@@ -1,0 +1,43 @@
+package dwarfres
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// zdebugSection returns the .zdebug_X section standing for .debug_X: the
+// GNU compression that predates SHF_COMPRESSED, which gcc -gz=zlib-gnu
+// and Go toolchains before 1.12 write; nil when there is none.
+func (f *File) zdebugSection(name string) *elf.Section {
+	rest, ok := strings.CutPrefix(name, ".debug_")
+	if !ok {
+		return nil
+	}
+	return f.ELF.Section(".zdebug_" + rest)
+}
+
+// inflateZdebug decodes a .zdebug_ section: "ZLIB", the uncompressed size
+// as a 64-bit big-endian number, then a zlib stream.
+func inflateZdebug(raw []byte) ([]byte, error) {
+	if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+		return raw, nil // binutils leaves a section that would not shrink as it is
+	}
+	size := binary.BigEndian.Uint64(raw[4:12])
+	if size > 1<<32 {
+		return nil, fmt.Errorf("claims %d bytes uncompressed", size)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
