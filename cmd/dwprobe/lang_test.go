@@ -51,7 +51,7 @@ func TestLangDefinitions(t *testing.T) {
 		{"cxx", "cxx-gcc-O2", `geo::Box::grow%return $retval`, `^r:probe_cxx/geo_Box_grow__return \S+ arg1=\$retval\n$|^r:probe_cxx/geo_Box_grow__return \S+ \$retval\n$`},
 		{"cxx", "cxx-gcc-O0", "over x", `^p:probe_cxx/over \S+ x=-8\(%bp\):x64\np:probe_cxx/over \S+ x=-4\(%bp\):s32\n$`},
 		{"cxx", "cxx-gcc-O2", "_Z4overi x", `^p:probe_cxx/_Z4overi \S+ x=%di:s32\n$`},
-		{"cxx", "cxx-gcc-O2", "_Zoops v", `^p:probe_cxx/_Zoops \S+ v=%di:s32\n$`},
+		{"cxx", "cxx-gcc-O2", "_Zbad v", `^p:probe_cxx/_Zbad \S+ v=%di:s32\n$`},
 		// perf 6.1: p:probe_r/work <dir>/r:0x... n=+56(%sp):x64 (dwprobe
 		// said "not found" before issue 15).
 		{"rust", "rs-O0", "work n", `^p:probe_rs/work \S+ n=\+56\(%sp\):x64\n$`},
@@ -145,5 +145,15 @@ func TestLangMessages(t *testing.T) {
 				t.Errorf("-D %q: %d lines, want one:\n%s", tt.spec, n+1, errOut)
 			}
 		})
+	}
+}
+
+// TestLangUndemangled: a name that looks mangled but does not demangle
+// (extern "C" _Zbad) is listed and probed as it is.
+func TestLangUndemangled(t *testing.T) {
+	bin := langFixture(t, "cxx", "cxx-gcc-O2")
+	out, errOut, err := dw("-x", bin, "-F", "--filter", "_Z*")
+	if err != nil || out != "_Zbad\n" {
+		t.Errorf("-F --filter '_Z*': %v\n%s%s\nwant _Zbad alone", err, out, errOut)
 	}
 }
