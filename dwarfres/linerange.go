@@ -106,7 +106,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if q.File != "" && !src.matches(t.declFile(i)) {
 				continue
 			}
-			if t.name(i) != q.Function || !t.isFuncDef(i) {
+			if !t.isFuncDef(i) || !t.funcMatches(i, Query{Function: q.Function, Match: exactly(q.Function)}) {
 				continue
 			}
 			fname := t.declFile(i)

@@ -118,6 +118,9 @@ func (t *cuTree) funcMatches(i int, q Query) bool {
 	return hasTemplateArgs(q.Function) && q.Match(scopeLeaf(t.qualName(i)))
 }
 
+// exactly matches name alone.
+func exactly(name string) func(string) bool { return func(s string) bool { return s == name } }
+
 // isMangled reports a C++ or Rust mangled name.
 func isMangled(name string) bool {
 	return strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R")

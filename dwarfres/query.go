@@ -29,8 +29,7 @@ func (q *Query) matcher() func(string) bool {
 	if q.Match != nil {
 		return q.Match
 	}
-	name := q.Function
-	return func(s string) bool { return s == name }
+	return exactly(q.Function)
 }
 
 // Probe is one resolved probe address.

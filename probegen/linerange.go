@@ -25,7 +25,7 @@ func ParseLineRange(s string) (*LineRange, error) {
 	}
 	lr := &LineRange{End: math.MaxInt32}
 	head := s
-	if i := indexUnescaped(s, ':'); i >= 0 {
+	if i := rangeColon(s); i >= 0 {
 		if i == 0 {
 			return nil, synErr(s, 1, "no file or function name before ':'")
 		}
@@ -76,14 +76,36 @@ func ParseLineRange(s string) (*LineRange, error) {
 		if lr.Function == "" && lr.File == "" {
 			return nil, synErr(s, 1, "'@*' alone names nothing")
 		}
-	} else if strings.ContainsAny(head, "/.") {
+	} else if q, ok := strings.CutPrefix(head, `"`); ok && len(q) > 1 && strings.HasSuffix(q, `"`) {
+		lr.Function = q[:len(q)-1] // "ns::C::operator<" as upstream perf quotes it
+	} else if strings.ContainsAny(head, "/.") && looksLikeFile(head) {
 		lr.File = unescape(head)
-	} else if isCIdent(head) {
-		lr.Function = head
+	} else if isCIdent(head) || langFuncName(head) {
+		lr.Function = unescape(head)
 	} else {
 		return nil, synErr(s, 1, fmt.Sprintf("%q is not a valid function name", head))
 	}
 	return lr, nil
+}
+
+// rangeColon is the ':' that starts the line numbers: not escaped, not
+// part of a C++ or Rust "::", not inside a quoted name.
+func rangeColon(s string) int {
+	i := nameEnd(s, 0)
+	for i < len(s) && s[i] != ':' {
+		i = nameEnd(s, i+1)
+	}
+	if i >= len(s) {
+		return -1
+	}
+	return i
+}
+
+// langFuncName reports a C++, Rust or Go function name: scoped
+// ("geo::Box::grow", "r::work"), or dotted and not a file ("main.fn",
+// "example.com/app/shapes.(*Rect).Scale").
+func langFuncName(s string) bool {
+	return strings.Contains(s, "::") || strings.ContainsAny(s, "./") && !looksLikeFile(s)
 }
 
 func indexUnescaped(s string, c byte) int {

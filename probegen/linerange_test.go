@@ -23,6 +23,13 @@ func TestParseLineRange(t *testing.T) {
 		{in: "fs/read_write.c:460-465", want: LineRange{File: "fs/read_write.c", Start: 460, End: 465}},
 		{in: "read_write.c", want: LineRange{File: "read_write.c", End: open}},
 		{in: "vfs_read@*", want: LineRange{Function: "vfs_read", End: open}},
+		// Issue 15: C++, Rust and Go names.
+		{in: "geo::Box::grow", want: LineRange{Function: "geo::Box::grow", End: open}},
+		{in: "r::inner::scale:1-2", want: LineRange{Function: "r::inner::scale", Start: 1, End: 2}},
+		{in: `"geo::Box::operator<":1`, want: LineRange{Function: "geo::Box::operator<", Start: 1, End: open}},
+		{in: "main.positional:3", want: LineRange{Function: "main.positional", Start: 3, End: open}},
+		{in: "example.com/gofix/shapes.(*Rect).Scale", want: LineRange{Function: "example.com/gofix/shapes.(*Rect).Scale", End: open}},
+		{in: "main.go:3", want: LineRange{File: "main.go", Start: 3, End: open}},
 		{in: ":10", col: 1},
 		{in: "vfs_read:", col: 10},
 		{in: "vfs_read:x", col: 10},

@@ -157,3 +157,20 @@ func TestLangUndemangled(t *testing.T) {
 		t.Errorf("-F --filter '_Z*': %v\n%s%s\nwant _Zbad alone", err, out, errOut)
 	}
 }
+
+// TestLangLineRange: -L shows the source of a C++, Rust or Go function
+// named with its scopes, headed by the name as written.
+func TestLangLineRange(t *testing.T) {
+	for _, tt := range []struct{ kind, bin, rng, head, line string }{
+		{"cxx", "cxx-gcc-O0", "geo::Box::grow", "<geo::Box::grow@", "long grow(long by) {"},
+		{"rust", "rs-O0", "r::inner::scale", "<r::inner::scale@", "x * k + 1"},
+		{"go", "gof", "main.positional:1-2", "<main.positional@", "s := a + int(b) + int(c)"},
+	} {
+		t.Run(tt.rng, func(t *testing.T) {
+			out, errOut, err := dw("-x", langFixture(t, tt.kind, tt.bin), "-L", tt.rng)
+			if err != nil || !strings.HasPrefix(out, tt.head) || !strings.Contains(out, tt.line) {
+				t.Errorf("-L %s: %v\n%s%s", tt.rng, err, out, errOut)
+			}
+		})
+	}
+}
