@@ -17,7 +17,7 @@ DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build docs install deps corpus fixtures test unit fuzz lint conformance golden bench demo clean
+.PHONY: all build docs install deps langtools corpus fixtures test unit fuzz lint conformance golden bench demo clean
 
 all: build
 
@@ -51,6 +51,16 @@ deps:
 	fi
 	@[ -x $(GOBIN)/staticcheck ] && $(GOBIN)/staticcheck -version | grep -q $(STATICCHECK_VERSION:v%=%) || \
 		$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# langtools checks the compilers of the C++, Rust and Go fixtures (issue
+# 15; testdata/scripts/langfixtures.sh) and names any that is missing.
+# rustc is not a Debian package recent enough here: it comes from rustup.
+RUSTC ?= $(or $(shell command -v rustc),$(HOME)/.cargo/bin/rustc)
+langtools:
+	@missing=""; \
+	for t in g++ clang++ $(GO); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	[ -x "$(RUSTC)" ] || missing="$$missing rustc (install rustup from https://rustup.rs, or set RUSTC)"; \
+	if [ -n "$$missing" ]; then echo "langtools: missing:$$missing" >&2; exit 1; fi
 
 # corpus fetches the Debian cloud kernels (amd64, arm64) and their source.
 corpus:
@@ -89,8 +99,8 @@ golden: deps corpus
 	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh $(CORPUS)/arm64/vmlinux $(SRC)
 
-test: deps corpus lint
-	DWPROBE_REQUIRE_ALL=1 $(GO) test -count=1 -skip '^TestConformance$$' ./...
+test: deps langtools corpus lint
+	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory fuzz
 
