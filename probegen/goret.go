@@ -195,7 +195,7 @@ func funcResults(t *dwarfres.File, fn string) ([]dwarfres.Entry, error) {
 func resultReg(m elf.Machine, results []dwarfres.Entry, k int) (string, string, error) {
 	regs := goIntResultRegs[m]
 	if regs == nil {
-		return "", "", fmt.Errorf("Go results on %v: %w", m, ErrNotSupported)
+		return "", "", fmt.Errorf("results of Go functions on %v: %w", m, ErrNotSupported)
 	}
 	if k >= len(results) {
 		return "", "", fmt.Errorf("the function has %d result(s)", len(results))

@@ -14,38 +14,24 @@
 # Environment: CXX_GCC (g++), CXX_CLANG (clang++), RUSTC (rustc on PATH,
 # else ~/.cargo/bin/rustc), GO (go).
 set -euo pipefail
-
-if [ $# -ne 2 ]; then
-	echo "usage: $0 OUTDIR cxx|rust|go" >&2
-	exit 2
-fi
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
-SRC=$(cd "$HERE/../fixtures/lang" && pwd)
-mkdir -p "$1"
-OUT=$(cd "$1" && pwd)
-exec 9>"$OUT/.langlock"
-flock 9
+[ $# -eq 2 ] || { echo "usage: $0 OUTDIR cxx|rust|go" >&2; exit 2; }
+KIND=$2
+SELF=$(realpath "${BASH_SOURCE[0]}")
+SRC=$(realpath "$(dirname "$SELF")/../fixtures/lang")
+mkdir -p "$1" && OUT=$(realpath "$1")
+exec 9>"$OUT/.langlock" && flock 9 # test binaries may build at once
 
 log() { printf 'langfixtures: %s\n' "$*" >&2; }
 
-fresh() {
-	local t=$1 d
-	shift
-	[ -e "$t" ] || return 1
-	for d in "$@"; do
-		[ "$t" -nt "$d" ] || return 1
-	done
-}
+# fresh TARGET DEP...: TARGET exists and no DEP is newer.
+fresh() { [ -e "$1" ] && [ -z "$(find "${@:2}" -newer "$1")" ]; }
 
 need() {
-	if ! command -v "$1" >/dev/null 2>&1; then
-		log "$1 is missing: cannot build the $KIND fixtures"
-		exit 3
-	fi
+	command -v "$1" >/dev/null 2>&1 && return
+	log "$1 is missing: cannot build the $KIND fixtures"
+	exit 3
 }
 
-KIND=$2
 case $KIND in
 cxx)
 	for cc in "${CXX_GCC:-g++}:gcc" "${CXX_CLANG:-clang++}:clang"; do
