@@ -183,6 +183,9 @@ func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
 	var baseaddr uint64
 	if sp := t.realFunc(addr); sp >= 0 {
 		p.fn = t.name(sp)
+		if !t.u.cOnly() && p.fn != "" {
+			p.fn = t.qualName(sp) // "geo::Box::grow", as specs name it
+		}
 		basefunc = p.fn
 		ba, ok1 := t.dieEntryPC(sp)
 		bl, ok2 := t.declLine(sp)

@@ -43,6 +43,7 @@ type langCase struct {
 	kind, bin string
 	args      []string
 	specs     []string // EVENT=... without the group
+	listed    string   // what -l must say the first probe is on
 	// checks maps an event to the printed line kind whose values it
 	// traced, and pairs of (traced argument, printed key).
 	checks []langCheck
@@ -59,14 +60,14 @@ func TestLangLive(t *testing.T) {
 	growRet := langCheck{"growret__return", "grow", [][2]string{{"arg1", "ret"}}}
 	cases := []langCase{}
 	for _, b := range []string{"cxx-gcc-O0", "cxx-gcc-O2", "cxx-clang-O2"} {
-		cases = append(cases, langCase{kind: "cxx", bin: b, specs: []string{
+		cases = append(cases, langCase{kind: "cxx", bin: b, listed: "(on geo::Box::grow", specs: []string{
 			"grow=geo::Box::grow this->width by",
 			"growret=geo::Box::grow%return $retval:s64",
 			`add="add<long>" a b`,
 		}, checks: []langCheck{grow, growRet, {"add", "addl", [][2]string{{"a", "a"}, {"b", "b"}}}}})
 	}
 	for _, b := range []string{"rs-O0", "rs-O2", "rs-v0"} {
-		cases = append(cases, langCase{kind: "rust", bin: b, args: []string{"4"}, specs: []string{
+		cases = append(cases, langCase{kind: "rust", bin: b, args: []string{"4"}, listed: "(on r::work", specs: []string{
 			"work=work n",
 			"workret=r::work%return $retval:u64",
 			"scale=r::inner::scale x k",
@@ -76,7 +77,7 @@ func TestLangLive(t *testing.T) {
 			{"scale", "scale", [][2]string{{"x", "x"}, {"k", "k"}}},
 		}})
 	}
-	cases = append(cases, langCase{kind: "go", bin: "gof", specs: []string{
+	cases = append(cases, langCase{kind: "go", bin: "gof", listed: "(on main.positional", specs: []string{
 		"ent=main.positional a b c=c:u8",
 		"ret=main.positional%ret r=$retval big=$retval1",
 		"sc=example.com/gofix/shapes.(*Rect).Scale%ret area=$retval per=$retval1",
@@ -96,6 +97,10 @@ func TestLangLive(t *testing.T) {
 			}
 			if _, errOut, err := dw(args...); err != nil {
 				t.Fatalf("dwprobe -a: %v\n%s", err, errOut)
+			}
+			// -l names the functions as specs do (perf 6.1: mangled).
+			if list, _, err := dw("-l", g+":"+strings.SplitN(c.specs[0], "=", 2)[0]); err != nil || !strings.Contains(list, c.listed) {
+				t.Errorf("-l: %v\n%s\nwant %q", err, list, c.listed)
 			}
 			in.enable(t, g, true)
 			pid, printed := runLang(t, app, c.args...)
