@@ -492,6 +492,24 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 	return out, nil
 }
 
+// dwarfEntrySymbols finds the symbols of the out-of-line functions DWARF
+// names p.Function when no symbol has that name: Rust's "work" is the
+// symbol _ZN1r4work17h...E ("r::work" demangled).
+func dwarfEntrySymbols(o *ResolveOptions, t *dwarfres.File, p *Point) []dwarfres.Sym {
+	probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
+		Match: globOrExact(p.Function), NoInlines: true, MaxProbes: o.MaxProbes})
+	if err != nil {
+		return nil
+	}
+	var out []dwarfres.Sym
+	for _, pr := range probes {
+		if s, ok := t.Symbols().At(pr.Addr); ok && s.Start == pr.Addr && s.Type == elf.STT_FUNC {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // symbolMatches reports whether symbol name matches the glob pat as it is
 // or, for a C++ or Rust symbol, demangled as perf's symbol map holds it
 // ("_ZN3geo3Box4growEl" is "geo::Box::grow").
@@ -550,6 +568,9 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 			}
 		}
 		syms = f
+	}
+	if len(syms) == 0 && p.File == "" {
+		syms = dwarfEntrySymbols(o, t, p)
 	}
 	if len(syms) == 0 {
 		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, MaxProbes: o.MaxProbes})

@@ -56,6 +56,9 @@ func TestLangDefinitions(t *testing.T) {
 		// said "not found" before issue 15).
 		{"rust", "rs-O0", "work n", `^p:probe_rs/work \S+ n=\+56\(%sp\):x64\n$`},
 		{"rust", "rs-O2", "work n", `^p:probe_rs/work \S+ n=%di:x64\n$`},
+		// perf 6.1: "Failed to add events" (no symbol is named work).
+		{"rust", "rs-O2", "work%return $retval", `^r:probe_rs/work__return \S+ \$retval\n$`},
+		{"cxx", "cxx-gcc-O0", "grow%return $retval", `^r:probe_cxx/grow__return \S+ \$retval\n$`},
 		{"rust", "rs-v0", "work n", `^p:probe_rs/work \S+ n=\+56\(%sp\):x64\n$`},
 		{"rust", "rs-O0", "r::inner::scale x k", `^p:probe_rs/r_inner_scale \S+ x=\+16\(%sp\):s32 k=\+20\(%sp\):s32\n$`},
 		{"rust", "rs-v0", "r::inner::scale x k", `^p:probe_rs/r_inner_scale \S+ x=\+16\(%sp\):s32 k=\+20\(%sp\):s32\n$`},
