@@ -68,6 +68,7 @@ func TestLangDefinitions(t *testing.T) {
 		{"go", "gof", "main.positional:3 s", `^p:probe_gof/main_positional_L3 \S+ s=%ax:s64\n$`},
 		{"go", "gof", "example.com/gofix/shapes.(*Rect).Scale r k r->W", `^p:probe_gof/example_com_gofix_shapes_Rect_Scale \S+ r=%ax k=%bx:s64 W=\+0\(%ax\):s64\n$`},
 		{"go", "gof", "main.positional%ret $retval big=$retval1", `^(p:probe_gof/main_positional__return \S+ retval=%ax:s64 big=%bx:u8\n){2}$`},
+		{"go", "gof-arm64", "main.positional%ret $retval big=$retval1", `^(p:probe_gof/main_positional__return \S+ retval=%x0:s64 big=%x1:u8\n){2}$`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bin+"/"+tt.spec, func(t *testing.T) {

@@ -3,7 +3,7 @@
 # testdata/fixtures/lang (issue 15) into OUTDIR:
 #   cxx:  cxx-gcc-O0 cxx-gcc-O2 cxx-clang-O0 cxx-clang-O2   (from cxx.cpp)
 #   rust: rs-O0 rs-O2 rs-v0                                  (from rs.rs)
-#   go:   gof                                                (from gofix/)
+#   go:   gof gof-arm64                                      (from gofix/)
 #
 # Idempotent like fixtures.sh: a target newer than its sources and this
 # script is kept; each is built under a temporary name and renamed.
@@ -62,12 +62,14 @@ rust)
 go)
 	GO=${GO:-go}
 	need "$GO"
-	t=$OUT/gof
-	if ! fresh "$t" "$SRC/gofix/main.go" "$SRC/gofix/shapes/shapes.go" "$SRC/gofix/go.mod" "$SELF"; then
-		log "building gof"
-		(cd "$SRC/gofix" && GOFLAGS=-mod=mod GOWORK=off "$GO" build -o "$t.tmp" .)
+	for arch in amd64 arm64; do # the Go toolchain cross-compiles alone
+		t=$OUT/gof
+		[ "$arch" = amd64 ] || t=$OUT/gof-$arch
+		fresh "$t" "$SRC/gofix/main.go" "$SRC/gofix/shapes/shapes.go" "$SRC/gofix/go.mod" "$SELF" && continue
+		log "building ${t##*/}"
+		(cd "$SRC/gofix" && GOARCH=$arch GOFLAGS=-mod=mod GOWORK=off "$GO" build -o "$t.tmp" .)
 		mv -f "$t.tmp" "$t"
-	fi
+	done
 	;;
 *)
 	echo "langfixtures: unknown kind $KIND" >&2
