@@ -30,6 +30,13 @@
 //     Entry (entry.go) answers type questions.
 //   - SDT markers: SDTMarkers (sdt.go) reads .note.stapsdt, no DWARF
 //     needed, with perf's prelink and semaphore adjustments.
+//   - Other languages (names.go): C++ and Rust functions nest in
+//     namespaces, classes and impls (libdw's dwarf_getfuncs visits them
+//     all outside C units); scoped names match the demangled
+//     DW_AT_linkage_name (Demangle, github.com/ianlancetaylor/demangle);
+//     Go's types are reached through DW_FORM_ref_addr (entry.go) and its
+//     results are Scope.Results; GNU .zdebug_ sections are inflated
+//     (zdebug.go) like SHF_COMPRESSED ones.
 //
 // Errors wrap the sentinels of errors.go; malformed input is a
 // *DecodeError naming section and offset. Tests assemble DWARF by hand

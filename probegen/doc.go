@@ -7,7 +7,11 @@
 // also lists the variables at a point (-V), a function's source lines (-L)
 // and the functions (-F). SDT markers (sdt*.go) resolve from their notes
 // alone: the note's operands become fetch arguments per machine
-// (sdt_x86_64.go, sdt_aarch64.go), as perf writes them.
+// (sdt_x86_64.go, sdt_aarch64.go), as perf writes them. C++, Rust and Go
+// names (ns::C::m, "quoted", FUNC@*, main.fn:LINE) are parsed in spec.go;
+// Go's %return is refused and FUNC%ret probes each return instruction,
+// reading results from the ABI's registers (goret.go); overload.go lists a
+// C++ name's overloads.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):
