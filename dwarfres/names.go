@@ -24,7 +24,32 @@ func Demangle(name string) (string, bool) {
 	if err != nil || d == "" {
 		return name, false
 	}
-	return d, true
+	return inherentImpl(d), true
+}
+
+// inherentImpl writes a Rust v0 inherent method as legacy mangling and
+// perf's -F of it do: "<r::Counter>::bump" is "r::Counter::bump". A trait
+// method ("<r::Counter as core::fmt::Debug>::fmt") stays as it is.
+func inherentImpl(d string) string {
+	if !strings.HasPrefix(d, "<") {
+		return d
+	}
+	depth := 0
+	for i := 0; i < len(d); i++ {
+		switch d[i] {
+		case '<':
+			depth++
+		case '>':
+			if depth--; depth == 0 {
+				inner := d[1:i]
+				if strings.Contains(inner, " as ") || !strings.HasPrefix(d[i+1:], "::") {
+					return d
+				}
+				return inner + d[i+1:]
+			}
+		}
+	}
+	return d
 }
 
 // IsScoped reports whether a function name is qualified by a C++ or Rust

@@ -611,12 +611,30 @@ func (t *cuTree) hasLoclist(from, to int) bool {
 // funcOptimized is optimized for function fn. In C it is perf's test of
 // the whole unit; a C++ or Rust unit mixes the program's unoptimized
 // functions with optimized instances of library generics (Rust's -O0
-// unit holds core's), so there only fn's own variables count.
+// unit holds core's), so there only fn's own variables count: a location
+// list, or a variable living in a register (unoptimized code keeps them
+// all in its frame), says fn is optimized.
 func (t *cuTree) funcOptimized(fn int) bool {
 	if t.u.cOnly() {
 		return t.optimized()
 	}
-	return t.hasLoclist(fn+1, t.end(fn))
+	end := t.end(fn)
+	return t.hasLoclist(fn+1, end) || t.hasRegisterVar(fn+1, end)
+}
+
+// hasRegisterVar reports whether a variable or parameter among
+// dies[from:to] is located in a register (DW_OP_reg0..31, DW_OP_regx).
+func (t *cuTree) hasRegisterVar(from, to int) bool {
+	for i := from; i < to; i++ {
+		if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
+			continue
+		}
+		x, ok := t.attrsGet(i, dwarf.AttrLocation)
+		if ok && x.form.class() == classExprloc && len(x.blk) > 0 && (x.blk[0] >= 0x50 && x.blk[0] <= 0x6f || x.blk[0] == 0x90) {
+			return true
+		}
+	}
+	return false
 }
 
 // postPrologue is perf's die_skip_prologue: the address of the line-table

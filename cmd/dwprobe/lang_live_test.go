@@ -71,7 +71,9 @@ func TestLangLive(t *testing.T) {
 			"work=work n",
 			"workret=r::work%return $retval:u64",
 			"scale=r::inner::scale x k",
+			"bump=r::Counter::bump self->n by",
 		}, checks: []langCheck{
+			{"bump", "bump", [][2]string{{"n", "n"}, {"by", "by"}}},
 			{"work", "work", [][2]string{{"n", "n"}}},
 			{"workret__return", "work", [][2]string{{"arg1", "r"}}},
 			{"scale", "scale", [][2]string{{"x", "x"}, {"k", "k"}}},

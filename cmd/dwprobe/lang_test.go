@@ -62,6 +62,10 @@ func TestLangDefinitions(t *testing.T) {
 		{"rust", "rs-v0", "work n", `^p:probe_rs/work \S+ n=\+56\(%sp\):x64\n$`},
 		{"rust", "rs-O0", "r::inner::scale x k", `^p:probe_rs/r_inner_scale \S+ x=\+16\(%sp\):s32 k=\+20\(%sp\):s32\n$`},
 		{"rust", "rs-v0", "r::inner::scale x k", `^p:probe_rs/r_inner_scale \S+ x=\+16\(%sp\):s32 k=\+20\(%sp\):s32\n$`},
+		// A method of an inherent impl: v0 demangles it "<r::Counter>::bump".
+		{"rust", "rs-O0", "r::Counter::bump self->n by", `^p:probe_rs/r_Counter_bump \S+ n=\+0\(\+24\(%sp\)\):x64 by=\+32\(%sp\):x64\n$`},
+		{"rust", "rs-v0", "r::Counter::bump self->n by", `^p:probe_rs/r_Counter_bump \S+ n=\+0\(\+24\(%sp\)\):x64 by=\+32\(%sp\):x64\n$`},
+		{"rust", "rs-O2", "r::Counter::bump self->n by", `^p:probe_rs/r_Counter_bump \S+ n=\+0\(%di\):x64 by=%si:x64\n$`},
 		// perf 6.1 names these "main" and "example", and reads
 		// main.positional:3 as a file.
 		{"go", "gof", "main.positional a b c", `^p:probe_gof/main_positional \S+ a=%ax:s64 b=%bx:s64 c=%cx:x8\n$`},
