@@ -25,30 +25,26 @@ func TestDemangle(t *testing.T) {
 	}
 }
 
-func TestScopeLeaf(t *testing.T) {
-	for in, want := range map[string]string{
-		"geo::Box::grow":        "grow",
-		"ns::f<a::b>":           "f<a::b>",
-		"r::inner::scale":       "scale",
-		"plain":                 "plain",
-		"<T as ns::Tr>::method": "method",
+// TestNameForms pins the two rewrites of qualified names: the last
+// component of a scoped name, and Rust v0's inherent methods written as
+// legacy mangling writes them.
+func TestNameForms(t *testing.T) {
+	for _, tt := range []struct {
+		fn       func(string) string
+		in, want string
+	}{
+		{scopeLeaf, "geo::Box::grow", "grow"},
+		{scopeLeaf, "ns::f<a::b>", "f<a::b>"},
+		{scopeLeaf, "plain", "plain"},
+		{scopeLeaf, "<T as ns::Tr>::method", "method"},
+		{inherentImpl, "<r::Counter>::bump", "r::Counter::bump"},
+		{inherentImpl, "<r::Counter as core::fmt::Debug>::fmt", "<r::Counter as core::fmt::Debug>::fmt"},
+		{inherentImpl, "<alloc::vec::Vec<u8>>::push", "alloc::vec::Vec<u8>::push"},
+		{inherentImpl, "<[u8]>", "<[u8]>"},
+		{inherentImpl, "r::work", "r::work"},
 	} {
-		if got := scopeLeaf(in); got != want {
-			t.Errorf("scopeLeaf(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestInherentImpl(t *testing.T) {
-	for in, want := range map[string]string{
-		"<r::Counter>::bump":                    "r::Counter::bump",
-		"<r::Counter as core::fmt::Debug>::fmt": "<r::Counter as core::fmt::Debug>::fmt",
-		"<alloc::vec::Vec<u8>>::push":           "alloc::vec::Vec<u8>::push",
-		"r::work":                               "r::work",
-		"<[u8]>":                                "<[u8]>",
-	} {
-		if got := inherentImpl(in); got != want {
-			t.Errorf("inherentImpl(%q) = %q, want %q", in, got, want)
+		if got := tt.fn(tt.in); got != tt.want {
+			t.Errorf("%q -> %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
