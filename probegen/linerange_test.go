@@ -56,7 +56,7 @@ func TestParseLineRange(t *testing.T) {
 }
 
 func FuzzParseLineRange(f *testing.F) {
-	for _, s := range []string{"vfs_read", "vfs_read:10+3", "fs/read_write.c:460-465", "vfs_read@*", "a\\:b:1", ":", "x:-1-2"} {
+	for _, s := range []string{"vfs_read", "vfs_read:10+3", "fs/read_write.c:460-465", "vfs_read@*", "a\\:b:1", ":", "x:-1-2", "geo::Box::grow:1-2", `"ns::operator<":1`, "main.positional:3", "example.com/m/p.(*T).M"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
