@@ -203,5 +203,8 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		}
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
 	}
+	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
+		e.note(fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
+	}
 	return "@" + name, int64(addr - start), nil
 }
