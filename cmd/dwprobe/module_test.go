@@ -187,3 +187,13 @@ func TestModuleLocalData(t *testing.T) {
 		t.Errorf("stderr %q: want a note for __func__.5 only", stderr)
 	}
 }
+
+// TestModulePositional: an absolute path to a .ko first among the words is
+// the module to probe, as perf's set_target takes it.
+func TestModulePositional(t *testing.T) {
+	ko := modFixture(t, "kmod-gcc.ko")
+	out, _, err := dw("-n", ko, "kmod_work", "n")
+	if err != nil || !strings.Contains(out, "p:probe/kmod_work kmodfix:kmod_work+0 n=%si:s32\n") {
+		t.Errorf("-n %s kmod_work n: %q, %v; want the module's kprobe", ko, out, err)
+	}
+}
