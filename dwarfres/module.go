@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -38,6 +39,34 @@ func layoutSections(ef *elf.File) {
 		s.Addr = next
 		next += s.Size
 	}
+}
+
+// ftraceSections are a module's tables of ftrace call sites, one per
+// architecture: x86_64's __mcount_loc and arm64's
+// __patchable_function_entries, whose entries are relocations against
+// the text sections.
+var ftraceSections = []string{"__mcount_loc", "__patchable_function_entries"}
+
+// relocatedSection reports whether section name of a module is read with
+// its relocations applied: the debug sections, and the ftrace tables.
+func relocatedSection(name string) bool {
+	return strings.HasPrefix(name, ".debug_") || slices.Contains(ftraceSections, name)
+}
+
+// moduleFtraceTable is a module's ftrace call-site table, relocated in
+// place, as [start, stop) addresses; ok is false when it has none.
+func (f *File) moduleFtraceTable() (start, stop uint64, ok bool) {
+	for _, n := range ftraceSections {
+		s := f.ELF.Section(n)
+		if s == nil || s.Size == 0 || s.Size%8 != 0 {
+			continue
+		}
+		if b, err := f.section(n); err != nil || b == nil {
+			return 0, 0, false
+		}
+		return s.Addr, s.Addr + s.Size, true
+	}
+	return 0, 0, false
 }
 
 // sectionBase is the laid-out address of section i (0 for a section that

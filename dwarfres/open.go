@@ -245,7 +245,7 @@ func (f *File) section(name string) ([]byte, error) {
 	} else {
 		b = f.data[s.Offset : s.Offset+s.FileSize]
 	}
-	if f.IsModule() && strings.HasPrefix(name, ".debug_") {
+	if f.IsModule() && relocatedSection(name) {
 		if err := f.relocate(sectionIndex(f.ELF, s), b); err != nil {
 			return nil, err
 		}

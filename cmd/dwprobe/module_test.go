@@ -197,3 +197,22 @@ func TestModulePositional(t *testing.T) {
 		t.Errorf("-n %s kmod_work n: %q, %v; want the module's kprobe", ko, out, err)
 	}
 }
+
+// TestModuleNotes: a probe in a module's .init.text says when it can be
+// defined, and one in a function without an ftrace call site (from the
+// module's relocated __mcount_loc, or __patchable_function_entries on
+// arm64) that the kernel refuses it, as for the vmlinux.
+func TestModuleNotes(t *testing.T) {
+	_, stderr, err := dw("-m", modFixture(t, "kmod-gcc.ko"), "-D", "kmod_init", "-D", "kmod_work")
+	if err != nil || strings.Count(stderr, "note: ") != 1 || !strings.Contains(stderr, "note: kmod_init+0 is in the module's .init.text, which the kernel frees once the module has loaded") {
+		t.Errorf("init text: %q, %v; want one note, on kmod_init", stderr, err)
+	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		ko := debianModule(t, arch, "fs/overlayfs/overlay.ko")
+		_, stderr, err := dw("-m", ko, "-D", "ovl_do_rename", "-D", "ovl_lookup")
+		if err != nil || !strings.Contains(stderr, "note: ovl_do_rename (fs/overlayfs/overlayfs.h:281) is notrace (no ftrace call site: it is an out-of-line copy of an inline function) at ovl_do_rename+0") ||
+			strings.Contains(stderr, "ovl_lookup") {
+			t.Errorf("%s notrace: %q, %v; want ovl_do_rename's notes only", arch, stderr, err)
+		}
+	}
+}
