@@ -244,6 +244,11 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		if p.HasLine || p.File != "" {
 			return nil, errors.New("an absolute address takes no line or file")
 		}
+		if t.IsModule() {
+			// perf finds no such point either: a module has no address
+			// before the kernel loads it.
+			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", ErrNotSupported)
+		}
 		if !o.User {
 			if err := checkKernelText(t, p.Addr); err != nil {
 				return nil, err

@@ -46,11 +46,18 @@ func TestModuleFixture(t *testing.T) {
 		{"lazy", []string{"-s", src, "-D", "kmod_work;kmod_count++*"}, "p:probe/kmod_work kmodfix:kmod_work+28\n", false},
 		{"-L", []string{"-s", src, "-L", "kmod_work"}, "      5  \t\tsum += p->id * n;\n      6  \t\tkmod_count++;\n", true},
 		{"-V", []string{"-V", "kmod_work"}, "\t\tstruct kmod_item*\tp\n", true},
+		{"absolute address", []string{"-D", "0x10010"}, "", false},
 		{"-F", []string{"-F"}, "a.1\nb.0\nkmod_count\nkmod_exit\nkmod_init\nkmod_limit\nkmod_modinfo\nkmod_work\n", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, _, err := dw(append([]string{"-m", gccKo}, c.args...)...)
+			if c.want == "" { // refused, as perf refuses it
+				if err == nil || exitCode(err) != exitUnresolved {
+					t.Fatalf("%q: %q, %v; want an unresolved probe", c.args, out, err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
