@@ -85,6 +85,15 @@ func TestModuleFixtureArm64(t *testing.T) {
 	}
 }
 
+// TestModuleCompressed: compressed debug sections are relocated once
+// decompressed.
+func TestModuleCompressed(t *testing.T) {
+	out, _, err := dw("-m", modFixture(t, "kmod-gcc-zlib.ko"), "-D", "kmod_work:5 p->name:string", "-D", "kmod_exit")
+	if want := "p:probe/kmod_work_L5 kmodfix:kmod_work+16 name=+0(+0(%di)):string\np:probe/kmod_exit kmodfix:kmod_exit+0\n"; err != nil || out != want {
+		t.Errorf("zlib module: %q, %v; want %q", out, err, want)
+	}
+}
+
 // TestModuleNotRelocatable: -m with a file that is not a relocatable
 // object says so, as an input error.
 func TestModuleNotRelocatable(t *testing.T) {
