@@ -192,9 +192,6 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.exec != "" && o.vmlinux != "" {
 		return nil, errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	}
-	if o.exec != "" && o.module != "" {
-		return nil, errors.New("-x and -m are exclusive: probe a user binary or a kernel module, not both")
-	}
 	switch modes(&o) {
 	case 0:
 		fs.Usage()
