@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -94,5 +95,31 @@ func TestModuleFileName(t *testing.T) {
 		if got := moduleFileName(in); got != want {
 			t.Errorf("moduleFileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRelocPagesDropped: the pages of an applied relocation section are
+// given back, and read back from the file unchanged if read again.
+func TestRelocPagesDropped(t *testing.T) {
+	p := needBin(t, "kmod-gcc.ko")
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.section(".debug_info"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := f.ELF.Section(".rela.debug_info")
+	if rs == nil {
+		t.Fatal("no .rela.debug_info")
+	}
+	lo, hi := rs.Offset, rs.Offset+rs.FileSize
+	if !bytes.Equal(f.data[lo:hi], raw[lo:hi]) {
+		t.Error(".rela.debug_info reads back changed after its pages were dropped")
 	}
 }

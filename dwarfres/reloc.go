@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"debug/elf"
 	"fmt"
+	"os"
+	"syscall"
 )
 
 // A relocatable object (a kernel module) leaves the addresses and section
@@ -70,8 +72,25 @@ func (f *File) relocate(target int, b []byte) error {
 		if err := f.applyRelocs(rs, b, f.ELF.Sections[target]); err != nil {
 			return err
 		}
+		f.dropPages(rs.Offset, rs.FileSize)
 	}
 	return nil
+}
+
+// dropPages gives back the pages wholly inside the file range [off,
+// off+n) of a relocation section once applied (13 MB for btrfs's
+// .rela.debug_info): nothing reads it again, and a page of a file mapping
+// that is read again is read from the file. An anonymous mapping (a
+// decompressed module) would read back zeros: its pages are kept.
+func (f *File) dropPages(off, n uint64) {
+	if f.f == nil {
+		return
+	}
+	pg := uint64(os.Getpagesize())
+	lo, hi := (off+pg-1)/pg*pg, (off+n)/pg*pg
+	if hi > lo && hi <= uint64(len(f.data)) {
+		syscall.Madvise(f.data[lo:hi], syscall.MADV_DONTNEED)
+	}
 }
 
 // applyRelocs applies the RELA section rs to out, the contents of section
