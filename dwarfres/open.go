@@ -41,6 +41,7 @@ type File struct {
 	mcountStart  uint64
 	mcountStop   uint64
 	kallsymsData bool
+	kernelData   func() bool // a module's kernel: whether its kallsyms lists data (SetKernelData)
 	syms         *Symtab
 
 	cfiOnce sync.Once

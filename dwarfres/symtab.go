@@ -336,6 +336,10 @@ func (f *File) SymbolAddr(name string) (uint64, bool) {
 func (f *File) KallsymsHasData() bool {
 	f.kallsymsOnce.Do(func() {
 		f.kallsymsData = true
+		if f.IsModule() { // the kernel's kallsyms, not the module's
+			f.kallsymsData = f.kernelData == nil || f.kernelData()
+			return
+		}
 		addr, ok := f.SymbolAddr("kallsyms_num_syms")
 		if !ok {
 			return

@@ -151,6 +151,11 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 // global names a global variable's address: @SYMBOL (kernel) with the
 // offset of loc.Addr from it, or @+FILEOFFSET for uprobes.
 func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
+	if e.f.IsModule() && !e.f.KallsymsHasData() {
+		// A module has no symbol kallsyms always lists to count from,
+		// as _stext is for the vmlinux.
+		return "", 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, ErrNotSupported)
+	}
 	addr, has := loc.Addr, loc.HasAddr
 	if !has {
 		if loc.Sym == "" {

@@ -237,3 +237,20 @@ func TestModuleNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleGlobalKallsyms: a module global is read through @SYMBOL,
+// which the kernel resolves through kallsyms: with -k the arm64 vmlinux
+// (CONFIG_KALLSYMS_ALL off) it is refused, with the amd64 one written.
+func TestModuleGlobalKallsyms(t *testing.T) {
+	for _, c := range []struct{ arch, want, err string }{
+		{"amd64", "p:probe/ovl_fill_super overlay:ovl_fill_super+0 ovl_inode_cachep=@ovl_inode_cachep+0:x64\n", ""},
+		{"arm64", "", "the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @ovl_inode_cachep"},
+	} {
+		vmlinux := dwarftest.NeedCorpus(t, c.arch+"/vmlinux")
+		ko := debianModule(t, c.arch, "fs/overlayfs/overlay.ko")
+		out, _, err := dw("-k", vmlinux, "-m", ko, "-D", "ovl_fill_super ovl_inode_cachep")
+		if c.err == "" && (err != nil || out != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || exitCode(err) != exitUnresolved) {
+			t.Errorf("%s: %q, %v; want %q or an unresolved error mentioning %q", c.arch, out, err, c.want, c.err)
+		}
+	}
+}
