@@ -14,7 +14,9 @@
 //     symbol table; a kernel module by name (modlocate.go:
 //     modules.dep, a module's debuginfo tree); Open (open.go) maps an ELF
 //     and reads sections lazily, OpenAny (decompress.go) a compressed
-//     module too.
+//     module too. A kernel module is a relocatable object: Open lays its
+//     sections out (module.go) and its debug sections are read relocated
+//     (reloc.go).
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
 //     (die.go) whose attribute forms and classes are in form.go, one unit
 //     decoded as a tree (cutree.go), line tables (lines.go), ranges and

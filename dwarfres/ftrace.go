@@ -6,10 +6,14 @@ import (
 )
 
 // ftraceTable locates the kernel's ftrace call-site table (__mcount_loc,
-// between __start_mcount_loc and __stop_mcount_loc) once; ok is false when
-// the file has none.
+// between __start_mcount_loc and __stop_mcount_loc), or a module's
+// (moduleFtraceTable), once; ok is false when the file has none.
 func (f *File) ftraceTable() (start, stop uint64, ok bool) {
 	f.ftraceOnce.Do(func() {
+		if f.IsModule() {
+			f.mcountStart, f.mcountStop, _ = f.moduleFtraceTable()
+			return
+		}
 		start, ok1 := f.SymbolAddr("__start_mcount_loc")
 		stop, ok2 := f.SymbolAddr("__stop_mcount_loc")
 		if ok1 && ok2 && stop > start && (stop-start)%8 == 0 && f.ELF.Class == elf.ELFCLASS64 {

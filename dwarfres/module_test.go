@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestRelocKinds: each relocation type debug sections use writes S+A (or
@@ -93,6 +98,67 @@ func TestModuleFileName(t *testing.T) {
 	} {
 		if got := moduleFileName(in); got != want {
 			t.Errorf("moduleFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRelocPagesDropped: the pages of an applied relocation section are
+// given back, and read back from the file unchanged if read again.
+func TestRelocPagesDropped(t *testing.T) {
+	p := dwarftest.NeedCorpus(t, "amd64/dbg/usr/lib/debug/lib/modules/6.1.0-56-cloud-amd64/kernel/fs/overlayfs/overlay.ko")
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.section(".debug_info"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := f.ELF.Section(".rela.debug_info")
+	if rs == nil {
+		t.Fatal("no .rela.debug_info")
+	}
+	lo, hi := rs.Offset, rs.Offset+rs.FileSize
+	if rs.FileSize < 2*uint64(os.Getpagesize()) {
+		t.Fatalf(".rela.debug_info is only %d bytes: no whole page to drop", rs.FileSize)
+	}
+	if !bytes.Equal(f.data[lo:hi], raw[lo:hi]) {
+		t.Error(".rela.debug_info reads back changed after its pages were dropped")
+	}
+}
+
+// TestKallsymsHasData: a kallsyms listing with data symbols by the
+// thousand is CONFIG_KALLSYMS_ALL's; a few (per-CPU bounds) are not;
+// an unreadable one is taken as listing them.
+func TestKallsymsHasData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data int) string {
+		var b strings.Builder
+		b.WriteString("ffffffff81000000 T _text\n")
+		for i := 0; i < data; i++ {
+			fmt.Fprintf(&b, "ffffffff82000%03x d sym%d\n", i, i)
+		}
+		b.WriteString("ffffffffc0000000 t ovl_lookup\t[overlay]\n")
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{write("all", 1001), true},
+		{write("few", 74), false},
+		{filepath.Join(dir, "missing"), true},
+	} {
+		if got := kallsymsHasData(c.path); got != c.want {
+			t.Errorf("kallsymsHasData(%s) = %v, want %v", filepath.Base(c.path), got, c.want)
 		}
 	}
 }

@@ -41,6 +41,7 @@ type File struct {
 	mcountStart  uint64
 	mcountStop   uint64
 	kallsymsData bool
+	kernelData   func() bool // a module's kernel: whether its kallsyms lists data (SetKernelData)
 	syms         *Symtab
 
 	cfiOnce sync.Once
@@ -113,7 +114,14 @@ func openMapped(path string, data []byte, fh *os.File) (f *File, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
 	}
-	layoutSections(ef)
+	if ef.Type == elf.ET_REL {
+		// Debug sections are relocated in place (reloc.go): the
+		// mapping is private, so the file is never written.
+		if err := syscall.Mprotect(data, syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+			return nil, fmt.Errorf("%s: map: %w", path, err)
+		}
+		layoutSections(ef)
+	}
 	nf.ELF = ef
 	nf.Machine = ef.Machine
 	nf.Order = ef.ByteOrder
@@ -255,9 +263,8 @@ func (f *File) section(name string) ([]byte, error) {
 	} else {
 		b = f.data[s.Offset : s.Offset+s.FileSize]
 	}
-	if f.IsModule() && strings.HasPrefix(name, ".debug_") {
-		var err error
-		if b, err = f.relocated(sectionIndex(f.ELF, s), b); err != nil {
+	if f.IsModule() && relocatedSection(name) {
+		if err := f.relocate(sectionIndex(f.ELF, s), b); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"debug/elf"
 	"fmt"
+	"os"
+	"syscall"
 )
 
 // A relocatable object (a kernel module) leaves the addresses and section
@@ -10,7 +12,7 @@ import (
 // place are 0 and the value is the symbol's address plus the addend.
 // debug/elf's DWARF() applies them for some sections only, and dwarfres
 // decodes sections itself, so every debug section with a relocation
-// section is relocated here, once, with the section layout of
+// section is relocated here, once, in place, with the section layout of
 // layoutSections.
 
 // relocKind is how one relocation type writes its value.
@@ -52,31 +54,47 @@ func (k relocKind) value(sym, a, p uint64) uint64 {
 // relocNone is R_X86_64_NONE and R_AARCH64_NONE: nothing to do.
 const relocNone = 0
 
-// relocated returns the contents b of section target with the
-// relocations that apply to it (SHT_RELA or SHT_REL sections whose sh_info
-// names it) applied to a copy; b itself when none apply. Symbols resolve
-// through symbolValue, so to the laid-out section addresses.
-func (f *File) relocated(target int, b []byte) ([]byte, error) {
-	var out []byte
+// relocate applies to b, the contents of section target, the relocation
+// sections (SHT_RELA) whose sh_info names it, in place: b is the file's
+// private writable mapping (Open makes a relocatable object's so) or a
+// decompressed copy, so only the pages relocations touch are copied,
+// once. Symbols resolve through rawSymAt, so to the laid-out section
+// addresses. x86_64 and arm64 objects use RELA only; a SHT_REL section,
+// whose addends sit in the bytes it rewrites, is refused.
+func (f *File) relocate(target int, b []byte) error {
 	for _, rs := range f.ELF.Sections {
 		if rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL || int(rs.Info) != target {
 			continue
 		}
-		if out == nil {
-			out = append([]byte(nil), b...)
+		if rs.Type == elf.SHT_REL {
+			return &DecodeError{Section: rs.Name, Msg: "SHT_REL relocations are not supported (x86_64 and arm64 objects use SHT_RELA)"}
 		}
-		if err := f.applyRelocs(rs, out, f.ELF.Sections[target]); err != nil {
-			return nil, err
+		if err := f.applyRelocs(rs, b, f.ELF.Sections[target]); err != nil {
+			return err
 		}
+		f.dropPages(rs.Offset, rs.FileSize)
 	}
-	if out == nil {
-		return b, nil
-	}
-	return out, nil
+	return nil
 }
 
-// applyRelocs applies the relocation section rs to out, the contents of
-// section dst.
+// dropPages gives back the pages wholly inside the file range [off,
+// off+n) of a relocation section once applied (13 MB for btrfs's
+// .rela.debug_info): nothing reads it again, and a page of a file mapping
+// that is read again is read from the file. An anonymous mapping (a
+// decompressed module) would read back zeros: its pages are kept.
+func (f *File) dropPages(off, n uint64) {
+	if f.f == nil {
+		return
+	}
+	pg := uint64(os.Getpagesize())
+	lo, hi := (off+pg-1)/pg*pg, (off+n)/pg*pg
+	if hi > lo && hi <= uint64(len(f.data)) {
+		syscall.Madvise(f.data[lo:hi], syscall.MADV_DONTNEED)
+	}
+}
+
+// applyRelocs applies the RELA section rs to out, the contents of section
+// dst.
 func (f *File) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error {
 	kinds := relocKinds[f.Machine]
 	if kinds == nil || f.ELF.Class != elf.ELFCLASS64 {
@@ -86,14 +104,11 @@ func (f *File) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error 
 		return &DecodeError{Section: rs.Name, Msg: "extends past the end of the file"}
 	}
 	data := f.data[rs.Offset : rs.Offset+rs.FileSize]
-	ent := 16
-	if rs.Type == elf.SHT_RELA {
-		ent = 24
-	}
 	syms, _ := f.symbolSection(elf.SHT_SYMTAB)
-	for i := 0; i+ent <= len(data); i += ent {
+	for i := 0; i+24 <= len(data); i += 24 {
 		off := f.Order.Uint64(data[i:])
 		info := f.Order.Uint64(data[i+8:])
+		addend := f.Order.Uint64(data[i+16:])
 		typ, symIdx := uint32(info), uint32(info>>32)
 		if typ == relocNone {
 			continue
@@ -105,17 +120,11 @@ func (f *File) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error 
 		if off+uint64(k.size) > uint64(len(out)) {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation at %#x past the end of %s", off, dst.Name)}
 		}
-		var addend int64
-		if rs.Type == elf.SHT_RELA {
-			addend = int64(f.Order.Uint64(data[i+16:]))
-		} else {
-			addend = int64(f.readUint(out[off:], k.size))
-		}
 		s, ok := f.rawSymAt(syms, symIdx)
 		if !ok {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation against symbol %d, which the symbol table does not have", symIdx)}
 		}
-		f.writeUint(out[off:], k.size, k.value(s.value, uint64(addend), dst.Addr+off))
+		f.writeUint(out[off:], k.size, k.value(s.value, addend, dst.Addr+off))
 	}
 	return nil
 }
@@ -128,16 +137,6 @@ func (f *File) rawSymAt(data []byte, i uint32) (rawSym, bool) {
 		return rawSym{}, i == 0 // the null symbol is 0
 	}
 	return f.decodeRawSym(data[at : at+size]), true
-}
-
-func (f *File) readUint(b []byte, size int) uint64 {
-	switch size {
-	case 2:
-		return uint64(f.Order.Uint16(b))
-	case 4:
-		return uint64(f.Order.Uint32(b))
-	}
-	return f.Order.Uint64(b)
 }
 
 func (f *File) writeUint(b []byte, size int, v uint64) {

@@ -28,7 +28,7 @@ type Symtab struct {
 	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
 	kernel  bool // a vmlinux: _text plus kernel-only sections
-	module  bool // a kernel module: perf's map holds its .text as the kernel's
+	module  bool // a kernel module: labels count as in the kernel's map
 }
 
 // Symbols loads the symbol table once.
@@ -160,8 +160,9 @@ func (st *Symtab) inMap(sec *elf.Section, typ elf.SymType, name []byte) bool {
 		return false
 	}
 	// perf's kernel map holds .text only; other text sections
-	// (.init.text) live in separate maps it does not search.
-	if (st.kernel || st.module) && sec.Name != ".text" {
+	// (.init.text) live in separate maps it does not search. A module
+	// file is mapped whole: .init.text and .exit.text are searched too.
+	if st.kernel && sec.Name != ".text" {
 		return false
 	}
 	if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && (st.kernel || st.module)) {
@@ -335,6 +336,10 @@ func (f *File) SymbolAddr(name string) (uint64, bool) {
 func (f *File) KallsymsHasData() bool {
 	f.kallsymsOnce.Do(func() {
 		f.kallsymsData = true
+		if f.IsModule() { // the kernel's kallsyms, not the module's
+			f.kallsymsData = f.kernelData == nil || f.kernelData()
+			return
+		}
 		addr, ok := f.SymbolAddr("kallsyms_num_syms")
 		if !ok {
 			return

@@ -40,7 +40,7 @@ var (
 // pick chooses which one of the -D, -V and -L commands runs (one per
 // execution, so that a million executions fit in a test run). Seeds: tiny.c
 // built by gcc and clang at -O0 and -O2 with DWARF 4 and 5
-// (testdata/tiny), and each of them with empty line-program file tables
+// (testdata/tiny) and as a relocatable object (a module), and each of them with empty line-program file tables
 // (issue 11: the "available at line" hint indexed the table), with every
 // pick.
 func FuzzBinary(f *testing.F) {
@@ -114,13 +114,17 @@ func fuzzDefinitions(t *testing.T, d *dwarfres.File, path, raw string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, _, err := Definitions(d, spec, path, ResolveOptions{LazyLines: fuzzLazyLines})
+	exe := path
+	if d.IsModule() { // kprobes on a module, as -m
+		exe = ""
+	}
+	defs, _, err := Definitions(d, spec, exe, ResolveOptions{LazyLines: fuzzLazyLines})
 	if (err == nil) != (len(defs) > 0) {
 		t.Fatalf("-D %q: %d definitions, error %v", raw, len(defs), err)
 	}
 	m := d.NewPointMapper()
 	for _, def := range defs {
-		tp, err := ParseTracePoint(def.Target, true, def.Type == 'r')
+		tp, err := ParseTracePoint(def.Target, exe != "", def.Type == 'r')
 		if err != nil {
 			t.Fatalf("-D %q: %q does not parse back: %v", raw, def.String(), err)
 		}

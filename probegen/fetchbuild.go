@@ -151,6 +151,11 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 // global names a global variable's address: @SYMBOL (kernel) with the
 // offset of loc.Addr from it, or @+FILEOFFSET for uprobes.
 func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
+	if e.f.IsModule() && !e.f.KallsymsHasData() {
+		// A module has no symbol kallsyms always lists to count from,
+		// as _stext is for the vmlinux.
+		return "", 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, ErrNotSupported)
+	}
 	addr, has := loc.Addr, loc.HasAddr
 	if !has {
 		if loc.Sym == "" {
@@ -202,6 +207,9 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 			return "@_stext", int64(addr - stext), nil
 		}
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
+	}
+	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
+		e.note(fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
 	}
 	return "@" + name, int64(addr - start), nil
 }

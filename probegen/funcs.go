@@ -1,8 +1,10 @@
 package probegen
 
 import (
+	"debug/elf"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -36,11 +38,26 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	}
 	if t.IsModule() {
 		// perf maps a module file as one object of all its symbols:
-		// data (ovl_aops) and local labels (.LC0) are listed too.
-		t.Symbols().EachName(add)
+		// data (ovl_aops) and local labels (.LC0) are listed too, not
+		// arm64's mapping symbols ($x, $d).
+		t.Symbols().EachName(func(n string) {
+			if !isMappingSymbol(t.Machine, n) {
+				add(n)
+			}
+		})
 	} else {
 		t.Symbols().Each(func(s dwarfres.Sym) { add(s.Name) })
 	}
 	sort.Strings(names)
 	return slices.Compact(names), nil
+}
+
+// isMappingSymbol is perf's test for the ARM ELF mapping symbols ($a, $d,
+// $t, $x, optionally followed by ".suffix"), which mark code and data
+// runs rather than name anything.
+func isMappingSymbol(m elf.Machine, name string) bool {
+	if m != elf.EM_ARM && m != elf.EM_AARCH64 || len(name) < 2 || name[0] != '$' || !strings.ContainsRune("adtx", rune(name[1])) {
+		return false
+	}
+	return len(name) == 2 || name[2] == '.'
 }

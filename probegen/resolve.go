@@ -176,6 +176,9 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		}
 		notes = append(notes, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr))
 	}
+	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
+		notes = append(notes, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr)))
+	}
 	return notes
 }
 
@@ -247,6 +250,11 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	if p.IsAddr {
 		if p.HasLine || p.File != "" {
 			return nil, errors.New("an absolute address takes no line or file")
+		}
+		if t.IsModule() {
+			// perf finds no such point either: a module has no address
+			// before the kernel loads it.
+			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", ErrNotSupported)
 		}
 		if !o.User {
 			if err := checkKernelText(t, p.Addr); err != nil {

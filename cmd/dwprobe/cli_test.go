@@ -35,6 +35,7 @@ func TestOptions(t *testing.T) {
 		{"nothing to do", []string{"-x", app}, "nothing to do", ""},
 		{"exclusive modes", []string{"-x", app, "-D", "work", "-L", "work"}, "exclusive", ""},
 		{"-x and -k", []string{"-x", app, "-k", app, "-D", "work"}, "exclusive", ""},
+		{"-x and -m", []string{"-x", app, "-m", app, "-D", "work"}, "-m and -x are exclusive", ""},
 		{"add dry run", []string{"-n", "-x", app, "-a", "work"}, "", "p:probe_app/work "},
 		{"vars", []string{"-x", app, "-V", "work"}, "", "Available variables at work\n"},
 		{"positional dry run", []string{"-n", "-x", app, "work", "p->id"}, "", "p:probe_app/work "},

@@ -43,7 +43,31 @@ func openModuleOf(o *options) (*dwarfres.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openModuleAt(loc, path, o.vmlinux, rel)
+	f, err := openModuleAt(loc, path, o.vmlinux, rel)
+	if err == nil {
+		f.SetKernelData(func() bool { return kernelListsData(f, o.vmlinux) })
+	}
+	return f, err
+}
+
+// kernelListsData reports whether the kallsyms of the -k vmlinux, or of
+// the running kernel when module m was built for it, lists data symbols
+// (CONFIG_KALLSYMS_ALL): a module global is read through it. True when it
+// cannot tell.
+func kernelListsData(m *dwarfres.File, vmlinux string) bool {
+	if vmlinux == "" {
+		rel := runningRelease()
+		if rel == "" || m.ModuleRelease() != rel {
+			return true
+		}
+		return dwarfres.RunningKallsymsHasData()
+	}
+	k, err := dwarfres.Open(vmlinux)
+	if err != nil {
+		return true
+	}
+	defer k.Close()
+	return k.KallsymsHasData()
 }
 
 // modulePath is the file -m names: a path as given (it has a '/' or a

@@ -260,6 +260,7 @@ kmod() {
 	mv -f "$OUT/.$name.tmp" "$OUT/$name"
 }
 kmod kmod-gcc.ko "$CC_GCC"
+kmod kmod-gcc-zlib.ko "$CC_GCC" -gz=zlib
 [ "$have_clang" = 1 ] && kmod kmod-clang-arm64.ko "$CC_CLANG" --target=aarch64-linux-gnu
 
 # SDT markers (gcc only): sdt-gcc-O0 reads them from the stack, sdt-gcc-O2
