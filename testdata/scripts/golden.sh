@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Regenerate perf's answers for the dwprobe conformance corpus.
 #
-# usage: golden.sh [VMLINUX] [SRCDIR]
+# usage: golden.sh [--modules] [VMLINUX] [SRCDIR]
 #   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
 #   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe)
+#   --modules  the module list instead: testdata/conformance/modules/specs-ARCH.txt
+#              into golden/perf-modules-ARCH.txt (VMLINUX only names the
+#              architecture and, through its corpus directory, MODDIR)
 #
 # For every `KIND<TAB>SPEC[<TAB>OPTIONS]` line of testdata/conformance/specs.txt
 # it runs
@@ -11,8 +14,15 @@
 #   S: perf probe -k VMLINUX -s SRCDIR OPTIONS -D SPEC   (definitions that need the source: ;PTN)
 #   L: perf probe -k VMLINUX -s SRCDIR OPTIONS -L SPEC
 #   V: perf probe -k VMLINUX OPTIONS -V SPEC
+#   F: perf probe -k VMLINUX OPTIONS --funcs=SPEC
 # OPTIONS is an optional space-separated list of extra perf options (one word
-# each, e.g. `--externs --filter=f*`; no quoting, no globbing).
+# each, e.g. `--externs --filter=f*`; no quoting, no globbing), except
+# `-m MODULE`: MODULE is a path under MODDIR (`fs/overlayfs/overlay.ko`), and
+# such a line runs `perf probe -m MODDIR/MODULE ...` without `-k VMLINUX`. The
+# header then gives each module's build-id (`# build-id: ID MODULE`) after the
+# vmlinux's. MODDIR defaults to the one
+# VMLINUX_DIR/dbg/usr/lib/debug/lib/modules/*/kernel (the -dbg package
+# unpacked by corpus.sh).
 # with stdin from /dev/null, and writes, in spec-file order,
 #   testdata/conformance/golden/perf-ARCH.txt         (perf's stdout)
 #   testdata/conformance/golden/perf-ARCH.stderr.txt  (perf's stderr, for humans)
@@ -46,7 +56,9 @@ die() { printf 'golden.sh: %s\n' "$*" >&2; exit 1; }
 warn() { printf 'golden.sh: %s\n' "$*" >&2; }
 trap 'warn "unexpected failure at line $LINENO"' ERR
 
-[ $# -le 2 ] || die "usage: golden.sh [VMLINUX] [SRCDIR]"
+MODULES=0
+if [ "${1:-}" = --modules ]; then MODULES=1; shift; fi
+[ $# -le 2 ] || die "usage: golden.sh [--modules] [VMLINUX] [SRCDIR]"
 
 CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
 VMLINUX=${1:-$CORPUS/amd64/vmlinux}
@@ -81,7 +93,13 @@ case $machine in
 *) die "unsupported vmlinux machine: $machine" ;;
 esac
 if [ -z "${SPECS:-}" ]; then
-	if [ "$ARCH" = amd64 ]; then SPECS=$CONF/specs.txt; else SPECS=$CONF/specs-$ARCH.txt; fi
+	if [ "$MODULES" = 1 ]; then
+		SPECS=$CONF/modules/specs-$ARCH.txt
+	elif [ "$ARCH" = amd64 ]; then
+		SPECS=$CONF/specs.txt
+	else
+		SPECS=$CONF/specs-$ARCH.txt
+	fi
 fi
 [ -f "$SPECS" ] || die "spec list not found: $SPECS"
 
@@ -148,6 +166,25 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/dwprobe-golden.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/home" "$tmp/run"
 
+# module_of LINE: the MODULE of a `-m MODULE` in LINE's OPTIONS, if any.
+module_of() {
+	local rest opts=() i
+	rest=${1#*$'\t'}
+	[ "${rest#*$'\t'}" != "$rest" ] || return 0
+	read -r -a opts <<<"${rest#*$'\t'}" || true
+	for ((i = 0; i < ${#opts[@]}; i++)); do
+		if [ "${opts[i]}" = -m ]; then
+			[ $((i + 1)) -lt ${#opts[@]} ] || die "$SPECS: -m without a module: $1"
+			printf '%s\n' "${opts[i + 1]}"
+			return 0
+		fi
+	done
+}
+if [ -z "${MODDIR:-}" ]; then
+	MODDIR=$(printf '%s\n' "$(dirname "$VMLINUX")"/dbg/usr/lib/debug/lib/modules/*/kernel)
+fi
+modules=()
+
 # Split the spec list into one file per entry, numbered in file order.
 n=0
 lineno=0
@@ -156,13 +193,18 @@ while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%$'\r'}
 	case $line in '' | '#'*) continue ;; esac
 	case $line in
-	[DSLV]$'\t'?*) ;;
-	*) die "$SPECS:$lineno: expected 'KIND<TAB>SPEC[<TAB>OPTIONS]' with KIND D, S, L or V: $line" ;;
+	[DSLVF]$'\t'?*) ;;
+	*) die "$SPECS:$lineno: expected 'KIND<TAB>SPEC[<TAB>OPTIONS]' with KIND D, S, L, V or F: $line" ;;
 	esac
 	case $line in
 	*$'\t'*$'\t'*$'\t'*) die "$SPECS:$lineno: too many tabs: $line" ;;
 	?$'\t'$'\t'*) die "$SPECS:$lineno: empty spec: $line" ;;
 	esac
+	mod=$(module_of "$line")
+	if [ -n "$mod" ]; then
+		[ -f "$MODDIR/$mod" ] || die "$SPECS:$lineno: module not found: $MODDIR/$mod"
+		modules+=("$mod")
+	fi
 	printf '%s\n' "$line" >"$tmp/run/$n.spec"
 	n=$((n + 1))
 done <"$SPECS"
@@ -179,18 +221,28 @@ run_one() {
 	if [ "$spec" != "$rest" ]; then optstr=${rest#*$'\t'}; fi
 	# word-split OPTIONS without pathname expansion
 	read -r -a opts <<<"$optstr" || true
+	# `-m MODULE` names a module under MODDIR and replaces -k VMLINUX
+	local -a target=(-k "$VMLINUX")
+	local j
+	for ((j = 0; j + 1 < ${#opts[@]}; j++)); do
+		if [ "${opts[j]}" = -m ]; then
+			opts[j + 1]=$MODDIR/${opts[j + 1]}
+			target=()
+		fi
+	done
 	case $kind in
-	D) cmd=(-k "$VMLINUX" ${opts[@]+"${opts[@]}"} -D "$spec") ;;
-	S) cmd=(-k "$VMLINUX" -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -D "$spec") ;;
-	L) cmd=(-k "$VMLINUX" -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -L "$spec") ;;
-	V) cmd=(-k "$VMLINUX" ${opts[@]+"${opts[@]}"} -V "$spec") ;;
+	D) cmd=(${target[@]+"${target[@]}"} ${opts[@]+"${opts[@]}"} -D "$spec") ;;
+	S) cmd=(${target[@]+"${target[@]}"} -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -D "$spec") ;;
+	L) cmd=(${target[@]+"${target[@]}"} -s "$SRCDIR" ${opts[@]+"${opts[@]}"} -L "$spec") ;;
+	V) cmd=(${target[@]+"${target[@]}"} ${opts[@]+"${opts[@]}"} -V "$spec") ;;
+	F) cmd=(${target[@]+"${target[@]}"} ${opts[@]+"${opts[@]}"} "--funcs=$spec") ;;
 	esac
 	(cd / && HOME=$tmp/home LC_ALL=C timeout 300 "$PERF" probe "${cmd[@]}") \
 		</dev/null >"$tmp/run/$i.out" 2>"$tmp/run/$i.err" || rc=$?
 	echo "$rc" >"$tmp/run/$i.rc"
 }
 export -f run_one
-export tmp PERF VMLINUX SRCDIR
+export tmp PERF VMLINUX SRCDIR MODDIR
 
 printf 'golden.sh: %d specs, %s, vmlinux %s (%s), %d jobs\n' "$n" "$ARCH" "$VMLINUX" "$buildid" "$JOBS" >&2
 seq 0 $((n - 1)) | xargs -P "$JOBS" -n 1 bash -c 'run_one "$1"' _
@@ -198,13 +250,23 @@ seq 0 $((n - 1)) | xargs -P "$JOBS" -n 1 bash -c 'run_one "$1"' _
 # --- assemble in spec order -----------------------------------------------------------
 GOLDEN_DIR=${GOLDEN_DIR:-$CONF/golden}
 mkdir -p "$GOLDEN_DIR"
-out=$GOLDEN_DIR/perf-$ARCH.txt
-errout=$GOLDEN_DIR/perf-$ARCH.stderr.txt
+name=perf-$ARCH
+if [ "$MODULES" = 1 ]; then name=perf-modules-$ARCH; fi
+out=$GOLDEN_DIR/$name.txt
+errout=$GOLDEN_DIR/$name.stderr.txt
 
 header() {
 	printf '# perf-golden v1\n'
 	printf '# perf: %s\n' "$perfver"
 	printf '# build-id: %s\n' "$buildid"
+	local m id
+	if [ ${#modules[@]} -gt 0 ]; then
+		printf '%s\n' "${modules[@]}" | sort -u | while IFS= read -r m; do
+			id=$(LC_ALL=C readelf -n "$MODDIR/$m" | awk '/Build ID:/ && !b {b = $3} END {print b}')
+			[ -n "$id" ] || die "no GNU build-id note in $MODDIR/$m"
+			printf '# build-id: %s %s\n' "$id" "$m"
+		done
+	fi
 }
 # body FILE-SUFFIX: every block with the named per-spec capture.
 body() {
