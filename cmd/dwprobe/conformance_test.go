@@ -46,7 +46,9 @@ func readGolden(t *testing.T, path string) (map[string]golden, string) {
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
-		case cur == nil && strings.HasPrefix(l, "# build-id: "):
+		case cur == nil && bid == "" && strings.HasPrefix(l, "# build-id: "):
+			// the vmlinux's; a module list's golden names each module's
+			// build-id on further lines (moduleBuildIDs)
 			bid = strings.TrimSpace(strings.TrimPrefix(l, "# build-id: "))
 		case strings.HasPrefix(l, "=== "):
 			flush()
@@ -81,9 +83,9 @@ func readSpecs(t *testing.T, path string) []specEntry {
 		// the golden file's "=== " lines.
 		k, s, ok := strings.Cut(l, "\t")
 		spec, opts, hasOpts := strings.Cut(s, "\t")
-		if !ok || (k != "D" && k != "S" && k != "L" && k != "V") || spec == "" ||
+		if !ok || !strings.Contains("DSLVF", k) || len(k) != 1 || spec == "" ||
 			strings.Contains(opts, "\t") || (hasOpts && len(strings.Fields(opts)) == 0) {
-			t.Fatalf("specs: bad line %q (want D, S, L or V, a tab, the spec, optionally a tab and options)", l)
+			t.Fatalf("specs: bad line %q (want D, S, L, V or F, a tab, the spec, optionally a tab and options)", l)
 		}
 		out = append(out, specEntry{k, s})
 	}
@@ -142,11 +144,27 @@ type conformanceSet struct {
 	specs  string // the spec list
 	allow  string // deliberate differences, counted against the ratio
 	beyond string // specs where perf 6.1 is wrong, left out of the ratio
+	name   string // golden/perf-NAME.txt, golden/dwprobe-beyond-NAME.txt
+	// moddir, for a module list, is where its specs' `-m MODULE` paths
+	// are, in the corpus: the -dbg package's kernel/ directory.
+	moddir string
 }
 
 var conformanceSets = []conformanceSet{
-	{"amd64", "specs.txt", "allow.txt", "beyond.txt"},
-	{"arm64", "specs-arm64.txt", "allow-arm64.txt", "beyond-arm64.txt"},
+	{"amd64", "specs.txt", "allow.txt", "beyond.txt", "amd64", ""},
+	{"arm64", "specs-arm64.txt", "allow-arm64.txt", "beyond-arm64.txt", "arm64", ""},
+}
+
+// moduleSets are the module lists (testdata/conformance/modules).
+var moduleSets = []conformanceSet{
+	moduleSet("amd64"),
+	moduleSet("arm64"),
+}
+
+func moduleSet(arch string) conformanceSet {
+	return conformanceSet{arch, "modules/specs-" + arch + ".txt", "modules/allow-" + arch + ".txt",
+		"modules/beyond-" + arch + ".txt", "modules-" + arch,
+		arch + "/dbg/usr/lib/debug/lib/modules/6.1.0-56-cloud-" + arch + "/kernel"}
 }
 
 // TestConformance runs every spec of each architecture's list
@@ -163,33 +181,92 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestConformanceModules is TestConformance on the module lists
+// (testdata/conformance/modules): perf probe -m 6.1's answers on the
+// Debian modules of both architectures.
+func TestConformanceModules(t *testing.T) {
+	src := dwarftest.NeedCorpus(t, "linux")
+	for _, set := range moduleSets {
+		t.Run(set.arch, func(t *testing.T) {
+			vml := dwarftest.NeedCorpus(t, set.arch+"/vmlinux")
+			set.moddir = dwarftest.NeedCorpus(t, set.moddir)
+			testConformance(t, set, vml, src)
+		})
+	}
+}
+
 // conformanceGolden reads perf's answers for set, asking perf again when
 // they were recorded for another build of the vmlinux; it returns them and
 // the vmlinux's build-id.
 func conformanceGolden(t *testing.T, set conformanceSet, vml, src string) (map[string]golden, string) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "conformance")
-	gold, bid := readGolden(t, filepath.Join(dir, "golden", "perf-"+set.arch+".txt"))
-	f, err := dwarfres.Open(vml)
-	if err != nil {
-		t.Fatal(err)
+	goldPath := filepath.Join(dir, "golden", "perf-"+set.name+".txt")
+	gold, bid := readGolden(t, goldPath)
+	got := buildIDOf(t, vml)
+	stale := ""
+	if got != bid {
+		stale = fmt.Sprintf("build-id %s, the corpus vmlinux is %s", bid, got)
 	}
-	got := f.BuildID()
-	f.Close()
-	if got == bid {
+	if set.moddir != "" && stale == "" {
+		stale = staleModule(t, goldPath, set.moddir)
+		if stale != "" {
+			// pinned beyond answers are for the old modules too
+			got = ""
+		}
+	}
+	if stale == "" {
 		return gold, got
 	}
 	// Debian moved on to a newer kernel than the committed answers: ask
 	// perf again, for this vmlinux, rather than fail or skip.
-	t.Logf("golden answers are for build-id %s, the corpus vmlinux is %s: regenerating with perf (commit them with make golden)", bid, got)
+	t.Logf("golden answers are for %s: regenerating with perf (commit them with make golden)", stale)
 	tmp := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join("..", "..", "testdata", "scripts", "golden.sh"), vml, src)
-	cmd.Env = append(os.Environ(), "GOLDEN_DIR="+tmp, "GOLDEN_FORCE=1")
+	args := []string{filepath.Join("..", "..", "testdata", "scripts", "golden.sh"), vml, src}
+	if set.moddir != "" {
+		args = []string{args[0], "--modules", vml, src}
+	}
+	cmd := exec.Command("bash", args...)
+	cmd.Env = append(os.Environ(), "GOLDEN_DIR="+tmp, "GOLDEN_FORCE=1", "MODDIR="+set.moddir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("regenerating golden answers: %v\n%s", err, out)
 	}
-	gold, _ = readGolden(t, filepath.Join(tmp, "perf-"+set.arch+".txt"))
+	gold, _ = readGolden(t, filepath.Join(tmp, "perf-"+set.name+".txt"))
 	return gold, got
+}
+
+func buildIDOf(t *testing.T, path string) string {
+	t.Helper()
+	f, err := dwarfres.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return f.BuildID()
+}
+
+// staleModule compares the module build-ids of a module list's golden
+// file ("# build-id: ID MODULE" header lines) with the modules in moddir;
+// it describes the first that differs, or returns "".
+func staleModule(t *testing.T, goldPath, moddir string) string {
+	t.Helper()
+	b, err := os.ReadFile(goldPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "=== ") {
+			break
+		}
+		id, mod, ok := strings.Cut(strings.TrimPrefix(l, "# build-id: "), " ")
+		if !ok || !strings.HasPrefix(l, "# build-id: ") {
+			continue
+		}
+		if got := buildIDOf(t, filepath.Join(moddir, mod)); got != id {
+			return fmt.Sprintf("%s build-id %s, the corpus has %s", mod, id, got)
+		}
+	}
+	return ""
 }
 
 // conformanceResult is dwprobe's answer to one spec.
@@ -199,7 +276,7 @@ type conformanceResult struct {
 }
 
 // runConformance runs dwprobe on every spec, on all CPUs.
-func runConformance(specs []specEntry, vml, src string) []conformanceResult {
+func runConformance(specs []specEntry, vml, src, moddir string) []conformanceResult {
 	targetMu.Lock()
 	targetCache = map[string]*dwarfres.File{}
 	targetMu.Unlock()
@@ -220,7 +297,7 @@ func runConformance(specs []specEntry, vml, src string) []conformanceResult {
 			defer wg.Done()
 			for i := range next {
 				var out, errb bytes.Buffer
-				err := run(context.Background(), conformanceArgs(specs[i], vml, src), &out, &errb)
+				err := run(context.Background(), conformanceArgs(specs[i], vml, src, moddir), &out, &errb)
 				results[i] = conformanceResult{out.String(), err}
 			}
 		}()
@@ -234,14 +311,23 @@ func runConformance(specs []specEntry, vml, src string) []conformanceResult {
 }
 
 // conformanceArgs is dwprobe's command line for s: its extra options
-// (perf's names) go before the action flag.
-func conformanceArgs(s specEntry, vml, src string) []string {
+// (perf's names) go before the action flag. A `-m MODULE` option names a
+// module under moddir and replaces -k vml, as golden.sh does for perf.
+func conformanceArgs(s specEntry, vml, src, moddir string) []string {
 	spec, opts, _ := strings.Cut(s.spec, "\t")
-	args := []string{"-k", vml}
+	extra := strings.Fields(opts)
+	target := []string{"-k", vml}
+	for i := 0; i+1 < len(extra); i++ {
+		if extra[i] == "-m" {
+			extra[i+1] = filepath.Join(moddir, extra[i+1])
+			target = nil
+		}
+	}
+	args := target
 	if s.kind == "S" || s.kind == "L" {
 		args = append(args, "-s", src)
 	}
-	args = append(args, strings.Fields(opts)...)
+	args = append(args, extra...)
 	switch s.kind {
 	case "D", "S":
 		args = append(args, "-D", spec)
@@ -249,6 +335,8 @@ func conformanceArgs(s specEntry, vml, src string) []string {
 		args = append(args, "-L", spec)
 	case "V":
 		args = append(args, "-V", spec)
+	case "F":
+		args = append(args, "--funcs="+spec)
 	}
 	return args
 }
@@ -258,7 +346,7 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 	gold, got := conformanceGolden(t, set, vml, src)
 	allow := readAllow(t, filepath.Join(dir, set.allow))
 	beyond := readBeyond(t, filepath.Join(dir, set.beyond))
-	beyondPath := filepath.Join(dir, "golden", "dwprobe-beyond-"+set.arch+".txt")
+	beyondPath := filepath.Join(dir, "golden", "dwprobe-beyond-"+set.name+".txt")
 	update := os.Getenv("DWPROBE_BEYOND_UPDATE") == "1"
 	pinned := map[string]golden{}
 	if !update && len(beyond) > 0 {
@@ -271,7 +359,7 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 		}
 	}
 	specs := readSpecs(t, filepath.Join(dir, set.specs))
-	results := runConformance(specs, vml, src)
+	results := runConformance(specs, vml, src, set.moddir)
 	counts := map[string][2]int{}
 	matched, allowed, beyondN := 0, 0, 0
 	var report strings.Builder
@@ -326,9 +414,9 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 	if report.Len() > 0 {
 		t.Log("\n" + report.String())
 	}
-	for _, k := range []string{"D", "S", "L", "V"} {
+	for _, k := range []string{"D", "S", "L", "V", "F"} {
 		if c, ok := counts[k]; ok {
-			fmt.Printf("conformance %s %s: %d/%d identical to perf\n", set.arch, k, c[0], c[1])
+			fmt.Printf("conformance %s %s: %d/%d identical to perf\n", set.name, k, c[0], c[1])
 		}
 	}
 	if update && beyondN > 0 {
@@ -337,8 +425,8 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 		}
 	}
 	n := len(specs) - beyondN
-	fmt.Printf("conformance %s: matched %d/%d, allow-listed %d; beyond perf (pinned, not counted) %d\n", set.arch, matched, n, allowed, beyondN)
+	fmt.Printf("conformance %s: matched %d/%d, allow-listed %d; beyond perf (pinned, not counted) %d\n", set.name, matched, n, allowed, beyondN)
 	if n > 0 && matched*100 < 95*n {
-		t.Errorf("conformance %s %d/%d is below 95%%", set.arch, matched, n)
+		t.Errorf("conformance %s %d/%d is below 95%%", set.name, matched, n)
 	}
 }
