@@ -88,19 +88,22 @@ fuzz:
 	done
 
 # conformance compares dwprobe with perf probe 6.1's recorded answers on the
-# amd64 and arm64 vmlinux and prints matched/total per kind and arch.
+# amd64 and arm64 vmlinux and on the module lists of both (perf -m), and
+# prints matched/total per kind and list.
 conformance: deps corpus
-	$(GO) test -count=1 -timeout 40m -run '^TestConformance$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
+	$(GO) test -count=1 -timeout 40m -run '^TestConformance(Modules)?$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
 
 # golden regenerates perf's answers for the conformance specs of both
-# architectures.
+# architectures, the vmlinux lists and the module lists.
 golden: deps corpus
 	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh $(CORPUS)/arm64/vmlinux $(SRC)
+	bash testdata/scripts/golden.sh --modules $(VMLINUX) $(SRC)
+	bash testdata/scripts/golden.sh --modules $(CORPUS)/arm64/vmlinux $(SRC)
 
 test: deps langtools corpus lint
-	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance$$' ./...
+	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory fuzz
 
