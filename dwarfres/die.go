@@ -312,8 +312,10 @@ func (f *File) dieString(u *unit, fm form, v uint64) string {
 	switch fm {
 	case 0:
 		return ""
-	case formStrp, formGNUStrpAlt:
+	case formStrp:
 		sec = f.sec(".debug_str")
+	case formGNUStrpAlt, formStrpSup: // dwz: the supplementary file's
+		sec = f.altSec(".debug_str")
 	case formLineStrp:
 		sec = f.sec(".debug_line_str")
 	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:

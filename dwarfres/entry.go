@@ -26,33 +26,39 @@ func (e Entry) Name() string { return e.t.name(e.i) }
 // false for void.
 func (e Entry) Type() (Entry, bool) {
 	a, ok := e.t.attrIntegrated(e.i, dwarf.AttrType)
-	if !ok || a.form.class() != classReference {
+	if !ok {
 		return Entry{}, false
 	}
-	return e.t.entryAt(a.v)
+	return e.t.refTarget(a)
 }
 
 // entryAt returns the DIE at section offset off: in this unit, or, for a
 // DW_FORM_ref_addr into another (Go points every type into one unit of
-// types), in that unit, decoded once per file.
+// types; dwz into its partial units), in that unit.
 func (t *cuTree) entryAt(off uint64) (Entry, bool) {
 	if j := t.idx(off); j >= 0 {
 		return Entry{t, j}, true
 	}
-	ui := t.f.unitIndex(off)
+	return t.f.entryAt(off)
+}
+
+// entryAt returns the DIE at section offset off of any unit of f, which
+// is decoded once per file.
+func (f *File) entryAt(off uint64) (Entry, bool) {
+	ui := f.unitIndex(off)
 	if ui < 0 {
 		return Entry{}, false
 	}
 	var o *cuTree
-	if v, ok := t.f.foreign.Load(ui); ok {
+	if v, ok := f.foreign.Load(ui); ok {
 		o = v.(*cuTree)
 	} else {
-		us, _ := t.f.unitsList()
-		d, err := t.f.decodeUnit(&us[ui])
+		us, _ := f.unitsList()
+		d, err := f.decodeUnit(&us[ui])
 		if err != nil {
 			return Entry{}, false
 		}
-		v, _ := t.f.foreign.LoadOrStore(ui, d)
+		v, _ := f.foreign.LoadOrStore(ui, d)
 		o = v.(*cuTree)
 	}
 	if j := o.idx(off); j >= 0 {

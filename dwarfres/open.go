@@ -51,7 +51,8 @@ type File struct {
 	arOnce  sync.Once
 	aranges []arange
 
-	dbg *File // separate debuginfo (by build-id), when attached
+	dbg  *File   // separate debuginfo (by build-id), when attached
+	altf altLink // the dwz supplementary file the DWARF links to
 	// missing says where debuginfo was looked for, for a file opened for
 	// its symbol table alone (Locator.OpenOrSymbols).
 	missing *NotFoundError
@@ -60,7 +61,8 @@ type File struct {
 	abbrevs  map[uint64]abbrevTable
 
 	// foreign caches units decoded for references into them from other
-	// units (DW_FORM_ref_addr: Go's types live in a unit of their own).
+	// units (DW_FORM_ref_addr: Go's types live in a unit of their own,
+	// dwz's shared DIEs in partial units).
 	foreign sync.Map // unit index -> *cuTree
 }
 
@@ -165,6 +167,9 @@ func (f *File) attachDebug(path string) error {
 func (f *File) Close() error {
 	if f.dbg != nil {
 		f.dbg.Close()
+	}
+	if f.altf.file != nil {
+		f.altf.file.Close()
 	}
 	if f.data != nil {
 		syscall.Munmap(f.data)

@@ -95,8 +95,8 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 // file uses forms a byte scan cannot see (string offsets tables, 64-bit
 // DWARF), and the caller falls back to a full scan.
 func (f *File) refScan(units []unit, name string) ([]int, bool) {
-	if f.sec(".debug_str_offsets") != nil {
-		return nil, false
+	if f.sec(".debug_str_offsets") != nil || f.hasAlt() {
+		return nil, false // names may be in another file's .debug_str
 	}
 	for i := range units {
 		if units[i].offSize != 4 {

@@ -65,6 +65,10 @@ func (f *File) unitsList() ([]unit, error) {
 			f.unitsErr = ErrNoDebugInfo
 			return
 		}
+		if _, err := f.alt(); err != nil { // a dwz file without its common file
+			f.unitsErr = err
+			return
+		}
 		// Headers are read with pread rather than through the mapping:
 		// touching one page per unit would fault in (and keep resident)
 		// most of a vmlinux's .debug_info via fault-around.

@@ -304,7 +304,9 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	symOnly := p.Function != "" && !p.lineGiven() && p.File == "" && p.Lazy == ""
 	// Unlike perf, too many points is an answer, not a reason to fall back
 	// to the one symbol (which would silently drop the inlined copies).
-	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany)
+	// A dwz file whose common file is missing is named, not hidden.
+	var altErr *dwarfres.AltFileError
+	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany) || errors.As(err, &altErr)
 	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
 		return fromSymbols(o, t, p)
 	}

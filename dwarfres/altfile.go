@@ -1,0 +1,170 @@
+package dwarfres
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// altLink is a file's supplementary DWARF file: the dwz common file named
+// by .gnu_debugaltlink (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt point
+// into it) or by DWARF 5's .debug_sup (DW_FORM_ref_sup4/8,
+// DW_FORM_strp_sup). It is opened once, when first needed.
+type altLink struct {
+	once sync.Once
+	file *File
+	err  error
+}
+
+// AltFileError reports a supplementary (dwz) file that was not found, or
+// whose build-id is not the one the link asks for. It wraps
+// ErrNoDebugInfo.
+type AltFileError struct {
+	Name    string   // the path the link names
+	BuildID string   // the build-id it wants, hex; "" for .debug_sup without one
+	Tried   []string // every path tried, in order
+}
+
+func (e *AltFileError) Error() string {
+	id := e.BuildID
+	if id == "" {
+		id = "none"
+	}
+	return fmt.Sprintf("%v: dwz supplementary file %s (build-id %s) not found (tried %s)",
+		ErrNoDebugInfo, e.Name, id, strings.Join(e.Tried, ", "))
+}
+
+func (e *AltFileError) Unwrap() error { return ErrNoDebugInfo }
+
+// dwarfFile is the File holding the DWARF: the separate debuginfo when one
+// is attached. Its links name paths relative to itself.
+func (f *File) dwarfFile() *File {
+	if f.dbg != nil {
+		return f.dbg
+	}
+	return f
+}
+
+// altName returns the supplementary file a file links to: its path and the
+// id wanted (hex), from .gnu_debugaltlink (path NUL build-id) or DWARF 5's
+// .debug_sup (its checksum); ok is false when there is no link (or the file
+// is itself the supplementary file).
+func (f *File) altName() (name, id string, sup, ok bool) {
+	if b := f.rawSection(".gnu_debugaltlink"); len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i <= 0 {
+			return "", "", false, false
+		}
+		return string(b[:i]), hex.EncodeToString(b[i+1:]), false, true
+	}
+	isSup, name, id, ok := parseSup(f.rawSection(".debug_sup"), f)
+	return name, id, true, ok && !isSup && name != ""
+}
+
+// parseSup decodes .debug_sup (DWARF 5, section 7.3.6): version,
+// is_supplementary, a file name, and a checksum (ULEB128 length, bytes),
+// returned as hex.
+func parseSup(b []byte, f *File) (isSup bool, name, sum string, ok bool) {
+	if len(b) < 4 {
+		return false, "", "", false
+	}
+	rest := b[3:]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
+		return false, "", "", false
+	}
+	cb := &buf{sec: ".debug_sup", data: rest[i+1:], order: f.Order}
+	n := cb.uleb()
+	if cb.err == nil && n <= uint64(len(cb.data)-cb.off) {
+		sum = hex.EncodeToString(cb.data[cb.off : cb.off+int(n)])
+	}
+	return b[2] != 0, string(rest[:i]), sum, true
+}
+
+// altID is the id a supplementary file answers to: its .debug_sup
+// checksum for a DWARF 5 link, else its GNU build-id.
+func (f *File) altID(sup bool) string {
+	if sup {
+		_, _, sum, _ := parseSup(f.rawSection(".debug_sup"), f)
+		return sum
+	}
+	return f.BuildID()
+}
+
+// rawSection is a section of the file itself, never of the attached
+// debuginfo; nil if absent.
+func (f *File) rawSection(name string) []byte {
+	s := f.ELF.Section(name)
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Offset+s.FileSize > uint64(len(f.data)) {
+		return nil
+	}
+	return f.data[s.Offset : s.Offset+s.FileSize]
+}
+
+// hasAlt reports whether the DWARF refers to a supplementary file.
+func (f *File) hasAlt() bool {
+	_, _, _, ok := f.dwarfFile().altName()
+	return ok
+}
+
+// alt returns the supplementary file, opening it on first use; nil and no
+// error when the DWARF has no link. Errors are *AltFileError.
+func (f *File) alt() (*File, error) {
+	d := f.dwarfFile()
+	d.altf.once.Do(func() {
+		name, id, sup, ok := d.altName()
+		if !ok {
+			return
+		}
+		d.altf.file, d.altf.err = openAlt(altCandidates(d.Path, name, id), name, id, sup)
+	})
+	return d.altf.file, d.altf.err
+}
+
+// altCandidates lists where gdb and libdw look for a supplementary file:
+// the path as linked (relative to the linking file's directory), then by
+// build-id and under .dwz in the system debug directory.
+func altCandidates(from, name, id string) []string {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(from), p)
+	}
+	out := []string{p}
+	if len(id) > 2 {
+		out = append(out, DefaultDebugDir+"/.build-id/"+id[:2]+"/"+id[2:]+".debug")
+	}
+	if dwz := DefaultDebugDir + "/.dwz/" + filepath.Base(name); dwz != p {
+		out = append(out, dwz)
+	}
+	return out
+}
+
+// openAlt opens the first candidate that is an ELF with DWARF and, when
+// the link names one, the id wanted (sup: a .debug_sup checksum).
+func openAlt(paths []string, name, id string, sup bool) (*File, error) {
+	for _, p := range paths {
+		a, err := Open(p)
+		if err != nil {
+			continue
+		}
+		if !a.HasDWARF() || id != "" && a.altID(sup) != id {
+			a.Close()
+			continue
+		}
+		return a, nil
+	}
+	return nil, &AltFileError{Name: name, BuildID: id, Tried: paths}
+}
+
+// altSec is a section of the supplementary file, nil when there is none.
+func (f *File) altSec(name string) []byte {
+	a, err := f.alt()
+	if err != nil || a == nil {
+		return nil
+	}
+	return a.sec(name)
+}
