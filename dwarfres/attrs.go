@@ -85,16 +85,24 @@ func (t *cuTree) attrs(i int) (attrSet, error) {
 
 // attrIntegrated returns the attribute a of DIE i or, as libdw's
 // dwarf_attr_integrate does, of its abstract origin or specification.
+// A reference it returns counts in the unit attrIntegratedIn names.
 func (t *cuTree) attrIntegrated(i int, a dwarf.Attr) (attrVal, bool) {
-	for n := 0; i >= 0 && n < 8; n++ {
-		s, err := t.attrs(i)
+	_, x, ok := t.attrIntegratedIn(i, a)
+	return x, ok
+}
+
+// attrIntegratedIn is attrIntegrated, also naming the unit holding the
+// attribute: with dwz, an origin may be in another unit or file.
+func (t *cuTree) attrIntegratedIn(i int, a dwarf.Attr) (*cuTree, attrVal, bool) {
+	var x attrVal
+	e, ok := t.walkOrigins(i, func(t *cuTree, j int) bool {
+		s, err := t.attrs(j)
 		if err != nil {
-			return attrVal{}, false
+			return false
 		}
-		if x, ok := s.get(a); ok {
-			return x, true
-		}
-		i = t.origin(i)
-	}
-	return attrVal{}, false
+		var found bool
+		x, found = s.get(a)
+		return found
+	})
+	return e.t, x, ok
 }

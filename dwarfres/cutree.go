@@ -74,13 +74,11 @@ func (t *cuTree) origin(i int) int {
 // name is dwarf_diename: DW_AT_name, following abstract_origin and
 // specification (dwarf_attr_integrate).
 func (t *cuTree) name(i int) string {
-	for n := 0; i >= 0 && n < 8; n++ {
-		if t.dies[i].HasName() {
-			return t.f.rawName(t.u, &t.dies[i])
-		}
-		i = t.origin(i)
+	e, ok := t.integratedAny(i, (*die).HasName)
+	if !ok {
+		return ""
 	}
-	return ""
+	return e.t.f.rawName(e.t.u, &e.t.dies[e.i])
 }
 
 // integrated returns the index holding attribute sel, following origins.
@@ -95,11 +93,11 @@ func (t *cuTree) integrated(i int, has func(*die) bool) int {
 }
 
 func (t *cuTree) declLine(i int) (int, bool) {
-	j := t.integrated(i, func(d *die) bool { return d.DeclLine != 0 })
-	if j < 0 {
+	e, ok := t.integratedAny(i, func(d *die) bool { return d.DeclLine != 0 })
+	if !ok {
 		return 0, false
 	}
-	return int(t.dies[j].DeclLine), true
+	return int(e.t.dies[e.i].DeclLine), true
 }
 
 func (t *cuTree) declFileNo(i int) (int64, bool) {
@@ -111,12 +109,17 @@ func (t *cuTree) declFileNo(i int) (int64, bool) {
 }
 
 // declFile is dwarf_decl_file: the file name of DW_AT_decl_file.
+// The file number counts in the line table of the unit holding the
+// attribute, which for dwz may be another unit or file.
 func (t *cuTree) declFile(i int) string {
-	n, ok := t.declFileNo(i)
+	e, ok := t.walkOrigins(i, func(t *cuTree, j int) bool {
+		d := &t.dies[j]
+		return d.DeclFile != 0 || t.u.version >= 5 && d.DeclLine != 0
+	})
 	if !ok {
 		return ""
 	}
-	return t.fileName(n)
+	return e.t.fileName(int64(e.t.dies[e.i].DeclFile))
 }
 
 func (t *cuTree) fileName(n int64) string {

@@ -244,10 +244,10 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
 	case dwarf.AttrCompDir:
 		d.compDirForm, d.compDirVal, d.compDirInl = fm, v, inl
 	case dwarf.AttrAbstractOrigin:
-		d.Origin, d.HasOrigin, d.OriginIsSpec = v, fm.class() == classReference, false
+		d.Origin, d.HasOrigin, d.OriginIsSpec = originRef(fm, v), isOriginForm(fm), false
 	case dwarf.AttrSpecification:
 		if !d.HasOrigin {
-			d.Origin, d.HasOrigin, d.OriginIsSpec = v, fm.class() == classReference, true
+			d.Origin, d.HasOrigin, d.OriginIsSpec = originRef(fm, v), isOriginForm(fm), true
 		}
 	case dwarf.AttrLowpc:
 		d.LowPC, d.HasLow = v, true

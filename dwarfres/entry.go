@@ -25,11 +25,11 @@ func (e Entry) Name() string { return e.t.name(e.i) }
 // Type is DW_AT_type (through abstract origins, as die_get_type); ok is
 // false for void.
 func (e Entry) Type() (Entry, bool) {
-	a, ok := e.t.attrIntegrated(e.i, dwarf.AttrType)
+	t, a, ok := e.t.attrIntegratedIn(e.i, dwarf.AttrType)
 	if !ok {
 		return Entry{}, false
 	}
-	return e.t.refTarget(a)
+	return t.refTarget(a)
 }
 
 // entryAt returns the DIE at section offset off: in this unit, or, for a

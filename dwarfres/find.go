@@ -37,7 +37,7 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 			return s.out, err
 		}
 	}
-	return s.out, nil
+	return s.out, s.supplementary()
 }
 
 // search holds the state of one query across units, like perf's
@@ -162,6 +162,9 @@ func (s *search) instances(abs int) error {
 		if err != nil {
 			return err
 		}
+	}
+	if s.shared(t) {
+		return s.foreignInstances(abs)
 	}
 	return nil
 }

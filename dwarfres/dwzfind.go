@@ -1,0 +1,140 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+)
+
+// dwz moves what several units share (types, and the abstract instances of
+// inline functions) into partial units, of the same file or of the
+// supplementary one, which the units import. An abstract function found
+// there has its instances elsewhere: in the compile units referring to it
+// with DW_FORM_ref_addr or DW_FORM_GNU_ref_alt. perf 6.1 looks for them
+// in the abstract function's own unit only, and finds none.
+
+// shared reports whether t is a unit other units import: a partial unit,
+// or any unit of the supplementary file.
+func (s *search) shared(t *cuTree) bool {
+	return t.f != s.f || len(t.dies) > 0 && t.dies[0].Tag == dwarf.TagPartialUnit
+}
+
+// foreignInstances probes the instances of the abstract function abs of a
+// shared unit, in every unit referring to it, in unit order.
+func (s *search) foreignInstances(abs int) error {
+	t := s.t
+	defer func() { s.t = t }()
+	key := t.dies[abs].Off
+	if t.f != s.f {
+		key |= originAlt
+	}
+	decl, _ := t.declLine(abs)
+	dfile := t.declFile(abs)
+	units, err := s.f.unitsList()
+	if err != nil {
+		return err
+	}
+	for _, ui := range s.f.unitsReferring(units, key) {
+		u := &units[ui]
+		if u == t.u || !u.holdsCode() {
+			continue
+		}
+		t2, err := s.f.decodeUnit(u)
+		if err != nil {
+			return err
+		}
+		s.t = t2
+		for j := 1; j < len(t2.dies); j++ {
+			d := &t2.dies[j]
+			if !d.HasOrigin || d.OriginIsSpec || d.Origin != key || !t2.isFuncInstance(j) {
+				continue
+			}
+			// perf's redundant-instance check, by file name: the numbers
+			// count in different line tables.
+			if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && t2.callFile(j) == dfile {
+				continue
+			}
+			if err := s.instanceAt(j, dfile); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// instanceAt probes instance j of s.t, as instances does.
+func (s *search) instanceAt(j int, declFile string) error {
+	addr, ok := s.t.dieEntryPC(j)
+	if !ok || addr == 0 {
+		return nil
+	}
+	if s.q.LazyLines != nil {
+		return s.lazy(j, declFile)
+	}
+	return s.probeAt(j, addr+s.q.Offset)
+}
+
+// unitsReferring lists the units whose bytes hold off as a 4-byte
+// reference (every unit when 64-bit DWARF makes that unreliable): the
+// units worth decoding for instances of a shared function.
+func (f *File) unitsReferring(units []unit, off uint64) []int {
+	var out []int
+	pat := make([]byte, 4)
+	for i := range units {
+		if units[i].offSize != 4 {
+			for j := range units {
+				out = append(out, j)
+			}
+			return out
+		}
+	}
+	if f.Order == binary.BigEndian {
+		binary.BigEndian.PutUint32(pat, uint32(off))
+	} else {
+		binary.LittleEndian.PutUint32(pat, uint32(off))
+	}
+	info := f.sec(".debug_info")
+	hit := make([]bool, len(units))
+	indexAll(info, pat, func(i int) {
+		if ui := f.unitIndex(uint64(i)); ui >= 0 {
+			hit[ui] = true
+		}
+	})
+	for i, h := range hit {
+		if h {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// supplementary searches the supplementary file's units for a function
+// query's abstract functions (dwz -m moves those shared by several
+// programs there); their instances are in this file.
+func (s *search) supplementary() error {
+	q := s.q
+	if q.Function == "" || q.HasLine || q.File != "" || q.NoInlines {
+		return nil
+	}
+	alt, err := s.f.alt()
+	if err != nil || alt == nil {
+		return err
+	}
+	units, err := alt.unitsList()
+	if err != nil {
+		return err
+	}
+	cands, _, err := alt.candidates(units, q, sourceName{})
+	if err != nil {
+		return err
+	}
+	for _, ui := range cands {
+		t, err := alt.decodeUnit(&units[ui])
+		if err != nil {
+			return err
+		}
+		if err := s.unit(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
