@@ -53,7 +53,11 @@ func (s *search) foreignInstances(abs int) error {
 			if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && t2.callFile(j) == dfile {
 				continue
 			}
-			if err := s.instanceAt(j, dfile); err != nil {
+			addr, ok := t2.dieEntryPC(j)
+			if !ok || addr == 0 {
+				break // perf stops the unit's walk here, as instances does
+			}
+			if err := s.instanceAt(j, addr, dfile); err != nil {
 				return err
 			}
 		}
@@ -61,12 +65,8 @@ func (s *search) foreignInstances(abs int) error {
 	return nil
 }
 
-// instanceAt probes instance j of s.t, as instances does.
-func (s *search) instanceAt(j int, declFile string) error {
-	addr, ok := s.t.dieEntryPC(j)
-	if !ok || addr == 0 {
-		return nil
-	}
+// instanceAt probes instance j of s.t at addr, as instances does.
+func (s *search) instanceAt(j int, addr uint64, declFile string) error {
 	if s.q.LazyLines != nil {
 		return s.lazy(j, declFile)
 	}

@@ -280,6 +280,87 @@ for opt in O0 O2; do
 	mv -f "$OUT/.$name.tmp" "$OUT/$name"
 done
 
+# Old-style .zdebug_* sections (gcc -gz=zlib-gnu); zstd through objcopy
+# when the compiler cannot (gcc 12 here): both SHF_COMPRESSED forms and the
+# GNU one are then covered.
+app app-gcc-O2-zlib-gnu "$CC_GCC" "${G2[@]}" -gz=zlib-gnu
+if [ ! -e "$OUT/app-gcc-O2-zstd" ] && ! fresh "$OUT/app-gcc-O2-zstd-objcopy" "${APP_DEPS[@]}"; then
+	app .app-gcc-O2-zstd-objcopy.full "$CC_GCC" "${G2[@]}"
+	log "building app-gcc-O2-zstd-objcopy"
+	if objcopy --compress-debug-sections=zstd "$OUT/.app-gcc-O2-zstd-objcopy.full" "$OUT/.app-gcc-O2-zstd-objcopy.tmp" 2>/dev/null; then
+		mv -f "$OUT/.app-gcc-O2-zstd-objcopy.tmp" "$OUT/app-gcc-O2-zstd-objcopy"
+	else
+		log "skipping app-gcc-O2-zstd-objcopy: objcopy cannot compress with zstd here"
+		rm -f "$OUT/.app-gcc-O2-zstd-objcopy.tmp"
+	fi
+	rm -f "$OUT/.app-gcc-O2-zstd-objcopy.full"
+fi
+
+# dwz (Debian's dwz 0.15), see dwz.h. NAME-dwz is NAME built alike (its own
+# build-id) and processed by dwz alone: partial units, DW_FORM_ref_addr.
+# dwz-m/ and dwz-m5/ hold programs processed together with dwz -m into
+# common.debug, linked relatively (-r): DW_FORM_GNU_ref_alt and
+# DW_FORM_GNU_strp_alt through .gnu_debugaltlink, and with -5
+# DW_FORM_ref_sup4 and DW_FORM_strp_sup through .debug_sup. dwz 0.15 does
+# not read clang's DWARF 5 (.debug_addr): clang variants are DWARF 4.
+DWZ_DEPS=("$SRC/dwz.h" "$SRC/dwz_a.c" "$SRC/dwz_b.c" "$SELF")
+# dwz_src NAME: the sources NAME is built from.
+dwz_src() {
+	case $1 in
+	*dwzapp-*) echo dwz_a.c dwz_b.c ;;
+	*) echo "${APP_SRCS[@]}" ;;
+	esac
+}
+# dwz_build NAME CC DW OUT: build NAME (gcc/clang -O2, DWARF DW) as OUT.
+dwz_build() {
+	local name=$1 cc=$2 dw=$3 out=$4
+	# shellcheck disable=SC2046 # one word per source
+	compile "$name" "$cc" -g -gdwarf-"$dw" -O2 -fno-omit-frame-pointer $(dwz_src "$name")
+	mv -f "$OUT/.$name.tmp" "$out"
+}
+if command -v dwz >/dev/null 2>&1; then
+	for v in gcc:5 gcc:4 clang:4; do
+		tag=${v%:*} dw=${v#*:} cc=$CC_GCC
+		if [ "$tag" = clang ]; then
+			[ "$have_clang" = 1 ] || continue
+			cc=$CC_CLANG
+		fi
+		base=dwzapp-$tag-O2-dwarf$dw
+		fresh "$OUT/$base" "${DWZ_DEPS[@]}" || { log "building $base"; dwz_build "$base" "$cc" "$dw" "$OUT/$base"; }
+		for name in "app-$tag-O2-dwarf$dw-dwz" "$base-dwz"; do
+			deps=("${APP_DEPS[@]}")
+			case $name in dwzapp-*) deps=("${DWZ_DEPS[@]}") ;; esac
+			if fresh "$OUT/$name" "${deps[@]}"; then continue; fi
+			log "building $name"
+			dwz_build "$name" "$cc" "$dw" "$OUT/.$name.dwz"
+			dwz -q "$OUT/.$name.dwz"
+			mv -f "$OUT/.$name.dwz" "$OUT/$name"
+		done
+	done
+	for set in dwz-m:"" dwz-m5:-5; do
+		dir=${set%%:*} flag=${set#*:}
+		members=(app-gcc-O2-dwarf5 app-gcc-O2-dwarf4 dwzapp-gcc-O2-dwarf5)
+		[ -z "$flag" ] && [ "$have_clang" = 1 ] && members+=(app-clang-O2-dwarf4 dwzapp-clang-O2-dwarf4)
+		ok=1
+		for m in "${members[@]}" common.debug; do
+			fresh "$OUT/$dir/$m" "${APP_DEPS[@]}" "${DWZ_DEPS[@]}" || ok=0
+		done
+		[ "$ok" = 1 ] && continue
+		log "building $dir/ (dwz -m $flag)"
+		rm -rf "$OUT/.$dir.tmp" && mkdir -p "$OUT/.$dir.tmp"
+		for m in "${members[@]}"; do
+			cc=$CC_GCC
+			case $m in *clang*) cc=$CC_CLANG ;; esac
+			dw=${m##*dwarf}
+			dwz_build "$dir-$m" "$cc" "$dw" "$OUT/.$dir.tmp/$m"
+		done
+		(cd "$OUT/.$dir.tmp" && dwz -q $flag -r -m common.debug "${members[@]}")
+		rm -rf "${OUT:?}/$dir" && mv -f "$OUT/.$dir.tmp" "$OUT/$dir"
+	done
+else
+	log "skipping the dwz variants: dwz is not installed (apt-get install dwz)"
+fi
+
 if [ "$have_clang" = 0 ]; then
 	echo "fixtures: clang not found ('$CC_CLANG --version' failed): gcc variants built in $OUT, clang variants missing; install clang (apt-get install -y clang)" >&2
 	exit 3
