@@ -50,25 +50,32 @@ func (f *File) dwarfFile() *File {
 }
 
 // altName returns the supplementary file a file links to: its path and the
-// id wanted (hex), from .gnu_debugaltlink (path NUL build-id) or DWARF 5's
-// .debug_sup (its checksum); ok is false when there is no link (or the file
-// is itself the supplementary file).
+// id wanted (hex), from .gnu_debugaltlink or DWARF 5's .debug_sup (sup
+// true); ok is false when there is no link (or the file is itself the
+// supplementary file).
 func (f *File) altName() (name, id string, sup, ok bool) {
 	if b := f.rawSection(".gnu_debugaltlink"); len(b) > 0 {
-		i := bytes.IndexByte(b, 0)
-		if i <= 0 {
-			return "", "", false, false
-		}
-		return string(b[:i]), hex.EncodeToString(b[i+1:]), false, true
+		name, id, ok = parseAltLink(b)
+		return name, id, false, ok
 	}
-	isSup, name, id, ok := parseSup(f.rawSection(".debug_sup"), f)
+	isSup, name, id, ok := parseSup(f.rawSection(".debug_sup"))
 	return name, id, true, ok && !isSup && name != ""
+}
+
+// parseAltLink decodes .gnu_debugaltlink: a path, NUL, the build-id
+// (returned as hex).
+func parseAltLink(b []byte) (name, id string, ok bool) {
+	i := bytes.IndexByte(b, 0)
+	if i <= 0 {
+		return "", "", false
+	}
+	return string(b[:i]), hex.EncodeToString(b[i+1:]), true
 }
 
 // parseSup decodes .debug_sup (DWARF 5, section 7.3.6): version,
 // is_supplementary, a file name, and a checksum (ULEB128 length, bytes),
 // returned as hex.
-func parseSup(b []byte, f *File) (isSup bool, name, sum string, ok bool) {
+func parseSup(b []byte) (isSup bool, name, sum string, ok bool) {
 	if len(b) < 4 {
 		return false, "", "", false
 	}
@@ -77,7 +84,7 @@ func parseSup(b []byte, f *File) (isSup bool, name, sum string, ok bool) {
 	if i < 0 {
 		return false, "", "", false
 	}
-	cb := &buf{sec: ".debug_sup", data: rest[i+1:], order: f.Order}
+	cb := &buf{sec: ".debug_sup", data: rest[i+1:]}
 	n := cb.uleb()
 	if cb.err == nil && n <= uint64(len(cb.data)-cb.off) {
 		sum = hex.EncodeToString(cb.data[cb.off : cb.off+int(n)])
@@ -89,7 +96,7 @@ func parseSup(b []byte, f *File) (isSup bool, name, sum string, ok bool) {
 // checksum for a DWARF 5 link, else its GNU build-id.
 func (f *File) altID(sup bool) string {
 	if sup {
-		_, _, sum, _ := parseSup(f.rawSection(".debug_sup"), f)
+		_, _, sum, _ := parseSup(f.rawSection(".debug_sup"))
 		return sum
 	}
 	return f.BuildID()
@@ -105,10 +112,11 @@ func (f *File) rawSection(name string) []byte {
 	return f.data[s.Offset : s.Offset+s.FileSize]
 }
 
-// hasAlt reports whether the DWARF refers to a supplementary file.
+// hasAlt reports whether the DWARF refers to a supplementary file, found
+// or not.
 func (f *File) hasAlt() bool {
-	_, _, _, ok := f.dwarfFile().altName()
-	return ok
+	a, err := f.alt()
+	return a != nil || err != nil
 }
 
 // alt returns the supplementary file, opening it on first use; nil and no

@@ -1,0 +1,222 @@
+package dwarfres
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+// needDwz returns a dwz-processed fixture, skipping (failing under make
+// test) without dwz.
+func needDwz(t *testing.T, name string) string {
+	t.Helper()
+	dwarftest.NeedTool(t, "dwz")
+	return needBin(t, name)
+}
+
+// TestDwzStringsAndTypesFromCommonFile: in a dwz -m program, work's name
+// is a DW_FORM_GNU_strp_alt (DW_FORM_strp_sup with -5) string and p's
+// type a DW_FORM_GNU_ref_alt (ref_sup4) reference: both read from the
+// common file, not from the program's own .debug_str and .debug_info.
+func TestDwzStringsAndTypesFromCommonFile(t *testing.T) {
+	for _, name := range []string{"dwz-m/app-gcc-O2-dwarf5", "dwz-m5/app-gcc-O2-dwarf5", "dwz-m/app-gcc-O2-dwarf4"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := Open(needDwz(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			ps, err := f.FindProbes(Query{Function: "work"})
+			if err != nil || len(ps) != 1 || ps[0].Func != "work" {
+				t.Fatalf("FindProbes(work) = %+v, %v; want one point in work", ps, err)
+			}
+			v, ok := ps[0].Scope.Lookup("p")
+			if !ok {
+				t.Fatal("no p in work")
+			}
+			if tn, _ := v.TypeName(); tn != "struct item*" {
+				t.Errorf("p's type = %q, want struct item*", tn)
+			}
+			tp, _ := v.RealType(true)
+			tp, _ = tp.RealType(true)
+			if m, ok := tp.FindMember("name"); !ok || m.Name() != "name" {
+				t.Errorf("struct item has no member name (common file's type not followed)")
+			}
+		})
+	}
+}
+
+// TestDwzInlineInstancesElsewhere: pt_scale's abstract instance is in a
+// partial unit (dwz) or the common file (dwz -m); both of its inlined
+// copies, in scale_a's and scale_b's units, are found, as in the plain
+// build.
+func TestDwzInlineInstancesElsewhere(t *testing.T) {
+	want := probeFuncs(t, needDwz(t, "dwzapp-gcc-O2-dwarf5"), "pt_scale")
+	if !slices.Equal(want, []string{"scale_a", "scale_b"}) {
+		t.Fatalf("plain build: pt_scale in %v, want scale_a and scale_b", want)
+	}
+	for _, name := range []string{"dwzapp-gcc-O2-dwarf5-dwz", "dwz-m/dwzapp-gcc-O2-dwarf5", "dwz-m5/dwzapp-gcc-O2-dwarf5"} {
+		if got := probeFuncs(t, needBin(t, name), "pt_scale"); !slices.Equal(got, want) {
+			t.Errorf("%s: pt_scale in %v, want %v", name, got, want)
+		}
+	}
+}
+
+// probeFuncs returns the functions fn's points are in.
+func probeFuncs(t *testing.T, path, fn string) []string {
+	t.Helper()
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := f.FindProbes(Query{Function: fn})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []string
+	for _, p := range ps {
+		if p.RealName != fn {
+			t.Errorf("%s: a point of %s is named %q", path, fn, p.RealName)
+		}
+		out = append(out, p.Func)
+	}
+	return out
+}
+
+// copyTo copies src into dir under its base name.
+func copyTo(t *testing.T, src, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDwzCommonFileMissingOrWrong: without its common file, or with
+// another one in its place (another build-id), a query fails with an
+// *AltFileError naming the file, the build-id wanted and the paths tried.
+func TestDwzCommonFileMissingOrWrong(t *testing.T) {
+	src := needDwz(t, "dwz-m/app-gcc-O2-dwarf5")
+	probe := func(t *testing.T, dir string) *AltFileError {
+		t.Helper()
+		f, err := Open(copyTo(t, src, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		_, err = f.FindProbes(Query{Function: "work"})
+		var ae *AltFileError
+		if !errors.As(err, &ae) || !errors.Is(err, ErrNoDebugInfo) {
+			t.Fatalf("FindProbes = %v, want an *AltFileError", err)
+		}
+		name, id, _, _ := f.altName()
+		if ae.Name != "common.debug" || ae.BuildID != id || len(id) != 40 ||
+			ae.Tried[0] != filepath.Join(dir, name) || !strings.Contains(err.Error(), id) {
+			t.Errorf("error %+v (%v): want common.debug, build-id %s, %s tried first", ae, err, id, filepath.Join(dir, name))
+		}
+		return ae
+	}
+	t.Run("missing", func(t *testing.T) { probe(t, t.TempDir()) })
+	t.Run("other build-id", func(t *testing.T) {
+		dir := t.TempDir()
+		// dwz-m5's common file: a DWARF 5 supplementary file, no build-id.
+		copyTo(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), dir)
+		probe(t, dir)
+	})
+}
+
+// zlibGNU compresses b as a .zdebug_* section.
+func zlibGNU(b []byte) []byte {
+	var z bytes.Buffer
+	z.WriteString("ZLIB")
+	binary.Write(&z, binary.BigEndian, uint64(len(b)))
+	w := zlib.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	return z.Bytes()
+}
+
+func TestZdebugData(t *testing.T) {
+	plain := bytes.Repeat([]byte("dwarf"), 100)
+	good := zlibGNU(plain)
+	if b, err := zdebugData(good); err != nil || !bytes.Equal(b, plain) {
+		t.Fatalf("zdebugData = %d bytes, %v", len(b), err)
+	}
+	huge := slices.Clone(good)
+	binary.BigEndian.PutUint64(huge[4:], 1<<40)
+	for name, in := range map[string][]byte{
+		"no header":  plain,
+		"truncated":  good[:len(good)/2],
+		"short":      good[:8],
+		"huge size":  huge,
+		"bad stream": append(slices.Clone(good[:12]), bytes.Repeat([]byte{0xff}, 40)...),
+	} {
+		if b, err := zdebugData(in); err == nil {
+			t.Errorf("%s: %d bytes, no error", name, len(b))
+		}
+	}
+}
+
+// TestCompressedSectionsCorrupt: a .zdebug_info or SHF_COMPRESSED
+// .debug_info whose stream is damaged is a *DecodeError, never a panic.
+func TestCompressedSectionsCorrupt(t *testing.T) {
+	for _, c := range []struct{ fixture, sec string }{
+		{"app-gcc-O2-zlib-gnu", ".zdebug_info"},
+		{"app-gcc-O2-zlib", ".debug_info"},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			p := damageSection(t, needBin(t, c.fixture), t.TempDir(), c.sec, 40)
+			f, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			_, err = f.FindProbes(Query{Function: "work"})
+			var de *DecodeError
+			if !errors.As(err, &de) && !errors.Is(err, ErrNoDebugInfo) {
+				t.Errorf("FindProbes = %v, want a decode error", err)
+			}
+		})
+	}
+}
+
+// damageSection copies bin into dir with the bytes of section sec from
+// offset keep (past the compression header) on overwritten.
+func damageSection(t *testing.T, bin, dir, sec string, keep uint64) string {
+	t.Helper()
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ef.Section(sec)
+	if s == nil || s.FileSize <= keep {
+		t.Fatalf("%s: no %s past %d bytes", bin, sec, keep)
+	}
+	for i := s.Offset + keep; i < s.Offset+s.FileSize; i++ {
+		b[i] ^= byte(i*13) | 1
+	}
+	p := filepath.Join(dir, filepath.Base(bin))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
