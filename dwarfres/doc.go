@@ -13,19 +13,23 @@
 //     (buildidcache.go); OpenOrSymbols opens a binary without any for its
 //     symbol table; a kernel module by name (modlocate.go:
 //     modules.dep, a module's debuginfo tree); Open (open.go) maps an ELF
-//     and reads sections lazily, OpenAny (decompress.go) a compressed
-//     module too. A kernel module is a relocatable object: Open lays its
-//     sections out (module.go) and its debug sections are read relocated
-//     (reloc.go).
+//     and reads sections lazily (SHF_COMPRESSED and .zdebug_* ones
+//     decompressed, zdebug.go), OpenAny (decompress.go) a compressed
+//     module too; altfile.go opens a dwz program's common file
+//     (.gnu_debugaltlink, .debug_sup). A kernel module is a relocatable
+//     object: Open lays its sections out (module.go) and its debug
+//     sections are read relocated (reloc.go).
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
 //     (die.go) whose attribute forms and classes are in form.go, one unit
-//     decoded as a tree (cutree.go), line tables (lines.go), ranges and
-//     location lists (ranges.go, loclist.go).
+//     decoded as a tree (cutree.go), references leaving it (dwz's partial
+//     units and common file) followed by xref.go, line tables (lines.go),
+//     ranges and location lists (ranges.go, loclist.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it; FindLineRange (linerange.go) answers -L;
-//     linewalk.go holds the line walks both share; ProbePointAt
-//     (pointat.go) maps an address back to a probe point, a PointMapper
-//     many addresses (-l), each unit decoded once.
+//     linewalk.go holds the line walks both share; dwzfind.go finds the
+//     instances of an inline function dwz moved out of their units;
+//     ProbePointAt (pointat.go) maps an address back to a probe point, a
+//     PointMapper many addresses (-l), each unit decoded once.
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);
