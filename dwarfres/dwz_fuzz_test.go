@@ -42,18 +42,7 @@ func FuzzDwzReaders(f *testing.F) {
 		m[".debug_info"], a[".debug_info"], a[".debug_str"] = info, altInfo, altStr
 		mf := withAlt(memFile(m), memFile(a))
 		for _, fn := range []string{"pt_scale", "scale_b", "main"} {
-			ps, err := mf.FindProbes(Query{Function: fn})
-			if err != nil && ps != nil && len(ps) == 0 {
-				t.Fatalf("error with an empty non-nil result")
-			}
-			for _, p := range ps {
-				if p.Scope == nil {
-					continue
-				}
-				for _, av := range p.Scope.Available(true) {
-					exerciseVar(p.Scope, av.Var)
-				}
-			}
+			exerciseQuery(t, mf, fn, "p", "k")
 		}
 		mf.FindLineRange(LineQuery{Function: "scale_a", End: 1 << 30})
 	})

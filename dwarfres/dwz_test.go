@@ -220,3 +220,34 @@ func damageSection(t *testing.T, bin, dir, sec string, keep uint64) string {
 	}
 	return p
 }
+
+// TestDwzProbePointAt: -l's mapping of an address back to a probe point
+// (function, file, line) is the plain build's, pt_scale's inlined copies
+// included.
+func TestDwzProbePointAt(t *testing.T) {
+	for _, c := range []struct{ plain, fn string }{{"dwzapp-gcc-O2-dwarf5", "pt_scale"}, {"app-gcc-O2-dwarf5", "work"}} {
+		base, err := Open(needDwz(t, c.plain))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := base.FindProbes(Query{Function: c.fn})
+		if err != nil || len(ps) == 0 {
+			t.Fatalf("%s: FindProbes(%s) = %v, %v", c.plain, c.fn, ps, err)
+		}
+		for _, v := range []string{c.plain + "-dwz", "dwz-m/" + c.plain, "dwz-m5/" + c.plain} {
+			f, err := Open(needBin(t, v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				want, wok, werr := base.ProbePointAt(p.Addr)
+				got, ok, err := f.ProbePointAt(p.Addr)
+				if got != want || ok != wok || (err == nil) != (werr == nil) {
+					t.Errorf("%s: ProbePointAt(%#x) = %+v, %v, %v; want %+v, %v, %v", v, p.Addr, got, ok, err, want, wok, werr)
+				}
+			}
+			f.Close()
+		}
+		base.Close()
+	}
+}

@@ -61,23 +61,7 @@ func FuzzReaders(f *testing.F) {
 		}
 		secs[".debug_info"], secs[".debug_abbrev"], secs[".debug_line"], secs[".debug_loclists"] = info, abbrev, line, loclists
 		mf := memFile(secs)
-		ps, err := mf.FindProbes(Query{Function: "work"})
-		if err != nil && ps != nil && len(ps) == 0 {
-			t.Fatalf("error with an empty non-nil result")
-		}
-		for _, p := range ps {
-			if p.Scope == nil {
-				continue
-			}
-			for _, a := range p.Scope.Available(true) {
-				exerciseVar(p.Scope, a.Var)
-			}
-			for _, n := range []string{"p", "sum", "i", "app_counter"} {
-				if v, ok := p.Scope.Lookup(n); ok {
-					exerciseVar(p.Scope, v)
-				}
-			}
-		}
+		exerciseQuery(t, mf, "work", "p", "sum", "i", "app_counter")
 		mf.FindProbes(Query{Function: "work", Line: 2, HasLine: true})
 		mf.FindProbes(Query{File: "app_util.c", Line: 40, HasLine: true})
 		mf.FindLineRange(LineQuery{Function: "sum_list", End: 1 << 30})
@@ -96,6 +80,28 @@ func FuzzDecodeLocation(f *testing.F) {
 			t.Fatalf("decodeLocation(%x) = %+v, %v", expr, loc, err)
 		}
 	})
+}
+
+// exerciseQuery looks fn up, then asks of every point its variables and
+// those named: an error comes with no result.
+func exerciseQuery(t *testing.T, f *File, fn string, names ...string) {
+	ps, err := f.FindProbes(Query{Function: fn})
+	if err != nil && ps != nil && len(ps) == 0 {
+		t.Fatalf("error with an empty non-nil result")
+	}
+	for _, p := range ps {
+		if p.Scope == nil {
+			continue
+		}
+		for _, a := range p.Scope.Available(true) {
+			exerciseVar(p.Scope, a.Var)
+		}
+		for _, n := range names {
+			if v, ok := p.Scope.Lookup(n); ok {
+				exerciseVar(p.Scope, v)
+			}
+		}
+	}
 }
 
 // exerciseVar asks every question probe arguments ask of a variable.
