@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -18,6 +19,10 @@ type altLink struct {
 	once sync.Once
 	file *File
 	err  error
+	// dirs are the debug directories searched by build-id and under .dwz
+	// (a Locator's, DWPROBE_DEBUGINFO_PATH and --symfs included); nil
+	// means DefaultDebugDir.
+	dirs []string
 }
 
 // AltFileError reports a supplementary (dwz) file that was not found, or
@@ -128,28 +133,44 @@ func (f *File) alt() (*File, error) {
 		if !ok {
 			return
 		}
-		d.altf.file, d.altf.err = openAlt(altCandidates(d.Path, name, id), name, id, sup)
+		dirs := f.altf.dirs
+		if dirs == nil {
+			dirs = []string{DefaultDebugDir}
+		}
+		d.altf.file, d.altf.err = openAlt(altCandidates(d.Path, name, id, dirs), name, id, sup)
 	})
 	return d.altf.file, d.altf.err
 }
 
 // altCandidates lists where gdb and libdw look for a supplementary file:
-// the path as linked (relative to the linking file's directory), then by
-// build-id and under .dwz in the system debug directory.
-func altCandidates(from, name, id string) []string {
+// the path as linked (relative to the linking file's directory), then in
+// each debug directory by build-id and under .dwz.
+func altCandidates(from, name, id string, dirs []string) []string {
 	p := name
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(from), p)
 	}
 	out := []string{p}
-	if len(id) > 2 {
-		out = append(out, DefaultDebugDir+"/.build-id/"+id[:2]+"/"+id[2:]+".debug")
+	// Debian links /usr/lib/debug/.dwz/ARCH/PKG.debug: under another
+	// debug directory (a sysroot's), the same path below it.
+	rest, under := strings.CutPrefix(name, DefaultDebugDir+"/")
+	if !under {
+		rest = ".dwz/" + filepath.Base(name)
 	}
-	if dwz := DefaultDebugDir + "/.dwz/" + filepath.Base(name); dwz != p {
-		out = append(out, dwz)
+	for _, d := range dirs {
+		if len(id) > 2 {
+			out = append(out, d+"/.build-id/"+id[:2]+"/"+id[2:]+".debug")
+		}
+		if q := filepath.Join(d, rest); !slices.Contains(out, q) {
+			out = append(out, q)
+		}
 	}
 	return out
 }
+
+// SetDebugDirs sets the debug directories a dwz common file is looked for
+// in (by build-id, under .dwz), after the path its link names.
+func (f *File) SetDebugDirs(dirs []string) { f.altf.dirs = dirs }
 
 // openAlt opens the first candidate that is an ELF with DWARF and, when
 // the link names one, the id wanted (sup: a .debug_sup checksum).
@@ -175,4 +196,16 @@ func (f *File) altSec(name string) []byte {
 		return nil
 	}
 	return a.sec(name)
+}
+
+// debugDirs are the build-id trees l searches, in order: where a dwz
+// common file is looked for too.
+func (l *Locator) debugDirs() []string {
+	var out []string
+	for _, s := range l.Debug {
+		if d, ok := s.(BuildIDDir); ok {
+			out = append(out, string(d))
+		}
+	}
+	return out
 }

@@ -251,3 +251,50 @@ func TestDwzProbePointAt(t *testing.T) {
 		base.Close()
 	}
 }
+
+func TestAltCandidates(t *testing.T) {
+	id := "b8c18a61d80b863a1aa24fbfe7e86475f04f052a"
+	for _, c := range []struct {
+		from, name string
+		dirs       []string
+		want       []string
+	}{
+		{"/bin/app", "../lib/common.debug", []string{"/usr/lib/debug"}, []string{
+			"/lib/common.debug", "/usr/lib/debug/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/usr/lib/debug/.dwz/common.debug"}},
+		{"/usr/lib/debug/.build-id/12/34.debug", "/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug", []string{"/mine", "/root/usr/lib/debug"}, []string{
+			"/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug",
+			"/mine/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/mine/.dwz/x86_64-linux-gnu/libc6.debug",
+			"/root/usr/lib/debug/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/root/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug"}},
+	} {
+		if got := altCandidates(c.from, c.name, id, c.dirs); !slices.Equal(got, c.want) {
+			t.Errorf("altCandidates(%s, %s) =\n%q\nwant\n%q", c.from, c.name, got, c.want)
+		}
+	}
+}
+
+// TestDwzCommonFileByBuildID: a dwz -m program copied away from its
+// common file finds it in a Locator's debug directory by build-id, as
+// Debian installs it (.build-id/xx/yyyy.debug).
+func TestDwzCommonFileByBuildID(t *testing.T) {
+	src := needDwz(t, "dwz-m/app-gcc-O2-dwarf5")
+	dbg := t.TempDir()
+	probe, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id, _, _ := probe.altName()
+	probe.Close()
+	p := filepath.Join(dbg, ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.Rename(copyTo(t, filepath.Join(filepath.Dir(src), "common.debug"), dbg), p); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewLocator(dbg).Open(copyTo(t, src, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ps, err := f.FindProbes(Query{Function: "work"}); err != nil || len(ps) != 1 {
+		t.Errorf("FindProbes(work) = %v, %v; want the point found through the common file in %s", ps, err, dbg)
+	}
+}

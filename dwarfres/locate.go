@@ -157,6 +157,7 @@ func (l *Locator) Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.SetDebugDirs(l.debugDirs())
 	if f.HasDWARF() {
 		return f, nil
 	}
@@ -175,8 +176,12 @@ func (l *Locator) Open(path string) (*File, error) {
 // another CRC) is still an error.
 func (l *Locator) OpenOrSymbols(path string) (*File, error) {
 	f, err := OpenAny(path)
-	if err != nil || f.HasDWARF() {
-		return f, err
+	if err != nil {
+		return nil, err
+	}
+	f.SetDebugDirs(l.debugDirs())
+	if f.HasDWARF() {
+		return f, nil
 	}
 	err = l.attach(f)
 	var nf *NotFoundError
