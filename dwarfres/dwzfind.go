@@ -22,27 +22,10 @@ func (s *search) shared(t *cuTree) bool {
 // shared unit, in every unit referring to it, in unit order.
 func (s *search) foreignInstances(abs int) error {
 	t := s.t
-	defer func() { s.t = t }()
-	key := t.dies[abs].Off
-	if t.f != s.f {
-		key |= originAlt
-	}
+	key := s.originKey(t, abs)
 	decl, _ := t.declLine(abs)
 	dfile := t.declFile(abs)
-	units, err := s.f.unitsList()
-	if err != nil {
-		return err
-	}
-	for _, ui := range s.f.unitsReferring(units, key) {
-		u := &units[ui]
-		if u == t.u || !u.holdsCode() {
-			continue
-		}
-		t2, err := s.f.decodeUnit(u)
-		if err != nil {
-			return err
-		}
-		s.t = t2
+	return s.eachReferring(abs, func(t2 *cuTree) error {
 		for j := 1; j < len(t2.dies); j++ {
 			d := &t2.dies[j]
 			if !d.HasOrigin || d.OriginIsSpec || d.Origin != key || !t2.isFuncInstance(j) {
@@ -60,6 +43,50 @@ func (s *search) foreignInstances(abs int) error {
 			if err := s.instanceAt(j, addr, dfile); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// foreignLines is FUNC:RLN for the abstract function abs of a shared
+// unit: the line is looked for in the units referring to it, whose line
+// tables and scopes hold its code (a partial unit shares a line table
+// with the units it was taken from, but holds no scope).
+func (s *search) foreignLines(abs, line int) error {
+	fname := s.t.declFile(abs)
+	return s.eachReferring(abs, func(*cuTree) error { return s.byLine(fname, line) })
+}
+
+// originKey is the die.Origin value by which the units of s.f refer to
+// DIE i of t.
+func (s *search) originKey(t *cuTree, i int) uint64 {
+	if t.f != s.f {
+		return t.dies[i].Off | originAlt
+	}
+	return t.dies[i].Off
+}
+
+// eachReferring calls fn with s.t set to each unit of s.f (other than s.t)
+// that may refer to DIE abs of s.t, in unit order.
+func (s *search) eachReferring(abs int, fn func(t *cuTree) error) error {
+	t := s.t
+	defer func() { s.t = t }()
+	units, err := s.f.unitsList()
+	if err != nil {
+		return err
+	}
+	for _, ui := range s.f.unitsReferring(units, t.dies[abs].Off) {
+		u := &units[ui]
+		if u == t.u || !u.holdsCode() {
+			continue
+		}
+		t2, err := s.f.decodeUnit(u)
+		if err != nil {
+			return err
+		}
+		s.t = t2
+		if err := fn(t2); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -112,7 +139,7 @@ func (f *File) unitsReferring(units []unit, off uint64) []int {
 // programs there); their instances are in this file.
 func (s *search) supplementary() error {
 	q := s.q
-	if q.Function == "" || q.HasLine || q.File != "" || q.NoInlines {
+	if q.Function == "" || q.File != "" || q.NoInlines {
 		return nil
 	}
 	alt, err := s.f.alt()

@@ -80,6 +80,9 @@ func (s *search) unit(t *cuTree) error {
 		}
 		var err error
 		switch {
+		case q.HasLine && s.shared(t):
+			decl, _ := t.declLine(i)
+			err = s.foreignLines(i, decl+q.Line)
 		case q.HasLine:
 			decl, _ := t.declLine(i)
 			err = s.byLine(t.declFile(i), decl+q.Line)

@@ -27,6 +27,8 @@ var dwzAppSpecs = [][]string{
 	{"-D", "app_util.c:64"},
 	{"-D", "sum_list%return $retval"},
 	{"-D", "app_counter"},
+	{"-D", "work app_counter app_version:string app_list.count"},
+	{"-D", "item_score;return*"},
 	{"-V", "work"},
 	{"-V", "item_score"},
 	{"-V", "histogram"},
@@ -40,6 +42,8 @@ var dwzAppSpecs = [][]string{
 var dwzPairSpecs = [][]string{
 	{"-D", "pt_scale p->x k"},
 	{"-D", "scale_b k p->y"},
+	{"-D", "pt_scale;return*"},
+	{"-D", "pt_scale:2 s"},
 	{"-V", "pt_scale"},
 	{"-V", "scale_a"},
 	{"-L", "scale_a"},
