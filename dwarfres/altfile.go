@@ -137,7 +137,11 @@ func (f *File) alt() (*File, error) {
 		if dirs == nil {
 			dirs = []string{DefaultDebugDir}
 		}
-		d.altf.file, d.altf.err = openAlt(altCandidates(d.Path, name, id, dirs), name, id, sup)
+		from, err := filepath.Abs(d.Path) // the error names absolute paths
+		if err != nil {
+			from = d.Path
+		}
+		d.altf.file, d.altf.err = openAlt(altCandidates(from, name, id, dirs), name, id, sup)
 	})
 	return d.altf.file, d.altf.err
 }
