@@ -66,7 +66,7 @@ func (t *cuTree) attrs(i int) (attrSet, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	r.seek(t.dies[i].Off, t.dies[i].Depth)
+	r.seek(t.dies[i].Off, int(t.dies[i].Depth))
 	code := r.b.uleb()
 	a := r.tab.get(code)
 	if a == nil {

@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"slices"
 	"sort"
 	"sync"
 )
@@ -32,26 +33,49 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	t := &cuTree{f: f, u: u, dies: make([]die, 0, (u.end-u.off)/16)}
+	// Read the unit's bytes with pread into a reused buffer rather than
+	// through the mapping: a probe decoding half the kernel's units would
+	// otherwise keep half of .debug_info resident (and counted in its
+	// RSS). No DIE keeps a slice of them.
+	ib := scratchInfo.Get().(*[]byte)
+	defer scratchInfo.Put(ib)
+	if n := int(u.end - u.dieOff); cap(*ib) < n {
+		*ib = make([]byte, n)
+	}
+	r.b.data = (*ib)[:f.readInfo((*ib)[:u.end-u.dieOff], u.dieOff)]
+	// Decode into a reused buffer, then copy out exactly: a unit's DIE
+	// count is only known at its end, and growing the slice would
+	// allocate and copy it several times over.
+	sp := scratchDIEs.Get().(*[]die)
+	dies := (*sp)[:0]
 	var stack []int
 	var d die
 	for r.next(&d) {
-		for len(stack) > 0 && t.dies[stack[len(stack)-1]].Depth >= d.Depth {
+		for len(stack) > 0 && dies[stack[len(stack)-1]].Depth >= d.Depth {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) > 0 {
-			d.Parent = stack[len(stack)-1]
+			d.Parent = int32(stack[len(stack)-1])
 		}
-		t.dies = append(t.dies, d)
+		dies = append(dies, d)
 		if d.Children {
-			stack = append(stack, len(t.dies)-1)
+			stack = append(stack, len(dies)-1)
 		}
 	}
+	t := &cuTree{f: f, u: u, dies: slices.Clone(dies)}
+	*sp = dies
+	scratchDIEs.Put(sp)
 	if r.err != nil {
 		return nil, r.err
 	}
 	return t, nil
 }
+
+// scratchDIEs and scratchInfo hold decodeUnit's buffers.
+var (
+	scratchDIEs = sync.Pool{New: func() any { return new([]die) }}
+	scratchInfo = sync.Pool{New: func() any { return new([]byte) }}
+)
 
 // idx returns the index of the DIE at section offset off, or -1.
 func (t *cuTree) idx(off uint64) int {
@@ -105,7 +129,7 @@ func (t *cuTree) declFileNo(i int) (int64, bool) {
 	if j < 0 {
 		return 0, false
 	}
-	return t.dies[j].DeclFile, true
+	return int64(t.dies[j].DeclFile), true
 }
 
 // declFile is dwarf_decl_file: the file name of DW_AT_decl_file.
@@ -287,5 +311,5 @@ func (t *cuTree) callFile(i int) string {
 	if !t.dies[i].HasCallFile {
 		return ""
 	}
-	return t.fileName(t.dies[i].CallFile)
+	return t.fileName(int64(t.dies[i].CallFile))
 }

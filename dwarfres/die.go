@@ -7,43 +7,51 @@ import (
 
 // die is the subset of a debugging information entry that probe resolution
 // needs. Strings are kept as (form, value) and resolved on demand: a scan
-// over thousands of DIEs should not allocate a name for each.
+// over thousands of DIEs should not allocate a name for each. It holds no
+// pointers and only what every DIE may carry (112 bytes): a decoded unit of
+// a vmlinux has hundreds of thousands of them, and a pointer-free array
+// costs the garbage collector nothing to scan. What only a unit's root
+// carries (bases, DW_AT_comp_dir) stays in the reader.
 type die struct {
-	Off      uint64 // section offset
-	Tag      dwarf.Tag
-	Children bool
-	Depth    int // 0 for the unit root
-	Parent   int // index of the parent in a decoded unit, -1 for the root
+	Off     uint64 // section offset
+	nameVal uint64 // for DW_FORM_string, the string's section offset
+	Origin  uint64 // DW_AT_abstract_origin or DW_AT_specification target
+	LowPC   uint64
+	HighPC  uint64 // absolute after decode
+	EntryPC uint64
+	Sibling uint64
 
-	nameForm, compDirForm form
-	nameVal, compDirVal   uint64
-	nameInl, compDirInl   []byte // DW_FORM_string bytes
+	rangesVal uint64
+	Tag       dwarf.Tag
+	Depth     int32 // 0 for the unit root
+	Parent    int32 // index of the parent in a decoded unit, -1 for the root
+	DeclFile  int32
+	DeclLine  int32
+	CallFile  int32
+	CallLine  int32
 
-	Origin       uint64 // DW_AT_abstract_origin or DW_AT_specification target
+	nameForm   form
+	rangesForm form
+
+	Children     bool
 	OriginIsSpec bool
 	HasOrigin    bool
-	LowPC        uint64
 	HasLow       bool
-	HighPC       uint64 // absolute after decode
 	HasHigh      bool
-	EntryPC      uint64
 	HasEntry     bool
-	rangesVal    uint64
-	rangesForm   form
 	HasRanges    bool
 	Inline       bool // DW_AT_inline present
 	Declaration  bool
-	DeclFile     int64
-	DeclLine     int64
-	CallFile     int64
-	CallLine     int64
 	HasCallFile  bool
 	HasCallLine  bool
-	Sibling      uint64
 	Lang         uint16 // DW_AT_language, on unit roots
+}
 
+// rootAttrs are the attributes only a unit's root DIE carries.
+type rootAttrs struct {
+	compDirForm                            form
+	compDirVal                             uint64
 	strOffBase, addrBase, rngBase, locBase uint64
-	highForm                               form
 }
 
 // reader walks the DIEs of one unit in order.
@@ -54,6 +62,10 @@ type reader struct {
 	tab   abbrevTable
 	depth int
 	err   error
+	// root receives the root-only attributes of the DIEs read; highRel
+	// says the DIE being read has DW_AT_high_pc as an offset.
+	root    rootAttrs
+	highRel bool
 }
 
 func (f *File) newReader(u *unit) *reader {
@@ -98,7 +110,8 @@ func (r *reader) next(d *die) bool {
 			r.err = r.failure(off, fmt.Sprintf("unknown abbreviation code %d", code))
 			return false
 		}
-		*d = die{Off: off, Tag: a.tag, Children: a.children, Depth: r.depth, Parent: -1}
+		*d = die{Off: off, Tag: a.tag, Children: a.children, Depth: int32(r.depth), Parent: -1}
+		r.highRel = false
 		for i := range a.attrs {
 			r.attr(d, &a.attrs[i])
 		}
@@ -106,7 +119,7 @@ func (r *reader) next(d *die) bool {
 			r.err = r.b.err
 			return false
 		}
-		if d.HasHigh && d.highForm.class() != classAddress {
+		if d.HasHigh && r.highRel {
 			d.HighPC += d.LowPC
 		}
 		if a.children {
@@ -123,11 +136,11 @@ func (r *reader) skipChildren(d *die) {
 		return
 	}
 	if d.Sibling > d.Off && d.Sibling <= r.u.end {
-		r.seek(d.Sibling, d.Depth)
+		r.seek(d.Sibling, int(d.Depth))
 		return
 	}
 	var c die
-	for r.depth > d.Depth && r.err == nil && r.b.off < len(r.b.data) {
+	for r.depth > int(d.Depth) && r.err == nil && r.b.off < len(r.b.data) {
 		if r.b.data[r.b.off] == 0 { // a null entry closes one level
 			r.b.off++
 			r.depth--
@@ -137,20 +150,21 @@ func (r *reader) skipChildren(d *die) {
 			return
 		}
 		if c.Children && c.Sibling > c.Off && c.Sibling <= r.u.end {
-			r.seek(c.Sibling, c.Depth)
+			r.seek(c.Sibling, int(c.Depth))
 		}
 	}
 }
 
 // attr decodes one attribute, storing those probe resolution needs.
 func (r *reader) attr(d *die, aa *abbrevAttr) {
-	form, v, inl := r.value(aa)
-	r.store(d, aa.attr, form, v, inl)
+	form, v, _ := r.value(aa)
+	r.store(d, aa.attr, form, v)
 }
 
 // value decodes one attribute's value: integers, references (as section
 // offsets), string offsets and indexes in v; inline strings and blocks
-// (exprloc included) in blk, which aliases the section.
+// (exprloc included) in blk, which aliases the section. An inline string's
+// v is its section offset.
 func (r *reader) value(aa *abbrevAttr) (fm form, v uint64, blk []byte) {
 	b := &r.b
 	u := r.u
@@ -198,6 +212,7 @@ func (r *reader) value(aa *abbrevAttr) (fm form, v uint64, blk []byte) {
 		v = b.uleb()
 	case formString:
 		start := b.off
+		v = b.pos()
 		b.skipCstr()
 		if b.off > start {
 			inl = b.data[start : b.off-1]
@@ -236,13 +251,14 @@ func (r *reader) block(n uint64) []byte {
 	return blk
 }
 
-// store keeps the attributes probe resolution needs in d.
-func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
+// store keeps the attributes probe resolution needs in d, and the root's
+// own in r.root.
+func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64) {
 	switch at {
 	case dwarf.AttrName:
-		d.nameForm, d.nameVal, d.nameInl = fm, v, inl
+		d.nameForm, d.nameVal = fm, v
 	case dwarf.AttrCompDir:
-		d.compDirForm, d.compDirVal, d.compDirInl = fm, v, inl
+		r.root.compDirForm, r.root.compDirVal = fm, v
 	case dwarf.AttrAbstractOrigin:
 		d.Origin, d.HasOrigin, d.OriginIsSpec = originRef(fm, v), isOriginForm(fm), false
 	case dwarf.AttrSpecification:
@@ -252,7 +268,7 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
 	case dwarf.AttrLowpc:
 		d.LowPC, d.HasLow = v, true
 	case dwarf.AttrHighpc:
-		d.HighPC, d.HasHigh, d.highForm = v, true, fm
+		d.HighPC, d.HasHigh, r.highRel = v, true, fm.class() != classAddress
 	case dwarf.AttrEntrypc:
 		d.EntryPC, d.HasEntry = v, true
 		if fm.class() != classAddress {
@@ -266,25 +282,25 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64, inl []byte) {
 	case dwarf.AttrDeclaration:
 		d.Declaration = v != 0
 	case dwarf.AttrDeclFile:
-		d.DeclFile = int64(v)
+		d.DeclFile = int32(v)
 	case dwarf.AttrDeclLine:
-		d.DeclLine = int64(v)
+		d.DeclLine = int32(v)
 	case dwarf.AttrCallFile:
-		d.CallFile, d.HasCallFile = int64(v), true
+		d.CallFile, d.HasCallFile = int32(v), true
 	case dwarf.AttrCallLine:
-		d.CallLine, d.HasCallLine = int64(v), true
+		d.CallLine, d.HasCallLine = int32(v), true
 	case dwarf.AttrSibling:
 		d.Sibling = v
 	case dwarf.AttrLanguage:
 		d.Lang = uint16(v)
 	case atStrOffsetsBase:
-		d.strOffBase = v
+		r.root.strOffBase = v
 	case atAddrBase:
-		d.addrBase = v
+		r.root.addrBase = v
 	case atRnglistsBase:
-		d.rngBase = v
+		r.root.rngBase = v
 	case atLoclistsBase:
-		d.locBase = v
+		r.root.locBase = v
 	}
 }
 
@@ -341,7 +357,8 @@ func (f *File) dieString(u *unit, fm form, v uint64) string {
 // rawName returns a DIE's own DW_AT_name (not following origins).
 func (f *File) rawName(u *unit, d *die) string {
 	if d.nameForm == formString {
-		return string(d.nameInl)
+		s, _ := cstrAt(f.sec(".debug_info"), d.nameVal)
+		return s
 	}
 	return f.dieString(u, d.nameForm, d.nameVal)
 }

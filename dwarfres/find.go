@@ -28,14 +28,19 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 		}
 	}
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
-	for _, ui := range cands {
-		t, err := f.decodeUnit(&units[ui])
+	var decodeErr error
+	err = f.eachTree(units, cands, func(t *cuTree, err error) error {
 		if err != nil {
-			return nil, err
+			decodeErr = err
+			return err
 		}
-		if err := s.unit(t); err != nil {
-			return s.out, err
-		}
+		return s.unit(t)
+	})
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	if err != nil {
+		return s.out, err
 	}
 	return s.out, s.supplementary()
 }
@@ -140,7 +145,7 @@ func (t *cuTree) instancesOf(abs int) []int {
 		if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
 			continue
 		}
-		if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && d.CallFile == df {
+		if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && int64(d.CallFile) == df {
 			continue
 		}
 		out = append(out, j)
@@ -191,7 +196,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	if !t.hasPC(sp, addr) {
 		return &ProbeError{Err: ErrOutOfRange, Msg: fmt.Sprintf("offset %d is outside %s", s.q.Offset, t.name(sp))}
 	}
-	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: &Scope{t: t, sc: sc, sp: sp, Addr: addr}}
+	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
 	if e, ok := t.entryPC(sp); ok {
 		p.Symbol, p.Offset = p.Func, addr-e
 	} else if sym, ok := s.syms.At(addr); ok {

@@ -19,8 +19,9 @@ func TestLinesInFileNumberPastTable(t *testing.T) {
 	v := dwarftest.D(dwarf.TagVariable, dwarftest.Name("v"), dwarftest.Type("int"), dwarftest.Loc(0x55))
 	f := synFile(t, 4, synLocUnit(4, nil, v, false), secs)
 	s := synScope(t, f, "f", 0x10)
-	s.t.linesOnce.Do(func() {
-		s.t.lines = &lineTable{files: []string{"synth.c"}, rows: []lineRow{
+	tr := synTree(t, s)
+	tr.linesOnce.Do(func() {
+		tr.lines = &lineTable{files: []string{"synth.c"}, rows: []lineRow{
 			{Addr: 0x1008, File: 7, Line: 3, Stmt: true},
 			{Addr: 0x1010, File: 0, Line: 5, Stmt: true},
 			{Addr: 0x1040, EndSeq: true},

@@ -44,7 +44,7 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		}
 	}
 	for _, ui := range cands {
-		t, err := f.decodeUnit(&units[ui])
+		t, err := f.tree(&units[ui])
 		if err != nil {
 			return nil, err
 		}

@@ -63,7 +63,7 @@ func (t *cuTree) withViews(a attrSet, list []LocEntry) ([]LocEntry, error) {
 // exprAtViews is exprAt for a variable with attributes a: its location
 // list with its views, so that a location holding only at some views of pc
 // counts there.
-func (s *Scope) exprAtViews(a attrSet, x attrVal, pc uint64) ([]byte, bool, error) {
+func (s *treeScope) exprAtViews(a attrSet, x attrVal, pc uint64) ([]byte, bool, error) {
 	list, single, err := s.locEntries(x)
 	if err != nil {
 		return nil, false, err

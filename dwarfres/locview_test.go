@@ -174,7 +174,11 @@ func pinShapeAtViews(t *testing.T, p Probe, e Entry) {
 		t.Fatal(err)
 	}
 	x, _ := a.get(dwarf.AttrLocation)
-	list, single, err := p.Scope.locEntries(x)
+	b, err := p.Scope.bindFor(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, single, err := b.locEntries(x)
 	if err != nil || single {
 		t.Fatalf("%s: %v, exprloc %v; want a location list", e.Name(), err, single)
 	}
@@ -185,7 +189,7 @@ func pinShapeAtViews(t *testing.T, p Probe, e Entry) {
 	if expr, ok := locAt(bare, p.Addr); ok {
 		t.Fatalf("%s at %#x: %x without views; the fixture no longer has the shape it tests (gcc changed?)", e.Name(), p.Addr, expr)
 	}
-	if withV, err := p.Scope.t.withViews(a, list); err != nil {
+	if withV, err := b.t.withViews(a, list); err != nil {
 		t.Fatal(err)
 	} else if expr, ok := locAt(withV, p.Addr); !ok || len(expr) == 0 {
 		t.Fatalf("%s at %#x: no location even with views", e.Name(), p.Addr)

@@ -112,7 +112,7 @@ func (t *cuTree) qualName(i int) string {
 		decl = o
 	}
 	parts := []string{t.name(i)}
-	for p := t.dies[decl].Parent; p > 0; p = t.dies[p].Parent {
+	for p := int(t.dies[decl].Parent); p > 0; p = int(t.dies[p].Parent) {
 		switch t.dies[p].Tag {
 		case dwarf.TagNamespace, dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
 			parts = append(parts, t.name(p))
@@ -164,10 +164,14 @@ func needsDecodedUnit(name string) bool { return IsScoped(name) || hasTemplateAr
 // ones are ~r0, ~r1, ...), in order. They have no location at the entry,
 // so Vars leaves them out.
 func (s *Scope) Results() []Entry {
-	t := s.t
+	b, err := s.bind()
+	if err != nil {
+		return nil
+	}
+	t := b.t
 	var out []Entry
-	for j := s.sp + 1; j < t.end(s.sp); j++ {
-		if t.dies[j].Parent != s.sp || t.dies[j].Tag != dwarf.TagFormalParameter {
+	for j := b.sp + 1; j < t.end(b.sp); j++ {
+		if int(t.dies[j].Parent) != b.sp || t.dies[j].Tag != dwarf.TagFormalParameter {
 			continue
 		}
 		if a, err := t.attrs(j); err == nil {

@@ -64,6 +64,9 @@ type File struct {
 	// units (DW_FORM_ref_addr: Go's types live in a unit of their own,
 	// dwz's shared DIEs in partial units).
 	foreign sync.Map // unit index -> *cuTree
+
+	trees    treeCache   // decoded units, shared by queries
+	symAddrs symbolAddrs // SymbolAddr's answers
 }
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;

@@ -165,7 +165,7 @@ func (m *PointMapper) tree(u *unit) (*cuTree, error) {
 	if t, ok := m.trees[u.off]; ok {
 		return t, nil
 	}
-	t, err := m.f.decodeUnit(u)
+	t, err := m.f.tree(u)
 	if err != nil {
 		return nil, err
 	}

@@ -4,5 +4,9 @@ package dwarfres
 // table gives them (a function's declaration at its entry, as perf
 // reports it); ok is false when the debuginfo does not say.
 func (s *Scope) Source() (file string, line int, ok bool) {
-	return s.t.lineInfo(s.Addr)
+	b, err := s.bind()
+	if err != nil {
+		return "", 0, false
+	}
+	return b.t.lineInfo(s.Addr)
 }

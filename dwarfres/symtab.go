@@ -24,6 +24,7 @@ type Symtab struct {
 	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
 	all     []Sym    // every text symbol, including aliases
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
+	counts  nameCounts
 	strtab  []byte
 	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
@@ -259,6 +260,9 @@ func (st *Symtab) Lookup(name string) []Sym {
 
 // Count returns how many symbols (of any kind kallsyms lists) bear name.
 func (st *Symtab) Count(name string) int {
+	if m := st.counts.table(st); m != nil {
+		return int(m[name])
+	}
 	n := 0
 	for _, off := range st.names {
 		if string(strAt(st.strtab, off)) == name {
@@ -316,6 +320,10 @@ func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64
 // SymbolAddr returns the address of the first non-function symbol named
 // name (a global declared in one unit, defined in another).
 func (f *File) SymbolAddr(name string) (uint64, bool) {
+	return f.symAddrs.lookup(name, f.symbolAddr)
+}
+
+func (f *File) symbolAddr(name string) (uint64, bool) {
 	data, strtab := f.symbolTable()
 	var addr uint64
 	found := false

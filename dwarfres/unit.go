@@ -148,10 +148,10 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 			u.rootErr = r.failure(u.dieOff, "missing root DIE")
 			return
 		}
-		u.strOffB = u.root.strOffBase
-		u.addrB = u.root.addrBase
-		u.rngB = u.root.rngBase
-		u.locB = u.root.locBase
+		u.strOffB = r.root.strOffBase
+		u.addrB = r.root.addrBase
+		u.rngB = r.root.rngBase
+		u.locB = r.root.locBase
 		if u.version >= 5 && u.addrB != 0 {
 			// clang writes the root's DW_AT_low_pc as DW_FORM_addrx,
 			// before DW_AT_addr_base: decode it again with the base known.
@@ -162,7 +162,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 			}
 		}
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
-		u.compDir = f.dieString(u, u.root.compDirForm, u.root.compDirVal)
+		u.compDir = f.dieString(u, r.root.compDirForm, r.root.compDirVal)
 	})
 	return &u.root, u.rootErr
 }

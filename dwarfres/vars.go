@@ -10,31 +10,214 @@ import (
 
 // Scope is a resolved probe address with the DWARF scope it was found in
 // (the function, the inlined instance or the best scope of a line), for
-// finding the variables reachable there.
+// finding the variables reachable there. It names its unit and DIEs rather
+// than holding the decoded unit: a probe with points in a thousand units
+// keeps a thousand Scopes, and the units stay in the File's bounded cache
+// (decoded again if evicted) instead of all in memory.
 type Scope struct {
+	f            *File
+	u            *unit
+	scOff, spOff uint64 // scope DIE, real (out-of-line) function
+	Addr         uint64
+}
+
+// treeScope is a Scope bound to its decoded unit, for the duration of one
+// question: sc and sp are DIE indexes in t.
+type treeScope struct {
 	t      *cuTree
-	sc, sp int // scope DIE, real (out-of-line) function
+	sc, sp int
 	Addr   uint64
 }
 
-// ErrNoLocation: the variable exists in scope but has no location at the
-// probe address (optimized out there).
-var ErrNoLocation = errors.New("no location at this address")
+// newScope is the Scope of DIE sc in real function sp of t at addr.
+func newScope(t *cuTree, sc, sp int, addr uint64) *Scope {
+	return &Scope{f: t.f, u: t.u, scOff: t.dies[sc].Off, spOff: t.dies[sp].Off, Addr: addr}
+}
+
+// bind finds the scope's unit decoded: from the cache, or decoded again.
+func (s *Scope) bind() (*treeScope, error) {
+	t, err := s.f.tree(s.u)
+	if err != nil {
+		return nil, err
+	}
+	return s.in(t)
+}
+
+// bindFor binds the scope for a question about v: in v's own tree when v
+// is of the scope's unit, so that both name the same DIEs whatever the
+// cache evicted since v was found.
+func (s *Scope) bindFor(v Entry) (*treeScope, error) {
+	if v.t != nil && v.t.u == s.u {
+		return s.in(v.t)
+	}
+	return s.bind()
+}
+
+func (s *Scope) in(t *cuTree) (*treeScope, error) {
+	sc, sp := t.idx(s.scOff), t.idx(s.spOff)
+	if sc < 0 || sp < 0 {
+		return nil, &DecodeError{Section: ".debug_info", Offset: s.scOff, Msg: "scope DIE not found in its unit"}
+	}
+	return &treeScope{t: t, sc: sc, sp: sp, Addr: s.Addr}, nil
+}
 
 // File is the file the scope belongs to.
-func (s *Scope) File() *File { return s.t.f }
+func (s *Scope) File() *File { return s.f }
 
 // Func is the name of the out-of-line function containing the address.
-func (s *Scope) Func() string { return s.t.name(s.sp) }
+func (s *Scope) Func() string {
+	b, err := s.bind()
+	if err != nil {
+		return ""
+	}
+	return b.Func()
+}
 
 // FuncEntry is the entry address of the out-of-line function.
-func (s *Scope) FuncEntry() (uint64, bool) { return s.t.dieEntryPC(s.sp) }
+func (s *Scope) FuncEntry() (uint64, bool) {
+	b, err := s.bind()
+	if err != nil {
+		return 0, false
+	}
+	return b.FuncEntry()
+}
 
 // Lookup is perf's find_variable search: the first formal parameter or
 // variable named name (with a location, a constant value or external) in
 // the scope or the nested scopes holding the address, else a unit-level
 // variable of that name.
 func (s *Scope) Lookup(name string) (Entry, bool) {
+	b, err := s.bind()
+	if err != nil {
+		return Entry{}, false
+	}
+	return b.Lookup(name)
+}
+
+// LookupDeclared finds a variable or parameter named name in the scope's
+// function whatever its location (Lookup skips those without one): for
+// saying why a name Lookup did not find cannot be read. inScope tells
+// whether its block holds the scope's address.
+func (s *Scope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
+	b, err := s.bind()
+	if err != nil {
+		return Entry{}, false, false
+	}
+	return b.LookupDeclared(name)
+}
+
+// Vars lists the formal parameters (and, with locals, the variables) of the
+// scope and the nested scopes holding the address, as perf's $params and
+// $vars expand: only those with a location usable here.
+func (s *Scope) Vars(locals bool) []Entry {
+	b, err := s.bind()
+	if err != nil {
+		return nil
+	}
+	return b.Vars(locals)
+}
+
+// Available lists every parameter and variable visible at the address in
+// perf's collect_variables_cb order (scope, then with externs the unit's
+// variables), each with the result of resolving its location.
+func (s *Scope) Available(externs bool) []Avail {
+	b, err := s.bind()
+	if err != nil {
+		return nil
+	}
+	return b.Available(externs)
+}
+
+// Location resolves where the value of variable v is at the scope's address:
+// a register, memory at a register or symbol plus offsets, or a constant.
+// Frame-base locations are expressed against the register of the frame base
+// (for DW_OP_call_frame_cfa, the CFA rule at the address); an entry value
+// is the register itself at the function's entry. Errors wrap ErrNoLocation
+// (optimized out here) or ErrLocation (a form a fetcharg cannot express).
+func (s *Scope) Location(v Entry) (Loc, error) {
+	b, err := s.bindFor(v)
+	if err != nil {
+		return Loc{}, err
+	}
+	return b.Location(v)
+}
+
+// Ranges lists where v has a location: its location-list ranges, or for a
+// single expression the ranges of its enclosing scope; nil when unknown.
+func (s *Scope) Ranges(v Entry) []Range {
+	b, err := s.bindFor(v)
+	if err != nil {
+		return nil
+	}
+	return b.Ranges(v)
+}
+
+// ReadableRanges is Ranges less the ranges where a probe cannot read v:
+// those whose location is only known at the function's entry
+// (DW_OP_entry_value) or is otherwise not a probe's fetcharg.
+func (s *Scope) ReadableRanges(v Entry) []Range {
+	b, err := s.bindFor(v)
+	if err != nil {
+		return nil
+	}
+	return b.ReadableRanges(v)
+}
+
+// FuncDeclLine is the declaration line of the out-of-line function the
+// scope is in: FUNC:N's line 0.
+func (s *Scope) FuncDeclLine() (int, bool) {
+	b, err := s.bind()
+	if err != nil {
+		return 0, false
+	}
+	return b.t.declLine(b.sp)
+}
+
+// PerfRanges writes where a probe can read v (ReadableRanges, so that
+// -V --range and -D agree; perf also lists ranges where only
+// DW_OP_entry_value knows the value) in perf's die_get_var_range format:
+// "@<FUNC+[A-B,C-D]>" relative to the function entry, "" when none.
+func (s *Scope) PerfRanges(v Entry) string {
+	b, err := s.bindFor(v)
+	if err != nil {
+		return ""
+	}
+	return b.PerfRanges(v)
+}
+
+// LinesIn lists the source lines of the scope's function that a line probe
+// would place in rs (at the line's first is_stmt address, which is
+// attributed to it), sorted, at most limit of them; for error hints saying
+// where a variable can be read.
+func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
+	b, err := s.bind()
+	if err != nil {
+		return "", nil
+	}
+	return b.LinesIn(rs, limit)
+}
+
+// LocatedLater is perf's --range test for a local variable without a
+// location at the address: it gets one further on in the function (perf
+// scans up to DW_AT_high_pc, so functions described by ranges never qualify).
+func (s *Scope) LocatedLater(v Entry) bool {
+	b, err := s.bindFor(v)
+	if err != nil {
+		return false
+	}
+	return b.LocatedLater(v)
+}
+
+// ErrNoLocation: the variable exists in scope but has no location at the
+// probe address (optimized out there).
+var ErrNoLocation = errors.New("no location at this address")
+
+func (s *treeScope) Func() string { return s.t.name(s.sp) }
+
+func (s *treeScope) FuncEntry() (uint64, bool) { return s.t.dieEntryPC(s.sp) }
+
+// Lookup answers Scope.Lookup in the bound unit.
+func (s *treeScope) Lookup(name string) (Entry, bool) {
 	t := s.t
 	var found = -1
 	s.visit(s.sc, true, func(j int) bool {
@@ -69,11 +252,8 @@ func (t *cuTree) external(i int) bool {
 	return err == nil && a.has(dwarf.AttrExternal)
 }
 
-// LookupDeclared finds a variable or parameter named name in the scope's
-// function whatever its location (Lookup skips those without one): for
-// saying why a name Lookup did not find cannot be read. inScope tells
-// whether its block holds the scope's address.
-func (s *Scope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
+// LookupDeclared answers Scope.LookupDeclared in the bound unit.
+func (s *treeScope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
 	t := s.t
 	found := -1
 	isVar := func(j int) bool {
@@ -101,7 +281,7 @@ func (s *Scope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
 }
 
 // isVarWithValue is __die_find_variable_cb's test.
-func (s *Scope) isVarWithValue(j int) bool {
+func (s *treeScope) isVarWithValue(j int) bool {
 	d := &s.t.dies[j]
 	if d.Tag != dwarf.TagFormalParameter && d.Tag != dwarf.TagVariable {
 		return false
@@ -116,7 +296,7 @@ func (s *Scope) isVarWithValue(j int) bool {
 // visit is perf's die_find_child over root: fn sees each child in order and,
 // with nested, the children of those that contain the address (lexical
 // blocks, inlined instances), depth first. fn returns true to stop.
-func (s *Scope) visit(root int, nested bool, fn func(j int) bool) bool {
+func (s *treeScope) visit(root int, nested bool, fn func(j int) bool) bool {
 	t := s.t
 	end := t.end(root)
 	depth := t.dies[root].Depth
@@ -136,10 +316,8 @@ func (s *Scope) visit(root int, nested bool, fn func(j int) bool) bool {
 	return false
 }
 
-// Vars lists the formal parameters (and, with locals, the variables) of the
-// scope and the nested scopes holding the address, as perf's $params and
-// $vars expand: only those with a location usable here.
-func (s *Scope) Vars(locals bool) []Entry {
+// Vars answers Scope.Vars in the bound unit.
+func (s *treeScope) Vars(locals bool) []Entry {
 	var out []Entry
 	s.visit(s.sc, true, func(j int) bool {
 		tag := s.t.dies[j].Tag
@@ -160,10 +338,8 @@ type Avail struct {
 	Err      error // nil, or why it has no usable location here
 }
 
-// Available lists every parameter and variable visible at the address in
-// perf's collect_variables_cb order (scope, then with externs the unit's
-// variables), each with the result of resolving its location.
-func (s *Scope) Available(externs bool) []Avail {
+// Available answers Scope.Available in the bound unit.
+func (s *treeScope) Available(externs bool) []Avail {
 	var out []Avail
 	add := func(j int, ext bool) {
 		tag := s.t.dies[j].Tag
@@ -180,16 +356,11 @@ func (s *Scope) Available(externs bool) []Avail {
 	return out
 }
 
-// Location resolves where the value of variable v is at the scope's address:
-// a register, memory at a register or symbol plus offsets, or a constant.
-// Frame-base locations are expressed against the register of the frame base
-// (for DW_OP_call_frame_cfa, the CFA rule at the address); an entry value
-// is the register itself at the function's entry. Errors wrap ErrNoLocation
-// (optimized out here) or ErrLocation (a form a fetcharg cannot express).
-func (s *Scope) Location(v Entry) (Loc, error) {
+// Location answers Scope.Location in the bound unit.
+func (s *treeScope) Location(v Entry) (Loc, error) {
 	if v.t != s.t {
 		// A global from another unit (findGlobal): its own unit decodes it.
-		o := &Scope{t: v.t, sc: 0, sp: 0, Addr: s.Addr}
+		o := &treeScope{t: v.t, sc: 0, sp: 0, Addr: s.Addr}
 		return o.Location(v)
 	}
 	t := s.t
@@ -285,12 +456,12 @@ func (t *cuTree) attrsGet(i int, at dwarf.Attr) (attrVal, bool) {
 
 // exprAt returns the location expression of attribute x valid at pc: the
 // expression itself, or the matching entry of its location list.
-func (s *Scope) exprAt(x attrVal, pc uint64) ([]byte, bool, error) {
+func (s *treeScope) exprAt(x attrVal, pc uint64) ([]byte, bool, error) {
 	return s.exprAtViews(nil, x, pc)
 }
 
 // locEntries reads the location list of x; single is true for an exprloc.
-func (s *Scope) locEntries(x attrVal) (list []LocEntry, single bool, err error) {
+func (s *treeScope) locEntries(x attrVal) (list []LocEntry, single bool, err error) {
 	t := s.t
 	switch x.form {
 	case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
@@ -311,7 +482,7 @@ func (s *Scope) locEntries(x attrVal) (list []LocEntry, single bool, err error) 
 	return list, false, err
 }
 
-func (s *Scope) decode(expr []byte) (Loc, error) {
+func (s *treeScope) decode(expr []byte) (Loc, error) {
 	t := s.t
 	r := &reader{f: t.f, u: t.u}
 	return decodeLocation(expr, t.u.addrSize, t.f.Order, func(i uint64) (uint64, error) {
@@ -324,7 +495,7 @@ func (s *Scope) decode(expr []byte) (Loc, error) {
 }
 
 // resolve turns frame-base and entry-value locations into register ones.
-func (s *Scope) resolve(loc Loc) (Loc, error) {
+func (s *treeScope) resolve(loc Loc) (Loc, error) {
 	switch loc.Kind {
 	case LocFrameBaseAddr:
 		m, err := s.resolve(Loc{Kind: LocFrameBase, Offset: loc.Offset})
@@ -379,9 +550,8 @@ func (s *Scope) resolve(loc Loc) (Loc, error) {
 	return loc, nil
 }
 
-// Ranges lists where v has a location: its location-list ranges, or for a
-// single expression the ranges of its enclosing scope; nil when unknown.
-func (s *Scope) Ranges(v Entry) []Range {
+// Ranges answers Scope.Ranges in the bound unit.
+func (s *treeScope) Ranges(v Entry) []Range {
 	t := s.t
 	a, err := t.attrs(v.i)
 	if err != nil {
@@ -400,7 +570,7 @@ func (s *Scope) Ranges(v Entry) []Range {
 		if p < 0 {
 			return nil
 		}
-		return t.ranges(p)
+		return t.ranges(int(p))
 	}
 	var out []Range
 	for _, e := range list {
@@ -411,10 +581,8 @@ func (s *Scope) Ranges(v Entry) []Range {
 	return out
 }
 
-// ReadableRanges is Ranges less the ranges where a probe cannot read v:
-// those whose location is only known at the function's entry
-// (DW_OP_entry_value) or is otherwise not a probe's fetcharg.
-func (s *Scope) ReadableRanges(v Entry) []Range {
+// ReadableRanges answers Scope.ReadableRanges in the bound unit.
+func (s *treeScope) ReadableRanges(v Entry) []Range {
 	var out []Range
 	for _, r := range s.Ranges(v) {
 		at := *s
@@ -426,15 +594,8 @@ func (s *Scope) ReadableRanges(v Entry) []Range {
 	return out
 }
 
-// FuncDeclLine is the declaration line of the out-of-line function the
-// scope is in: FUNC:N's line 0.
-func (s *Scope) FuncDeclLine() (int, bool) { return s.t.declLine(s.sp) }
-
-// PerfRanges writes where a probe can read v (ReadableRanges, so that
-// -V --range and -D agree; perf also lists ranges where only
-// DW_OP_entry_value knows the value) in perf's die_get_var_range format:
-// "@<FUNC+[A-B,C-D]>" relative to the function entry, "" when none.
-func (s *Scope) PerfRanges(v Entry) string {
+// PerfRanges answers Scope.PerfRanges in the bound unit.
+func (s *treeScope) PerfRanges(v Entry) string {
 	entry, ok := s.t.dieEntryPC(s.sp)
 	if !ok {
 		return ""
@@ -455,11 +616,8 @@ func (s *Scope) PerfRanges(v Entry) string {
 	return b.String()
 }
 
-// LinesIn lists the source lines of the scope's function that a line probe
-// would place in rs (at the line's first is_stmt address, which is
-// attributed to it), sorted, at most limit of them; for error hints saying
-// where a variable can be read.
-func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
+// LinesIn answers Scope.LinesIn in the bound unit.
+func (s *treeScope) LinesIn(rs []Range, limit int) (file string, lines []int) {
 	type fileLine struct{ file, line int }
 	seen := map[fileLine]bool{}
 	lt, err := s.t.lineTable()
@@ -503,10 +661,8 @@ func (s *Scope) LinesIn(rs []Range, limit int) (file string, lines []int) {
 	return file, lines
 }
 
-// LocatedLater is perf's --range test for a local variable without a
-// location at the address: it gets one further on in the function (perf
-// scans up to DW_AT_high_pc, so functions described by ranges never qualify).
-func (s *Scope) LocatedLater(v Entry) bool {
+// LocatedLater answers Scope.LocatedLater in the bound unit.
+func (s *treeScope) LocatedLater(v Entry) bool {
 	d := &s.t.dies[s.sp]
 	if !d.HasLow || !d.HasHigh {
 		return false
@@ -553,7 +709,7 @@ func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 			}
 			if d.Tag == dwarf.TagVariable && d.HasName() && f.rawName(u, &d) == name {
 				if !d.Declaration {
-					t, err := f.decodeUnit(u)
+					t, err := f.tree(u)
 					if err != nil {
 						return Entry{}, false, err
 					}
@@ -572,7 +728,7 @@ func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 	if declUnit < 0 {
 		return Entry{}, false, nil
 	}
-	t, err := f.decodeUnit(&units[declUnit])
+	t, err := f.tree(&units[declUnit])
 	if err != nil {
 		return Entry{}, false, err
 	}

@@ -48,13 +48,25 @@ func synScope(t testing.TB, f *File, fn string, off uint64) *Scope {
 	return ps[0].Scope
 }
 
+// synTree is the decoded unit of the scope (the cached one: tiny
+// synthetic units are never evicted).
+func synTree(t testing.TB, s *Scope) *cuTree {
+	t.Helper()
+	b, err := s.bind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.t
+}
+
 // synEntry finds a DIE of the scope's unit by name (whether Lookup would
 // or not).
 func synEntry(t testing.TB, s *Scope, name string) Entry {
 	t.Helper()
-	for i := range s.t.dies {
-		if s.t.dies[i].HasName() && s.t.rawNameAt(i) == name {
-			return Entry{s.t, i}
+	tr := synTree(t, s)
+	for i := range tr.dies {
+		if tr.dies[i].HasName() && tr.rawNameAt(i) == name {
+			return Entry{tr, i}
 		}
 	}
 	t.Fatalf("no DIE named %q", name)
