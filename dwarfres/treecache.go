@@ -7,12 +7,12 @@ import (
 )
 
 // treeCacheBytes bounds the decoded units a File keeps. A vmlinux unit
-// decodes to 1-40 MB of DIEs; this holds the few hundred units a run of
-// many specs keeps coming back to (the headers' inline functions live in
-// every unit, but the probes of one spec sit in few) while a probe whose
-// points span most of the kernel (kmalloc: 1,810 points in 1,000 units)
-// stays within perf's memory for one query.
-const treeCacheBytes = 64 << 20
+// decodes to 0.7 MB on average (up to 40): this holds the units of the
+// last few specs, so that specs sharing units (FUNC, FUNC:N, FUNC%return,
+// the points of one probe and the questions asked at each) decode them
+// once, while a run of hundreds of specs, or a probe in a thousand units
+// (kmalloc's 1,810 points), stays within perf's memory for one query.
+const treeCacheBytes = 32 << 20
 
 // treeCache keeps the most recently used decoded units of a File, by unit
 // offset, evicting the least recently used beyond its byte budget: the
