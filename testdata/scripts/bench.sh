@@ -1,11 +1,35 @@
 #!/usr/bin/env bash
-# bench.sh DWPROBE VMLINUX SRC: dwprobe and perf probe side by side on the same
-# vmlinux. Each case runs RUNS times per tool as a fresh process; "cold" runs
-# drop the page cache first (when we may), "warm" runs do not. Prints medians
-# of wall time and peak RSS, and the ratio dwprobe/perf.
+# bench.sh DWPROBE VMLINUX SRC [VMLINUX...]: dwprobe and perf probe 6.1 side
+# by side on the same vmlinux (each one given: amd64, then arm64, which perf
+# reads offline too). Each case runs RUNS times per tool as a fresh process;
+# prints medians of wall time and peak RSS, and the ratios dwprobe/perf.
+#
+# Modes: "cold" drops the page cache before every run (when we may), "warm"
+# does not; both run with dwprobe's index present (built first into a
+# temporary DWPROBE_INDEX_DIR), "scan" is warm with --no-index (perf's
+# figures are the warm ones). Besides the single queries:
+#   index build   dwprobe --build-index into an empty directory, cold,
+#                 against perf's one -D query, cold; the index's size is
+#                 printed as a share of the vmlinux
+#   N D specs     the conformance suite's -D specs that perf accepts (less
+#                 the allow/beyond lists' deliberate differences), in one
+#                 process from a spec file (-D @FILE), warm, against perf's
+#                 ONE -D query: perf 6.1 stops at its first failure and
+#                 needs about a second per spec
+# Environment: RUNS (default 3), MODES (default "cold warm scan"), CASES
+# (an extended regex: only the cases whose words match it), PERF (perf).
 set -euo pipefail
 DW=${1:?dwprobe binary}; VML=${2:?vmlinux}; SRC=${3:?source tree}
-RUNS=${RUNS:-5}
+shift 3
+VMLS=("$VML" "$@")
+RUNS=${RUNS:-3}
+MODES=${MODES:-cold warm scan}
+CASES=${CASES:-.}
+PERF=${PERF:-perf}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CONF=$(cd "$here/../conformance" && pwd)
+DW=$(cd "$(dirname "$DW")" && pwd)/$(basename "$DW")
+
 # One case per line, its words separated by '|' (specs hold spaces).
 cases=(
 	"-D|vfs_read"
@@ -18,18 +42,25 @@ cases=(
 	"-D|getname_flags filename:ustring"
 	"-V|vfs_read:12"
 	"-V|getname_flags"
+	"-D|kmalloc|--max-probes|100000"
 )
-tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+tmp=$work/time
 can_drop=0
 if [ -w /proc/sys/vm/drop_caches ]; then can_drop=1; fi
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-measure() { # measure MODE TOOL ARGS... -> "seconds kb" medians
+drop_cache() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# measure MODE TOOL ARGS... -> "seconds kb" medians. With BEFORE set, it
+# is run (quietly) before each run, after the cache drop.
+measure() {
 	local mode=$1; shift
 	local t=() m=()
 	for _ in $(seq "$RUNS"); do
-		if [ "$mode" = cold ] && [ $can_drop = 1 ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi
+		[ -n "${BEFORE:-}" ] && eval "$BEFORE"
+		if [ "$mode" = cold ] && [ $can_drop = 1 ]; then drop_cache; fi
 		local out
 		/usr/bin/time -o "$tmp" -f '%e %M' "$@" >/dev/null 2>&1 || true
 		out=$(tail -n1 "$tmp")
@@ -38,16 +69,73 @@ measure() { # measure MODE TOOL ARGS... -> "seconds kb" medians
 	printf '%s %s\n' "$(printf '%s\n' "${t[@]}" | median)" "$(printf '%s\n' "${m[@]}" | median)"
 }
 
-printf '%-6s %-40s %10s %10s %7s %10s %10s %7s\n' mode case dw_s perf_s ratio dw_MB perf_MB ratio
-for mode in cold warm; do
-	[ "$mode" = cold ] && [ $can_drop = 0 ] && { echo "(cannot drop the page cache here: cold runs skipped)"; continue; }
-	for c in "${cases[@]}"; do
-		IFS='|' read -r -a a <<<"$c"
-		extra=()
-		[ "${a[0]}" = -L ] && extra=(-s "$SRC")
-		read -r dt dm < <(measure "$mode" "$DW" -k "$VML" "${extra[@]}" "${a[@]}")
-		read -r pt pm < <(measure "$mode" perf probe -k "$VML" "${extra[@]}" "${a[@]}")
-		awk -v mode="$mode" -v c="${c//|/ }" -v dt="$dt" -v pt="$pt" -v dm="$dm" -v pm="$pm" 'BEGIN {
-			printf "%-6s %-40s %10.3f %10.3f %7.2f %10.1f %10.1f %7.2f\n", mode, c, dt, pt, (pt>0?dt/pt:0), dm/1024, pm/1024, (pm>0?dm/pm:0) }'
+row() { # row ARCH MODE CASE DW_S DW_KB PERF_S PERF_KB
+	awk -v arch="$1" -v mode="$2" -v c="$3" -v dt="$4" -v dm="$5" -v pt="$6" -v pm="$7" 'BEGIN {
+		printf "%-6s %-6s %-44s %8.3f %8.3f %6.2f %8.1f %8.1f %6.2f\n", arch, mode, c, dt, pt, (pt>0?dt/pt:0), dm/1024, pm/1024, (pm>0?dm/pm:0) }'
+}
+
+# specfile GOLDEN ALLOW BEYOND OUT: the D specs perf accepted (exit 0),
+# less the deliberate differences.
+specfile() {
+	awk -F'\t' 'FILENAME != ARGV[3] { if ($1 == "D") skip[$2] = 1; next }
+		/^=== D\t/ { s = substr($0, 7); getline; if ($0 == "exit 0" && !(s in skip)) print s }' "$2" "$3" "$1" > "$4"
+}
+
+arch_of() { # from e_machine: 183 is EM_AARCH64
+	[ "$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')" = 183 ] && echo arm64 || echo amd64
+}
+
+declare -A perf_seen=()
+has_index=0
+"$DW" --help 2>&1 | grep -q -- '--build-index' && has_index=1
+
+printf '%-6s %-6s %-44s %8s %8s %6s %8s %8s %6s\n' arch mode case dw_s perf_s ratio dw_MB perf_MB ratio
+for vml in "${VMLS[@]}"; do
+	arch=$(arch_of "$vml")
+	sfx=; [ "$arch" = amd64 ] || sfx=-$arch
+	export DWPROBE_INDEX_DIR=$work/index-$arch
+	mkdir -p "$DWPROBE_INDEX_DIR"
+	noidx=()
+	if [ $has_index = 1 ]; then
+		noidx=(--no-index)
+		if [[ "index build" =~ $CASES ]]; then
+			read -r dt dm < <(BEFORE="rm -rf '$work/build-$arch'; mkdir -p '$work/build-$arch'" \
+				DWPROBE_INDEX_DIR=$work/build-$arch measure cold "$DW" -k "$vml" --build-index)
+			read -r pt pm < <(measure cold "$PERF" probe -k "$vml" -D vfs_read)
+			size=$(du -sb "$work/build-$arch" | cut -f1)
+			row "$arch" cold "index build ($(awk -v s="$size" -v v="$(stat -L -c %s "$vml")" 'BEGIN { printf "%.2f%% of vmlinux", 100*s/v }'))" "$dt" "$dm" "$pt" "$pm"
+		fi
+		"$DW" -k "$vml" --build-index >/dev/null 2>&1 || echo "($arch: --build-index failed)"
+	fi
+	specfile "$CONF/golden/perf-$arch.txt" "$CONF/allow$sfx.txt" "$CONF/beyond$sfx.txt" "$work/specs-$arch.txt"
+	nspecs=$(wc -l < "$work/specs-$arch.txt")
+	for mode in $MODES; do
+		[ "$mode" = cold ] && [ $can_drop = 0 ] && { echo "(cannot drop the page cache here: cold runs skipped)"; continue; }
+		[ "$mode" = scan ] && [ $has_index = 0 ] && continue
+		extra_dw=(); [ "$mode" = scan ] && extra_dw=("${noidx[@]}")
+		pmode=$mode; [ "$mode" = scan ] && pmode=warm
+		for c in "${cases[@]}"; do
+			[[ "${c//|/ }" =~ $CASES ]] || continue
+			IFS='|' read -r -a a <<<"$c"
+			extra=()
+			[ "${a[0]}" = -L ] && extra=(-s "$SRC")
+			read -r dt dm < <(measure "$mode" "$DW" -k "$vml" "${extra_dw[@]}" "${extra[@]}" "${a[@]}")
+			# perf's figures do not depend on dwprobe's index: scan reuses warm's.
+			key="$arch|$pmode|$c"
+			if [ -z "${perf_seen[$key]:-}" ]; then
+				perf_seen[$key]=$(measure "$pmode" "$PERF" probe -k "$vml" "${extra[@]}" "${a[@]}")
+			fi
+			read -r pt pm <<<"${perf_seen[$key]}"
+			row "$arch" "$mode" "${c//|/ }" "$dt" "$dm" "$pt" "$pm"
+		done
+		[ "$mode" = cold ] && continue
+		[[ "$nspecs D specs" =~ $CASES ]] || continue
+		read -r dt dm < <(measure "$mode" "$DW" -k "$vml" "${extra_dw[@]}" -D "@$work/specs-$arch.txt")
+		key="$arch|warm|-D|vfs_read"
+		[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure warm "$PERF" probe -k "$vml" -D vfs_read)
+		read -r pt pm <<<"${perf_seen[$key]}"
+		row "$arch" "$mode" "$nspecs D specs (-D @FILE; perf: one -D)" "$dt" "$dm" "$pt" "$pm"
+		"$DW" -k "$vml" "${extra_dw[@]}" -D "@$work/specs-$arch.txt" >/dev/null 2>"$work/err" ||
+			echo "($arch $mode: $(tail -n1 "$work/err"))"
 	done
 done
