@@ -28,11 +28,18 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 		}
 	}
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
+	var need func(*unit) (bool, error)
+	if q.Function != "" {
+		need = func(u *unit) (bool, error) { return f.definesFunc(u, q.Match) }
+	}
 	var decodeErr error
-	err = f.eachTree(units, cands, func(t *cuTree, err error) error {
+	err = f.eachTree(units, cands, need, func(t *cuTree, err error) error {
 		if err != nil {
 			decodeErr = err
 			return err
+		}
+		if t == nil {
+			return nil // the unit does not define the function
 		}
 		return s.unit(t)
 	})

@@ -55,6 +55,23 @@ func (f *File) tree(u *unit) (*cuTree, error) {
 	return c.add(u.off, t), nil
 }
 
+// treeIfNeeded is tree, or nil when u is not cached and need says false.
+func (f *File) treeIfNeeded(u *unit, need func(*unit) (bool, error)) (*cuTree, error) {
+	if need != nil && !f.trees.has(u.off) {
+		if ok, err := need(u); !ok || err != nil {
+			return nil, err
+		}
+	}
+	return f.tree(u)
+}
+
+func (c *treeCache) has(off uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.byOff[off]
+	return ok
+}
+
 // add caches t as the tree of the unit at off, unless another goroutine
 // did first (that tree is returned), and evicts down to the budget; the
 // newest tree stays even when it alone exceeds it.
@@ -93,11 +110,12 @@ func (t *cuTree) size() int {
 // ... in that order (with the decode error, if any), decoding up to
 // workers() units ahead on the other cores, and stops at fn's first error.
 // A probe whose points span a thousand units spends most of its time
-// decoding them.
-func (f *File) eachTree(units []unit, idx []int, fn func(*cuTree, error) error) error {
+// decoding them. A unit that is not cached and for which need (if not
+// nil) says false is not decoded: fn gets a nil tree.
+func (f *File) eachTree(units []unit, idx []int, need func(*unit) (bool, error), fn func(*cuTree, error) error) error {
 	if len(idx) < 2 || workers() < 2 {
 		for _, ui := range idx {
-			if err := fn(f.tree(&units[ui])); err != nil {
+			if err := fn(f.treeIfNeeded(&units[ui], need)); err != nil {
 				return err
 			}
 		}
@@ -127,7 +145,7 @@ func (f *File) eachTree(units []unit, idx []int, fn func(*cuTree, error) error) 
 				var r result
 				r.err = callRecovered(func(int, int) error {
 					var err error
-					r.t, err = f.tree(&units[ui])
+					r.t, err = f.treeIfNeeded(&units[ui], need)
 					return err
 				}, 0, 0)
 				res[i] <- r

@@ -101,3 +101,25 @@ func TestCountTable(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaringUnitsNotDecoded: a function defined in one unit and called
+// (so declared) in another decodes only the defining unit, though the
+// reference scan names both.
+func TestDeclaringUnitsNotDecoded(t *testing.T) {
+	for _, v := range []string{"app-gcc-O2-dwarf5", "app-gcc-O0-dwarf4"} {
+		f, err := Open(needBin(t, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, _ := f.unitsList()
+		refs, _ := f.refScan(units, "util_checksum")
+		ps, err := f.FindProbes(Query{Function: "util_checksum"})
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("%s: FindProbes(util_checksum) = %+v, %v; want one probe", v, ps, err)
+		}
+		if len(refs) < 2 || f.trees.decodes != 1 {
+			t.Errorf("%s: %d units reference util_checksum, %d decoded; want several and 1", v, len(refs), f.trees.decodes)
+		}
+		f.Close()
+	}
+}

@@ -1,0 +1,48 @@
+package dwarfres
+
+// definesFunc reports whether unit u has a top-level subprogram that is
+// not a declaration and whose name (its own, or through its abstract
+// origin or specification within the unit, as cuTree.name) matches: the
+// only subprograms a function query probes. A candidate unit often only
+// declares the function (every caller's unit does, and the index and the
+// reference scan name them all), and reading the top-level DIEs, skipping
+// their children, costs a fraction of decoding the unit.
+func (f *File) definesFunc(u *unit, match func(string) bool) (bool, error) {
+	if _, err := f.rootDIE(u); err != nil {
+		return false, err
+	}
+	r := f.newReader(u)
+	var d die
+	if !r.next(&d) { // root
+		return false, r.err
+	}
+	for r.next(&d) {
+		if d.Depth < 1 {
+			break
+		}
+		if d.Tag == tagSubprogram && !d.Declaration && match(f.integratedName(u, d)) {
+			return true, nil
+		}
+		r.skipChildren(&d)
+	}
+	return false, r.err
+}
+
+// integratedName is cuTree.name for a DIE read outside a decoded unit:
+// DW_AT_name, following origins (at most 8) within the unit.
+func (f *File) integratedName(u *unit, d die) string {
+	for n := 0; n < 8; n++ {
+		if d.HasName() {
+			return f.rawName(u, &d)
+		}
+		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
+			return ""
+		}
+		r := f.newReader(u)
+		r.seek(d.Origin, 0)
+		if !r.next(&d) {
+			return ""
+		}
+	}
+	return ""
+}
