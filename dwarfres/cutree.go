@@ -29,20 +29,11 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	if _, err := f.rootDIE(u); err != nil {
 		return nil, err
 	}
-	r := f.newReader(u)
+	r, done := f.copyReader(u)
+	defer done()
 	if r.err != nil {
 		return nil, r.err
 	}
-	// Read the unit's bytes with pread into a reused buffer rather than
-	// through the mapping: a probe decoding half the kernel's units would
-	// otherwise keep half of .debug_info resident (and counted in its
-	// RSS). No DIE keeps a slice of them.
-	ib := scratchInfo.Get().(*[]byte)
-	defer scratchInfo.Put(ib)
-	if n := int(u.end - u.dieOff); cap(*ib) < n {
-		*ib = make([]byte, n)
-	}
-	r.b.data = (*ib)[:f.readInfo((*ib)[:u.end-u.dieOff], u.dieOff)]
 	// A unit's DIE count is only known at its end: allocate for one DIE
 	// per dieBytes (gcc's kernel units average 11.6 bytes a DIE), so the
 	// slice rarely grows (a copy of it all) and wastes little.
@@ -74,7 +65,22 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 // dieBytes is the size of a DIE decodeUnit expects.
 const dieBytes = 11
 
-// scratchInfo holds decodeUnit's buffers for a unit's bytes.
+// copyReader is newReader over a copy of u's bytes, read with pread into a
+// reused buffer rather than through the mapping: a probe decoding half the
+// kernel's units would otherwise keep half of .debug_info resident (and
+// counted in its RSS). What it reads must not keep slices of them (a DIE
+// does not); done returns the buffer.
+func (f *File) copyReader(u *unit) (r *reader, done func()) {
+	r = f.newReader(u)
+	ib := scratchInfo.Get().(*[]byte)
+	if n := int(u.end - u.dieOff); cap(*ib) < n {
+		*ib = make([]byte, n)
+	}
+	r.b.data = (*ib)[:f.readInfo((*ib)[:u.end-u.dieOff], u.dieOff)]
+	return r, func() { scratchInfo.Put(ib) }
+}
+
+// scratchInfo holds copyReader's buffers.
 var scratchInfo = sync.Pool{New: func() any { return new([]byte) }}
 
 // idx returns the index of the DIE at section offset off, or -1.

@@ -11,7 +11,8 @@ func (f *File) definesFunc(u *unit, match func(string) bool) (bool, error) {
 	if _, err := f.rootDIE(u); err != nil {
 		return false, err
 	}
-	r := f.newReader(u)
+	r, done := f.copyReader(u)
+	defer done()
 	var d die
 	if !r.next(&d) { // root
 		return false, r.err
