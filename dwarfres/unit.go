@@ -139,7 +139,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 	u.rootOnce.Do(func() {
 		// Bases must be known before decoding strx forms of the root
 		// itself; DWARF 5 producers put them first or use strp.
-		r := f.newReader(u)
+		r := f.rootReader(u)
 		if r.err != nil {
 			u.rootErr = r.err
 			return
@@ -155,7 +155,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 		if u.version >= 5 && u.addrB != 0 {
 			// clang writes the root's DW_AT_low_pc as DW_FORM_addrx,
 			// before DW_AT_addr_base: decode it again with the base known.
-			r = f.newReader(u)
+			r = f.rootReader(u)
 			if !r.next(&u.root) {
 				u.rootErr = r.failure(u.dieOff, "missing root DIE")
 				return
@@ -165,6 +165,28 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 		u.compDir = f.dieString(u, r.root.compDirForm, r.root.compDirVal)
 	})
 	return &u.root, u.rootErr
+}
+
+// rootReader is newReader over a pread copy of the unit's first bytes
+// when its root DIE fits in them: a query touching a thousand units' roots
+// through the mapping would fault in (and keep in its RSS) 64 KB around
+// each.
+func (f *File) rootReader(u *unit) *reader {
+	r := f.newReader(u)
+	if r.err != nil {
+		return r
+	}
+	b := make([]byte, min(u.end-u.dieOff, 1024))
+	b = b[:f.readInfo(b, u.dieOff)]
+	c := *r
+	c.b.data = b
+	var d die
+	if !c.next(&d) && uint64(len(b)) < u.end-u.dieOff {
+		return r // a root larger than the copy
+	}
+	c = *r
+	c.b.data = b
+	return &c
 }
 
 // Tag names used by the walkers.
