@@ -21,7 +21,7 @@ func (f *File) definesFunc(u *unit, match func(string) bool) (bool, error) {
 		if d.Depth < 1 {
 			break
 		}
-		if d.Tag == tagSubprogram && !d.Declaration && match(f.integratedName(u, d)) {
+		if d.Tag == tagSubprogram && !d.Declaration && match(f.integratedName(u, r, d)) {
 			return true, nil
 		}
 		r.skipChildren(&d)
@@ -29,9 +29,10 @@ func (f *File) definesFunc(u *unit, match func(string) bool) (bool, error) {
 	return false, r.err
 }
 
-// integratedName is cuTree.name for a DIE read outside a decoded unit:
-// DW_AT_name, following origins (at most 8) within the unit.
-func (f *File) integratedName(u *unit, d die) string {
+// integratedName is cuTree.name for a DIE read by r outside a decoded
+// unit: DW_AT_name, following origins (at most 8) within the unit, read
+// with a copy of r.
+func (f *File) integratedName(u *unit, r *reader, d die) string {
 	for n := 0; n < 8; n++ {
 		if d.HasName() {
 			return f.rawName(u, &d)
@@ -39,9 +40,9 @@ func (f *File) integratedName(u *unit, d die) string {
 		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
 			return ""
 		}
-		r := f.newReader(u)
-		r.seek(d.Origin, 0)
-		if !r.next(&d) {
+		o := *r
+		o.seek(d.Origin, 0)
+		if !o.next(&d) {
 			return ""
 		}
 	}
