@@ -21,8 +21,10 @@
 //     sections are read relocated (reloc.go).
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
 //     (die.go) whose attribute forms and classes are in form.go, one unit
-//     decoded as a tree (cutree.go), references leaving it (dwz's partial
-//     units and common file) followed by xref.go, line tables (lines.go),
+//     decoded as a tree (cutree.go) and kept in a cache bounded in bytes
+//     that all queries share (treecache.go), references leaving it (dwz's
+//     partial units and common file) followed by xref.go, line tables
+//     (lines.go),
 //     ranges and location lists (ranges.go, loclist.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it; FindLineRange (linerange.go) answers -L;
