@@ -30,7 +30,7 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
 	var need func(*unit) (bool, error)
 	if q.Function != "" {
-		need = func(u *unit) (bool, error) { return f.definesFunc(u, q.Match) }
+		need = func(u *unit) (bool, error) { return f.definesFunc(u, q) }
 	}
 	var decodeErr error
 	err = f.eachTree(units, cands, need, func(t *cuTree, err error) error {

@@ -1,16 +1,22 @@
 package dwarfres
 
-// definesFunc reports whether unit u has a top-level subprogram that is
+// definesFunc reports whether C unit u has a top-level subprogram that is
 // not a declaration and whose name (its own, or through its abstract
-// origin or specification within the unit, as cuTree.name) matches: the
-// only subprograms a function query probes. A candidate unit often only
-// declares the function (every caller's unit does, and the index and the
-// reference scan name them all), and reading the top-level DIEs, skipping
-// their children, costs a fraction of decoding the unit.
-func (f *File) definesFunc(u *unit, match func(string) bool) (bool, error) {
+// origin or specification within the unit, as cuTree.name) matches q: the
+// only subprograms a function query probes there. A candidate unit often
+// only declares the function (every caller's unit does, and the index and
+// the reference scan name them all), and reading the top-level DIEs,
+// skipping their children, costs a fraction of decoding the unit. Units
+// of other languages (nested functions, scoped and mangled names) say
+// true: they are decoded.
+func (f *File) definesFunc(u *unit, q Query) (bool, error) {
 	if _, err := f.rootDIE(u); err != nil {
 		return false, err
 	}
+	if !u.cOnly() || needsDecodedUnit(q.Function) || isMangled(q.Function) {
+		return true, nil
+	}
+	match := q.matcher()
 	r, done := f.copyReader(u)
 	defer done()
 	var d die
