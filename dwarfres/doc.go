@@ -24,8 +24,7 @@
 //     decoded as a tree (cutree.go) and kept in a cache bounded in bytes
 //     that all queries share (treecache.go), references leaving it (dwz's
 //     partial units and common file) followed by xref.go, line tables
-//     (lines.go),
-//     ranges and location lists (ranges.go, loclist.go).
+//     (lines.go), ranges and location lists (ranges.go, loclist.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it; FindLineRange (linerange.go) answers -L;
 //     linewalk.go holds the line walks both share; dwzfind.go finds the
