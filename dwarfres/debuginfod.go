@@ -44,13 +44,20 @@ type Debuginfod struct {
 }
 
 // DebuginfodFromEnv is the client elfutils makes from the environment:
-// DEBUGINFOD_URLS (space-separated), DEBUGINFOD_CACHE_PATH and
-// DEBUGINFOD_TIMEOUT (seconds). nil when DEBUGINFOD_URLS names no server.
+// DEBUGINFOD_URLS (space-separated), then as NewDebuginfod. nil when
+// DEBUGINFOD_URLS names no server.
 func DebuginfodFromEnv() *Debuginfod {
 	urls := strings.Fields(os.Getenv("DEBUGINFOD_URLS"))
 	if len(urls) == 0 {
 		return nil
 	}
+	return NewDebuginfod(urls)
+}
+
+// NewDebuginfod is a client of the servers urls with the cache and the
+// timeout of the environment: DEBUGINFOD_CACHE_PATH (DebuginfodCacheDir)
+// and DEBUGINFOD_TIMEOUT (seconds, default 90).
+func NewDebuginfod(urls []string) *Debuginfod {
 	d := &Debuginfod{URLs: urls, Cache: DebuginfodCacheDir(), Timeout: DefaultDebuginfodTimeout}
 	if s, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_TIMEOUT"))); err == nil && s > 0 {
 		d.Timeout = time.Duration(s) * time.Second

@@ -42,6 +42,7 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		os.Remove(filepath.Dir(dst)) // when empty: nothing stays of a failed fetch
 	}
 	return err
 }

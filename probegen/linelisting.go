@@ -73,7 +73,7 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 		}
 		return l, nil
 	}
-	l.Path, l.Found = path, true
+	l.Path, l.Found = src.Shown(path), true
 	fp, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,13 @@ import (
 type Sources struct {
 	Root string // perf's source prefix; "" for none
 	Maps []lazymatch.PrefixMap
+	// Fetch, when not nil, is asked last for a source by the absolute
+	// path debuginfo names (a debuginfod client): the local copy, or ""
+	// and the places tried.
+	Fetch func(path string) (string, []string)
+	// fetched maps a fetched copy to the path debuginfo names, which
+	// listings show.
+	fetched map[string]string
 }
 
 // NewSources parses the OLD=NEW prefix maps.
@@ -82,7 +89,31 @@ func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
 			return raw, tried, true
 		}
 	}
+	if s.Fetch != nil && filepath.IsAbs(full) {
+		p, more := s.Fetch(full)
+		tried = append(tried, more...)
+		if p != "" {
+			s.remember(p, full)
+			return p, tried, true
+		}
+	}
 	return "", tried, false
+}
+
+func (s *Sources) remember(local, name string) {
+	if s.fetched == nil {
+		s.fetched = map[string]string{}
+	}
+	s.fetched[local] = name
+}
+
+// Shown is the path a listing shows for the file Find returned: a
+// fetched copy is shown by the path debuginfo names.
+func (s *Sources) Shown(p string) string {
+	if n, ok := s.fetched[p]; ok {
+		return n
+	}
+	return p
 }
 
 // DeclText is the ResolveOptions.DeclText reader: a function

@@ -88,7 +88,7 @@ func isInputErr(err error) bool {
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs,
-		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease)
+		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, dwarfres.ErrDebuginfod)
 }
 
 func isUnresolvedErr(err error) bool {

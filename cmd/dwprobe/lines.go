@@ -12,7 +12,7 @@ import (
 
 // runLines implements -L: perf's show_line_range.
 func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	src, err := newSources(o)
+	src, err := newSources(o, t)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ func openModuleOf(o *options) (*dwarfres.File, error) {
 		rel = r
 	}
 	loc := newLocator(o.symfs)
+	addDebuginfod(loc, o)
 	path, err := modulePath(o, loc, rel)
 	if err != nil {
 		return nil, err

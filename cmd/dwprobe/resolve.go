@@ -54,7 +54,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSources(o)
+	src, err := newSources(o, t)
 	if err != nil {
 		return nil, err
 	}

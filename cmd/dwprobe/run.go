@@ -48,6 +48,7 @@ type options struct {
 	listSet    bool
 	show       string // "help", "version", "man" or "completion": print it and stop
 	completion string // the shell of --completion
+	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -134,7 +135,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	}
 	fs.StringVar(&o.symfs, "symfs", "", "look for -x's binary, the vmlinux, modules and debuginfo (/boot, /lib/modules, /usr/lib/debug) under DIR")
 	fs.StringVar(&o.targetNS, "target-ns", "", "look for -x's binary and its debuginfo in the mount namespace of process PID (a container)")
-	fs.String("debuginfod", "", "perf option (not yet supported)")
+	fs.StringVar(&o.debuginfod, "debuginfod", "", debuginfodUsage)
+	fs.Lookup("debuginfod").NoOptDefVal = debuginfodSystem
 	fs.BoolP("help", "h", false, "show this help on stdout")
 	fs.Bool("version", false, "show the version and VCS revision dwprobe was built from")
 	fs.Bool("man", false, "print the man page (roff)")
@@ -145,7 +147,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 
 // unsupported lists options that parse but are not implemented yet; using
 // one is an error rather than being silently ignored.
-var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle", "debuginfod"}
+var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
@@ -362,6 +364,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, err
 	}
 	loc := newLocator(root)
+	addDebuginfod(loc, o)
 	path, _, err := execPaths(o)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	src, err := newSources(o)
+	src, err := newSources(o, t)
 	if err != nil {
 		return err
 	}

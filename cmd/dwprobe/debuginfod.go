@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// debuginfodSystem is --debuginfod without URLS: the servers of
+// $DEBUGINFOD_URLS, as perf's "system".
+const debuginfodSystem = "system"
+
+const debuginfodUsage = "fetch debuginfo and sources from the debuginfod servers URLS (space-separated; default: $DEBUGINFOD_URLS, which is used without this option too)"
+
+// debuginfodOf is the debuginfod client of o: perf's --debuginfod=URLS
+// stands for $DEBUGINFOD_URLS, which elfutils reads otherwise. nil when
+// no server is named.
+func debuginfodOf(o *options) *dwarfres.Debuginfod {
+	d := dwarfres.DebuginfodFromEnv()
+	if o.debuginfod != "" && o.debuginfod != debuginfodSystem {
+		d = dwarfres.NewDebuginfod(strings.Fields(o.debuginfod))
+	}
+	if d == nil || len(d.URLs) == 0 {
+		return nil
+	}
+	if stderrIsTerminal() {
+		d.Progress = os.Stderr
+	}
+	return d
+}
+
+// addDebuginfod makes debuginfod the last place loc looks for debuginfo,
+// as gdb and perf ask it after the local places.
+func addDebuginfod(loc *dwarfres.Locator, o *options) {
+	if d := debuginfodOf(o); d != nil {
+		loc.Debug = append(loc.Debug, d)
+	}
+}
+
+// fetchSource is probegen's Sources.Fetch: a source by the binary's
+// build-id; a server's failure is named among the places tried.
+func fetchSource(d *dwarfres.Debuginfod, buildID string) func(string) (string, []string) {
+	return func(path string) (string, []string) {
+		p, found, err := d.Fetch(buildID, dwarfres.KindSource, path)
+		switch {
+		case err != nil:
+			return "", []string{err.Error()}
+		case !found:
+			return "", []string{fmt.Sprintf("debuginfod (%s)", strings.Join(d.URLs, " "))}
+		}
+		return p, nil
+	}
+}
+
+// stderrIsTerminal reports whether progress lines can be shown.
+func stderrIsTerminal() bool {
+	st, err := os.Stderr.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

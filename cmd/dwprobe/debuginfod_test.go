@@ -1,0 +1,191 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest/debuginfodtest"
+)
+
+// debuginfodQueries add a lazy pattern, which reads the source, to
+// sepQueries.
+var debuginfodQueries = append(append([][]string{}, sepQueries...), []string{"-D", "main;util_checksum(*"})
+
+// hiddenSourceApp builds the app fixture's sources in dir/src (gcc -O2,
+// DWARF 5) and returns the whole binary, the binary with its debug
+// sections stripped (build-id kept, no debuglink) and its debuginfo in
+// dir/srv (which the server scans).
+func hiddenSourceApp(t *testing.T, dir string) (whole, stripped, debug string) {
+	t.Helper()
+	gcc := dwarftest.NeedTool(t, "gcc")
+	objcopy := dwarftest.NeedTool(t, "objcopy")
+	src := filepath.Join(dir, "src")
+	for _, f := range []string{"app_main.c", "app_util.c", "app_util2.c", "app.h"} {
+		dwarftest.PlaceFile(t, filepath.Join("../../testdata/fixtures", f), filepath.Join(src, f))
+	}
+	whole = filepath.Join(dir, "whole", "app") // the same name, for the same event names
+	stripped = filepath.Join(dir, "srv", "app")
+	debug = filepath.Join(dir, "srv", "app.debug")
+	os.MkdirAll(filepath.Dir(debug), 0o755)
+	os.MkdirAll(filepath.Dir(whole), 0o755)
+	for _, c := range [][]string{
+		{gcc, "-g", "-gdwarf-5", "-O2", "-fno-omit-frame-pointer", "-Wl,--build-id", "-o", whole, "app_main.c", "app_util.c", "app_util2.c"},
+		{objcopy, "--only-keep-debug", whole, debug},
+		{objcopy, "--strip-debug", whole, stripped},
+	} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+	return whole, stripped, debug
+}
+
+// answers runs queries on -x path, path replaced by APP in the answers.
+func answers(t *testing.T, queries [][]string, path string, args ...string) []string {
+	t.Helper()
+	var out []string
+	for _, q := range queries {
+		stdout, stderr, err := dw(append(append([]string{"-x", path}, args...), q...)...)
+		if err != nil {
+			t.Fatalf("%v %v: %v\n%s", args, q, err, stderr)
+		}
+		out = append(out, strings.ReplaceAll(stdout, path, "APP"))
+	}
+	return out
+}
+
+// noLocalDebuginfo keeps the host's debuginfo places and caches out.
+func noLocalDebuginfo(t *testing.T) {
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
+	t.Setenv("DEBUGINFOD_URLS", "")
+	t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+}
+
+// TestDebuginfodServer: Debian's debuginfod serves a program's
+// debuginfo and its sources, which only the server can see (a mount in
+// its own namespace): -D with arguments, a lazy pattern, -L without -s
+// and -V on the stripped program give the answers of the program with
+// its DWARF built in and its sources in place, through
+// $DEBUGINFOD_URLS and through --debuginfod=URLS alike; the cache is
+// libdebuginfod's, reused by debuginfod-find and the other way round.
+func TestDebuginfodServer(t *testing.T) {
+	dir := t.TempDir()
+	whole, app, _ := hiddenSourceApp(t, dir)
+	want := answers(t, debuginfodQueries, whole)
+
+	hidden := filepath.Join(dir, "hidden")
+	if err := os.Rename(filepath.Join(dir, "src"), hidden); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	srv := debuginfodtest.Start(t, debuginfodtest.Options{
+		Dirs:  []string{filepath.Join(dir, "srv")},
+		Binds: [][2]string{{hidden, filepath.Join(dir, "src")}},
+	})
+	noLocalDebuginfo(t)
+
+	t.Run("DEBUGINFOD_URLS", func(t *testing.T) {
+		t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+		t.Setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1 "+srv.URL) // the first one down, passed over
+		compareAnswers(t, debuginfodQueries, want, answers(t, debuginfodQueries, app))
+	})
+	t.Run("--debuginfod=URLS", func(t *testing.T) {
+		t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+		compareAnswers(t, debuginfodQueries, want, answers(t, debuginfodQueries, app, "--debuginfod="+srv.URL))
+	})
+	t.Run("cache shared with debuginfod-find", func(t *testing.T) {
+		find := dwarftest.NeedTool(t, "debuginfod-find")
+		f, err := dwarfres.OpenAny(app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := f.BuildID()
+		f.Close()
+		source := filepath.Join(dir, "src", "app_main.c")
+		theirs, ours := t.TempDir(), t.TempDir()
+		for _, kind := range [][]string{{"debuginfo"}, {"executable"}, {"source", source}} {
+			cmd := exec.Command(find, append([]string{kind[0], id}, kind[1:]...)...)
+			cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS="+srv.URL, "DEBUGINFOD_CACHE_PATH="+theirs)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("debuginfod-find %v: %v", kind, err)
+			}
+			d := &dwarfres.Debuginfod{URLs: []string{srv.URL}, Cache: ours}
+			src := ""
+			if len(kind) > 1 {
+				src = kind[1]
+			}
+			p, found, err := d.Fetch(id, kind[0], src)
+			if err != nil || !found {
+				t.Fatalf("Fetch %v: %v", kind, err)
+			}
+			if rel, _ := filepath.Rel(ours, p); filepath.Join(theirs, rel) != strings.TrimSpace(string(out)) {
+				t.Errorf("%v: ours %s, debuginfod-find's %s", kind, p, out)
+			}
+			// Each reads the other's cache with no server up.
+			down := &dwarfres.Debuginfod{URLs: []string{"http://127.0.0.1:1"}, Cache: theirs}
+			if p, found, err := down.Fetch(id, kind[0], src); err != nil || !found || !strings.HasPrefix(p, theirs) {
+				t.Errorf("%v from debuginfod-find's cache: %s %v", kind, p, err)
+			}
+			cmd = exec.Command(find, append([]string{kind[0], id}, kind[1:]...)...)
+			cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS=http://127.0.0.1:1", "DEBUGINFOD_CACHE_PATH="+ours)
+			if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != p {
+				t.Errorf("debuginfod-find %v from our cache: %q %v", kind, out, err)
+			}
+		}
+	})
+}
+
+func compareAnswers(t *testing.T, queries [][]string, want, got []string) {
+	t.Helper()
+	for i, q := range queries {
+		if got[i] != want[i] {
+			t.Errorf("%v:\n%s\nbuilt in:\n%s", q, got[i], want[i])
+		}
+	}
+}
+
+// TestDebuginfodRefused: a server down, and one that never answers
+// (DEBUGINFOD_TIMEOUT), are each one line with exit 4 naming the URL,
+// and leave nothing in the cache.
+func TestDebuginfodRefused(t *testing.T) {
+	split, _, _ := dwarftest.SplitDebug(t, filepath.Dir(fixture(t, "app-gcc-O2-dwarf5")))
+	noLocalDebuginfo(t)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	for _, c := range []struct{ name, url, want string }{
+		{"down", "http://127.0.0.1:1", "connection refused"},
+		{"slow", "http://" + silent.Addr().String(), "no data within 1s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cache := t.TempDir()
+			t.Setenv("DEBUGINFOD_CACHE_PATH", cache)
+			t.Setenv("DEBUGINFOD_TIMEOUT", "1")
+			_, _, err := dw("-x", split, "--debuginfod="+c.url, "-V", "work")
+			if err == nil || exitCode(err) != exitInput {
+				t.Fatalf("err %v (exit %d); want exit %d", err, exitCode(err), exitInput)
+			}
+			msg := err.Error()
+			for _, w := range []string{split + ": debuginfod " + c.url + "/buildid/", c.want} {
+				if !strings.Contains(msg, w) || strings.Contains(msg, "\n") {
+					t.Errorf("%q: want one line naming %q", msg, w)
+				}
+			}
+			if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+				t.Errorf("cache holds %v", ents)
+			}
+		})
+	}
+}
