@@ -34,8 +34,21 @@ type Symtab struct {
 
 // Symbols loads the symbol table once.
 func (f *File) Symbols() *Symtab {
-	f.symOnce.Do(func() { f.syms = f.loadSymbols() })
+	f.symOnce.Do(func() {
+		if f.dbg != nil && !f.hasSymtab() && f.dbg.hasSymtab() {
+			// The kernel image's vmlinux, a strip -s binary: the
+			// separate debuginfo's symbols, as gdb reads them.
+			f.syms = f.dbg.Symbols()
+			return
+		}
+		f.syms = f.loadSymbols()
+	})
 	return f.syms
+}
+
+func (f *File) hasSymtab() bool {
+	data, _ := f.symbolSection(elf.SHT_SYMTAB)
+	return data != nil
 }
 
 // IsKernel reports whether the file looks like a vmlinux.

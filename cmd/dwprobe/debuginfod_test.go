@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -187,5 +190,99 @@ func TestDebuginfodRefused(t *testing.T) {
 				t.Errorf("cache holds %v", ents)
 			}
 		})
+	}
+}
+
+// imageVmlinux extracts the vmlinux of the corpus's amd64 kernel image
+// into dir, as the kernel's scripts/extract-vmlinux does but finding the
+// payload by the bzImage header (payload_offset) rather than by scanning
+// for magics: an ELF without symbol table nor DWARF, with the build-id of
+// the -dbg vmlinux.
+func imageVmlinux(t *testing.T, dir string) string {
+	t.Helper()
+	img, err := os.ReadFile(dwarftest.NeedCorpus(t, "amd64/vmlinuz"))
+	if err != nil || len(img) < 0x250 {
+		t.Fatalf("vmlinuz: %v", err)
+	}
+	setup := int(img[0x1f1])
+	if setup == 0 {
+		setup = 4
+	}
+	start := (setup+1)*512 + int(binary.LittleEndian.Uint32(img[0x248:]))
+	payload := img[start:]
+	var tool []string
+	for _, c := range []struct {
+		magic []byte
+		cmd   []string
+	}{
+		{[]byte{0x02, 0x21, 0x4c, 0x18}, []string{"lz4", "-dc"}},
+		{[]byte{0x28, 0xb5, 0x2f, 0xfd}, []string{"zstd", "-dc"}},
+		{[]byte{0xfd, '7', 'z', 'X', 'Z', 0}, []string{"xz", "-dc"}},
+		{[]byte{0x1f, 0x8b}, []string{"gzip", "-dc"}},
+	} {
+		if bytes.HasPrefix(payload, c.magic) {
+			tool = c.cmd
+		}
+	}
+	if tool == nil {
+		t.Fatalf("vmlinuz: payload % x: no known compression", payload[:8])
+	}
+	out := filepath.Join(dir, "vmlinux")
+	cmd := exec.Command(dwarftest.NeedTool(t, tool[0]), tool[1:]...)
+	cmd.Stdin = bytes.NewReader(payload)
+	fh, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = fh
+	err = cmd.Run() // lz4 and gzip complain of the size word after the data
+	fh.Close()
+	if _, serr := os.Stat(out); serr != nil || isExtractFailure(out) {
+		t.Fatalf("%v: %v", tool, err)
+	}
+	return out
+}
+
+// isExtractFailure reports a decompressed payload that is no ELF.
+func isExtractFailure(p string) bool {
+	f, err := dwarfres.OpenAny(p)
+	if err != nil {
+		return true
+	}
+	f.Close()
+	return false
+}
+
+// TestDebuginfodImageVmlinux: the vmlinux inside the kernel image (no
+// DWARF, no symbol table) is probed with -k through debuginfod, which
+// serves the -dbg vmlinux by build-id: -D with arguments and -V answer
+// as with the -dbg vmlinux itself.
+func TestDebuginfodImageVmlinux(t *testing.T) {
+	dbg := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	vml := imageVmlinux(t, t.TempDir())
+	srvDir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dbg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(srvDir, "vmlinux")); err != nil {
+		t.Fatal(err)
+	}
+	srv := debuginfodtest.Start(t, debuginfodtest.Options{Dirs: []string{srvDir}, NoSources: true, ScanTimeout: 10 * time.Minute})
+	noLocalDebuginfo(t)
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	for _, q := range [][]string{
+		{"-D", "vfs_read file->f_pos count"},
+		{"-D", "do_sys_openat2%return $retval"},
+		{"-V", "vfs_read"},
+	} {
+		want, _, err := dw(append([]string{"-k", dbg}, q...)...)
+		if err != nil {
+			t.Fatalf("-dbg vmlinux %v: %v", q, err)
+		}
+		got, stderr, err := dw(append([]string{"-k", vml}, q...)...)
+		if err != nil || got != want {
+			t.Errorf("%v: %q, %v (%s); with the -dbg vmlinux %q", q, got, err, stderr, want)
+		}
 	}
 }
