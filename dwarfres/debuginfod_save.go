@@ -15,8 +15,9 @@ import (
 // temporary file in dst's directory (as libdebuginfod does, so the rename
 // stays on one file system), renamed to dst only when the body is whole
 // and, for an ELF kind, of build-id buildID. Whatever fails, no file is
-// left. progress, when not nil, is told the bytes received so far.
-func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, progress func(int64)) error {
+// left. progress, when not nil, is told the bytes received so far, and
+// when the body is done.
+func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, progress func(int64, bool)) error {
 	if resp.StatusCode != http.StatusOK {
 		return &DebuginfodError{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
 	}
@@ -57,7 +58,7 @@ func httpStatus(resp *http.Response) string {
 // writeBody copies body to w and checks it has the announced length (-1:
 // none announced). An empty body is refused: libdebuginfod's cache takes
 // an empty file for "the server has no such file".
-func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64)) error {
+func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64, bool)) error {
 	var n int64
 	buf := make([]byte, 256<<10)
 	for {
@@ -68,10 +69,13 @@ func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64)) 
 			}
 			n += int64(k)
 			if progress != nil {
-				progress(n)
+				progress(n, false)
 			}
 		}
 		if err == io.EOF {
+			if progress != nil {
+				progress(n, true)
+			}
 			break
 		}
 		if err != nil {
@@ -179,13 +183,15 @@ const progressMin = 4 << 20
 
 // progress returns the progress reporter of a download of size bytes (-1:
 // unknown) from u, nil when there is nothing to show.
-func (d *Debuginfod) progress(u string, size int64) func(int64) {
+func (d *Debuginfod) progress(u string, size int64) func(int64, bool) {
 	if d.Progress == nil || (size >= 0 && size < progressMin) {
 		return nil
 	}
 	var last time.Time
-	return func(n int64) {
-		done := n == size
+	return func(n int64, done bool) {
+		if size < 0 && n < progressMin {
+			return // an unannounced size: shown once it is large
+		}
 		if !done && time.Since(last) < 200*time.Millisecond {
 			return
 		}

@@ -248,3 +248,35 @@ func FuzzDebuginfodResponse(f *testing.F) {
 		}
 	})
 }
+
+// TestDebuginfodProgress: a download of 4 MiB or more reports its
+// progress (when a Progress writer is set) and ends the line; a small one
+// shows nothing.
+func TestDebuginfodProgress(t *testing.T) {
+	big := bytes.Repeat([]byte("int x;\n"), 5<<20/7)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "small.c") {
+			w.Write([]byte("int y;\n"))
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+		w.Write(big)
+	}))
+	defer s.Close()
+	var out bytes.Buffer
+	d := &Debuginfod{URLs: []string{s.URL}, Cache: t.TempDir(), Progress: &out}
+	if _, found, err := d.Fetch("ab", KindSource, "/src/small.c"); err != nil || !found || out.Len() != 0 {
+		t.Fatalf("small: %v %v, progress %q", found, err, out.String())
+	}
+	p, found, err := d.Fetch("ab", KindSource, "/src/big.c")
+	if err != nil || !found {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Size() != int64(len(big)) {
+		t.Errorf("cached %d bytes, want %d", st.Size(), len(big))
+	}
+	want := "debuginfod: downloading " + s.URL + "/buildid/ab/source/src/big.c: 4/4 MB\n"
+	if !strings.HasPrefix(out.String(), "\r") || !strings.HasSuffix(out.String(), want) {
+		t.Errorf("progress %q, want it to end %q", out.String(), want)
+	}
+}

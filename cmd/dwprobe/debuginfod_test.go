@@ -16,6 +16,14 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest/debuginfodtest"
 )
 
+// TestMain keeps the host's debuginfod servers out of every test (a
+// stripped fixture would be fetched from them); a test that wants a
+// server sets DEBUGINFOD_URLS itself.
+func TestMain(m *testing.M) {
+	os.Unsetenv("DEBUGINFOD_URLS")
+	os.Exit(m.Run())
+}
+
 // debuginfodQueries add a lazy pattern, which reads the source, to
 // sepQueries.
 var debuginfodQueries = append(append([][]string{}, sepQueries...), []string{"-D", "main;util_checksum(*"})
