@@ -85,7 +85,7 @@ func TestDebuginfodBadServers(t *testing.T) {
 	}{
 		{"down", down, "connection refused"},
 		{"slow", "http://" + silent.Addr().String(), "no data within 1s"},
-		{"HTTP error", serve(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 503) }), "HTTP 503 Service Unavailable"},
+		{"HTTP error", serve(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusServiceUnavailable) }), "HTTP 503 Service Unavailable"},
 		{"garbage", serve(body([]byte("<html>not found, really</html>"))), "not an ELF file"},
 		{"wrong file", serve(body(other)), "build-id mismatch: the server sent a file of build-id"},
 		{"cut body", serve(func(w http.ResponseWriter, r *http.Request) {
