@@ -23,6 +23,9 @@ type altLink struct {
 	// (a Locator's, DWPROBE_DEBUGINFO_PATH and --symfs included); nil
 	// means DefaultDebugDir.
 	dirs []string
+	// fetch, when not nil, fetches a file by build-id when no candidate
+	// has it (a Locator's debuginfod, see altFetch).
+	fetch func(buildID string) (string, []string, error)
 }
 
 // AltFileError reports a supplementary (dwz) file that was not found, or
@@ -141,7 +144,11 @@ func (f *File) alt() (*File, error) {
 		if err != nil {
 			from = d.Path
 		}
-		d.altf.file, d.altf.err = openAlt(altCandidates(from, name, id, dirs), name, id, sup)
+		cands := altCandidates(from, name, id, dirs)
+		d.altf.file, d.altf.err = openAlt(cands, name, id, sup)
+		if d.altf.err != nil && f.altf.fetch != nil && !sup && id != "" {
+			d.altf.file, d.altf.err = fetchAlt(f.altf.fetch, cands, name, id)
+		}
 	})
 	return d.altf.file, d.altf.err
 }

@@ -158,6 +158,7 @@ func (l *Locator) Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.SetDebugDirs(l.debugDirs())
+	f.altf.fetch = l.altFetch()
 	if f.HasDWARF() {
 		return f, nil
 	}
@@ -180,6 +181,7 @@ func (l *Locator) OpenOrSymbols(path string) (*File, error) {
 		return nil, err
 	}
 	f.SetDebugDirs(l.debugDirs())
+	f.altf.fetch = l.altFetch()
 	if f.HasDWARF() {
 		return f, nil
 	}

@@ -294,3 +294,33 @@ func TestDebuginfodImageVmlinux(t *testing.T) {
 		}
 	}
 }
+
+// TestDebuginfodDwzCommonFile: a program of a dwz -m set copied alone
+// (its relative link to common.debug broken) gets the common file from
+// debuginfod by the link's build-id, and answers as the program built
+// without dwz.
+func TestDebuginfodDwzCommonFile(t *testing.T) {
+	plain := fixture(t, "app-gcc-O2-dwarf5")
+	set := filepath.Join(filepath.Dir(plain), "dwz-m")
+	if _, err := os.Stat(filepath.Join(set, "common.debug")); err != nil {
+		dwarftest.Skip(t, "no dwz-m fixtures (dwz not installed)")
+	}
+	dir := t.TempDir()
+	base := filepath.Join(dir, "plain", "app")
+	dwarftest.PlaceFile(t, plain, base)
+	want := answers(t, sepQueries, base)
+	app := filepath.Join(dir, "alone", "app")
+	dwarftest.PlaceFile(t, filepath.Join(set, "app-gcc-O2-dwarf5"), app)
+	srvDir := t.TempDir()
+	if err := os.Symlink(filepath.Join(set, "common.debug"), filepath.Join(srvDir, "common.debug")); err != nil {
+		t.Fatal(err)
+	}
+	srv := debuginfodtest.Start(t, debuginfodtest.Options{Dirs: []string{srvDir}, NoSources: true})
+	noLocalDebuginfo(t)
+	_, _, err := dw("-x", app, "-V", "work:8")
+	if err == nil || !strings.Contains(err.Error(), "dwz supplementary file") {
+		t.Fatalf("without a server: %v; want the common file missing", err)
+	}
+	t.Setenv("DEBUGINFOD_URLS", srv.URL)
+	compareAnswers(t, sepQueries, want, answers(t, sepQueries, app))
+}
