@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,9 +167,10 @@ func compareAnswers(t *testing.T, queries [][]string, want, got []string) {
 	}
 }
 
-// TestDebuginfodRefused: a server down, and one that never answers
-// (DEBUGINFOD_TIMEOUT), are each one line with exit 4 naming the URL,
-// and leave nothing in the cache.
+// TestDebuginfodRefused: a server down, one that never answers
+// (DEBUGINFOD_TIMEOUT), an HTTP error, garbage and a file of another
+// build-id are each one line with exit 4 naming the URL, and leave
+// nothing in the cache.
 func TestDebuginfodRefused(t *testing.T) {
 	split, _, _ := dwarftest.SplitDebug(t, filepath.Dir(fixture(t, "app-gcc-O2-dwarf5")))
 	noLocalDebuginfo(t)
@@ -176,9 +179,21 @@ func TestDebuginfodRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer silent.Close()
+	serve := func(h http.HandlerFunc) string {
+		s := httptest.NewServer(h)
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	other, err := os.ReadFile("/bin/true") // an ELF of another build-id
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ name, url, want string }{
 		{"down", "http://127.0.0.1:1", "connection refused"},
 		{"slow", "http://" + silent.Addr().String(), "no data within 1s"},
+		{"HTTP error", serve(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) }), "HTTP 500 Internal Server Error"},
+		{"garbage", serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }), "not an ELF file"},
+		{"wrong file", serve(func(w http.ResponseWriter, r *http.Request) { w.Write(other) }), "the server sent a file of build-id"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cache := t.TempDir()
