@@ -89,7 +89,8 @@ func noLocalDebuginfo(t *testing.T) {
 // and -V on the stripped program give the answers of the program with
 // its DWARF built in and its sources in place, through
 // $DEBUGINFOD_URLS and through --debuginfod=URLS alike; the cache is
-// libdebuginfod's, reused by debuginfod-find and the other way round.
+// libdebuginfod's, reused by debuginfod-find and the other way round; a
+// program the server does not have names its URL among the places tried.
 func TestDebuginfodServer(t *testing.T) {
 	dir := t.TempDir()
 	whole, app, _ := hiddenSourceApp(t, dir)
@@ -114,6 +115,15 @@ func TestDebuginfodServer(t *testing.T) {
 	t.Run("--debuginfod=URLS", func(t *testing.T) {
 		t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
 		compareAnswers(t, debuginfodQueries, want, answers(t, debuginfodQueries, app, "--debuginfod="+srv.URL))
+	})
+	t.Run("not on the server", func(t *testing.T) {
+		t.Setenv("DEBUGINFOD_CACHE_PATH", t.TempDir())
+		t.Setenv("DEBUGINFOD_URLS", srv.URL)
+		nodbg := fixture(t, "app_nodbg")
+		_, _, err := dw("-x", nodbg, "-V", "work")
+		if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), ", "+srv.URL+"/buildid/") {
+			t.Errorf("%v (exit %d): want exit %d, the server's URL among the places tried", err, exitCode(err), exitInput)
+		}
 	})
 	t.Run("cache shared with debuginfod-find", func(t *testing.T) {
 		find := dwarftest.NeedTool(t, "debuginfod-find")
