@@ -36,6 +36,12 @@ type LocEntry struct {
 // index=true and the index in off: it is resolved through
 // DW_AT_loclists_base. base is the unit's base address (DW_AT_low_pc).
 func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([]LocEntry, error) {
+	if u.split != nil && !index {
+		off += u.split.locSecBase
+	}
+	if u.split != nil && u.split.gnuLoc {
+		return f.locListGNU(u, off)
+	}
 	if u.version < 5 {
 		return f.locList4(u, off, base)
 	}

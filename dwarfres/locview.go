@@ -27,6 +27,9 @@ func locSection(u *unit) string {
 func (f *File) viewPairs(u *unit, off uint64, n int) ([][2]uint64, error) {
 	name := locSection(u)
 	sec := f.sec(name)
+	if u.split != nil {
+		off += u.split.locSecBase
+	}
 	if off >= uint64(len(sec)) || uint64(n) > uint64(len(sec))-off {
 		return nil, &DecodeError{Section: name, Offset: off, Msg: "location views out of range"}
 	}

@@ -32,6 +32,7 @@ type File struct {
 	secs  map[string][]byte
 
 	unitsOnce sync.Once
+	splitOnce sync.Once // skeleton units replaced by split units
 	units     []unit
 	unitsErr  error
 
@@ -293,6 +294,9 @@ func (f *File) sec(name string) []byte {
 // returned Data are relative to the unit start.
 func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
 	defer recoverTo(&err, ".debug_info")
+	if u.split != nil { // the line table is the skeleton's
+		u = &u.split.skel.u
+	}
 	info := f.sec(".debug_info")
 	d, err = dwarf.New(f.sec(".debug_abbrev"), nil, nil, info[u.off:u.end], f.sec(".debug_line"), nil, f.sec(".debug_ranges"), f.sec(".debug_str"))
 	if err != nil {

@@ -5,6 +5,9 @@ type Range struct{ Low, High uint64 }
 
 // ranges returns the address ranges of d (low/high or DW_AT_ranges).
 func (f *File) ranges(u *unit, d *die) ([]Range, error) {
+	if u.split != nil && d.Depth == 0 {
+		return u.split.skel.ranges, nil
+	}
 	if d.HasLow && d.HasHigh {
 		return []Range{{d.LowPC, d.HighPC}}, nil
 	}
@@ -19,10 +22,13 @@ func (f *File) ranges(u *unit, d *die) ([]Range, error) {
 		return nil, err
 	}
 	base := root.LowPC
-	if u.version < 5 {
-		return f.ranges4(u, d.rangesVal, base)
-	}
 	off := d.rangesVal
+	if u.split != nil && d.rangesForm == formSecOffset {
+		off += u.split.rangesSecBase(u)
+	}
+	if u.version < 5 {
+		return f.ranges4(u, off, base)
+	}
 	if d.rangesForm == formRnglistx {
 		sec := f.sec(".debug_rnglists")
 		o := u.rngB + off*uint64(u.offSize)

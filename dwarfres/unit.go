@@ -25,6 +25,7 @@ type unit struct {
 	locB     uint64 // DW_AT_loclists_base
 	name     string
 	compDir  string
+	split    *splitInfo // a split DWARF unit: its skeleton and .dwo bases
 }
 
 const (
@@ -35,7 +36,9 @@ const (
 
 // holdsCode reports whether the unit is a compile or partial unit: type
 // units and skeletons describe no functions.
-func (u *unit) holdsCode() bool { return u.utype == utCompile || u.utype == utPartial }
+func (u *unit) holdsCode() bool {
+	return u.utype == utCompile || u.utype == utPartial || u.utype == utSplitCompile
+}
 
 // DW_LANG values dwarf_getfuncs treats as C (elfutils 0.188); C17 is
 // there too, for producers that write it.
@@ -57,70 +60,79 @@ func (u *unit) cOnly() bool {
 	return false
 }
 
-// unitsList scans the unit headers of .debug_info (cheap: one hop per unit).
+// unitsList scans the unit headers of .debug_info (cheap: one hop per unit);
+// skeleton units are replaced by their split units (splitUnits).
 func (f *File) unitsList() ([]unit, error) {
-	f.unitsOnce.Do(func() {
-		info := f.sec(".debug_info")
-		if info == nil {
-			f.unitsErr = ErrNoDebugInfo
-			return
-		}
-		if _, err := f.alt(); err != nil { // a dwz file without its common file
-			f.unitsErr = err
-			return
-		}
-		// Headers are read with pread rather than through the mapping:
-		// touching one page per unit would fault in (and keep resident)
-		// most of a vmlinux's .debug_info via fault-around.
-		var hdrBuf [32]byte
-		for off := uint64(0); off < uint64(len(info)); {
-			data := hdrBuf[:f.readInfo(hdrBuf[:], off)]
-			b := &buf{sec: ".debug_info", base: off, data: data, order: f.Order}
-			u := unit{off: off, offSize: 4, rootOnce: new(sync.Once)}
-			l := uint64(b.u32())
-			if l == 0xffffffff {
-				l = b.u64()
-				u.offSize = 8
-			} else if l >= 0xfffffff0 {
-				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "reserved unit length"}
-				return
-			}
-			hdr := uint64(b.off)
-			if l > uint64(len(info))-off-hdr || l < 7 {
-				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unit length past end of section"}
-				return
-			}
-			u.end = off + hdr + l
-			u.version = int(b.u16())
-			if u.version < 2 || u.version > 5 {
-				f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unsupported DWARF version"}
-				return
-			}
-			if u.version >= 5 {
-				u.utype = b.u8()
-				u.addrSize = int(b.u8())
-				u.abbrevOff = b.uint(u.offSize)
-				switch u.utype {
-				case 4, 5: // skeleton, split_compile: dwo id
-					b.skip(8)
-				case utType, 6: // type units: signature + type offset
-					b.skip(8 + u.offSize)
-				}
-			} else {
-				u.utype = utCompile
-				u.abbrevOff = b.uint(u.offSize)
-				u.addrSize = int(b.u8())
-			}
-			if b.err != nil {
-				f.unitsErr = b.err
-				return
-			}
-			u.dieOff = off + uint64(b.off)
-			f.units = append(f.units, u)
-			off = u.end
+	f.unitsOnce.Do(f.scanUnits)
+	f.splitOnce.Do(func() {
+		if f.unitsErr == nil && f.dbg == nil {
+			f.units, f.unitsErr = f.splitUnits(f.units)
 		}
 	})
 	return f.units, f.unitsErr
+}
+
+// scanUnits reads the unit headers into f.units.
+func (f *File) scanUnits() {
+	info := f.sec(".debug_info")
+	if info == nil {
+		f.unitsErr = ErrNoDebugInfo
+		return
+	}
+	if _, err := f.alt(); err != nil { // a dwz file without its common file
+		f.unitsErr = err
+		return
+	}
+	// Headers are read with pread rather than through the mapping:
+	// touching one page per unit would fault in (and keep resident)
+	// most of a vmlinux's .debug_info via fault-around.
+	var hdrBuf [32]byte
+	for off := uint64(0); off < uint64(len(info)); {
+		data := hdrBuf[:f.readInfo(hdrBuf[:], off)]
+		b := &buf{sec: ".debug_info", base: off, data: data, order: f.Order}
+		u := unit{off: off, offSize: 4, rootOnce: new(sync.Once)}
+		l := uint64(b.u32())
+		if l == 0xffffffff {
+			l = b.u64()
+			u.offSize = 8
+		} else if l >= 0xfffffff0 {
+			f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "reserved unit length"}
+			return
+		}
+		hdr := uint64(b.off)
+		if l > uint64(len(info))-off-hdr || l < 7 {
+			f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unit length past end of section"}
+			return
+		}
+		u.end = off + hdr + l
+		u.version = int(b.u16())
+		if u.version < 2 || u.version > 5 {
+			f.unitsErr = &DecodeError{Section: ".debug_info", Offset: off, Msg: "unsupported DWARF version"}
+			return
+		}
+		if u.version >= 5 {
+			u.utype = b.u8()
+			u.addrSize = int(b.u8())
+			u.abbrevOff = b.uint(u.offSize)
+			switch u.utype {
+			case 4, 5: // skeleton, split_compile: dwo id
+				b.skip(8)
+			case utType, 6: // type units: signature + type offset
+				b.skip(8 + u.offSize)
+			}
+		} else {
+			u.utype = utCompile
+			u.abbrevOff = b.uint(u.offSize)
+			u.addrSize = int(b.u8())
+		}
+		if b.err != nil {
+			f.unitsErr = b.err
+			return
+		}
+		u.dieOff = off + uint64(b.off)
+		f.units = append(f.units, u)
+		off = u.end
+	}
 }
 
 // unitIndex returns the index of the unit containing section offset off,
@@ -160,6 +172,9 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 				u.rootErr = r.failure(u.dieOff, "missing root DIE")
 				return
 			}
+		}
+		if u.split != nil {
+			u.applySplit()
 		}
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
 		u.compDir = f.dieString(u, r.root.compDirForm, r.root.compDirVal)

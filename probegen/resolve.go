@@ -304,9 +304,11 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	symOnly := p.Function != "" && !p.lineGiven() && p.File == "" && p.Lazy == ""
 	// Unlike perf, too many points is an answer, not a reason to fall back
 	// to the one symbol (which would silently drop the inlined copies).
-	// A dwz file whose common file is missing is named, not hidden.
+	// A dwz file whose common file is missing, or a split unit's .dwo, is
+	// named, not hidden.
 	var altErr *dwarfres.AltFileError
-	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany) || errors.As(err, &altErr)
+	final := errors.Is(err, dwarfres.ErrMalformed) || errors.Is(err, dwarfres.ErrTooMany) || errors.As(err, &altErr) ||
+		errors.Is(err, dwarfres.ErrSplitDWARF)
 	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
 		return fromSymbols(o, t, p)
 	}

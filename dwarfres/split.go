@@ -1,0 +1,263 @@
+package dwarfres
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Split DWARF (gcc and clang -gsplit-dwarf): the binary keeps one skeleton
+// unit per compilation unit (DW_UT_skeleton in DWARF 5, a compile unit with
+// DW_AT_GNU_dwo_name in DWARF 4) with the line table, the address table and
+// the unit's ranges; the DIEs live in a .dwo file per unit. Like libdw's
+// dwarf_cu_dwp/dwo lookup, the .dwo is DW_AT_dwo_name under DW_AT_comp_dir,
+// or that name next to the binary.
+//
+// The .dwo sections are appended to copies of the binary's own sections in
+// a synthetic File attached as f.dbg: offsets into the binary's sections
+// (skeletons, .debug_addr, .debug_line) stay valid, and each split unit
+// records where its .dwo's sections start (its bases).
+
+// Attribute codes of split DWARF (DWARF 5 and the GNU extension).
+const (
+	atDwoName       = dwarf.Attr(0x76)
+	atGNUDwoName    = dwarf.Attr(0x2130)
+	atGNUDwoID      = dwarf.Attr(0x2131)
+	atGNURangesBase = dwarf.Attr(0x2132)
+	atGNUAddrBase   = dwarf.Attr(0x2133)
+)
+
+const (
+	utSkeleton     = 4
+	utSplitCompile = 5
+)
+
+// ErrSplitDWARF: a skeleton unit's .dwo (or .dwp) is missing or is not
+// the one the binary was built with. Errors wrapping it wrap ErrNoDebugInfo
+// too.
+var ErrSplitDWARF = errors.New("split DWARF file missing or mismatched")
+
+// DWOError reports a split unit whose .dwo is missing or is not the one the
+// skeleton was built with. It wraps ErrNoDebugInfo.
+type DWOError struct {
+	Binary string   // the binary with the skeleton unit
+	Tried  []string // the paths looked at
+	Want   uint64   // the skeleton's DWO id
+	Got    uint64   // the .dwo's, when one was found with another id
+	Found  string   // that .dwo
+}
+
+func (e *DWOError) Error() string {
+	if e.Found != "" {
+		return fmt.Sprintf("%s: split DWARF %s has DWO id %#x, the skeleton unit wants %#x", e.Binary, e.Found, e.Got, e.Want)
+	}
+	return fmt.Sprintf("%s: split DWARF file %s not found", e.Binary, joinTried(e.Tried))
+}
+
+func (e *DWOError) Unwrap() []error { return []error{ErrSplitDWARF, ErrNoDebugInfo} }
+
+func joinTried(p []string) string {
+	s := ""
+	for i, x := range p {
+		if i > 0 {
+			s += " or "
+		}
+		s += x
+	}
+	return s
+}
+
+// skeleton is what a skeleton unit tells about its split unit.
+type skeleton struct {
+	u          unit    // the skeleton unit in the binary, root decoded
+	ranges     []Range // the unit's code, from the skeleton
+	dwoName    string
+	compDir    string
+	id         uint64
+	addrBase   uint64
+	rangesBase uint64 // DWARF 4: DW_AT_GNU_ranges_base
+}
+
+// splitInfo ties a split unit to its skeleton and to where its .dwo's
+// sections start in the synthetic file.
+type splitInfo struct {
+	skel                             *skeleton
+	strOffB, locB, rngB, rngSecBase  uint64
+	locSecBase                       uint64
+	gnuLoc                           bool // DWARF 4: DW_LLE_GNU_* entries
+}
+
+// skeletonOf reports whether u is a skeleton unit and, if so, decodes it.
+func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
+	if u.version >= 5 && u.utype != utSkeleton || u.version < 4 {
+		return nil, false, nil
+	}
+	d, err := f.unitData(u)
+	if err != nil {
+		return nil, false, err
+	}
+	cu, err := d.Reader().Next()
+	if err != nil || cu == nil {
+		return nil, false, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
+	}
+	s := &skeleton{u: *u}
+	s.dwoName, _ = cu.Val(atDwoName).(string)
+	if s.dwoName == "" {
+		s.dwoName, _ = cu.Val(atGNUDwoName).(string)
+	}
+	if s.dwoName == "" {
+		return nil, false, nil
+	}
+	s.compDir, _ = cu.Val(dwarf.AttrCompDir).(string)
+	if id, ok := cu.Val(atGNUDwoID).(int64); ok {
+		s.id = uint64(id)
+	} else {
+		s.id = f.headerDwoID(u)
+	}
+	if v, ok := cu.Val(atGNUAddrBase).(int64); ok {
+		s.addrBase = uint64(v)
+	}
+	if v, ok := cu.Val(atGNURangesBase).(int64); ok {
+		s.rangesBase = uint64(v)
+	}
+	s.u.rootOnce = new(sync.Once)
+	root, err := f.rootDIE(&s.u)
+	if err != nil {
+		return nil, false, err
+	}
+	s.addrBase = max(s.addrBase, s.u.addrB)
+	if s.ranges, err = f.ranges(&s.u, root); err != nil {
+		return nil, false, err
+	}
+	return s, true, nil
+}
+
+// headerDwoID reads the DWO id of a DWARF 5 skeleton or split unit header
+// (32-bit DWARF: length, version, unit type, address size, abbrev offset).
+func (f *File) headerDwoID(u *unit) uint64 {
+	var hdr [20]byte
+	n := f.readInfo(hdr[:], u.off)
+	if n < 20 {
+		return 0
+	}
+	return f.Order.Uint64(hdr[12:20])
+}
+
+// dwoPaths is where the .dwo of s is looked for, in order.
+func dwoPaths(binary string, s *skeleton) []string {
+	var out []string
+	if filepath.IsAbs(s.dwoName) {
+		out = append(out, s.dwoName)
+	} else if s.compDir != "" {
+		out = append(out, filepath.Join(s.compDir, s.dwoName))
+	}
+	next := filepath.Join(filepath.Dir(binary), filepath.Base(s.dwoName))
+	if len(out) == 0 || out[0] != next {
+		out = append(out, next)
+	}
+	return out
+}
+
+// dwoSections are the sections of one .dwo (or of one unit of a .dwp).
+type dwoSections struct {
+	path                                            string
+	info, abbrev, str, strOff, loclists, rnglists, loc []byte
+}
+
+func readDWO(path string) (*dwoSections, error) {
+	ef, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer ef.Close()
+	s := &dwoSections{path: path}
+	for _, x := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{".debug_info.dwo", &s.info}, {".debug_abbrev.dwo", &s.abbrev},
+		{".debug_str.dwo", &s.str}, {".debug_str_offsets.dwo", &s.strOff},
+		{".debug_loclists.dwo", &s.loclists}, {".debug_rnglists.dwo", &s.rnglists},
+		{".debug_loc.dwo", &s.loc},
+	} {
+		if sec := ef.Section(x.name); sec != nil && sec.Type != elf.SHT_NOBITS {
+			if *x.dst, err = sec.Data(); err != nil {
+				return nil, &DecodeError{Section: x.name, Msg: err.Error()}
+			}
+		}
+	}
+	if s.info == nil {
+		return nil, fmt.Errorf("%s: %w (no .debug_info.dwo)", path, ErrNoDebugInfo)
+	}
+	return s, nil
+}
+
+// findDWO opens the .dwo of s and checks its id.
+func findDWO(binary string, s *skeleton) (*dwoSections, error) {
+	tried := dwoPaths(binary, s)
+	for _, p := range tried {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		d, err := readDWO(p)
+		if err != nil {
+			return nil, err
+		}
+		if got := dwoID(d.info, s.u.version); got != s.id && got != 0 {
+			return nil, &DWOError{Binary: binary, Want: s.id, Got: got, Found: p}
+		}
+		return d, nil
+	}
+	return nil, &DWOError{Binary: binary, Tried: tried, Want: s.id}
+}
+
+// dwoID is the DWO id of the first unit of a .dwo: from the DWARF 5
+// header, or 0 for DWARF 4 (its DW_AT_GNU_dwo_id is checked on decode).
+func dwoID(info []byte, version int) uint64 {
+	if version < 5 || len(info) < 20 {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(info[12:20])
+}
+
+// splitUnits replaces skeleton units by their split units when the binary
+// has any, attaching the synthetic file that holds the .dwo sections.
+func (f *File) splitUnits(us []unit) ([]unit, error) {
+	var skels []*skeleton
+	for i := range us {
+		s, ok, err := f.skeletonOf(&us[i])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			skels = append(skels, s)
+		}
+	}
+	if len(skels) == 0 {
+		return us, nil
+	}
+	if f.Order != binary.LittleEndian {
+		return nil, fmt.Errorf("%s: %w (split DWARF on a big-endian target)", f.Path, ErrNoDebugInfo)
+	}
+	dwos := make([]*dwoSections, len(skels))
+	pkg, err := f.openDWP()
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range skels {
+		if pkg != nil {
+			dwos[i], err = pkg.unit(s)
+		} else {
+			dwos[i], err = findDWO(f.Path, s)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return f.attachSplit(skels, dwos)
+}
