@@ -86,10 +86,10 @@ type skeleton struct {
 // splitInfo ties a split unit to its skeleton and to where its .dwo's
 // sections start in the synthetic file.
 type splitInfo struct {
-	skel                             *skeleton
-	strOffB, locB, rngB, rngSecBase  uint64
-	locSecBase                       uint64
-	gnuLoc                           bool // DWARF 4: DW_LLE_GNU_* entries
+	skel                            *skeleton
+	strOffB, locB, rngB, rngSecBase uint64
+	locSecBase                      uint64
+	gnuLoc                          bool // DWARF 4: DW_LLE_GNU_* entries
 }
 
 // skeletonOf reports whether u is a skeleton unit and, if so, decodes it.
@@ -165,7 +165,7 @@ func dwoPaths(binary string, s *skeleton) []string {
 
 // dwoSections are the sections of one .dwo (or of one unit of a .dwp).
 type dwoSections struct {
-	path                                            string
+	path                                               string
 	info, abbrev, str, strOff, loclists, rnglists, loc []byte
 }
 
