@@ -1,0 +1,202 @@
+package dwarfres
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+)
+
+// splitDir builds the split DWARF fixtures (testdata/scripts/
+// splitfixtures.sh) beside the others and returns their directory.
+func splitDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(fixtures(t), "split")
+	out, err := exec.Command("bash", "../testdata/scripts/splitfixtures.sh", dir).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+		dwarftest.Skip(t, "split DWARF fixtures: %s", strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		t.Fatalf("split fixtures: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// cuIndex returns the .debug_cu_index of a .dwp.
+func cuIndex(t testing.TB, path string) []byte {
+	t.Helper()
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	b, err := ef.Section(".debug_cu_index").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestSplitFindProbes: each form finds what the built-in debuginfo finds,
+// and a .dwp's index (version 2 from binutils' dwp and from llvm-dwp for
+// DWARF 4, version 5 for DWARF 5) has one row per unit.
+func TestSplitFindProbes(t *testing.T) {
+	dir := splitDir(t)
+	for _, c := range []struct {
+		form, ref  string
+		dwpVersion int
+	}{
+		{"split-gcc-dwarf4", "ref-gcc-dwarf4", 0}, {"split-gcc-dwarf5", "ref-gcc-dwarf5", 0},
+		{"split-clang-dwarf4", "ref-clang-dwarf4", 0}, {"split-clang-dwarf5", "ref-clang-dwarf5", 0},
+		{"dwp-gcc-dwarf4", "ref-gcc-dwarf4", 2}, {"dwp-gcc-dwarf5", "ref-gcc-dwarf5", 5},
+		{"dwp-clang-dwarf4", "ref-clang-dwarf4", 2}, {"dwp-clang-dwarf5", "ref-clang-dwarf5", 5},
+		{"dwp-gnu-gcc-dwarf4", "ref-gcc-dwarf4", 2},
+	} {
+		bin := filepath.Join(dir, c.form, "app")
+		if c.dwpVersion != 0 {
+			x, err := parseDWPIndex(cuIndex(t, bin+".dwp"))
+			if err != nil || x.version != c.dwpVersion || len(x.rows) != 3 {
+				t.Errorf("%s: index %+v, %v; want version %d with 3 units", c.form, x, err, c.dwpVersion)
+			}
+		}
+		for _, fn := range []string{"checksum", "sum_list", "util_checksum", "item_score"} {
+			got, want := probeAddrs(t, bin, fn), probeAddrs(t, filepath.Join(dir, c.ref, "app"), fn)
+			if got != want || got == "" {
+				t.Errorf("%s %s: %q, built-in %q", c.form, fn, got, want)
+			}
+		}
+	}
+}
+
+func probeAddrs(t *testing.T, bin, fn string) string {
+	t.Helper()
+	f, err := Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := f.FindProbes(Query{Function: fn})
+	if err != nil {
+		t.Fatalf("%s %s: %v", bin, fn, err)
+	}
+	var s []string
+	for _, p := range ps {
+		s = append(s, fmt.Sprintf("%s@%s:%#x", p.RealName, p.Func, p.Addr))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestSplitBadDWO: a missing .dwo names both paths looked at; a .dwo of
+// another unit names both DWO ids. Both wrap ErrSplitDWARF and
+// ErrNoDebugInfo.
+func TestSplitBadDWO(t *testing.T) {
+	dir := splitDir(t)
+	for _, c := range []struct {
+		form    string
+		missing bool
+	}{{"nodwo-gcc-dwarf5", true}, {"baddwo-gcc-dwarf5", false}} {
+		f, err := Open(filepath.Join(dir, c.form, "app"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.FindProbes(Query{Function: "checksum"})
+		f.Close()
+		var de *DWOError
+		if !errors.As(err, &de) || !errors.Is(err, ErrSplitDWARF) || !errors.Is(err, ErrNoDebugInfo) {
+			t.Fatalf("%s: %v; want a *DWOError", c.form, err)
+		}
+		wantPath := filepath.Join(dir, c.form, "app-app_util.dwo")
+		if c.missing && (len(de.Tried) == 0 || de.Tried[0] != wantPath) {
+			t.Errorf("%s: tried %q, want %s first", c.form, de.Tried, wantPath)
+		}
+		if !c.missing && (de.Found != wantPath || de.Got == de.Want || de.Got == 0) {
+			t.Errorf("%s: %+v; want a mismatch at %s", c.form, de, wantPath)
+		}
+	}
+}
+
+// dwpIndex5 is a hand-made version 5 index: one unit (DWO id 0x1234) with
+// columns INFO and ABBREV, two hash slots.
+func dwpIndex5() []byte {
+	le := binary.LittleEndian
+	var b []byte
+	b = le.AppendUint32(b, 5)
+	b = le.AppendUint32(b, 2) // columns
+	b = le.AppendUint32(b, 1) // units
+	b = le.AppendUint32(b, 2) // slots
+	b = le.AppendUint64(b, 0x1234)
+	b = le.AppendUint64(b, 0)
+	b = le.AppendUint32(b, 1)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, sectInfo)
+	b = le.AppendUint32(b, sectAbbrev)
+	b = le.AppendUint32(b, 0) // offsets
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, 16) // sizes
+	b = le.AppendUint32(b, 8)
+	return b
+}
+
+func TestParseDWPIndex(t *testing.T) {
+	x, err := parseDWPIndex(dwpIndex5())
+	if err != nil || x.rows[0x1234] != 0 || len(x.cols) != 2 {
+		t.Fatalf("%+v, %v", x, err)
+	}
+	if c, err := x.contribution(0, sectInfo, make([]byte, 10)); err == nil {
+		t.Errorf("contribution past the end: %d bytes, no error", len(c))
+	}
+	for _, bad := range [][]byte{nil, dwpIndex5()[:40], append([]byte{3}, dwpIndex5()[1:]...)} {
+		if _, err := parseDWPIndex(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%x: %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+// FuzzDWP: parsing any .debug_cu_index, and reading every contribution it
+// names from a section of any size, never panics; the index's rows all
+// exist.
+func FuzzDWP(f *testing.F) {
+	f.Add(dwpIndex5(), 16)
+	for _, form := range []string{"dwp-gcc-dwarf4", "dwp-gcc-dwarf5", "dwp-gnu-gcc-dwarf4"} {
+		p := filepath.Join(fixtureDir(splitSeedBase(), ".."), "split", form, "app.dwp")
+		if ef, err := elf.Open(p); err == nil {
+			if s := ef.Section(".debug_cu_index"); s != nil {
+				if b, err := s.Data(); err == nil {
+					f.Add(b, 4096)
+				}
+			}
+			ef.Close()
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		x, err := parseDWPIndex(b)
+		if err != nil {
+			return
+		}
+		sec := make([]byte, n&0xffff)
+		for _, r := range x.rows {
+			if r < 0 || r >= len(x.offs) {
+				t.Fatalf("row %d of %d", r, len(x.offs))
+			}
+			for _, id := range x.cols {
+				x.contribution(r, int(id), sec)
+			}
+		}
+	})
+}
+
+// splitSeedBase is the corpus directory fuzzSeed uses.
+func splitSeedBase() string {
+	if dir := os.Getenv("DWPROBE_CORPUS"); dir != "" {
+		return dir
+	}
+	c, _ := os.UserCacheDir()
+	return filepath.Join(c, "dwprobe")
+}
