@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,15 +17,7 @@ import (
 // splitfixtures.sh) beside the others and returns their directory.
 func splitDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(fixtures(t), "split")
-	out, err := exec.Command("bash", "../testdata/scripts/splitfixtures.sh", dir).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
-		dwarftest.Skip(t, "split DWARF fixtures: %s", strings.TrimSpace(string(out)))
-	}
-	if err != nil {
-		t.Fatalf("split fixtures: %v\n%s", err, out)
-	}
-	return dir
+	return dwarftest.SplitFixtures(t, "../testdata/scripts/splitfixtures.sh", filepath.Join(fixtures(t), "split"))
 }
 
 // cuIndex returns the .debug_cu_index of a .dwp.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,15 +12,7 @@ import (
 // splitfixtures.sh) and returns the directory holding them.
 func splitFixture(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(fixtureDir(dwarftest.CorpusDir()), "split")
-	out, err := exec.Command("bash", "../../testdata/scripts/splitfixtures.sh", dir).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
-		dwarftest.Skip(t, "split DWARF fixtures: %s", strings.TrimSpace(string(out)))
-	}
-	if err != nil {
-		t.Fatalf("split fixtures: %v\n%s", err, out)
-	}
-	return dir
+	return dwarftest.SplitFixtures(t, "../../testdata/scripts/splitfixtures.sh", filepath.Join(fixtureDir(dwarftest.CorpusDir()), "split"))
 }
 
 // splitQueries are answered on each split form and on the same program
