@@ -123,7 +123,7 @@ func (s *synthetic) add(d *dwoSections, sk *skeleton) (*splitInfo, error) {
 // rebaseAbbrevs adds base to the abbreviation offset of every unit header
 // in info (32-bit DWARF 4 or 5).
 func rebaseAbbrevs(info []byte, base uint64, path string) error {
-	for off := 0; off+11 <= len(info); {
+	for off := 0; off+12 <= len(info); {
 		l := binary.LittleEndian.Uint32(info[off:])
 		if l >= 0xfffffff0 || uint64(l) > uint64(len(info)-off-4) {
 			return &DecodeError{Section: ".debug_info.dwo", Offset: uint64(off), Msg: fmt.Sprintf("%s: bad or 64-bit unit length", path)}
