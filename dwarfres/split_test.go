@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -190,4 +191,68 @@ func splitSeedBase() string {
 	}
 	c, _ := os.UserCacheDir()
 	return filepath.Join(c, "dwprobe")
+}
+
+// TestSplitHostileDWP: a package whose sections are garbage gives an error
+// or an answer, never a panic (recovered panics read as ErrMalformed
+// without a *DecodeError).
+func TestSplitHostileDWP(t *testing.T) {
+	src := filepath.Join(splitDir(t), "dwp-gcc-dwarf5")
+	bin, err := os.ReadFile(filepath.Join(src, "app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := os.ReadFile(filepath.Join(src, "app.dwp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range []string{".debug_cu_index", ".debug_info.dwo", ".debug_abbrev.dwo", ".debug_str_offsets.dwo", ".debug_loclists.dwo", ".debug_rnglists.dwo"} {
+		for _, fill := range []byte{0x00, 0xff, 0x5a} {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "app")
+			if err := os.WriteFile(p, bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p+".dwp", garble(t, pkg, sec, fill), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fn := range []string{"checksum", "sum_list"} {
+				ps, err := f.FindProbes(Query{Function: fn})
+				for _, pr := range ps { // locations: outside FindProbes' recover
+					if pr.Scope != nil {
+						for _, v := range pr.Scope.Vars(true) {
+							pr.Scope.Location(v)
+						}
+					}
+				}
+				var de *DecodeError
+				if errors.Is(err, ErrMalformed) && !errors.As(err, &de) {
+					t.Errorf("%s garbled with %#x, %s: %v", sec, fill, fn, err)
+				}
+			}
+			f.Close()
+		}
+	}
+}
+
+// garble returns a copy of the ELF b with section sec overwritten.
+func garble(t *testing.T, b []byte, sec string, fill byte) []byte {
+	t.Helper()
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ef.Section(sec)
+	if s == nil {
+		t.Fatalf("no %s", sec)
+	}
+	out := append([]byte(nil), b...)
+	for i := s.Offset; i < s.Offset+s.FileSize; i++ {
+		out[i] = fill ^ byte(i*7)
+	}
+	return out
 }
