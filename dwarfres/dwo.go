@@ -144,6 +144,9 @@ func (u *unit) applySplit() {
 	sp := u.split
 	u.strOffB, u.locB, u.rngB = sp.strOffB, sp.locB, sp.rngB
 	u.addrB = sp.skel.addrBase
+	if !u.splitCU() {
+		return
+	}
 	r, sk := &u.root, &sp.skel.u.root
 	if !r.HasLow {
 		r.LowPC, r.HasLow = sk.LowPC, sk.HasLow
@@ -162,4 +165,10 @@ func (sp *splitInfo) rangesSecBase(u *unit) uint64 {
 		return sp.skel.rangesBase
 	}
 	return sp.rngSecBase
+}
+
+// splitCU reports whether u is the compile unit of its .dwo, which the
+// skeleton stands for (not a type unit, -fdebug-types-section).
+func (u *unit) splitCU() bool {
+	return u.split != nil && (u.utype == utSplitCompile || u.version < 5 && u.utype == utCompile)
 }

@@ -294,7 +294,7 @@ func (f *File) sec(name string) []byte {
 // returned Data are relative to the unit start.
 func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
 	defer recoverTo(&err, ".debug_info")
-	if u.split != nil { // the line table is the skeleton's
+	if u.splitCU() { // the line table is the skeleton's
 		u = &u.split.skel.u
 	}
 	info := f.sec(".debug_info")

@@ -5,7 +5,7 @@ type Range struct{ Low, High uint64 }
 
 // ranges returns the address ranges of d (low/high or DW_AT_ranges).
 func (f *File) ranges(u *unit, d *die) ([]Range, error) {
-	if u.split != nil && d.Depth == 0 {
+	if u.splitCU() && d.Depth == 0 {
 		return u.split.skel.ranges, nil
 	}
 	if d.HasLow && d.HasHigh {

@@ -176,20 +176,24 @@ func readDWO(path string) (*dwoSections, error) {
 	}
 	defer ef.Close()
 	s := &dwoSections{path: path}
-	for _, x := range []struct {
-		name string
-		dst  *[]byte
-	}{
-		{".debug_info.dwo", &s.info}, {".debug_abbrev.dwo", &s.abbrev},
-		{".debug_str.dwo", &s.str}, {".debug_str_offsets.dwo", &s.strOff},
-		{".debug_loclists.dwo", &s.loclists}, {".debug_rnglists.dwo", &s.rnglists},
-		{".debug_loc.dwo", &s.loc},
-	} {
-		if sec := ef.Section(x.name); sec != nil && sec.Type != elf.SHT_NOBITS {
-			if *x.dst, err = sec.Data(); err != nil {
-				return nil, &DecodeError{Section: x.name, Msg: err.Error()}
-			}
+	dst := map[string]*[]byte{
+		".debug_info.dwo": &s.info, ".debug_abbrev.dwo": &s.abbrev,
+		".debug_str.dwo": &s.str, ".debug_str_offsets.dwo": &s.strOff,
+		".debug_loclists.dwo": &s.loclists, ".debug_rnglists.dwo": &s.rnglists,
+		".debug_loc.dwo": &s.loc,
+	}
+	// gcc -fdebug-types-section writes one .debug_info.dwo section per
+	// type unit: sections of one name are read as one, in file order.
+	for _, sec := range ef.Sections {
+		d, ok := dst[sec.Name]
+		if !ok || sec.Type == elf.SHT_NOBITS {
+			continue
 		}
+		b, err := sec.Data()
+		if err != nil {
+			return nil, &DecodeError{Section: sec.Name, Msg: err.Error()}
+		}
+		*d = append(*d, b...)
 	}
 	if s.info == nil {
 		return nil, fmt.Errorf("%s: %w (no .debug_info.dwo)", path, ErrNoDebugInfo)
@@ -216,13 +220,25 @@ func findDWO(binary string, s *skeleton) (*dwoSections, error) {
 	return nil, &DWOError{Binary: binary, Tried: tried, Want: s.id}
 }
 
-// dwoID is the DWO id of the first unit of a .dwo: from the DWARF 5
-// header, or 0 for DWARF 4 (its DW_AT_GNU_dwo_id is checked on decode).
+// dwoID is the DWO id of the split compile unit of a .dwo, from its DWARF
+// 5 header (type units, -fdebug-types-section, may come first); 0 for
+// DWARF 4, whose id is an attribute.
 func dwoID(info []byte, version int) uint64 {
-	if version < 5 || len(info) < 20 {
+	if version < 5 {
 		return 0
 	}
-	return binary.LittleEndian.Uint64(info[12:20])
+	le := binary.LittleEndian
+	for off := 0; off+20 <= len(info); {
+		l := uint64(le.Uint32(info[off:]))
+		if info[off+6] == utSplitCompile {
+			return le.Uint64(info[off+12:])
+		}
+		if l >= 0xfffffff0 || l > uint64(len(info)-off-4) {
+			break
+		}
+		off += 4 + int(l)
+	}
+	return 0
 }
 
 // splitUnits replaces skeleton units by their split units when the binary

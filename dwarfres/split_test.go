@@ -50,6 +50,7 @@ func TestSplitFindProbes(t *testing.T) {
 		{"dwp-gcc-dwarf4", "ref-gcc-dwarf4", 2}, {"dwp-gcc-dwarf5", "ref-gcc-dwarf5", 5},
 		{"dwp-clang-dwarf4", "ref-clang-dwarf4", 2}, {"dwp-clang-dwarf5", "ref-clang-dwarf5", 5},
 		{"dwp-gnu-gcc-dwarf4", "ref-gcc-dwarf4", 2},
+		{"split-types-gcc-dwarf5", "ref-types-gcc-dwarf5", 0}, {"split-types-clang-dwarf5", "ref-types-clang-dwarf5", 0},
 	} {
 		bin := filepath.Join(dir, c.form, "app")
 		if c.dwpVersion != 0 {

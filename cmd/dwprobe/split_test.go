@@ -38,7 +38,7 @@ func TestSplitDWARFMatchesBuiltIn(t *testing.T) {
 	for _, form := range []string{
 		"split-gcc-dwarf4", "split-gcc-dwarf5", "split-clang-dwarf4", "split-clang-dwarf5",
 		"dwp-gcc-dwarf4", "dwp-gcc-dwarf5", "dwp-clang-dwarf4", "dwp-clang-dwarf5",
-		"dwp-gnu-gcc-dwarf4",
+		"dwp-gnu-gcc-dwarf4", "split-types-gcc-dwarf5", "split-types-clang-dwarf5",
 	} {
 		t.Run(form, func(t *testing.T) {
 			_, ccdw, _ := strings.Cut(form, "-")

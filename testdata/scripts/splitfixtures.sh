@@ -7,6 +7,7 @@
 #   dwp-gnu-gcc-dwarf4/  the same packaged by binutils' dwp (index v2; it
 #                        cannot package DWARF 5)
 #   ref-CC-dwarfN/app    the same program with its debuginfo built in
+#   split-types-CC-dwarf5, ref-types-CC-dwarf5: with -fdebug-types-section
 #   nodwo-gcc-dwarf5/    app_util's .dwo removed
 #   baddwo-gcc-dwarf5/   app_util's .dwo replaced by app_main's (DWO id
 #                        mismatch)
@@ -67,6 +68,9 @@ for cc in "$CC_GCC" "$CC_CLANG"; do
 		build "$OUT/dwp-$tag-dwarf$dw" "$cc" -gdwarf-"$dw" -gsplit-dwarf
 		(cd "$OUT/dwp-$tag-dwarf$dw" && llvm-dwp -e app -o app.dwp && rm -f ./*.dwo)
 	done
+	# Type units (one .debug_info.dwo section each with gcc).
+	build "$OUT/split-types-$tag-dwarf5" "$cc" -gdwarf-5 -gsplit-dwarf -fdebug-types-section
+	build "$OUT/ref-types-$tag-dwarf5" "$cc" -gdwarf-5 -fdebug-types-section
 done
 build "$OUT/dwp-gnu-gcc-dwarf4" "$CC_GCC" -gdwarf-4 -gsplit-dwarf
 (cd "$OUT/dwp-gnu-gcc-dwarf4" && dwp -e app -o app.dwp && rm -f ./*.dwo)
