@@ -106,8 +106,8 @@ type dwpPackage struct {
 }
 
 // openDWP opens BINARY.dwp next to the binary, nil when there is none.
-func (f *File) openDWP() (*dwpPackage, error) {
-	path := f.Path + ".dwp"
+func openDWP(binary string) (*dwpPackage, error) {
+	path := binary + ".dwp"
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}

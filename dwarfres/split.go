@@ -241,9 +241,11 @@ func dwoID(info []byte, version int) uint64 {
 	return 0
 }
 
-// splitUnits replaces skeleton units by their split units when the binary
-// has any, attaching the synthetic file that holds the .dwo sections.
-func (f *File) splitUnits(us []unit) ([]unit, error) {
+// splitUnits replaces skeleton units by their split units when f (the
+// binary or its separate debuginfo) has any, attaching the synthetic file
+// that holds the .dwo sections; binPath is where .dwo and .dwp files are
+// looked for from.
+func (f *File) splitUnits(us []unit, binPath string) ([]unit, error) {
 	var skels []*skeleton
 	for i := range us {
 		s, ok, err := f.skeletonOf(&us[i])
@@ -261,7 +263,7 @@ func (f *File) splitUnits(us []unit) ([]unit, error) {
 		return nil, fmt.Errorf("%s: %w (split DWARF on a big-endian target)", f.Path, ErrNoDebugInfo)
 	}
 	dwos := make([]*dwoSections, len(skels))
-	pkg, err := f.openDWP()
+	pkg, err := openDWP(binPath)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +271,7 @@ func (f *File) splitUnits(us []unit) ([]unit, error) {
 		if pkg != nil {
 			dwos[i], err = pkg.unit(s)
 		} else {
-			dwos[i], err = findDWO(f.Path, s)
+			dwos[i], err = findDWO(binPath, s)
 		}
 		if err != nil {
 			return nil, err

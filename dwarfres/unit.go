@@ -65,8 +65,14 @@ func (u *unit) cOnly() bool {
 func (f *File) unitsList() ([]unit, error) {
 	f.unitsOnce.Do(f.scanUnits)
 	f.splitOnce.Do(func() {
-		if f.unitsErr == nil && f.dbg == nil {
-			f.units, f.unitsErr = f.splitUnits(f.units)
+		if f.unitsErr == nil {
+			// Skeletons in separate debuginfo: their .dwo files are
+			// still looked for from the binary.
+			g := f
+			if f.dbg != nil {
+				g = f.dbg
+			}
+			f.units, f.unitsErr = g.splitUnits(f.units, f.Path)
 		}
 	})
 	return f.units, f.unitsErr

@@ -32,13 +32,14 @@ var splitQueries = [][]string{
 
 // TestSplitDWARFMatchesBuiltIn: for each split form (gcc and clang, DWARF 4
 // GNU extension and DWARF 5, .dwo files and .dwp packages from llvm-dwp
-// and binutils' dwp), every query answers as on the built-in debuginfo.
+// and binutils' dwp, skeletons in separate debuginfo), every query answers as on the built-in debuginfo.
 func TestSplitDWARFMatchesBuiltIn(t *testing.T) {
 	dir := splitFixture(t)
 	for _, form := range []string{
 		"split-gcc-dwarf4", "split-gcc-dwarf5", "split-clang-dwarf4", "split-clang-dwarf5",
 		"dwp-gcc-dwarf4", "dwp-gcc-dwarf5", "dwp-clang-dwarf4", "dwp-clang-dwarf5",
 		"dwp-gnu-gcc-dwarf4", "split-types-gcc-dwarf5", "split-types-clang-dwarf5",
+		"sepdbg-gcc-dwarf5",
 	} {
 		t.Run(form, func(t *testing.T) {
 			_, ccdw, _ := strings.Cut(form, "-")

@@ -8,6 +8,8 @@
 #                        cannot package DWARF 5)
 #   ref-CC-dwarfN/app    the same program with its debuginfo built in
 #   split-types-CC-dwarf5, ref-types-CC-dwarf5: with -fdebug-types-section
+#   sepdbg-gcc-dwarf5/   skeletons in app.debug (.gnu_debuglink), .dwo files
+#                        beside
 #   nodwo-gcc-dwarf5/    app_util's .dwo removed
 #   baddwo-gcc-dwarf5/   app_util's .dwo replaced by app_main's (DWO id
 #                        mismatch)
@@ -33,7 +35,7 @@ OUT=$(cd "$1" && pwd)
 exec 9>"$OUT/.lock"
 flock 9
 
-for tool in "$CC_GCC" "$CC_CLANG" llvm-dwp dwp; do
+for tool in "$CC_GCC" "$CC_CLANG" llvm-dwp dwp objcopy strip; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "splitfixtures: $tool is missing" >&2
 		exit 3
@@ -74,6 +76,9 @@ for cc in "$CC_GCC" "$CC_CLANG"; do
 done
 build "$OUT/dwp-gnu-gcc-dwarf4" "$CC_GCC" -gdwarf-4 -gsplit-dwarf
 (cd "$OUT/dwp-gnu-gcc-dwarf4" && dwp -e app -o app.dwp && rm -f ./*.dwo)
+build "$OUT/sepdbg-gcc-dwarf5" "$CC_GCC" -gdwarf-5 -gsplit-dwarf
+(cd "$OUT/sepdbg-gcc-dwarf5" && objcopy --only-keep-debug app app.debug && strip -g app &&
+	objcopy --add-gnu-debuglink=app.debug app)
 build "$OUT/nodwo-gcc-dwarf5" "$CC_GCC" -gdwarf-5 -gsplit-dwarf
 rm "$OUT/nodwo-gcc-dwarf5/app-app_util.dwo"
 build "$OUT/baddwo-gcc-dwarf5" "$CC_GCC" -gdwarf-5 -gsplit-dwarf
