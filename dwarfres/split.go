@@ -148,18 +148,30 @@ func (f *File) headerDwoID(u *unit) uint64 {
 	return f.Order.Uint64(hdr[12:20])
 }
 
-// dwoPaths is where the .dwo of s is looked for, in order.
+// dwoPaths is where the .dwo of s is looked for, in order: its name
+// under its comp_dir (a relative comp_dir, -fdebug-prefix-map=DIR=., counts
+// from the binary's directory, as gdb does), then its base name beside the
+// binary.
 func dwoPaths(binary string, s *skeleton) []string {
 	var out []string
-	if filepath.IsAbs(s.dwoName) {
-		out = append(out, s.dwoName)
-	} else if s.compDir != "" {
-		out = append(out, filepath.Join(s.compDir, s.dwoName))
+	add := func(p string) {
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
 	}
-	next := filepath.Join(filepath.Dir(binary), filepath.Base(s.dwoName))
-	if len(out) == 0 || out[0] != next {
-		out = append(out, next)
+	dir := filepath.Dir(binary)
+	switch {
+	case filepath.IsAbs(s.dwoName):
+		add(s.dwoName)
+	case filepath.IsAbs(s.compDir):
+		add(filepath.Join(s.compDir, s.dwoName))
+	default:
+		add(filepath.Join(dir, s.compDir, s.dwoName))
 	}
+	add(filepath.Join(dir, filepath.Base(s.dwoName)))
 	return out
 }
 

@@ -257,3 +257,22 @@ func garble(t *testing.T, b []byte, sec string, fill byte) []byte {
 	}
 	return out
 }
+
+func TestDWOPaths(t *testing.T) {
+	for _, c := range []struct {
+		name, compDir string
+		want          []string
+	}{
+		{"a.dwo", "/src", []string{"/src/a.dwo", "/bin/a.dwo"}},
+		{"obj/a.dwo", "/src", []string{"/src/obj/a.dwo", "/bin/a.dwo"}},
+		{"/abs/a.dwo", "/src", []string{"/abs/a.dwo", "/bin/a.dwo"}},
+		{"a.dwo", ".", []string{"/bin/a.dwo"}},
+		{"a.dwo", "", []string{"/bin/a.dwo"}},
+		{"a.dwo", "build", []string{"/bin/build/a.dwo", "/bin/a.dwo"}},
+	} {
+		got := dwoPaths("/bin/app", &skeleton{dwoName: c.name, compDir: c.compDir})
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s under %q: %q, want %q", c.name, c.compDir, got, c.want)
+		}
+	}
+}
