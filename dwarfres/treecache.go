@@ -129,19 +129,27 @@ func (f *File) eachTree(units []unit, idx []int, need func(*unit) (bool, error),
 	for i := range res {
 		res[i] = make(chan result, 1)
 	}
+	// Decoders still running when fn stops the walk are waited for: the
+	// caller may close (unmap) the file as soon as this returns.
+	var running sync.WaitGroup
+	defer running.Wait()
 	stop := make(chan struct{})
 	defer close(stop)
 	// A slot is taken per unit from the start of its decode until fn
 	// has seen it.
 	slots := make(chan struct{}, workers())
+	running.Add(1)
 	go func() {
+		defer running.Done()
 		for i, ui := range idx {
 			select {
 			case slots <- struct{}{}:
 			case <-stop:
 				return
 			}
+			running.Add(1)
 			go func() {
+				defer running.Done()
 				var r result
 				r.err = callRecovered(func(int, int) error {
 					var err error
