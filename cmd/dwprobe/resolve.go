@@ -59,6 +59,12 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
+	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved { return resolveSpec(o, t, in, exe, ro) })
+}
+
+// resolveEach resolves the specs ins (expanded from args) with resolve,
+// as resolveAll describes.
+func resolveEach(ctx context.Context, o *options, args []string, ins []specInput, stderr io.Writer, resolve func(specInput) resolved) ([]resolved, error) {
 	run := newSpecRun(o, args, stderr)
 	var out []resolved
 	for _, in := range ins {
@@ -66,7 +72,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 			return nil, err
 		}
 		run.total++
-		r := resolveSpec(o, t, in, exe, ro)
+		r := resolve(in)
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return nil, err
