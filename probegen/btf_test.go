@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 //	        _Bool b, long a6, long a7, long a8);
 //	long f2(struct pair p, int after);
 //	long f3(double d);   long f4(__int128 x);
-//	struct file *getf(void);   enum e getenum(void);
+//	struct file *getf(void);   enum e getenum(void);   enum s { NEG = -1 } getsenum(void);
 //	static int dup(int);  static int dup(long);  (two files)
 //	static int same(int a); static int same(int a);  (two symbols)
 func testBTF(t testing.TB) []byte {
@@ -64,6 +65,7 @@ func testBTF(t testing.TB) []byte {
 		fn("f4", i64, p("x", i128)),
 		fn("getf", pfile),
 		fn("getenum", enum),
+		fn("getsenum", &btf.Enum{Name: "s", Size: 4, Signed: true, Values: []btf.EnumValue{{Name: "NEG", Value: math.MaxUint64}}}), // -1
 		fn("dup", i32, p("a", i32)),
 		fn("dup", i32, p("a", i64)),
 		fn("same", i32, p("a", i32)),
@@ -79,7 +81,7 @@ func (fakeSyms) FuncSyms(name string) []dwarfres.Sym {
 	switch name {
 	case "same":
 		return []dwarfres.Sym{{Name: name, Start: 0x2000}, {Name: name, Start: 0x3000}}
-	case "f1", "f2", "f3", "f4", "getf", "getenum", "dup", "onlysym", "notr":
+	case "f1", "f2", "f3", "f4", "getf", "getenum", "getsenum", "dup", "onlysym", "notr":
 		return []dwarfres.Sym{{Name: name, Start: 0x1000}}
 	}
 	return nil
@@ -149,6 +151,7 @@ func TestBTFMembers(t *testing.T) {
 		{"f2 $params", "p:probe/f2 f2+0"},
 		{"getf%return $retval $retval->path:string r=$retval->in->flags", "r:probe/getf__return getf+0 $retval:x64 path=+0(+24($retval)):string r=+4(+8($retval)):b3@0/32"},
 		{"getenum%return $retval", "r:probe/getenum__return getenum+0 $retval:x32"},
+		{"getsenum%return $retval", "r:probe/getsenum__return getsenum+0 $retval:s32"}, // a negative value: signed, as gcc's DW_AT_type
 		{"same a", "p:probe/same _text+4096 a=%di:s32\np:probe/same _text+8192 a=%di:s32"},
 		{"f* n", "p:probe/f1 f1+0 n=%si:s32"},
 	} {
@@ -244,7 +247,7 @@ func TestBTFVarsAndFuncs(t *testing.T) {
 		t.Errorf("-V f1: %q %v\nwant %q", vl[0].Lines, err, want)
 	}
 	names, err := BTFFunctions(k, "f* | get*")
-	if err != nil || strings.Join(names, " ") != "f1 f2 f3 f4 getenum getf" {
+	if err != nil || strings.Join(names, " ") != "f1 f2 f3 f4 getenum getf getsenum" {
 		t.Errorf("-F: %q %v", names, err)
 	}
 }

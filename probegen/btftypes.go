@@ -80,11 +80,17 @@ func btfSize(t btf.Type) (int64, bool) {
 	return 0, false
 }
 
-// btfSigned is perf's die_is_signed_type: signed integers and chars only
-// (DWARF gives enums no encoding).
+// btfSigned is perf's die_is_signed_type: signed integers and chars, and
+// enums whose underlying type is signed (one value is negative: gcc's
+// DW_AT_type of the enumeration, BTF's kind_flag).
 func btfSigned(t btf.Type) bool {
-	i, ok := btf.UnderlyingType(t).(*btf.Int)
-	return ok && i.Encoding&btf.Signed != 0
+	switch u := btf.UnderlyingType(t).(type) {
+	case *btf.Int:
+		return u.Encoding&btf.Signed != 0
+	case *btf.Enum:
+		return u.Signed
+	}
+	return false
 }
 
 func btfAggregate(t btf.Type) bool {
