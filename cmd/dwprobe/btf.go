@@ -224,21 +224,10 @@ func resolveAllBTF(ctx context.Context, o *options, t *probegen.BTFTarget, args 
 // runDefinitions.
 func btfDefinitions(ctx context.Context, o *options, t *probegen.BTFTarget, stdout, stderr io.Writer) error {
 	rs, err := resolveAllBTF(ctx, o, t, o.defs, stderr)
-	switch {
-	case o.bootconfig:
+	if o.bootconfig {
 		return printBootconfig(o, rs, err, stdout, stderr)
-	case o.json:
-		if werr := writeSpecsJSON(stdout, "definition", false, rs); werr != nil {
-			return werr
-		}
-		return err
 	}
-	for _, r := range rs {
-		for _, d := range r.defs {
-			fmt.Fprintln(stdout, d)
-		}
-	}
-	return err
+	return printDefinitions(o, rs, err, stdout)
 }
 
 // btfVars is -V from BTF: perf's listing of the parameters at the entry,

@@ -15,6 +15,12 @@ import (
 // that resolved are printed even when others failed.
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
+	return printDefinitions(o, rs, err, stdout)
+}
+
+// printDefinitions prints the definitions of rs (as JSON with --json);
+// err is the resolution's error, returned after.
+func printDefinitions(o *options, rs []resolved, err error, stdout io.Writer) error {
 	if o.json {
 		if werr := writeSpecsJSON(stdout, "definition", false, rs); werr != nil {
 			return werr
