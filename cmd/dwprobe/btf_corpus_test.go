@@ -127,7 +127,7 @@ func btfCrossSpec(types *dwarfres.BTF, fn string) (spec string, nparams int, ok 
 func notEligible(dw, bt, fn string, nparams int) string {
 	switch {
 	case strings.HasPrefix(dw, "error") && !strings.HasPrefix(bt, "error"):
-		return "DWARF refuses what BTF resolves (a structure DWARF's unit only declares)"
+		return "DWARF refuses what BTF resolves at the entry (inlined copies past --max-probes or with a constant parameter, a structure DWARF's unit only declares)"
 	case strings.HasPrefix(dw, "error"):
 		return "DWARF refuses the spec"
 	case strings.Contains(dw, "\n"):
