@@ -33,6 +33,16 @@ func btfFallback(o *options, err error) bool {
 	return o.exec == "" && o.module == "" && errors.Is(err, dwarfres.ErrNoDebugInfo)
 }
 
+// strippedWithBTF is why a -k vmlinux opened for its symbols alone (no
+// DWARF found) is answered from its .BTF instead: nil when it has DWARF
+// or no .BTF (perf's symbol-table answers then), or is not -k's kernel.
+func strippedWithBTF(o *options, t *dwarfres.File) error {
+	if o.exec != "" || o.module != "" || t.MissingDebug() == nil || !t.IsKernel() || t.ELF.Section(".BTF") == nil {
+		return nil
+	}
+	return t.MissingDebug()
+}
+
 // btfKernel is a kernel opened for BTF resolution, with what to close.
 type btfKernel struct {
 	target *probegen.BTFTarget

@@ -261,6 +261,9 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	defer done()
+	if why := strippedWithBTF(o, t); why != nil {
+		return dispatchBTF(ctx, o, why, stdout, stderr)
+	}
 	if err := needsDebuginfo(o, t); err != nil {
 		return err
 	}
