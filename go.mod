@@ -3,6 +3,7 @@ module github.com/dwprobe/dwprobe
 go 1.26.8
 
 require (
+	github.com/cilium/ebpf v0.22.0
 	github.com/go-delve/delve v1.27.2
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/pflag v1.0.10

@@ -155,18 +155,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	if err != nil {
 		return tracefs.Arg{}, e.argErr(a, "%v", err)
 	}
-	r := tracefs.Arg{Name: a.Name}
-	if r.Name == "" {
-		r.Name = vname
-		for _, fl := range fields {
-			if !fl.isIdx {
-				r.Name = fl.name
-			}
-		}
-		if len(fields) == 0 && a.Type != "" {
-			r.Name = tracefs.SanitizeName(tracefs.ArgName, vname+"_"+a.Type)
-		}
-	}
+	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	v, ok := sc.Lookup(vname)
 	if !ok {
 		return r, &missingError{e.undeclaredErr(a, vname, sc)}
@@ -196,6 +185,24 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 		return tracefs.Arg{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, nil
+}
+
+// argName is perf's name for an argument without NAME=: the last member
+// named, else the variable, with its cast when it has no member.
+func argName(a Arg, vname string, fields []field) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	name := vname
+	for _, fl := range fields {
+		if !fl.isIdx {
+			name = fl.name
+		}
+	}
+	if len(fields) == 0 && a.Type != "" {
+		name = tracefs.SanitizeName(tracefs.ArgName, vname+"_"+a.Type)
+	}
+	return name
 }
 
 // locErr explains a variable without a usable location: it is in scope

@@ -20,6 +20,26 @@ func newDef(user, ret bool, group, name, target string) tracefs.Event {
 	return d
 }
 
+// finish gives the definitions of spec's points their arguments, the
+// arguments missing at some points filled (fillMissing, where names the
+// points), and validates each definition.
+func (e *argEnv) finish(defs []tracefs.Event, slots [][]argSlot, where []string, spec *Spec) error {
+	if len(spec.Args) > 0 {
+		if err := e.fillMissing(slots, where); err != nil {
+			return err
+		}
+		if err := e.setArgs(defs, slots, spec.Args); err != nil {
+			return err
+		}
+	}
+	for _, d := range defs {
+		if err := d.Validate(); err != nil {
+			return &PointError{Spec: spec.Raw, Err: err}
+		}
+	}
+	return nil
+}
+
 // setArgs gives each definition the arguments of its point, named and
 // written (renderArgs), and checks each with the kernel's rules at that
 // point (a $argN only at a function entry, say) and the target kernel's

@@ -22,19 +22,10 @@ const DefaultFuncFilter = "!_* & !*@plt"
 // without parameters ("add<long>", "geo::Box::grow", "r::work"), as perf
 // lists them and as specs name them.
 func Functions(t *dwarfres.File, rules string) ([]string, error) {
-	if rules == "" {
-		rules = DefaultFuncFilter
-	}
-	flt, err := lazymatch.ParseFilter(rules)
-	if err != nil {
-		return nil, err
-	}
 	var names []string
 	add := func(n string) {
 		n, _ = dwarfres.Demangle(n) // perf lists C++ and Rust names demangled
-		if flt.Match(n) {
-			names = append(names, n)
-		}
+		names = append(names, n)
 	}
 	if t.IsModule() {
 		// perf maps a module file as one object of all its symbols:
@@ -48,8 +39,27 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	} else {
 		t.Symbols().Each(func(s dwarfres.Sym) { add(s.Name) })
 	}
-	sort.Strings(names)
-	return slices.Compact(names), nil
+	return filterFuncs(names, rules)
+}
+
+// filterFuncs is -F's list of names: those rules ("" for
+// DefaultFuncFilter) match, sorted, each once.
+func filterFuncs(names []string, rules string) ([]string, error) {
+	if rules == "" {
+		rules = DefaultFuncFilter
+	}
+	flt, err := lazymatch.ParseFilter(rules)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		if flt.Match(n) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
 }
 
 // isMappingSymbol is perf's test for the ARM ELF mapping symbols ($a, $d,

@@ -144,18 +144,8 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		}
 		defs = append(defs, d)
 	}
-	if len(spec.Args) > 0 {
-		if err := env.fillMissing(slots, where); err != nil {
-			return nil, nil, nil, err
-		}
-		if err := env.setArgs(defs, slots, spec.Args); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	for _, d := range defs {
-		if err := d.Validate(); err != nil {
-			return nil, nil, nil, &PointError{Spec: raw, Err: err}
-		}
+	if err := env.finish(defs, slots, where, spec); err != nil {
+		return nil, nil, nil, err
 	}
 	notes = append(notes, env.notes...)
 	return defs, pts, notes, nil

@@ -18,10 +18,6 @@ import (
 // as perf does against the events that exist, and write all of them in
 // one batch, so a refused definition leaves nothing of this command.
 func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	kind := tracefs.KProbe
-	if o.exec != "" {
-		kind = tracefs.UProbe
-	}
 	rs, err := resolveAll(ctx, o, t, o.adds, stderr)
 	if err != nil {
 		if o.json {
@@ -32,6 +28,16 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 		}
 		return nothingAdded(err)
 	}
+	return addResolved(ctx, o, rs, func() error { return checkRunning(tracefs.KProbe, t) }, stdout, stderr)
+}
+
+// addResolved writes the resolved probes rs (-a), after checkKernel says
+// the kprobes' target is the running kernel.
+func addResolved(ctx context.Context, o *options, rs []resolved, checkKernel func() error, stdout, stderr io.Writer) error {
+	kind := tracefs.KProbe
+	if o.exec != "" {
+		kind = tracefs.UProbe
+	}
 	if o.dryRun {
 		return dryRunAdd(o, kind, rs, stdout, stderr)
 	}
@@ -39,8 +45,10 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if err := checkRunning(kind, t); err != nil {
-		return err
+	if kind == tracefs.KProbe {
+		if err := checkKernel(); err != nil {
+			return err
+		}
 	}
 	// The names are chosen under the lock, against the listing of that
 	// moment: another dwprobe -f can't take the same numbered name.

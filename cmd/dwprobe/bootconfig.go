@@ -17,6 +17,12 @@ func runBootconfig(ctx context.Context, o *options, t *dwarfres.File, stdout, st
 	}
 	// As -D, a keep-going run prints the specs that resolved.
 	rs, failed := resolveAll(ctx, o, t, o.defs, stderr)
+	return printBootconfig(o, rs, failed, stdout, stderr)
+}
+
+// printBootconfig prints the kprobes of rs as a bootconfig; failed is
+// the resolution's error, returned after.
+func printBootconfig(o *options, rs []resolved, failed error, stdout, stderr io.Writer) error {
 	var defs []tracefs.Event
 	for _, r := range rs {
 		defs = append(defs, r.defs...)

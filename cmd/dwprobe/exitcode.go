@@ -88,14 +88,14 @@ func isInputErr(err error) bool {
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs,
-		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, dwarfres.ErrDebuginfod)
+		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, dwarfres.ErrDebuginfod, dwarfres.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {
 	var pe *dwarfres.ProbeError
 	var pt *probegen.PointError
 	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, probegen.ErrSyntax, probegen.ErrNotSupported,
-		probegen.ErrTooManyEvents, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
+		probegen.ErrTooManyEvents, probegen.ErrNeedsDWARF, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
 		tracefs.ErrBadEventName, tracefs.ErrBadGroupName, tracefs.ErrBadArgName,
 		dwarfres.ErrNotFound, dwarfres.ErrNoCode, dwarfres.ErrOutOfRange,
 		dwarfres.ErrInlineReturn, dwarfres.ErrAmbiguous, dwarfres.ErrTooMany,

@@ -19,6 +19,7 @@ type flagDoc struct {
 
 var flagDocs = map[string]flagDoc{
 	"vmlinux":           {"VMLINUX", "file"},
+	"btf":               {"FILE", "file"},
 	"exec":              {"PATH", "file"},
 	"module":            {"MODULE", ""},
 	"source":            {"DIR", "dir"},

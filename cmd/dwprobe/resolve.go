@@ -15,6 +15,12 @@ import (
 // that resolved are printed even when others failed.
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
+	return printDefinitions(o, rs, err, stdout)
+}
+
+// printDefinitions prints the definitions of rs (as JSON with --json);
+// err is the resolution's error, returned after.
+func printDefinitions(o *options, rs []resolved, err error, stdout io.Writer) error {
 	if o.json {
 		if werr := writeSpecsJSON(stdout, "definition", false, rs); werr != nil {
 			return werr
@@ -59,6 +65,12 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
+	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved { return resolveSpec(o, t, in, exe, ro) })
+}
+
+// resolveEach resolves the specs ins (expanded from args) with resolve,
+// as resolveAll describes.
+func resolveEach(ctx context.Context, o *options, args []string, ins []specInput, stderr io.Writer, resolve func(specInput) resolved) ([]resolved, error) {
 	run := newSpecRun(o, args, stderr)
 	var out []resolved
 	for _, in := range ins {
@@ -66,7 +78,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 			return nil, err
 		}
 		run.total++
-		r := resolveSpec(o, t, in, exe, ro)
+		r := resolve(in)
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return nil, err

@@ -17,6 +17,7 @@ import (
 // options holds perf probe 6.1's options, with its names.
 type options struct {
 	vmlinux    string
+	btf        string
 	exec       string
 	module     string
 	symfs      string
@@ -104,6 +105,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.StringVarP(&o.vmlinux, "vmlinux", "k", "", "vmlinux with debuginfo (default: the running kernel's, found as perf does)")
+	fs.StringVar(&o.btf, "btf", "", "resolve kernel probes from the BTF of FILE (a raw blob or an ELF with .BTF), as without debuginfo")
 	fs.StringVarP(&o.exec, "exec", "x", "", "target executable or shared library (uprobes)")
 	fs.StringVarP(&o.module, "module", "m", "", "target kernel module: NAME (found for the kernel's release, as modprobe does) or the path of a .ko, .ko.xz, .ko.zst or .ko.gz")
 	fs.StringVarP(&o.source, "source", "s", "", "root of the source tree, for -L and lazy patterns")
@@ -194,6 +196,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.exec != "" && o.vmlinux != "" {
 		return nil, errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	}
+	if (o.exec != "" || o.module != "") && o.btf != "" {
+		return nil, errors.New("--btf describes a kernel's vmlinux: it does not go with -x or -m (a module's BTF is not read yet)")
+	}
 	switch modes(&o) {
 	case 0:
 		fs.Usage()
@@ -243,13 +248,22 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.apply != "":
 		return runApply(ctx, o, stdout, stderr)
 	}
+	if o.btf != "" {
+		return dispatchBTF(ctx, o, nil, stdout, stderr)
+	}
 	t, done, err := openCached(o)
+	if btfFallback(o, err) {
+		return dispatchBTF(ctx, o, err, stdout, stderr)
+	}
 	if err != nil {
 		if t, done, err = openWithoutDebug(o, err); err != nil {
 			return err
 		}
 	}
 	defer done()
+	if why := strippedWithBTF(o, t); why != nil {
+		return dispatchBTF(ctx, o, why, stdout, stderr)
+	}
 	if err := needsDebuginfo(o, t); err != nil {
 		return err
 	}

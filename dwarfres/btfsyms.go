@@ -1,0 +1,118 @@
+package dwarfres
+
+import (
+	"bufio"
+	"debug/elf"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The symbols a probe from BTF needs besides BTF: is the function's name
+// unique, where is each copy (for _text+OFFS), is it traceable. From a
+// vmlinux's symbol table (ELFKernelSyms) offline, or from the running
+// kernel's /proc/kallsyms and ftrace's available_filter_functions
+// (Kallsyms) when there is no vmlinux at all.
+
+// ELFKernelSyms answers from a vmlinux's symbol table and ftrace table,
+// as the DWARF path does.
+type ELFKernelSyms struct{ F *File }
+
+// FuncSyms returns the function symbols named name, one per address:
+// those of perf's kernel map (.text), else the one symbol of the name
+// elsewhere (an __init function in .init.text, which the map leaves out).
+func (k ELFKernelSyms) FuncSyms(name string) []Sym {
+	var out []Sym
+	for _, s := range k.F.Symbols().Lookup(name) {
+		if s.Type == elf.STT_FUNC && !slices.ContainsFunc(out, func(o Sym) bool { return o.Start == s.Start }) {
+			out = append(out, s)
+		}
+	}
+	if addr, ok := k.F.SymbolAddr(name); ok && len(out) == 0 {
+		out = append(out, Sym{Name: name, Start: addr, Type: elf.STT_FUNC, Section: k.F.SectionName(addr)})
+	}
+	return out
+}
+
+// Text returns _text's address.
+func (k ELFKernelSyms) Text() (uint64, bool) {
+	st := k.F.Symbols()
+	return st.Text, st.HasText
+}
+
+// Notrace is File.Notrace at the symbol's start.
+func (k ELFKernelSyms) Notrace(s Sym) (bool, bool) { return k.F.Notrace(s.Start) }
+
+// Code returns the first n bytes of s's code.
+func (k ELFKernelSyms) Code(s Sym, n int) ([]byte, bool) {
+	b, err := k.F.Bytes(s.Start, uint64(n))
+	return b, err == nil
+}
+
+// Kallsyms is the running kernel's text symbols (vmlinux's, not
+// modules') and, when ftrace's list could be read, its traceable
+// functions.
+type Kallsyms struct {
+	byName    map[string][]Sym
+	text      uint64
+	hasText   bool
+	traceable map[string]bool // nil when unknown
+}
+
+// ParseKallsyms reads /proc/kallsyms ("ADDR TYPE NAME [MODULE]") and, if
+// filter is not nil, available_filter_functions ("NAME [MODULE]", one a
+// line). Addresses read as zero (kptr_restrict, not root) leave _text
+// unknown: a name that is not unique then cannot be probed by address.
+func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
+	k := &Kallsyms{byName: map[string][]Sym{}}
+	sc := bufio.NewScanner(kallsyms)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 3 || len(f[1]) != 1 || !strings.ContainsAny(f[1], "tT") && f[2] != "_text" {
+			continue // a module's symbol, or not text
+		}
+		addr, err := strconv.ParseUint(f[0], 16, 64)
+		if err != nil {
+			continue
+		}
+		if f[2] == "_text" && addr != 0 {
+			k.text, k.hasText = addr, true
+		}
+		if !slices.ContainsFunc(k.byName[f[2]], func(s Sym) bool { return s.Start == addr && addr != 0 }) {
+			k.byName[f[2]] = append(k.byName[f[2]], Sym{Name: f[2], Start: addr, Type: elf.STT_FUNC})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if filter == nil {
+		return k, nil
+	}
+	k.traceable = map[string]bool{}
+	sc = bufio.NewScanner(filter)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 1 {
+			k.traceable[f[0]] = true
+		}
+	}
+	return k, sc.Err()
+}
+
+// FuncSyms returns the text symbols named name.
+func (k *Kallsyms) FuncSyms(name string) []Sym { return k.byName[name] }
+
+// Text returns _text's address, unknown when kallsyms hides addresses.
+func (k *Kallsyms) Text() (uint64, bool) { return k.text, k.hasText }
+
+// Code is unknown: the running kernel's text is not read.
+func (k *Kallsyms) Code(Sym, int) ([]byte, bool) { return nil, false }
+
+// Notrace reports a function ftrace does not list as traceable: by name,
+// so a name of several copies is traceable if one is.
+func (k *Kallsyms) Notrace(s Sym) (bool, bool) {
+	if k.traceable == nil {
+		return false, false
+	}
+	return !k.traceable[s.Name], true
+}

@@ -1,0 +1,267 @@
+package probegen
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// Resolution from BTF, for a kernel without DWARF: BTF knows each traced
+// function's prototype and every type's layout, so a probe at a function's
+// entry reads its parameters where the calling convention puts them
+// (btfabi.go), with members and types as the DWARF path writes them
+// (btftypes.go), and a return probe types $retval. What needs DWARF
+// (lines, locals, offsets inside a function, inlined copies) is refused
+// with what would answer it.
+
+// ErrNeedsDWARF: the probe asks what BTF cannot answer (a source line, a
+// local variable, an offset inside a function, an inlined function).
+var ErrNeedsDWARF = errors.New("needs DWARF debuginfo")
+
+// needDWARF is the advice every refusal for want of DWARF ends with.
+const needDWARF = "install the kernel's debuginfo (the -dbg or -debuginfo package) or fetch it with debuginfod, and give -k VMLINUX"
+
+// KernelSymbols is what the BTF path asks of the kernel's function
+// symbols: the vmlinux's symbol table (dwarfres.ELFKernelSyms), or the
+// running kernel's kallsyms and ftrace list (dwarfres.Kallsyms).
+type KernelSymbols interface {
+	// FuncSyms returns the text symbols named name, one per address,
+	// in address order.
+	FuncSyms(name string) []dwarfres.Sym
+	// Text returns the address of _text, for _text+OFFS targets.
+	Text() (uint64, bool)
+	// Notrace reports whether s has no ftrace call site; known is false
+	// when that cannot be told.
+	Notrace(s dwarfres.Sym) (notrace, known bool)
+	// Code returns the first n bytes of s's code; false when the code
+	// is not at hand (the running kernel's).
+	Code(s dwarfres.Sym, n int) ([]byte, bool)
+}
+
+// BTFTarget is a kernel known from BTF.
+type BTFTarget struct {
+	Types   *dwarfres.BTF
+	Machine elf.Machine
+	// Major, Minor is the kernel's version, for its dialect of fetch
+	// types; 0, 0 leaves the types to the kernel.
+	Major, Minor int
+	// Syms is nil when no symbol table is known (a raw BTF blob
+	// offline): targets are then written FUNC+0 unchecked.
+	Syms KernelSymbols
+}
+
+func (k *BTFTarget) env(spec *Spec) *argEnv {
+	d := tracefs.Dialect{Machine: k.Machine, From: "the kernel (version unknown)"}
+	if k.Major != 0 {
+		d = tracefs.KernelDialect(k.Machine, k.Major, k.Minor)
+	}
+	return &argEnv{m: k.Machine, spec: spec.Raw, pt: &spec.Point, ret: spec.Point.Return, dial: &d}
+}
+
+// btfFunc is one function of the probe: its prototype and its symbols.
+type btfFunc struct {
+	name  string
+	proto *btf.FuncProto
+	syms  []dwarfres.Sym // nil when k.Syms is
+}
+
+// BTFDefinitions is Definitions for a kernel known from BTF: FUNC and
+// FUNC%return points (a glob matches BTF's functions), their parameters,
+// members, casts, $params and a typed $retval. Errors wrap ErrNeedsDWARF
+// for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
+// ErrNotSupported.
+func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
+	if _, ok := callConvs[k.Machine]; !ok {
+		return nil, nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", tracefs.MachineName(k.Machine), ErrNotSupported)}
+	}
+	env := k.env(spec)
+	if err := btfCheckArgs(env, spec.Args); err != nil {
+		return nil, nil, err
+	}
+	fns, err := k.resolve(&spec.Point, o)
+	if err != nil {
+		return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+	}
+	group := spec.Point.Group
+	if group == "" {
+		group = DefaultGroup
+	}
+	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
+		return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+	}
+	namer := NewNamer(nil)
+	var slots [][]argSlot
+	var where []string
+	for _, fn := range fns {
+		sl, err := btfConvertArgs(env, fn, spec.Args)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, pt := range k.targets(env, fn) {
+			name, err := namer.Peek(EventBase(&spec.Point, fn.name), true)
+			if err != nil {
+				return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+			}
+			defs = append(defs, newDef(false, spec.Point.Return, group, name, pt))
+			slots, where = append(slots, sl), append(where, pt)
+		}
+	}
+	if err := env.finish(defs, slots, where, spec); err != nil {
+		return nil, nil, err
+	}
+	return defs, env.notes, nil
+}
+
+// resolve finds the functions of p in BTF, refusing what BTF cannot
+// answer.
+func (k *BTFTarget) resolve(p *Point, o ResolveOptions) ([]btfFunc, error) {
+	switch {
+	case p.IsAddr:
+		return nil, fmt.Errorf("an absolute address %w: BTF has no addresses; %s", ErrNeedsDWARF, needDWARF)
+	case p.Lazy != "":
+		return nil, fmt.Errorf("a lazy pattern (;%s) %w: BTF has no source lines; %s", p.Lazy, ErrNeedsDWARF, needDWARF)
+	case p.Function == "" || p.lineGiven() || p.File != "":
+		return nil, fmt.Errorf("a source line or file %w: BTF has no source lines; %s", ErrNeedsDWARF, needDWARF)
+	case p.HasOffset && p.Offset != 0:
+		return nil, fmt.Errorf("an offset inside a function (+%d) %w: BTF describes the parameters at the entry only, where they are until the function moves them; %s", p.Offset, ErrNeedsDWARF, needDWARF)
+	}
+	glob := lazymatch.IsGlob(p.Function)
+	names := []string{p.Function}
+	if glob {
+		names = nil
+		for _, n := range k.Types.FuncNames() {
+			if lazymatch.Glob(n, p.Function) {
+				names = append(names, n)
+			}
+		}
+	}
+	var out []btfFunc
+	for _, n := range names {
+		fn, err := k.function(n)
+		switch {
+		case err != nil && !glob:
+			return nil, err
+		case err == nil:
+			out = append(out, fn)
+		}
+		// A glob takes the functions it can probe, as the DWARF path
+		// takes those with an address.
+	}
+	switch {
+	case len(out) == 0:
+		return nil, fmt.Errorf("no function of BTF matches %s: %w", p.Function, dwarfres.ErrNotFound)
+	case o.MaxProbes > 0 && len(out) > o.MaxProbes:
+		return nil, &TooManyError{Function: p.Function, N: len(out), Max: o.MaxProbes}
+	}
+	return out, nil
+}
+
+// function finds name's prototype and symbols. Several FUNCs of one name
+// (static functions of different files) must agree on their prototype:
+// BTF does not say which symbol is which.
+func (k *BTFTarget) function(name string) (btfFunc, error) {
+	fns := k.Types.Funcs(name)
+	var syms []dwarfres.Sym
+	if k.Syms != nil {
+		syms = k.Syms.FuncSyms(name)
+	}
+	if len(fns) == 0 {
+		if len(syms) > 0 {
+			return btfFunc{}, fmt.Errorf("%s is in the symbol table but not in BTF (no ftrace call site, or assembly): %w; %s", name, ErrNeedsDWARF, needDWARF)
+		}
+		return btfFunc{}, fmt.Errorf("function %s is neither in BTF nor in the symbol table (a function that exists only inlined has neither): %w; %s", name, dwarfres.ErrNotFound, needDWARF)
+	}
+	proto := fns[0].Type.(*btf.FuncProto)
+	for _, f := range fns[1:] {
+		if protoText(f.Type.(*btf.FuncProto)) != protoText(proto) {
+			return btfFunc{}, fmt.Errorf("BTF has %d functions named %s with different prototypes and does not say which symbol is which: %w; %s", len(fns), name, ErrNeedsDWARF, needDWARF)
+		}
+	}
+	if k.Syms != nil && len(syms) == 0 {
+		return btfFunc{}, fmt.Errorf("%s is in BTF but not in the kernel's symbol table: %w", name, dwarfres.ErrNotFound)
+	}
+	return btfFunc{name: name, proto: proto, syms: syms}, nil
+}
+
+// protoText writes a prototype's types, to compare prototypes.
+func protoText(fp *btf.FuncProto) string {
+	var b strings.Builder
+	b.WriteString(btfTypeName(fp.Return))
+	for _, p := range fp.Params {
+		b.WriteString(", " + btfTypeName(p.Type) + " " + p.Name)
+	}
+	return b.String()
+}
+
+// targets are the kprobe targets of fn: FUNC+0, or _text+OFFS for each
+// copy when the name is not unique (as kernelTarget writes them), with a
+// note for a notrace copy.
+func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
+	if k.Syms == nil {
+		t := fmt.Sprintf("%s+%d", fn.name, k.entrySkip(env, dwarfres.Sym{Name: fn.name}))
+		env.note(fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", t))
+		return []string{t}
+	}
+	text, hasText := k.Syms.Text()
+	var out []string
+	for _, s := range fn.syms {
+		skip := k.entrySkip(env, s)
+		t := fmt.Sprintf("%s+%d", fn.name, skip)
+		if len(fn.syms) > 1 && hasText {
+			t = "_text+" + strconv.FormatUint(s.Start+skip-text, 10)
+			env.note(fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
+		}
+		if s.Section == ".init.text" {
+			env.note(fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
+		}
+		if nt, known := k.Syms.Notrace(s); known && nt {
+			env.note(fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
+		}
+		out = append(out, t)
+		if len(fn.syms) > 1 && !hasText {
+			break
+		}
+	}
+	return out
+}
+
+// arm64NOP is the A64 NOP instruction.
+const arm64NOP = 0xd503201f
+
+// entrySkip is how far past its symbol an entry probe goes: on arm64,
+// past the two NOPs of the kernel's -fpatchable-function-entry=2 (the
+// second is ftrace's call site, where 6.1's arm64, without
+// KPROBES_ON_FTRACE, refuses kprobes) to where DWARF's entry
+// (DW_AT_low_pc) is. From the code when it is at hand; else every
+// traceable function (ftrace lists it) has them, and with nothing known
+// they are assumed, as on arm64 distribution kernels with ftrace. A
+// return probe stays at +0: the kernel takes kretprobes at a symbol's
+// start only (arch_kprobe_on_func_entry).
+func (k *BTFTarget) entrySkip(env *argEnv, s dwarfres.Sym) uint64 {
+	if k.Machine != elf.EM_AARCH64 || env.ret {
+		return 0
+	}
+	if k.Syms == nil {
+		return 8
+	}
+	if code, ok := k.Syms.Code(s, 8); ok && len(code) == 8 {
+		n := uint64(0)
+		for n < 2 && binary.LittleEndian.Uint32(code[4*n:]) == arm64NOP {
+			n++
+		}
+		return 4 * n
+	}
+	if nt, known := k.Syms.Notrace(s); known && nt {
+		return 0
+	}
+	return 8
+}

@@ -1,0 +1,106 @@
+package probegen
+
+import (
+	"debug/elf"
+	"fmt"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// callConv is where a function's integer-class arguments are at its first
+// instruction under a machine's procedure call standard: BTF has types but
+// no locations, so the standard is the location. Only arguments that take
+// one general register or one 8-byte stack slot each are placed; the rest
+// (floats, structures and unions by value, 16-byte integers) move the
+// arguments after them by rules a fetcharg table cannot follow simply.
+type callConv struct {
+	regs []string // the integer argument registers, in order
+	// stackOff is the first stack argument's offset from %sp at the entry:
+	// past the return address on x86_64, none on arm64 (it is in x30).
+	stackOff int64
+}
+
+// callConvs are the tables per ELF machine, beside regtab_*.go's DWARF
+// register tables: names are the kernel's fetcharg register names.
+var callConvs = map[elf.Machine]callConv{
+	// System V AMD64 psABI 1.0, 3.2.3 "Parameter Passing".
+	elf.EM_X86_64: {regs: []string{"%di", "%si", "%dx", "%cx", "%r8", "%r9"}, stackOff: 8},
+	// Arm AAPCS64, 6.8.2 "Parameter passing rules": x0-x7, then the stack
+	// from sp in 8-byte slots.
+	elf.EM_AARCH64: {regs: []string{"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"}, stackOff: 0},
+}
+
+// paramLoc is one parameter and where it is at the function's entry: in a
+// register (reg), in a stack slot (stack, at off from %sp), or nowhere the
+// table can say (why).
+type paramLoc struct {
+	name  string
+	typ   btf.Type
+	reg   string
+	stack bool
+	off   int64
+	why   string
+}
+
+// fetch starts the fetcharg of the parameter's value.
+func (p paramLoc) fetch() *fetch {
+	if p.stack {
+		return &fetch{base: "%sp", refs: []fref{{off: p.off}}}
+	}
+	return &fetch{base: p.reg}
+}
+
+// place puts the parameters of fp where cc says they are at the entry.
+// After one the table cannot place, the later ones are uncertain too.
+func (cc callConv) place(fp *btf.FuncProto) []paramLoc {
+	var out []paramLoc
+	nreg, nstack := 0, 0
+	blocked := ""
+	for i, p := range fp.Params {
+		if _, void := p.Type.(*btf.Void); void && i == len(fp.Params)-1 {
+			break // "...": the variadic tail has no names
+		}
+		pl := paramLoc{name: p.Name, typ: p.Type}
+		switch why := simpleArg(p.Type); {
+		case blocked != "":
+			pl.why = blocked
+		case why != "":
+			pl.why = why
+			blocked = fmt.Sprintf("it follows %s, %s, after which the argument registers and stack slots are not simply in order", paramName(p.Name, i), why)
+		case nreg < len(cc.regs):
+			pl.reg = cc.regs[nreg]
+			nreg++
+		default:
+			pl.stack, pl.off = true, cc.stackOff+8*int64(nstack)
+			nstack++
+		}
+		out = append(out, pl)
+	}
+	return out
+}
+
+func paramName(name string, i int) string {
+	if name == "" {
+		return fmt.Sprintf("parameter %d", i+1)
+	}
+	return name
+}
+
+// simpleArg says why an argument of type t does not take exactly one
+// general register (or one stack slot): "" when it does.
+func simpleArg(t btf.Type) string {
+	switch u := btf.UnderlyingType(t).(type) {
+	case *btf.Pointer, *btf.Enum:
+		return ""
+	case *btf.Int:
+		if u.Size > 8 {
+			return fmt.Sprintf("a %d-byte integer, passed in a register pair", u.Size)
+		}
+		return ""
+	case *btf.Float:
+		return "a floating-point value, passed in a vector register a kprobe cannot read"
+	case *btf.Struct, *btf.Union:
+		return "a structure or union passed by value, in registers or on the stack by size and member types"
+	}
+	return fmt.Sprintf("a parameter of type %s, which the calling convention table does not place", btfTypeName(t))
+}

@@ -1,0 +1,192 @@
+package probegen
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// retvalExpr is $retval, which the BTF path also reads members through:
+// BTF types the return value.
+const retvalExpr = "$retval"
+
+// btfRetvalPath reports whether expr is $retval followed by members or
+// indexes ($retval->f_path.dentry).
+func btfRetvalPath(expr string) bool {
+	return strings.HasPrefix(expr, retvalExpr) && len(expr) > len(retvalExpr) && strings.ContainsRune("-.[", rune(expr[len(retvalExpr)]))
+}
+
+// btfCheckArgs is checkArgs, which also lets a return probe read through
+// $retval's members.
+func btfCheckArgs(env *argEnv, args []Arg) error {
+	for _, a := range args {
+		if btfRetvalPath(a.Expr) {
+			c := a
+			c.Expr = retvalExpr
+			if err := env.checkArg(c); err != nil {
+				return err
+			}
+			if _, _, err := splitFields("x" + a.Expr[len(retvalExpr):]); err != nil {
+				return env.argErr(a, "%v", err)
+			}
+			continue
+		}
+		if err := env.checkArg(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// btfConvertArgs turns the arguments of a probe on fn into fetchargs,
+// expanding $params (and $vars, which BTF can only answer with the
+// parameters) as convertArgs does.
+func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
+	cc := callConvs[env.m]
+	params := cc.place(fn.proto)
+	var out []argSlot
+	for i, a := range args {
+		if a.Expr != "$vars" && a.Expr != "$params" {
+			r, err := btfConvertArg(env, fn, params, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, argSlot{res: r, orig: i})
+			continue
+		}
+		if a.Expr == "$vars" {
+			env.note(fmt.Sprintf("%s: BTF knows no local variables: $vars reads the parameters of %s only", env.spec, fn.name))
+		}
+		for _, p := range params {
+			if p.name == "" {
+				continue
+			}
+			r, err := btfConvertArg(env, fn, params, Arg{Raw: p.name, Expr: p.name, Col: a.Col})
+			if err != nil {
+				why := err.Error()
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					why = se.Msg
+				}
+				env.note(fmt.Sprintf("%s: %s skips %s: %s", env.spec, a.Expr, p.name, why))
+				continue
+			}
+			out = append(out, argSlot{res: r, orig: -1})
+		}
+	}
+	if len(out) > tracefs.MaxArgs {
+		return nil, fmt.Errorf("%s: %d arguments after expanding $vars/$params, the kernel takes at most %d", env.spec, len(out), tracefs.MaxArgs)
+	}
+	return out, nil
+}
+
+// btfConvertArg is convertArg for BTF: a parameter by name at the entry,
+// or $retval at a return, and then its members.
+func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.Arg, error) {
+	ret := a.Expr == retvalExpr || btfRetvalPath(a.Expr)
+	if !ret && !isCVarName(a.Expr) {
+		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
+	}
+	expr := a.Expr
+	if ret {
+		expr = "retval" + expr[len(retvalExpr):]
+	}
+	vname, fields, err := splitFields(expr)
+	if err != nil {
+		return tracefs.Arg{}, env.argErr(a, "%v", err)
+	}
+	r := tracefs.Arg{Name: argName(a, vname, fields)}
+	var f *fetch
+	var cur btfCur
+	if ret {
+		if a.Name == "" && len(fields) == 0 {
+			r.Name = "" // the kernel names $retval arg1... as perf leaves it
+		}
+		f, cur = &fetch{base: retvalExpr}, btfCur{name: "the return value of " + fn.name, typ: fn.proto.Return}
+	} else {
+		p, ok := btfParam(params, vname)
+		if !ok {
+			return tracefs.Arg{}, env.argErr(a, "%s has no parameter %s (its parameters: %s); BTF knows no local variables: %s", fn.name, vname, paramList(params), needDWARF)
+		}
+		if p.why != "" {
+			return tracefs.Arg{}, env.argErr(a, "parameter %s of %s is not where a fetcharg can name it at the entry: %s (%s)", vname, fn.name, p.why, needDWARF)
+		}
+		f, cur = p.fetch(), btfCur{name: vname, typ: p.typ}
+	}
+	for _, fl := range fields {
+		if cur, err = btfStep(f, cur, fl, a.User); err != nil {
+			return tracefs.Arg{}, env.argErr(a, "%v", err)
+		}
+	}
+	if r.Type, err = btfTypeOf(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, env.argErr(a, "%v", err)
+	}
+	if r.Fetch, err = f.String(); err != nil {
+		return tracefs.Arg{}, env.argErr(a, "%s: %v", a.Expr, err)
+	}
+	return r, nil
+}
+
+func btfParam(params []paramLoc, name string) (paramLoc, bool) {
+	for _, p := range params {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return paramLoc{}, false
+}
+
+func paramList(params []paramLoc) string {
+	var names []string
+	for _, p := range params {
+		names = append(names, p.name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// BTFVars is -V from BTF: the parameters of each function of spec at its
+// entry, with perf's "TYPE\tNAME" lines; parameters the calling
+// convention cannot place are Unreadable.
+func BTFVars(k *BTFTarget, spec *Spec, o ResolveOptions, filter string) ([]VarList, error) {
+	fns, err := k.resolve(&spec.Point, o)
+	if err != nil {
+		return nil, &PointError{Spec: spec.Raw, Err: err}
+	}
+	match := func(string) bool { return true }
+	if filter != "" {
+		flt, err := lazymatch.ParseFilter(filter)
+		if err != nil {
+			return nil, err
+		}
+		match = flt.Match
+	}
+	var out []VarList
+	for _, fn := range fns {
+		vl := VarList{Point: fn.name + "+0"}
+		for _, p := range callConvs[k.Machine].place(fn.proto) {
+			switch {
+			case p.name == "" || !match(p.name):
+			case p.why != "":
+				vl.Unreadable = append(vl.Unreadable, UnreadableVar{p.name, fmt.Errorf("%s", p.why)})
+			default:
+				vl.Lines = append(vl.Lines, btfTypeName(p.typ)+"\t"+p.name)
+			}
+		}
+		sort.Strings(vl.Lines)
+		out = append(out, vl)
+	}
+	return out, nil
+}
+
+// BTFFunctions is -F from BTF: its functions' names, sorted, filtered as
+// Functions filters the symbol table's.
+func BTFFunctions(k *BTFTarget, rules string) ([]string, error) {
+	return filterFuncs(k.Types.FuncNames(), rules)
+}
