@@ -40,6 +40,11 @@ func NeedQEMU(t testing.TB, arch string) {
 	dwarftest.NeedCorpus(t, arch+"/busybox-bin")
 }
 
+// SetupPath is where, in Boot's extra files, a shell script goes that the
+// guest runs before it writes the definitions (to load the modules they
+// probe, say); Guest.Setup holds what it printed.
+const SetupPath = "/setup.sh"
+
 // Boot boots the corpus kernel for arch ("amd64" or "arm64") under TCG
 // with an initramfs holding busybox, defs (written one by one to
 // kprobe_events), workload (run as /workload.sh with the probes enabled)
