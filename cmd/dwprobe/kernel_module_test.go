@@ -59,9 +59,14 @@ const (
 	deferredMsg = "This probe might be able to register after target module is loaded"
 )
 
-// modSetup loads vfat (modprobe loads fat first, through modules.dep) and
-// loop before the definitions are written; overlay stays out.
-const modSetup = "modprobe vfat && modprobe loop && cut -d' ' -f1 /proc/modules\n"
+// modSetup loads vfat (modprobe loads fat first, through modules.dep), the
+// code page and character set vfat mounts with by default (the config's
+// FAT_DEFAULT_CODEPAGE and FAT_DEFAULT_IOCHARSET) and loop before the
+// definitions are written; overlay stays out.
+const modSetup = "set -e\nfor m in " + modSetupList + "; do modprobe $m; done\ncut -d' ' -f1 /proc/modules\n"
+
+// modSetupList are the modules modSetup loads.
+const modSetupList = "vfat nls_cp437 nls_ascii loop"
 
 // modWorkload exercises the modules: a vfat on a loop device (create and
 // write a file), then overlay, loaded only now, mounted over tmpfs
@@ -141,7 +146,7 @@ func TestKernelModulesBTF(t *testing.T) {
 			qemutest.NeedQEMU(t, arch)
 			rel := qemutest.Release(t, arch)
 			bin := guestDwprobe(t, arch)
-			extra := qemutest.Modules(t, arch, []string{"overlay", "vfat", "loop"}, []string{"overlay", "vfat"})
+			extra := qemutest.Modules(t, arch, append(strings.Fields(modSetupList), "overlay"), []string{"overlay", "vfat"})
 			modDefs := hostModuleDefs(t, arch, rel)
 			btfDefs := hostBTFDefs(t, arch)
 			var defs []string
@@ -201,7 +206,7 @@ func workloadValues(out string) map[string]string {
 func checkModules(t *testing.T, g *qemutest.Guest, modDefs map[string][]string) {
 	vals := workloadValues(g.Workload)
 	before, after := strings.Fields(vals["modules-before"]), strings.Fields(vals["modules-after"])
-	for _, m := range []string{"fat", "vfat", "loop"} {
+	for _, m := range append(strings.Fields(modSetupList), "fat") {
 		if !slices.Contains(before, m) {
 			t.Errorf("setup did not load %s: modules %q", m, before)
 		}

@@ -17,14 +17,17 @@ import (
 )
 
 // Release returns the release of the corpus kernel for arch (uname -r in
-// its guest), from the corpus's version file.
+// its guest): the one directory under lib/modules of its image package.
 func Release(t testing.TB, arch string) string {
 	t.Helper()
-	b, err := os.ReadFile(dwarftest.NeedCorpus(t, arch+"/version"))
+	dirs, err := os.ReadDir(dwarftest.NeedCorpus(t, filepath.Join(arch, "image", "lib", "modules")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(b))
+	if len(dirs) != 1 {
+		t.Fatalf("%d releases in the %s image's lib/modules, want 1", len(dirs), arch)
+	}
+	return dirs[0].Name()
 }
 
 // Modules puts kernel modules of the corpus image for arch into a guest:
