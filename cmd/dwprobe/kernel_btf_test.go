@@ -1,11 +1,8 @@
 package main
 
 import (
-	"debug/elf"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,40 +61,20 @@ func btfEvents(prefix string) []string {
 	return out
 }
 
-// hostBTFDefs runs dwprobe --btf on the raw .BTF of the corpus vmlinux for
-// arch (what the guest's /sys/kernel/btf/vmlinux holds) with each of
-// btfSpecs named hb_NAME, and returns the definitions by event name. The
-// host's filters on them are set by the workload's first lines.
+// hostBTFDefs runs dwprobe --btf on the corpus vmlinux for arch (its .BTF
+// is what the guest's /sys/kernel/btf/vmlinux holds; the ELF names the
+// machine, which a raw blob does not) with each of btfSpecs named hb_NAME,
+// and returns the definitions by event name. The workload's first lines
+// set their filters (btfFilterLines).
 func hostBTFDefs(t *testing.T, arch string) map[string][]string {
 	t.Helper()
-	raw := filepath.Join(t.TempDir(), "vmlinux.btf")
-	if err := writeSection(dwarftest.NeedCorpus(t, arch+"/vmlinux"), ".BTF", raw); err != nil {
-		t.Fatal(err)
-	}
+	vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 	perSpec := map[string][]string{}
 	for _, s := range btfSpecs {
 		ev, _, _ := strings.Cut(s, "=")
-		perSpec["hb_"+ev] = dwprobeDefs(t, "--btf", raw, "-D", "hb_"+s)
+		perSpec["hb_"+ev] = dwprobeDefs(t, "--btf", vml, "-D", "hb_"+s)
 	}
 	return perSpec
-}
-
-// writeSection copies section name of the ELF file in to out.
-func writeSection(in, name, out string) error {
-	f, err := elf.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sec := f.Section(name)
-	if sec == nil {
-		return fmt.Errorf("%s: no %s section", in, name)
-	}
-	data, err := sec.Data()
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", in, name, err)
-	}
-	return os.WriteFile(out, data, 0o644)
 }
 
 // btfFilterLines is the workload's start: the filters of the host's BTF
