@@ -288,7 +288,7 @@ func checkGuestModuleDefs(t *testing.T, listed []string, modDefs map[string][]st
 		ev, rest, _ := strings.Cut(s.spec, "=")
 		fn, _, _ := strings.Cut(rest, " ")
 		got := listedOf(listed, "probe/"+ev)
-		if len(got) != 1 || !strings.Contains(got[0], " "+s.module+":"+fn+"+") {
+		if len(got) != 1 || !strings.Contains(defKey(got[0]), " "+s.module+":"+fn+"+") {
 			t.Errorf("dwprobe -m %s -a %q in the guest: kprobe_events lists %q, want one probe on %s:%s", s.module, s.spec, got, s.module, fn)
 		}
 	}
