@@ -169,7 +169,7 @@ func TestKernelModulesBTF(t *testing.T) {
 				}
 				extra[guest] = host
 			}
-			workload := "set -e\nT=/sys/kernel/tracing\n" + btfFilterLines() + modWorkload() + btfWorkload()
+			workload := "set -e\nT=/sys/kernel/tracing\n" + btfFilterLines("hb_") + modWorkload() + btfWorkload()
 			g := qemutest.Boot(t, arch, defs, workload, extra)
 			t.Logf("%s setup output:\n%s\nworkload output:\n%s", arch, g.Setup, g.Workload)
 			for _, r := range g.Rejected {
