@@ -100,6 +100,11 @@ func checkBTF(t *testing.T, g *qemutest.Guest, btfDefs map[string][]string) {
 			t.Errorf("%s: the guest's BTF definition %q differs from the host's --btf one %q", ev, guest, host)
 		}
 	}
+	// The guest's dwprobe said where its answers came from: it has no
+	// vmlinux and no vmlinux debuginfo, only modules' debuginfo.
+	if !strings.Contains(g.Workload, "/sys/kernel/btf/vmlinux") {
+		t.Errorf("the guest's dwprobe -a did not say it resolved from /sys/kernel/btf/vmlinux:\n%s", g.Workload)
+	}
 	for _, prefix := range []string{"gb_", "hb_"} {
 		checkBTFTrace(t, g.Trace, prefix)
 	}
