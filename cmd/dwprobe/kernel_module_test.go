@@ -97,6 +97,9 @@ dd if=/tmp/ovl/merged/%s of=/dev/null bs=64
 	fmt.Fprintf(&b, `echo 1 >$T/events/probe/enable
 dd if=/tmp/ovl/merged/%s of=/dev/null bs=64
 ls /mnt/fat/%s 2>/dev/null || true
+echo '== list'
+dwprobe -l
+echo '== list end'
 `, ovlFileB, fatAbsent)
 	return b.String()
 }
@@ -184,7 +187,7 @@ func TestKernelModulesBTF(t *testing.T) {
 			if t.Failed() {
 				t.FailNow()
 			}
-			checkModules(t, g, modDefs)
+			checkModules(t, g, arch, modDefs)
 			checkBTF(t, g, btfDefs)
 		})
 	}
@@ -203,7 +206,7 @@ func workloadValues(out string) map[string]string {
 
 // checkModules checks the module half of TestKernelModulesBTF's guest.
 // modDefs holds the host's definitions by event name.
-func checkModules(t *testing.T, g *qemutest.Guest, modDefs map[string][]string) {
+func checkModules(t *testing.T, g *qemutest.Guest, arch string, modDefs map[string][]string) {
 	vals := workloadValues(g.Workload)
 	before, after := strings.Fields(vals["modules-before"]), strings.Fields(vals["modules-after"])
 	for _, m := range append(strings.Fields(modSetupList), "fat") {
@@ -226,6 +229,7 @@ func checkModules(t *testing.T, g *qemutest.Guest, modDefs map[string][]string) 
 		t.Errorf("the kernel deferred %q overlay probes (%q in dmesg), want %d", vals["deferred"], deferredMsg, nOvl)
 	}
 	checkGuestModuleDefs(t, g.Listed, modDefs)
+	checkModuleList(t, g.Workload, arch)
 
 	c := &e2eChecker{t: t, recs: g.Trace, where: "module trace"}
 	t.Logf("module records:\n%s", qemutest.TraceText(filterPrefix(g.Trace, "probe/km_", "probe/gm_")))
@@ -296,6 +300,58 @@ func checkGuestModuleDefs(t *testing.T, listed []string, modDefs map[string][]st
 	guest := listedOf(listed, "probe/gm_ovl_lookup")
 	if len(host) != 1 || len(guest) != 1 || defKey(renameDef(host[0], "probe/gm_ovl_lookup")) != defKey(guest[0]) {
 		t.Errorf("the guest's -m overlay definition %q differs from the host's -m PATH one %q", guest, host)
+	}
+}
+
+// moduleListed is what the guest's dwprobe -l shows for each module probe:
+// mapped back to the function and source file through the module's
+// debuginfo in the guest (overlay's, vfat's), as listed for fat (whose
+// debuginfo the guest lacks).
+var moduleListed = map[string]string{
+	"km_ovl_lookup":           "(on ovl_lookup@fs/overlayfs/namei.c in overlay with name)",
+	"km_ovl_read":             "(on ovl_read_iter@fs/overlayfs/file.c in overlay with name count pos)",
+	"km_ovl_read_ret__return": "(on ovl_read_iter%return@fs/overlayfs/file.c in overlay with ret)",
+	"km_vfat_create":          "(on vfat_create@fs/fat/namei_vfat.c in vfat with name mode)",
+	"gm_ovl_lookup":           "(on ovl_lookup@fs/overlayfs/namei.c in overlay with name)",
+	"gm_vfat_lookup":          "(on vfat_lookup@fs/fat/namei_vfat.c in vfat with name)",
+	"km_fat_write_begin":      " in fat with name pos len)",
+}
+
+var listSectionRE = regexp.MustCompile(`(?s)\n== list\n(.*)\n== list end\n`)
+
+// moduleListedArm64 overrides moduleListed on arm64: there a function's
+// DW_AT_low_pc is 8 bytes past its symbol, after the two NOPs of
+// -fpatchable-function-entry, so a kretprobe at FUNC+0 lies in no
+// function's DWARF and is shown as listed, as for the vmlinux's.
+var moduleListedArm64 = map[string]string{
+	"km_ovl_read_ret__return": "(on ovl_read_iter%return in overlay with ret)",
+}
+
+// checkModuleList checks the guest's dwprobe -l (moduleListed), and its note
+// on fat's missing debuginfo.
+func checkModuleList(t *testing.T, workload, arch string) {
+	t.Helper()
+	m := listSectionRE.FindStringSubmatch(workload)
+	if m == nil {
+		t.Errorf("no -l section in the workload output")
+		return
+	}
+	wants := maps.Clone(moduleListed)
+	if arch == "arm64" {
+		maps.Copy(wants, moduleListedArm64)
+	}
+	for ev, want := range wants {
+		found := false
+		for _, l := range strings.Split(m[1], "\n") {
+			f := strings.Fields(l)
+			found = found || len(f) > 0 && f[0] == "probe:"+ev && strings.Contains(l, want)
+		}
+		if !found {
+			t.Errorf("dwprobe -l in the guest: no probe:%s %s in\n%s", ev, want, m[1])
+		}
+	}
+	if !strings.Contains(m[1], "note: the kprobes on module fat are shown as listed: ") {
+		t.Errorf("dwprobe -l in the guest: no note on fat's missing debuginfo in\n%s", m[1])
 	}
 }
 
