@@ -43,6 +43,10 @@ var hostModSpecs = []modSpec{
 // guestModSpecs are added inside the guest by dwprobe -m NAME -a, once the
 // module is loaded, from the debuginfo under /usr/lib/debug/lib/modules.
 // gm_ovl_lookup is km_ovl_lookup's spec: the two definitions must match.
+// guestEarlySpec is added by dwprobe -m overlay -a before overlay is
+// loaded: the kernel keeps it too.
+const guestEarlySpec = "gm_ovl_early=ovl_read_iter name=iocb->ki_filp->f_path.dentry->d_name.name:string pos=iocb->ki_pos"
+
 var guestModSpecs = []struct{ module, spec string }{
 	{"overlay", "gm_ovl_lookup=ovl_lookup name=dentry->d_name.name:string"},
 	{"vfat", "gm_vfat_lookup=vfat_lookup name=dentry->d_name.name:string"},
@@ -83,6 +87,8 @@ mkdosfs /dev/loop0 >/dev/null
 mkdir -p /mnt/fat
 mount -t vfat /dev/loop0 /mnt/fat
 echo -n '%s' >/mnt/fat/%s
+dwprobe -m overlay -a '%s'
+echo 1 >$T/events/probe/gm_ovl_early/enable
 modprobe overlay
 echo "modules-after: $(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
 mkdir -p /tmp/ovl/lower /tmp/ovl/upper /tmp/ovl/work /tmp/ovl/merged
@@ -90,7 +96,7 @@ echo -n '%s' >/tmp/ovl/lower/%s
 echo -n '%s' >/tmp/ovl/lower/%s
 mount -t overlay overlay -o lowerdir=/tmp/ovl/lower,upperdir=/tmp/ovl/upper,workdir=/tmp/ovl/work /tmp/ovl/merged
 dd if=/tmp/ovl/merged/%s of=/dev/null bs=64
-`, deferredMsg, fatData, fatFile, ovlData, ovlFileA, ovlData, ovlFileB, ovlFileA)
+`, deferredMsg, fatData, fatFile, guestEarlySpec, ovlData, ovlFileA, ovlData, ovlFileB, ovlFileA)
 	for _, s := range guestModSpecs {
 		fmt.Fprintf(&b, "dwprobe -m %s -a '%s'\n", s.module, s.spec)
 	}
@@ -269,6 +275,15 @@ func checkModules(t *testing.T, g *qemutest.Guest, arch string, modDefs map[stri
 	if r, ok := c.one(recordsOf(g.Trace, "probe/km_fat_write_begin", "", "name", fatFile), "probe/km_fat_write_begin", "write of "+fatFile); ok {
 		c.wantNum(r, "pos", 0)
 		c.wantNum(r, "len", int64(len(fatData)))
+	}
+
+	// The guest's -m overlay probe added before overlay was loaded.
+	early := recordsOf(g.Trace, "probe/gm_ovl_early", "dd", "name", ovlFileA)
+	if len(early) != 2 {
+		t.Errorf("gm_ovl_early, added by the guest before overlay was loaded: %d records of dd reading %s, want 2", len(early), ovlFileA)
+	} else {
+		c.wantNum(early[0], "pos", 0)
+		c.wantNum(early[1], "pos", int64(len(ovlData)))
 	}
 
 	// The guest's -m NAME probes, added after the first reads.
