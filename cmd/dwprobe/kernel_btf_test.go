@@ -14,11 +14,12 @@ import (
 // /sys/kernel/btf/vmlinux (as gb_NAME), on the host by dwprobe --btf from
 // the corpus vmlinux's .BTF (as hb_NAME). Entry and return probes, members
 // through pointers (also a returned one), a user string, $params, a
-// bitfield.
+// bitfield; the first three as the issue writes them, with the arguments
+// named by default (the last member, NAME_TYPE, arg1 for $retval).
 var btfSpecs = []string{
-	"vfs_read=vfs_read name=file->f_path.dentry->d_name.name:string count",
-	"vfs_read_ret=vfs_read%return ret=$retval",
-	"open=do_sys_openat2 dfd path=filename:ustring",
+	"vfs_read=vfs_read file->f_path.dentry->d_name.name:string count",
+	"vfs_read_ret=vfs_read%return $retval",
+	"open=do_sys_openat2 dfd filename:ustring",
 	"filp_ret=do_filp_open%return name=$retval->f_path.dentry->d_name.name:string",
 	"ksys_read=ksys_read $params",
 	"exec=setup_new_exec bprm->point_of_no_return bprm->filename:string",
@@ -118,7 +119,7 @@ func checkBTFTrace(t *testing.T, trace []qemutest.Record, prefix string) {
 		ev[name] = btfEvent(prefix, s)
 	}
 	c := &e2eChecker{t: t, where: prefix + " BTF probes"}
-	opens := recordsOf(trace, ev["open"], "dd", "path", btfFile)
+	opens := recordsOf(trace, ev["open"], "dd", "filename_ustring", btfFile)
 	if len(opens) != 1 {
 		t.Errorf("%s: %d opens of %s by dd, want 1:\n%s", c.where, len(opens), btfFile, qemutest.TraceText(qemutest.FilterEvent(trace, ev["open"])))
 		return
@@ -144,6 +145,6 @@ func checkBTFTrace(t *testing.T, trace []qemutest.Record, prefix string) {
 		if r, ok := c.one(call, ev["vfs_read"], "read"); ok {
 			c.wantNum(r, "count", btfBS)
 		}
-		c.wantNum(call[len(call)-1], "ret", btfBS)
+		c.wantNum(call[len(call)-1], "arg1", btfBS)
 	}
 }
