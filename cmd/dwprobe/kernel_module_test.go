@@ -193,6 +193,13 @@ func TestKernelModulesBTF(t *testing.T) {
 			if t.Failed() {
 				t.FailNow()
 			}
+			var made []string
+			for _, l := range g.Listed {
+				if strings.Contains(l, ":probe/gm_") || strings.Contains(l, ":probe/gb_") {
+					made = append(made, l)
+				}
+			}
+			t.Logf("%s: definitions the guest's dwprobe made:\n%s", arch, strings.Join(made, "\n"))
 			checkModules(t, g, arch, modDefs)
 			checkBTF(t, g, btfDefs)
 		})
