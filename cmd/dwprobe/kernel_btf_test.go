@@ -42,7 +42,8 @@ const btfFilter = `comm == "dd"`
 // vmlinux and no vmlinux debuginfo, and reads btfFile with dd.
 func btfWorkload() string {
 	var b strings.Builder
-	b.WriteString("dwprobe")
+	// time: the BTF resolution's cost under TCG, for the log.
+	b.WriteString("time dwprobe")
 	for _, s := range btfSpecs {
 		fmt.Fprintf(&b, " -a 'gb_%s'", s)
 	}

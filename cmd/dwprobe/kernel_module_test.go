@@ -47,6 +47,14 @@ var hostModSpecs = []modSpec{
 // loaded: the kernel keeps it too.
 const guestEarlySpec = "gm_ovl_early=ovl_read_iter name=iocb->ki_filp->f_path.dentry->d_name.name:string pos=iocb->ki_pos"
 
+// guestDelSpec is added by dwprobe -m vfat -a and deleted by dwprobe -d
+// before any enabling: deleting an event that was enabled would reset the
+// ring buffer.
+const (
+	guestDelEvent = "gm_del"
+	guestDelSpec  = guestDelEvent + "=vfat_create"
+)
+
 var guestModSpecs = []struct{ module, spec string }{
 	{"overlay", "gm_ovl_lookup=ovl_lookup name=dentry->d_name.name:string"},
 	{"vfat", "gm_vfat_lookup=vfat_lookup name=dentry->d_name.name:string"},
@@ -106,7 +114,9 @@ ls /mnt/fat/%s 2>/dev/null || true
 echo '== list'
 dwprobe -l
 echo '== list end'
-`, ovlFileB, fatAbsent)
+dwprobe -m vfat -a '%s'
+dwprobe -d probe:%s
+`, ovlFileB, fatAbsent, guestDelSpec, guestDelEvent)
 	return b.String()
 }
 
@@ -282,6 +292,10 @@ func checkModules(t *testing.T, g *qemutest.Guest, arch string, modDefs map[stri
 	if r, ok := c.one(recordsOf(g.Trace, "probe/km_fat_write_begin", "", "name", fatFile), "probe/km_fat_write_begin", "write of "+fatFile); ok {
 		c.wantNum(r, "pos", 0)
 		c.wantNum(r, "len", int64(len(fatData)))
+	}
+
+	if !strings.Contains(g.Workload, "\nRemoved event: probe:"+guestDelEvent+"\n") || len(listedOf(g.Listed, "probe/"+guestDelEvent)) != 0 {
+		t.Errorf("dwprobe -d probe:%s in the guest did not remove it: kprobe_events %q", guestDelEvent, g.Listed)
 	}
 
 	// The guest's -m overlay probe added before overlay was loaded.

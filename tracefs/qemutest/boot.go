@@ -54,8 +54,12 @@ func Boot(t *testing.T, arch string, defs []string, workload string, extra map[s
 	t.Helper()
 	NeedQEMU(t, arch)
 	dir := t.TempDir()
-	if err := WriteInitramfs(filepath.Join(dir, "initramfs.cpio"), arch, defs, workload, extra); err != nil {
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	if err := WriteInitramfs(initrd, arch, defs, workload, extra); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := os.Stat(initrd); err == nil {
+		t.Logf("%s initramfs: %.1f MB", arch, float64(st.Size())/1e6)
 	}
 	// The script's own timeout is the hard limit; this one only guards
 	// against a qemu that ignores it, and WaitDelay against a qemu that
