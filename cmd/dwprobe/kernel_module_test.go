@@ -40,9 +40,6 @@ var hostModSpecs = []modSpec{
 	{modFat, "km_fat_write_begin=fat_write_begin name=file->f_path.dentry->d_name.name:string pos len"},
 }
 
-// guestModSpecs are added inside the guest by dwprobe -m NAME -a, once the
-// module is loaded, from the debuginfo under /usr/lib/debug/lib/modules.
-// gm_ovl_lookup is km_ovl_lookup's spec: the two definitions must match.
 // guestEarlySpec is added by dwprobe -m overlay -a before overlay is
 // loaded: the kernel keeps it too.
 const guestEarlySpec = "gm_ovl_early=ovl_read_iter name=iocb->ki_filp->f_path.dentry->d_name.name:string pos=iocb->ki_pos"
@@ -55,6 +52,9 @@ const (
 	guestDelSpec  = guestDelEvent + "=vfat_create"
 )
 
+// guestModSpecs are added inside the guest by dwprobe -m NAME -a, once the
+// module is loaded, from the debuginfo under /usr/lib/debug/lib/modules.
+// gm_ovl_lookup is km_ovl_lookup's spec: the two definitions must match.
 var guestModSpecs = []struct{ module, spec string }{
 	{"overlay", "gm_ovl_lookup=ovl_lookup name=dentry->d_name.name:string"},
 	{"vfat", "gm_vfat_lookup=vfat_lookup name=dentry->d_name.name:string"},
@@ -81,9 +81,11 @@ const modSetup = "set -e\nfor m in " + modSetupList + "; do modprobe $m; done\nc
 const modSetupList = "vfat nls_cp437 nls_ascii loop"
 
 // modWorkload exercises the modules: a vfat on a loop device (create and
-// write a file), then overlay, loaded only now, mounted over tmpfs
-// directories and read through with dd. Between them, dwprobe -m NAME -a
-// adds the guest's module probes.
+// write a file), then overlay, loaded only now (after the guest's dwprobe
+// added guestEarlySpec), mounted over tmpfs directories and read through
+// with dd; then the guest's dwprobe adds guestModSpecs, a second file is
+// read and a vfat name looked up, dwprobe -l lists the probes, and -a then
+// -d leave nothing of guestDelSpec.
 func modWorkload() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `echo "modules-before: $(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
