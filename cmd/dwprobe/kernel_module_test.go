@@ -171,7 +171,7 @@ func TestKernelModulesBTF(t *testing.T) {
 			modDefs := hostModuleDefs(t, arch, rel)
 			btfDefs := hostBTFDefs(t, arch)
 			var defs []string
-			for _, m := range [](map[string][]string){modDefs, btfDefs} {
+			for _, m := range []map[string][]string{modDefs, btfDefs} {
 				for _, s := range slices.Sorted(maps.Keys(m)) {
 					defs = append(defs, m[s]...)
 				}
