@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of the test initramfs (see Boot in tracefs/qemutest):
-# register each line of /defs.txt in kprobe_events, enable the events, run
-# /workload.sh with tracing on, print the trace, power off. Everything goes
+# run /setup.sh if there is one (loading modules, say), register each line
+# of /defs.txt in kprobe_events, enable the events, run /workload.sh with
+# tracing on, print the trace, power off. Everything goes
 # to the console between DWPROBE-* marker lines the host parses.
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -14,6 +15,16 @@ mount -t tracefs tracefs /sys/kernel/tracing
 T=/sys/kernel/tracing
 echo 0 >$T/tracing_on
 echo DWPROBE-BOOTED
+
+# What the definitions need in the kernel before they are written (a
+# module they probe, for one), with its output and exit status.
+if [ -e /setup.sh ]; then
+	echo DWPROBE-SETUP-BEGIN
+	sh /setup.sh 2>&1
+	rc=$?
+	echo
+	echo "DWPROBE-SETUP-END $rc"
+fi
 
 # One write per definition, appending: opening kprobe_events with O_TRUNC
 # would delete every probe. A rejected line is reported with the shell's

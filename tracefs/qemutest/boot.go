@@ -40,6 +40,11 @@ func NeedQEMU(t testing.TB, arch string) {
 	dwarftest.NeedCorpus(t, arch+"/busybox-bin")
 }
 
+// SetupPath is where, in Boot's extra files, a shell script goes that the
+// guest runs before it writes the definitions (to load the modules they
+// probe, say); Guest.Setup holds what it printed.
+const SetupPath = "/setup.sh"
+
 // Boot boots the corpus kernel for arch ("amd64" or "arm64") under TCG
 // with an initramfs holding busybox, defs (written one by one to
 // kprobe_events), workload (run as /workload.sh with the probes enabled)
@@ -49,8 +54,12 @@ func Boot(t *testing.T, arch string, defs []string, workload string, extra map[s
 	t.Helper()
 	NeedQEMU(t, arch)
 	dir := t.TempDir()
-	if err := WriteInitramfs(filepath.Join(dir, "initramfs.cpio"), arch, defs, workload, extra); err != nil {
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	if err := WriteInitramfs(initrd, arch, defs, workload, extra); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := os.Stat(initrd); err == nil {
+		t.Logf("%s initramfs: %.1f MB", arch, float64(st.Size())/1e6)
 	}
 	// The script's own timeout is the hard limit; this one only guards
 	// against a qemu that ignores it, and WaitDelay against a qemu that

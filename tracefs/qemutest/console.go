@@ -13,10 +13,17 @@ type Guest struct {
 	// Rejected holds one entry per definition kprobe_events refused: the
 	// line, the shell's write error (naming the errno) and the kernel's
 	// error_log, separated by newlines.
-	Rejected     []string
+	Rejected []string
+	// Setup and SetupExit are the output and exit status of /setup.sh,
+	// run before the definitions are written (SetupPath in Boot's extra).
+	Setup        string
+	SetupExit    int
 	Workload     string // stdout and stderr of /workload.sh
 	WorkloadExit int    // its exit status
-	Trace        []Record
+	// Listed is kprobe_events as the guest listed it after the workload,
+	// with the probes the workload added.
+	Listed []string
+	Trace  []Record
 	// Overwritten counts the events the ring buffer dropped to make room:
 	// entries-written minus entries-in-buffer in the trace header.
 	Overwritten int
@@ -36,22 +43,28 @@ func ParseConsole(console string) (*Guest, error) {
 		case line == "DWPROBE-REJECT-END" && section == "REJECT":
 			g.Rejected = append(g.Rejected, strings.Join(append([]string{rej}, body...), "\n"))
 			section = ""
-		case line == "DWPROBE-EVENTS-BEGIN", line == "DWPROBE-WORKLOAD-BEGIN", line == "DWPROBE-TRACE-BEGIN":
+		case line == "DWPROBE-EVENTS-BEGIN", line == "DWPROBE-SETUP-BEGIN", line == "DWPROBE-WORKLOAD-BEGIN", line == "DWPROBE-TRACE-BEGIN":
 			section, body = strings.TrimSuffix(strings.TrimPrefix(line, "DWPROBE-"), "-BEGIN"), nil
 		case line == "DWPROBE-EVENTS-END" && section == "EVENTS":
 			for _, def := range body {
 				events.Add(def)
 			}
+			g.Listed = body
 			section = ""
-		case strings.HasPrefix(line, "DWPROBE-WORKLOAD-END ") && section == "WORKLOAD":
-			code, err := strconv.Atoi(strings.TrimPrefix(line, "DWPROBE-WORKLOAD-END "))
+		case strings.HasPrefix(line, "DWPROBE-"+section+"-END ") && (section == "WORKLOAD" || section == "SETUP"):
+			code, err := strconv.Atoi(strings.TrimPrefix(line, "DWPROBE-"+section+"-END "))
 			if err != nil {
 				return nil, fmt.Errorf("bad marker %q", line)
 			}
-			// The init wrote a newline after the workload's output:
+			// The init wrote a newline after the script's output:
 			// the last line of body is what followed the output's
 			// last newline.
-			g.Workload, g.WorkloadExit = strings.Join(body, "\n"), code
+			out := strings.Join(body, "\n")
+			if section == "SETUP" {
+				g.Setup, g.SetupExit = out, code
+			} else {
+				g.Workload, g.WorkloadExit = out, code
+			}
 			section = ""
 		case line == "DWPROBE-TRACE-END" && section == "TRACE":
 			var err error

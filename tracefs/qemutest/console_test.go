@@ -10,6 +10,10 @@ import (
 func TestParseConsole(t *testing.T) {
 	console := `[    0.000000] Linux version 6.1.0-56-cloud-amd64
 DWPROBE-BOOTED
+DWPROBE-SETUP-BEGIN
+[    1.213349] loop: module loaded
+
+DWPROBE-SETUP-END 0
 DWPROBE-REJECT p:probe/bad do_sys_openat2+1
 sh: write error: Invalid or incomplete multibyte or wide character
 [    2.013349] trace_kprobe: error: Probe point is not an instruction boundary
@@ -24,6 +28,8 @@ out
 partial
 DWPROBE-WORKLOAD-END 3
 DWPROBE-EVENTS-BEGIN
+r10:probe/smoke_read ksys_read ret=$retval:s64
+p:probe/added vfs_read
 DWPROBE-EVENTS-END
 DWPROBE-TRACE-BEGIN
 # tracer: nop
@@ -44,6 +50,12 @@ DWPROBE-TRACE-END
 	}
 	if g.Workload != "out\npartial" || g.WorkloadExit != 3 || g.Overwritten != 3 {
 		t.Errorf("Workload %q, exit %d, overwritten %d", g.Workload, g.WorkloadExit, g.Overwritten)
+	}
+	if g.Setup != "[    1.213349] loop: module loaded\n" || g.SetupExit != 0 {
+		t.Errorf("Setup %q, exit %d", g.Setup, g.SetupExit)
+	}
+	if len(g.Listed) != 2 || g.Listed[1] != "p:probe/added vfs_read" {
+		t.Errorf("Listed = %q, want the listing after the workload", g.Listed)
 	}
 	if len(g.Trace) != 1 || g.Trace[0].Event != "probe/smoke_read" || g.Trace[0].PID != 91 || g.Trace[0].Args["ret"] != "7" {
 		t.Errorf("Trace = %+v", g.Trace)

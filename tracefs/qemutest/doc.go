@@ -6,4 +6,7 @@
 // records, with their arguments split by name. Tests of definitions that
 // only a booted kernel can judge (modules, BTF, debuginfo lookups) import
 // it; testdata/scripts/qemu.sh and guest-init.sh are its guest side.
+// Modules stages the image's kernel modules (with their dependencies, a
+// modules.dep and chosen module debuginfo) for a guest, whose setup
+// script (SetupPath) can load them before the definitions are written.
 package qemutest
