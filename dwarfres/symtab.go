@@ -35,9 +35,12 @@ type Symtab struct {
 // Symbols loads the symbol table once.
 func (f *File) Symbols() *Symtab {
 	f.symOnce.Do(func() {
-		if f.dbg != nil && !f.hasSymtab() && f.dbg.hasSymtab() {
+		if f.dbg != nil && !f.hasSymbols() && f.dbg.hasSymtab() {
 			// The kernel image's vmlinux, a strip -s binary: the
-			// separate debuginfo's symbols, as gdb reads them.
+			// separate debuginfo's symbols, as gdb reads them. A
+			// library keeps its .dynsym: the debuginfo's .symtab
+			// names versioned aliases (memcpy@GLIBC_2.2.5) that
+			// perf and the dynamic linker know as plain names.
 			f.syms = f.dbg.Symbols()
 			return
 		}
@@ -48,6 +51,16 @@ func (f *File) Symbols() *Symtab {
 
 func (f *File) hasSymtab() bool {
 	data, _ := f.symbolSection(elf.SHT_SYMTAB)
+	return data != nil
+}
+
+// hasSymbols reports whether the file has a symbol table of its own,
+// static or dynamic.
+func (f *File) hasSymbols() bool {
+	if f.hasSymtab() {
+		return true
+	}
+	data, _ := f.symbolSection(elf.SHT_DYNSYM)
 	return data != nil
 }
 
