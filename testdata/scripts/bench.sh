@@ -16,6 +16,7 @@
 #                 process from a spec file (-D @FILE), warm, against perf's
 #                 ONE -D query: perf 6.1 stops at its first failure and
 #                 needs about a second per spec
+#   -m MODULE     queries on modules of the vmlinux's -dbg package
 # Environment: RUNS (default 3), MODES (default "cold warm scan"), CASES
 # (an extended regex: only the cases whose words match it), PERF (perf).
 set -euo pipefail
@@ -43,6 +44,12 @@ cases=(
 	"-V|vfs_read:12"
 	"-V|getname_flags"
 	"-D|kmalloc|--max-probes|100000"
+)
+# Module cases: MODULE (under the vmlinux's -dbg tree) and the query.
+mod_cases=(
+	"fs/overlayfs/overlay.ko|-D|ovl_lookup:8 dentry->d_name.name:string"
+	"fs/btrfs/btrfs.ko|-D|btrfs_search_slot:6 key->objectid"
+	"fs/xfs/xfs.ko|-V|xfs_file_read_iter"
 )
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 tmp=$work/time
@@ -83,6 +90,13 @@ specfile() {
 
 arch_of() { # from e_machine: 183 is EM_AARCH64
 	[ "$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')" = 183 ] && echo arm64 || echo amd64
+}
+
+# moddir VMLINUX: the -dbg package's module tree of that vmlinux.
+moddir() {
+	local real rel
+	real=$(readlink -f "$1"); rel=${real##*/vmlinux-}
+	echo "${real%/boot/*}/lib/modules/$rel/kernel"
 }
 
 declare -A perf_seen=()
@@ -127,6 +141,17 @@ for vml in "${VMLS[@]}"; do
 			fi
 			read -r pt pm <<<"${perf_seen[$key]}"
 			row "$arch" "$mode" "${c//|/ }" "$dt" "$dm" "$pt" "$pm"
+		done
+		for c in "${mod_cases[@]}"; do
+			[[ "-m ${c//|/ }" =~ $CASES ]] || continue
+			IFS='|' read -r -a a <<<"$c"
+			mod=$(moddir "$vml")/${a[0]}
+			[ -f "$mod" ] || { echo "($arch: no $mod)"; continue; }
+			read -r dt dm < <(measure "$mode" "$DW" "${extra_dw[@]}" -m "$mod" "${a[@]:1}")
+			key="$arch|$pmode|-m|$c"
+			[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure "$pmode" "$PERF" probe -m "$mod" "${a[@]:1}")
+			read -r pt pm <<<"${perf_seen[$key]}"
+			row "$arch" "$mode" "-m $(basename "${a[0]}") ${a[1]} ${a[2]}" "$dt" "$dm" "$pt" "$pm"
 		done
 		[ "$mode" = cold ] && continue
 		[[ "$nspecs D specs" =~ $CASES ]] || continue
