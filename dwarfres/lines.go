@@ -124,7 +124,10 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 // DW_AT_stmt_list names) whose directory or file count is more than its
 // bytes can hold: debug/dwarf allocates a table of that count before
 // reading it, and a corrupt count exhausts memory, a fatal error no
-// recover catches. Other malformations are left to debug/dwarf to report.
+// recover catches (or, for a count of millions, takes seconds). So are
+// the headers whose counts debug/dwarf reads elsewhere than this check
+// does: a form it does not decode, a table past the unit. Other
+// malformations are left to debug/dwarf to report.
 func (f *File) checkLineHeader(cu *dwarf.Entry) error {
 	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
 	sec := f.sec(".debug_line")
@@ -148,25 +151,55 @@ func (f *File) checkLineHeader(cu *dwarf.Entry) error {
 	b.skip(int(b.u8()) - 1) // standard_opcode_lengths
 	r := &reader{f: f, u: u, b: b}
 	for _, table := range []string{"directory", "file name"} {
-		var forms []abbrevAttr
-		for n := r.b.u8(); n > 0 && r.b.err == nil; n-- {
-			r.b.uleb() // content type
-			forms = append(forms, abbrevAttr{form: form(r.b.uleb())})
-		}
-		count := r.b.uleb()
-		if r.b.err != nil {
-			return nil
-		}
-		if count > uint64(len(r.b.data)-r.b.off) {
-			return &DecodeError{Section: ".debug_line", Offset: uint64(off), Msg: fmt.Sprintf("%s count %d exceeds the header", table, count)}
-		}
-		for i := uint64(0); i < count && r.b.err == nil; i++ {
-			for j := range forms {
-				r.value(&forms[j])
-			}
+		if msg := r.skipLineEntries(table); msg != "" {
+			return &DecodeError{Section: ".debug_line", Offset: uint64(off), Msg: msg}
 		}
 	}
 	return nil
+}
+
+// skipLineEntries reads past one entry table of a DWARF 5 line header (its
+// format, count and entries) and says why the table is refused, or "".
+func (r *reader) skipLineEntries(table string) string {
+	var forms []abbrevAttr
+	for n := r.b.u8(); n > 0 && r.b.err == nil; n-- {
+		r.b.uleb() // content type
+		fm := form(r.b.uleb())
+		if r.b.err == nil && !lineHeaderForm(fm) {
+			return fmt.Sprintf("%s entry form %#x", table, fm)
+		}
+		forms = append(forms, abbrevAttr{form: fm})
+	}
+	count := r.b.uleb()
+	if r.b.err == nil && count > uint64(len(r.b.data)-r.b.off) {
+		return fmt.Sprintf("%s count %d exceeds the header", table, count)
+	}
+	for i := uint64(0); i < count && r.b.err == nil; i++ {
+		for j := range forms {
+			r.value(&forms[j])
+		}
+	}
+	if r.b.err != nil {
+		// debug/dwarf reads the header on past its unit, where a count
+		// would be unchecked.
+		return fmt.Sprintf("%s table runs past the unit", table)
+	}
+	return ""
+}
+
+// lineHeaderForm tells whether fm is one of the forms debug/dwarf decodes in
+// a line header's entries. It reads any other form as zero bytes, so from
+// there on it and checkLineHeader would read the counts at different
+// places, and a count this check never saw could be huge.
+func lineHeaderForm(fm form) bool {
+	switch fm {
+	case formString, formStrp, formLineStrp, formStrpSup,
+		formStrx, formStrx1, formStrx2, formStrx3, formStrx4,
+		formData1, formData2, formData4, formData8, formData16,
+		formBlock, formUdata:
+		return true
+	}
+	return false
 }
 
 // fileOf is the name of row r's file, "" when the table has none.

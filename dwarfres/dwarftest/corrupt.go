@@ -20,7 +20,23 @@ func EmptyLineFiles(bin []byte) ([]byte, error) { return setLineFiles(bin, 0) }
 // n entries of no content, which its header bytes cannot hold.
 func LineFileCount(bin []byte, n uint64) ([]byte, error) { return setLineFiles(bin, n) }
 
+// LineDirForm returns a copy of the ELF image bin in which every DWARF 5
+// line program header's directory entry format has fm as its first form
+// (one byte in place of one byte), the rest untouched. With a form
+// debug/dwarf does not decode (it reads it as zero bytes), debug/dwarf
+// reads the file table from the directory entries' bytes, with a count
+// no check saw.
+func LineDirForm(bin []byte, fm byte) ([]byte, error) {
+	return eachLineHeader(bin, func(u []byte, order binary.ByteOrder) error { return setDirForm(u, order, fm) })
+}
+
 func setLineFiles(bin []byte, n uint64) ([]byte, error) {
+	return eachLineHeader(bin, func(u []byte, order binary.ByteOrder) error { return setFiles(u, order, n) })
+}
+
+// eachLineHeader returns a copy of bin with set applied to each unit of
+// its .debug_line (u starts at the version).
+func eachLineHeader(bin []byte, set func(u []byte, order binary.ByteOrder) error) ([]byte, error) {
 	ef, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {
 		return nil, err
@@ -36,7 +52,7 @@ func setLineFiles(bin []byte, n uint64) ([]byte, error) {
 		if l >= 0xfffffff0 || off+4+l > len(sec) {
 			return nil, fmt.Errorf(".debug_line unit at %#x: length %#x", off, l)
 		}
-		if err := setFiles(sec[off+4:off+4+l], ef.ByteOrder, n); err != nil {
+		if err := set(sec[off+4:off+4+l], ef.ByteOrder); err != nil {
 			return nil, fmt.Errorf(".debug_line unit at %#x: %w", off, err)
 		}
 		off += 4 + l
@@ -48,18 +64,7 @@ func setLineFiles(bin []byte, n uint64) ([]byte, error) {
 // file table of n entries without content: none before DWARF 5.
 func setFiles(u []byte, order binary.ByteOrder, n uint64) error {
 	c := &cursor{b: u}
-	version := order.Uint16(c.take(2))
-	if version >= 5 {
-		c.take(2) // address_size, segment_selector_size
-	}
-	hdrEnd := int(order.Uint32(c.take(4))) + c.off // header_length
-	c.take(1)                                      // minimum_instruction_length
-	if version >= 4 {
-		c.take(1) // maximum_operations_per_instruction
-	}
-	c.take(3) // default_is_stmt, line_base, line_range
-	opcodeBase := int(c.take(1)[0])
-	c.take(opcodeBase - 1) // standard_opcode_lengths
+	version, hdrEnd := c.tables(order)
 	if version < 5 {
 		for len(c.cstring()) > 0 { // include_directories
 		}
@@ -77,6 +82,45 @@ func setFiles(u []byte, order binary.ByteOrder, n uint64) error {
 	}
 	copy(c.b[at:], count)
 	return nil
+}
+
+// setDirForm gives one DWARF 5 line program header (u starts at the
+// version) fm as its first directory entry form.
+func setDirForm(u []byte, order binary.ByteOrder, fm byte) error {
+	c := &cursor{b: u}
+	if version, _ := c.tables(order); version < 5 {
+		return c.err
+	}
+	if n := c.take(1)[0]; c.err == nil && n == 0 {
+		return errors.New("no directory entry format")
+	}
+	c.uleb() // content type
+	at := c.off
+	if c.uleb(); c.err == nil && c.off != at+1 {
+		return errors.New("a directory form of more than one byte")
+	}
+	if c.err == nil {
+		c.b[at] = fm
+	}
+	return c.err
+}
+
+// tables moves c from a line program header's version to its directory
+// table, and returns the version and where the header ends.
+func (c *cursor) tables(order binary.ByteOrder) (version uint16, hdrEnd int) {
+	version = order.Uint16(c.take(2))
+	if version >= 5 {
+		c.take(2) // address_size, segment_selector_size
+	}
+	hdrEnd = int(order.Uint32(c.take(4))) + c.off // header_length
+	c.take(1)                                     // minimum_instruction_length
+	if version >= 4 {
+		c.take(1) // maximum_operations_per_instruction
+	}
+	c.take(3) // default_is_stmt, line_base, line_range
+	opcodeBase := int(c.take(1)[0])
+	c.take(opcodeBase - 1) // standard_opcode_lengths
+	return version, hdrEnd
 }
 
 // cursor reads a line program header, remembering the first overrun.
