@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -29,6 +30,10 @@ func TestInflateZdebug(t *testing.T) {
 	bad := binary.BigEndian.AppendUint64([]byte("ZLIB"), 100)
 	if _, err := inflateZdebug(append(bad, 1, 2, 3)); err == nil {
 		t.Error("a corrupt stream decoded without error")
+	}
+	huge := binary.BigEndian.AppendUint64([]byte("ZLIB"), uint64(len(z.Bytes()))*1033)
+	if _, err := inflateZdebug(append(huge, z.Bytes()...)); err == nil || !strings.Contains(err.Error(), "claims") {
+		t.Errorf("a size past what deflate can expand to: %v; want it refused before reading", err)
 	}
 }
 
