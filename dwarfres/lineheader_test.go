@@ -15,23 +15,7 @@ import (
 // it: found by FuzzBinary, the process died out of memory, which no
 // recover catches.
 func TestLineFileCountPastHeader(t *testing.T) {
-	bin, err := os.ReadFile(needBin(t, "app-gcc-O2-dwarf5"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := dwarftest.LineFileCount(bin, 1<<40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "huge-file-count")
-	if err := os.WriteFile(p, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineFileCount(bin, 1<<40) })
 	var de *DecodeError
 	if _, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true}); !errors.As(err, &de) {
 		t.Errorf("-D work:4: %v; want a DecodeError", err)
@@ -47,15 +31,26 @@ func TestLineFileCountPastHeader(t *testing.T) {
 // from the directories' bytes: found by FuzzBinary, a count of 2^21 empty
 // files took 15 s to tabulate.
 func TestLineDirFormUnknown(t *testing.T) {
-	bin, err := os.ReadFile(needBin(t, "app-gcc-O2-dwarf5"))
+	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineDirForm(bin, 0x2e) })
+	var de *DecodeError
+	_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
+	if !errors.As(err, &de) || !strings.Contains(de.Msg, "directory entry form 0x2e") {
+		t.Errorf("-D work:4: %v; want a DecodeError on the directory form", err)
+	}
+}
+
+// openCorrupted opens a copy of fixture name passed through corrupt.
+func openCorrupted(t *testing.T, name string, corrupt func([]byte) ([]byte, error)) *File {
+	t.Helper()
+	bin, err := os.ReadFile(needBin(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := dwarftest.LineDirForm(bin, 0x2e)
+	bad, err := corrupt(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "unknown-dir-form")
+	p := filepath.Join(t.TempDir(), name+"-corrupt")
 	if err := os.WriteFile(p, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +58,6 @@ func TestLineDirFormUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var de *DecodeError
-	_, err = f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
-	if !errors.As(err, &de) || !strings.Contains(de.Msg, "directory entry form 0x2e") {
-		t.Errorf("-D work:4: %v; want a DecodeError on the directory form", err)
-	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
