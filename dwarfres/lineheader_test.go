@@ -61,3 +61,15 @@ func openCorrupted(t *testing.T, name string, corrupt func([]byte) ([]byte, erro
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// TestLineFilesWithoutContent: a DWARF 5 file table of entries without
+// any form is refused, as libdw refuses it: nothing bounds how many such
+// entries debug/dwarf allocates.
+func TestLineFilesWithoutContent(t *testing.T) {
+	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineFileCount(bin, 1) })
+	var de *DecodeError
+	_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
+	if !errors.As(err, &de) || !strings.Contains(de.Msg, "1 file name entries without content") {
+		t.Errorf("-D work:4: %v; want a DecodeError on the empty entries", err)
+	}
+}

@@ -171,7 +171,12 @@ func (r *reader) skipLineEntries(table string) string {
 		forms = append(forms, abbrevAttr{form: fm})
 	}
 	count := r.b.uleb()
-	if r.b.err == nil && count > uint64(len(r.b.data)-r.b.off) {
+	if r.b.err == nil && len(forms) == 0 && count > 0 {
+		// As libdw refuses them: nothing to tell the entries apart, and
+		// nothing bounds their count.
+		return fmt.Sprintf("%d %s entries without content", count, table)
+	}
+	if r.b.err == nil && count > uint64(len(r.b.data)-r.b.off)/uint64(max(len(forms), 1)) {
 		return fmt.Sprintf("%s count %d exceeds the header", table, count)
 	}
 	for i := uint64(0); i < count && r.b.err == nil; i++ {
