@@ -25,17 +25,26 @@ func TestLineFileCountPastHeader(t *testing.T) {
 	}
 }
 
-// TestLineDirFormUnknown: a DWARF 5 line header whose directory entries
-// have a form debug/dwarf does not decode is refused as malformed.
-// debug/dwarf reads such entries as zero bytes, then takes a file count
-// from the directories' bytes: found by FuzzBinary, a count of 2^21 empty
-// files took 15 s to tabulate.
-func TestLineDirFormUnknown(t *testing.T) {
-	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineDirForm(bin, 0x2e) })
-	var de *DecodeError
-	_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
-	if !errors.As(err, &de) || !strings.Contains(de.Msg, "directory entry form 0x2e") {
-		t.Errorf("-D work:4: %v; want a DecodeError on the directory form", err)
+// TestLineHeaderRefused: DWARF 5 line headers libdw refuses are refused as
+// malformed. A directory form debug/dwarf does not decode: it reads such
+// entries as zero bytes, then takes a file count from the directories'
+// bytes (found by FuzzBinary: a count of 2^21 empty files took 15 s to
+// tabulate). Entries without any form: nothing bounds their count.
+func TestLineHeaderRefused(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		corrupt func([]byte) ([]byte, error)
+		msg     string
+	}{
+		{"unknown directory form", func(b []byte) ([]byte, error) { return dwarftest.LineDirForm(b, 0x2e) }, "directory entry form 0x2e"},
+		{"files without content", func(b []byte) ([]byte, error) { return dwarftest.LineFileCount(b, 1) }, "1 file name entries without content"},
+	} {
+		f := openCorrupted(t, "app-gcc-O2-dwarf5", c.corrupt)
+		var de *DecodeError
+		_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
+		if !errors.As(err, &de) || !strings.Contains(de.Msg, c.msg) {
+			t.Errorf("%s: -D work:4: %v; want a DecodeError %q", c.name, err, c.msg)
+		}
 	}
 }
 
@@ -60,16 +69,4 @@ func openCorrupted(t *testing.T, name string, corrupt func([]byte) ([]byte, erro
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-// TestLineFilesWithoutContent: a DWARF 5 file table of entries without
-// any form is refused, as libdw refuses it: nothing bounds how many such
-// entries debug/dwarf allocates.
-func TestLineFilesWithoutContent(t *testing.T) {
-	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineFileCount(bin, 1) })
-	var de *DecodeError
-	_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
-	if !errors.As(err, &de) || !strings.Contains(de.Msg, "1 file name entries without content") {
-		t.Errorf("-D work:4: %v; want a DecodeError on the empty entries", err)
-	}
 }
