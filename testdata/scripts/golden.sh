@@ -3,7 +3,7 @@
 #
 # usage: golden.sh [VMLINUX] [SRCDIR]
 #   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
-#   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe)
+#   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe-corpus)
 #
 # For every `KIND<TAB>SPEC[<TAB>OPTIONS]` line of testdata/conformance/specs.txt
 # it runs
@@ -48,7 +48,7 @@ trap 'warn "unexpected failure at line $LINENO"' ERR
 
 [ $# -le 2 ] || die "usage: golden.sh [VMLINUX] [SRCDIR]"
 
-CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
 VMLINUX=${1:-$CORPUS/amd64/vmlinux}
 SRCDIR=${2:-$CORPUS/linux}
 PERF=${PERF:-perf}
@@ -205,6 +205,7 @@ header() {
 	printf '# perf-golden v1\n'
 	printf '# perf: %s\n' "$perfver"
 	printf '# build-id: %s\n' "$buildid"
+	printf '# srcdir: %s\n' "$SRCDIR"
 }
 # body FILE-SUFFIX: every block with the named per-spec capture.
 body() {
