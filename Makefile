@@ -5,7 +5,7 @@
 SHELL     := /bin/bash
 GO        ?= go
 BIN       := bin/dwprobe
-CORPUS    ?= $(or $(DWPROBE_CORPUS),$(HOME)/.cache/dwprobe)
+CORPUS    ?= $(or $(DWPROBE_CORPUS),$(HOME)/.cache/dwprobe-corpus)
 VMLINUX   := $(CORPUS)/amd64/vmlinux
 SRC       := $(CORPUS)/linux
 STATICCHECK_VERSION := v0.8.2

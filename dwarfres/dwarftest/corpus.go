@@ -8,13 +8,14 @@ import (
 
 // CorpusDir is where testdata/scripts/corpus.sh caches the real Debian
 // kernels, their source and busybox: $DWPROBE_CORPUS, else
-// ~/.cache/dwprobe.
+// ~/.cache/dwprobe-corpus. It is not ~/.cache/dwprobe, which is dwprobe's
+// own cache (its indexes): the corpus is test data and may move.
 func CorpusDir() string {
 	if d := os.Getenv("DWPROBE_CORPUS"); d != "" {
 		return d
 	}
 	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "dwprobe")
+	return filepath.Join(home, ".cache", "dwprobe-corpus")
 }
 
 // NeedCorpus returns the path of the corpus file rel ("amd64/vmlinux",

@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# Fetch the real-kernel corpus into $DWPROBE_CORPUS (default ~/.cache/dwprobe):
+# Fetch the real-kernel corpus into $DWPROBE_CORPUS (default ~/.cache/dwprobe-corpus):
 # the Debian cloud kernel's debug vmlinux, bootable image and busybox-static for
 # amd64 and arm64, plus the matching linux-source-6.1 unpacked. Versions are
 # resolved from the metapackages at run time, never hard-coded. Idempotent: a
 # finished step leaves a stamp and is skipped next time.
 set -euo pipefail
 
-CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
-mkdir -p "$CORPUS/debs"
-cd "$CORPUS"
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
 
 log() { printf 'corpus: %s\n' "$*" >&2; }
+
+# The corpus used to live in ~/.cache/dwprobe, which is now dwprobe's own
+# cache (its indexes): move an old corpus rather than download it again. Its
+# symlinks are absolute and are remade below.
+old=$HOME/.cache/dwprobe
+if [ -z "${DWPROBE_CORPUS:-}" ] && [ ! -e "$CORPUS" ] && [ -d "$old/amd64" ]; then
+	log "moving the corpus from $old to $CORPUS"
+	mkdir -p "$CORPUS"
+	for d in amd64 arm64 debs src fixtures; do
+		if [ -e "$old/$d" ]; then mv "$old/$d" "$CORPUS/"; fi
+	done
+	rm -f "$old/linux"
+fi
+mkdir -p "$CORPUS/debs"
+cd "$CORPUS"
 
 need_update=0
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then

@@ -3,7 +3,7 @@
 #
 # usage: golden.sh [--modules] [VMLINUX] [SRCDIR]
 #   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
-#   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe)
+#   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe-corpus)
 #   --modules  the module list instead: testdata/conformance/modules/specs-ARCH.txt
 #              into golden/perf-modules-ARCH.txt (VMLINUX only names the
 #              architecture and, through its corpus directory, MODDIR)
@@ -60,7 +60,7 @@ MODULES=0
 if [ "${1:-}" = --modules ]; then MODULES=1; shift; fi
 [ $# -le 2 ] || die "usage: golden.sh [--modules] [VMLINUX] [SRCDIR]"
 
-CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
 VMLINUX=${1:-$CORPUS/amd64/vmlinux}
 SRCDIR=${2:-$CORPUS/linux}
 PERF=${PERF:-perf}
@@ -259,6 +259,7 @@ header() {
 	printf '# perf-golden v1\n'
 	printf '# perf: %s\n' "$perfver"
 	printf '# build-id: %s\n' "$buildid"
+	printf '# srcdir: %s\n' "$SRCDIR"
 	local m id
 	if [ ${#modules[@]} -gt 0 ]; then
 		printf '%s\n' "${modules[@]}" | sort -u | while IFS= read -r m; do

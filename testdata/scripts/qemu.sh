@@ -8,7 +8,7 @@ set -euo pipefail
 
 [ $# = 2 ] || { echo "usage: qemu.sh amd64|arm64 WORKDIR" >&2; exit 2; }
 arch=$1 work=$2
-CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe}
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
 kernel=$CORPUS/$arch/vmlinuz
 initrd=$work/initramfs.cpio
 for f in "$kernel" "$initrd"; do
