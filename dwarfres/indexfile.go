@@ -15,7 +15,8 @@ import (
 // The index file:
 //
 //	magic "DWPRBIDX", u32 format version, u32 flags (bit 0: byteScan),
-//	u64 length of what follows the checksum, u32 CRC-32C of it, then:
+//	u64 length of what follows the checksum, u32 CRC-32C of version,
+//	flags and what follows the checksum, then:
 //	u32 key length, key (whose binary: see indexKey), u32 units,
 //	u64 .debug_info size, u32 strings length, strings, and per table
 //	u32 entries, u32 postings length, entries, postings.
@@ -52,8 +53,13 @@ func encodeIndex(ix *Index, key string) []byte {
 		le.PutUint32(out[12:], 1)
 	}
 	le.PutUint64(out[16:], uint64(len(body)))
-	le.PutUint32(out[24:], crc32.Checksum(body, castagnoli))
+	le.PutUint32(out[24:], indexSum(out, body))
 	return append(out, body...)
+}
+
+// indexSum is the checksum of the header's version and flags and of body.
+func indexSum(hdr, body []byte) uint32 {
+	return crc32.Update(crc32.Checksum(hdr[8:16], castagnoli), castagnoli, body)
 }
 
 // decodeIndex checks and decodes an index file for the binary whose key
@@ -70,14 +76,18 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 	if n := le.Uint64(b[16:]); n != uint64(len(body)) {
 		return nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrIndexCorrupt, len(body), n)
 	}
-	if crc32.Checksum(body, castagnoli) != le.Uint32(b[24:]) {
+	if indexSum(b, body) != le.Uint32(b[24:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrIndexCorrupt)
 	}
 	d := &indexDecoder{b: body}
 	if k := d.bytes(int(d.u32())); d.bad || string(k) != key {
 		return nil, fmt.Errorf("%w (%s)", ErrIndexForeign, k)
 	}
-	ix := &Index{byteScan: le.Uint32(b[12:])&1 != 0}
+	flags := le.Uint32(b[12:])
+	if flags&^1 != 0 {
+		return nil, fmt.Errorf("%w: unknown flags %#x", ErrIndexCorrupt, flags)
+	}
+	ix := &Index{byteScan: flags&1 != 0}
 	ix.units = int(d.u32())
 	ix.infoSize = d.u64()
 	ix.strs = d.bytes(int(d.u32()))
@@ -196,6 +206,9 @@ func writeIndex(path string, b []byte) error {
 		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
 	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
