@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain keeps the tests' debuginfo indexes out of the user's cache:
+// each test binary builds them in a directory of its own, unless
+// DWPROBE_INDEX_DIR names one.
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("DWPROBE_INDEX_DIR") == "" {
+			dir, err := os.MkdirTemp("", "dwprobe-index")
+			if err != nil {
+				panic(err)
+			}
+			defer os.RemoveAll(dir)
+			os.Setenv("DWPROBE_INDEX_DIR", dir)
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// runIn runs dwprobe in-process and returns stdout, stderr and the error.
+func runIn(args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestBuildIndexOption: --build-index builds, then verifies; a corrupt
+// index is rebuilt with a one-line note, and answers stay the scan's.
+func TestBuildIndexOption(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	dir := t.TempDir()
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	out, _, err := runIn("-x", app, "--build-index")
+	if err != nil || !strings.HasSuffix(out, ".idx: built\n") || !strings.HasPrefix(out, dir) {
+		t.Fatalf("first --build-index: %q, %v", out, err)
+	}
+	path := strings.TrimSuffix(out, ": built\n")
+	if out, _, err = runIn("-x", app, "--build-index"); err != nil || out != path+": verified\n" {
+		t.Errorf("second --build-index: %q, %v", out, err)
+	}
+	want, _, err := runIn("-x", app, "--no-index", "-D", "item_score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	b[len(b)-1] ^= 1
+	os.WriteFile(path, b, 0o644)
+	got, errs, err := runIn("-x", app, "-D", "item_score")
+	if err != nil || got != want {
+		t.Errorf("with a corrupt index: %q, %v; want %q", got, err, want)
+	}
+	if wantNote := "note: debuginfo index " + path + ": index corrupt: checksum mismatch: rebuilt\n"; errs != wantNote {
+		t.Errorf("stderr %q, want %q", errs, wantNote)
+	}
+	if _, errs, _ = runIn("-x", app, "-D", "item_score"); errs != "" {
+		t.Errorf("after the rebuild: stderr %q", errs)
+	}
+	if _, _, err = runIn("-x", app, "--build-index", "--no-index"); err == nil || !strings.Contains(err.Error(), "exclusive") {
+		t.Errorf("--build-index --no-index: %v", err)
+	}
+}
+
+// TestIndexOffBuildsNothing: --no-index and DWPROBE_INDEX=off leave the
+// index directory alone.
+func TestIndexOffBuildsNothing(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf4")
+	dir := t.TempDir()
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	if _, _, err := runIn("-x", app, "--no-index", "-D", "work"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DWPROBE_INDEX", "off")
+	if _, _, err := runIn("-x", app, "-L", "work"); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("index directory holds %d files", len(ents))
+	}
+}
+
+// TestIndexUnwritableNote: an index directory that cannot be created
+// gives the scan's answer and one note.
+func TestIndexUnwritableNote(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	t.Setenv("DWPROBE_INDEX_DIR", filepath.Join(file, "index"))
+	want, _, _ := runIn("-x", app, "--no-index", "-D", "item_score")
+	got, errs, err := runIn("-x", app, "-D", "item_score")
+	if err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if !strings.HasPrefix(errs, "note: debuginfo index not used (") || !strings.HasSuffix(errs, "index directory not writable: mkdir "+file+": not a directory): scanning the debuginfo\n") {
+		t.Errorf("stderr %q", errs)
+	}
+	if _, _, err := runIn("-x", app, "--build-index"); err == nil || !strings.Contains(err.Error(), "not writable") {
+		t.Errorf("--build-index: %v, want the directory refused", err)
+	}
+}
+
+// TestIndexTwoProcesses: two dwprobe processes building the same index at
+// once both succeed, and the index they leave answers as the scan does.
+func TestIndexTwoProcesses(t *testing.T) {
+	app := fixture(t, "app-clang-O2-dwarf5")
+	bin := dwprobeBin(t)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(bin, "-x", app, "-D", "item_score")
+			cmd.Env = append(os.Environ(), "DWPROBE_INDEX_DIR="+dir)
+			var o []byte
+			o, errs[i] = cmd.Output()
+			outs[i] = string(o)
+		}()
+	}
+	wg.Wait()
+	want, _, err := runIn("-x", app, "--no-index", "-D", "item_score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range outs {
+		if errs[i] != nil || outs[i] != want {
+			t.Errorf("process %d: %q, %v; want %q", i, outs[i], errs[i], want)
+		}
+	}
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	if out, _, err := runIn("-x", app, "--build-index"); err != nil || !strings.HasSuffix(out, ": verified\n") {
+		t.Errorf("the index left: %q, %v", out, err)
+	}
+}
