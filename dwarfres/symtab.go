@@ -127,6 +127,14 @@ func (f *File) decodeRawSym(e []byte) rawSym {
 	return r
 }
 
+// nameIs reports whether the NUL-terminated string at off is name, without
+// searching for its end: symbol-table scans compare 150k names of a
+// vmlinux, and finding each one's NUL cost more than the comparisons.
+func nameIs(tab []byte, off uint32, name string) bool {
+	end := uint64(off) + uint64(len(name))
+	return end < uint64(len(tab)) && tab[end] == 0 && string(tab[off:end]) == name
+}
+
 // strAt returns the NUL-terminated bytes at off, without copying.
 func strAt(tab []byte, off uint32) []byte {
 	if int(off) >= len(tab) {
@@ -155,23 +163,25 @@ func (f *File) loadSymbols() *Symtab {
 	st.strtab = strtab
 	st.module = f.IsModule()
 	f.eachRawSymbol(data, func(s rawSym) {
-		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
+		if s.shndx != elf.SHN_UNDEF && nameIs(strtab, s.name, "_text") {
 			st.Text, st.HasText = s.value, true
 			st.kernel = f.ELF.Section(".init.text") != nil || f.ELF.Section("__ksymtab") != nil
 		}
 	})
 	f.eachRawSymbol(data, func(s rawSym) {
 		typ := elf.ST_TYPE(s.info)
-		name := strAt(strtab, s.name)
-		if len(name) == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
-			return
+		if int(s.name) >= len(strtab) || strtab[s.name] == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+			return // no name, or not a symbol kallsyms lists
 		}
 		st.names = append(st.names, s.name)
 		if s.shndx >= elf.SHN_LORESERVE || int(s.shndx) >= len(f.ELF.Sections) {
 			return
 		}
 		sec := f.ELF.Sections[s.shndx]
-		if st.inMap(sec, typ, name) {
+		if sec.Flags&elf.SHF_EXECINSTR == 0 {
+			return // inMap's first test, before the name's end is looked for
+		}
+		if name := strAt(strtab, s.name); st.inMap(sec, typ, name) {
 			st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
 		}
 	})
@@ -291,7 +301,7 @@ func (st *Symtab) Count(name string) int {
 	}
 	n := 0
 	for _, off := range st.names {
-		if string(strAt(st.strtab, off)) == name {
+		if nameIs(st.strtab, off, name) {
 			n++
 		}
 	}
@@ -354,7 +364,7 @@ func (f *File) symbolAddr(name string) (uint64, bool) {
 	var addr uint64
 	found := false
 	f.eachRawSymbol(data, func(s rawSym) {
-		if found || s.shndx == elf.SHN_UNDEF || string(strAt(strtab, s.name)) != name {
+		if found || s.shndx == elf.SHN_UNDEF || !nameIs(strtab, s.name, name) {
 			return
 		}
 		addr, found = s.value, true
