@@ -23,6 +23,7 @@ type Index struct {
 	byteScan bool   // built from a file refScan can scan (see exact)
 	strs     []byte
 	tabs     [numTabs]indexTable
+	syms     []byte // the symbol map's record (indexsyms.go)
 }
 
 // The tables of an Index.

@@ -156,6 +156,7 @@ func TestIndexAnswersLikeScan(t *testing.T) {
 	for _, v := range append(slices.Clone(variants), "app-gcc-O2-splitdbg", "libfix-gcc-O2.so", "libfix-clang-O2.so") {
 		t.Run(v, func(t *testing.T) {
 			f, g := indexedPair(t, needBin(t, v), t.TempDir())
+			sameSymbols(t, f, g)
 			sameAnswers(t, f, g)
 		})
 	}
@@ -321,6 +322,7 @@ func TestIndexUnwritableDir(t *testing.T) {
 func TestIndexCorpus(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
 	f, g := indexedPair(t, vml, t.TempDir())
+	sameSymbols(t, f, g)
 	queries := []Query{
 		{Function: "vfs_read"},
 		{Function: "vfs_read", Line: 12, HasLine: true},
@@ -349,5 +351,35 @@ func TestIndexCorpus(t *testing.T) {
 		if aok != bok || aok && (a.t.u.off != b.t.u.off || a.i != b.i) {
 			t.Errorf("global %s differs", v)
 		}
+	}
+}
+
+// sameSymbols checks that g's symbol map, read from its index, is f's.
+func sameSymbols(t *testing.T, f, g *File) {
+	t.Helper()
+	if _, ok := g.decodeSyms(g.index().syms); !ok {
+		t.Fatal("the index holds no symbol map of this binary")
+	}
+	a, b := f.Symbols(), g.Symbols()
+	if !slices.Equal(a.all, b.all) || !slices.Equal(a.byAddr, b.byAddr) || !slices.Equal(a.names, b.names) ||
+		a.Text != b.Text || a.HasText != b.HasText || a.kernel != b.kernel {
+		t.Errorf("symbol map differs with the index: %d/%d symbols, %d/%d names", len(a.all), len(b.all), len(a.names), len(b.names))
+	}
+}
+
+// TestIndexSymbolsOfItsTable: a record of another symbol table (a
+// stripped twin sharing the build-id) is not used.
+func TestIndexSymbolsOfItsTable(t *testing.T) {
+	f, g := openPair(t, needBin(t, "app-gcc-O2-dwarf5"))
+	h, err := Open(needBin(t, "app-clang-O2-dwarf5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, ok := h.decodeSyms(g.encodeSyms(g.loadSymbols())); ok {
+		t.Error("a record of another symbol table was used")
+	}
+	if st, ok := g.decodeSyms(g.encodeSyms(g.loadSymbols())); !ok || !slices.Equal(st.all, f.Symbols().all) {
+		t.Error("a record of this symbol table does not read back")
 	}
 }

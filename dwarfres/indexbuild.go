@@ -84,7 +84,9 @@ func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.mergeIndex(units, tabs, per), nil
+	ix := f.mergeIndex(units, tabs, per)
+	ix.syms = f.encodeSyms(f.loadSymbols()) // not Symbols: it may be what asked for the index
+	return ix, nil
 }
 
 // indexUnit collects one unit's names: the same top-level DIEs

@@ -18,8 +18,9 @@ import (
 //	u64 length of what follows the checksum, u32 CRC-32C of version,
 //	flags and what follows the checksum, then:
 //	u32 key length, key (whose binary: see indexKey), u32 units,
-//	u64 .debug_info size, u32 strings length, strings, and per table
-//	u32 entries, u32 postings length, entries, postings.
+//	u64 .debug_info size, u32 strings length, strings, per table
+//	u32 entries, u32 postings length, entries, postings, and u32 length
+//	and the symbol map's record (indexsyms.go).
 //
 // All little-endian. A reader trusts nothing before the checksum and
 // the key have matched; lookups still bound-check every offset.
@@ -47,6 +48,8 @@ func encodeIndex(ix *Index, key string) []byte {
 		body = append(body, t.ents...)
 		body = append(body, t.posts...)
 	}
+	body = le.AppendUint32(body, uint32(len(ix.syms)))
+	body = append(body, ix.syms...)
 	out := append([]byte(indexMagic), make([]byte, indexHdrSize-len(indexMagic))...)
 	le.PutUint32(out[8:], indexVersion)
 	if ix.byteScan {
@@ -100,6 +103,7 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 		ix.tabs[i].ents = d.bytes(n * entSize)
 		ix.tabs[i].posts = d.bytes(pl)
 	}
+	ix.syms = d.bytes(int(d.u32()))
 	if d.bad || len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: tables do not decode", ErrIndexCorrupt)
 	}

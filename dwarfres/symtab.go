@@ -32,7 +32,7 @@ type Symtab struct {
 	module  bool // a kernel module: labels count as in the kernel's map
 }
 
-// Symbols loads the symbol table once.
+// Symbols loads the symbol table once, from the index when it has it.
 func (f *File) Symbols() *Symtab {
 	f.symOnce.Do(func() {
 		if f.dbg != nil && !f.hasSymbols() && f.dbg.hasSymtab() {
@@ -43,6 +43,12 @@ func (f *File) Symbols() *Symtab {
 			// perf and the dynamic linker know as plain names.
 			f.syms = f.dbg.Symbols()
 			return
+		}
+		if ix := f.index(); ix != nil {
+			if st, ok := f.decodeSyms(ix.syms); ok {
+				f.syms = st
+				return
+			}
 		}
 		f.syms = f.loadSymbols()
 	})

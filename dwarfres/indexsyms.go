@@ -1,0 +1,110 @@
+package dwarfres
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"hash/crc32"
+)
+
+// The index also keeps the symbol map (Symbols), sorted: reading and
+// sorting a vmlinux's 150k symbols is most of a single query's work once
+// the index chooses its units. The record names the symbol table it was
+// made from (its size and checksum): a stripped binary and its unstripped
+// twin share a build-id, not a symbol table, and a record of another
+// table is ignored.
+//
+// Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
+// HasText, bit 1 kernel), u32 count, entries of symEntSize bytes (u32 name
+// offset, u32 name length, u64 start, u64 end, u16 section, u8 info), u32
+// count, kallsyms name offsets.
+const symEntSize = 32
+
+// symtabID is the identity of f's symbol table: its size and checksum.
+func (f *File) symtabID() (uint64, uint32) {
+	data, _ := f.symbolTable()
+	return uint64(len(data)), crc32.Checksum(data, castagnoli)
+}
+
+// encodeSyms records st, the symbol map of f.
+func (f *File) encodeSyms(st *Symtab) []byte {
+	le := binary.LittleEndian
+	size, sum := f.symtabID()
+	b := le.AppendUint64(nil, size)
+	b = le.AppendUint32(b, sum)
+	b = le.AppendUint64(b, st.Text)
+	var flags uint32
+	if st.HasText {
+		flags |= 1
+	}
+	if st.kernel {
+		flags |= 2
+	}
+	b = le.AppendUint32(b, flags)
+	secIdx := map[string]uint16{}
+	for i, s := range f.ELF.Sections {
+		if _, ok := secIdx[s.Name]; !ok {
+			secIdx[s.Name] = uint16(i)
+		}
+	}
+	// Any copy of a name in the string table will do.
+	data, strtab := f.symbolTable()
+	nameOff := map[string]uint32{}
+	f.eachRawSymbol(data, func(s rawSym) { nameOff[string(strAt(strtab, s.name))] = s.name })
+	b = le.AppendUint32(b, uint32(len(st.all)))
+	for _, s := range st.all {
+		var e [symEntSize]byte
+		le.PutUint32(e[0:], nameOff[s.Name])
+		le.PutUint32(e[4:], uint32(len(s.Name)))
+		le.PutUint64(e[8:], s.Start)
+		le.PutUint64(e[16:], s.End)
+		le.PutUint16(e[24:], secIdx[s.Section])
+		e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
+		b = append(b, e[:]...)
+	}
+	b = le.AppendUint32(b, uint32(len(st.names)))
+	for _, n := range st.names {
+		b = le.AppendUint32(b, n)
+	}
+	return b
+}
+
+// decodeSyms is the symbol map a record holds, ok=false when it is of
+// another symbol table or does not decode.
+func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
+	d := &indexDecoder{b: rec}
+	size, sum := d.u64(), d.u32()
+	data, strtab := f.symbolTable()
+	if d.bad || size != uint64(len(data)) || sum != crc32.Checksum(data, castagnoli) {
+		return nil, false
+	}
+	st = &Symtab{strtab: strtab, Text: d.u64()}
+	flags := d.u32()
+	st.HasText, st.kernel = flags&1 != 0, flags&2 != 0
+	n := int(d.u32())
+	ents := d.bytes(n * symEntSize)
+	if d.bad {
+		return nil, false
+	}
+	le := binary.LittleEndian
+	st.all = make([]Sym, n)
+	for i := range st.all {
+		e := ents[i*symEntSize:]
+		off, l := le.Uint32(e), le.Uint32(e[4:])
+		sec := int(le.Uint16(e[24:]))
+		if uint64(off)+uint64(l) > uint64(len(strtab)) || sec >= len(f.ELF.Sections) {
+			return nil, false
+		}
+		st.all[i] = Sym{Name: string(strtab[off : off+l]), Start: le.Uint64(e[8:]), End: le.Uint64(e[16:]),
+			Bind: elf.SymBind(e[26] >> 4), Type: elf.SymType(e[26] & 0xf), Section: f.ELF.Sections[sec].Name}
+	}
+	names := d.bytes(4 * int(d.u32()))
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	st.names = make([]uint32, len(names)/4)
+	for i := range st.names {
+		st.names[i] = le.Uint32(names[4*i:])
+	}
+	st.byAddr = addrMap(st.all)
+	return st, true
+}
