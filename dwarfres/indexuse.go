@@ -27,14 +27,20 @@ type IndexReport struct {
 	// Stale is why the file that was there was rebuilt: an *IndexError
 	// wrapping ErrIndexCorrupt, ErrIndexForeign or ErrIndexVersion.
 	Stale error
-	// Err is why the index was not saved (wraps ErrIndexUnwritable; the
-	// built index is still used) or not used at all (Used is false).
+	// Err is why the index was not saved (an *IndexError wrapping
+	// ErrIndexUnwritable; the built index is still used) or not used at
+	// all (Used is false): that, or the debuginfo's own error.
 	Err error
 }
 
 // Noteworthy reports whether the user should hear of r: an index rebuilt,
-// unsaved or unused. Loading one, or building the first, is routine.
-func (r IndexReport) Noteworthy() bool { return r.Stale != nil || r.Err != nil }
+// unsaved, or unused for want of a directory. Loading one, or building the
+// first, is routine; so is having none for a binary whose debuginfo does
+// not read (the scan reports that).
+func (r IndexReport) Noteworthy() bool {
+	var ie *IndexError
+	return r.Stale != nil || errors.As(r.Err, &ie)
+}
 
 // UseIndex makes f's queries choose their units through its index in
 // o.Dir, loaded or built (and saved) on first need. Answers are the same
@@ -79,6 +85,10 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 			r.Err = &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 			return nil, r
 		}
+	}
+	if !f.HasDWARF() {
+		r.Err = fmt.Errorf("%s: %w", f.Path, ErrNoDebugInfo)
+		return nil, r
 	}
 	key, name, err := f.indexKey()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,5 +144,24 @@ func TestIndexTwoProcesses(t *testing.T) {
 	t.Setenv("DWPROBE_INDEX_DIR", dir)
 	if out, _, err := runIn("-x", app, "--build-index"); err != nil || !strings.HasSuffix(out, ": verified\n") {
 		t.Errorf("the index left: %q, %v", out, err)
+	}
+}
+
+// TestIndexNoDebuginfoQuiet: a binary without DWARF has no index and no
+// note about one: its error is the scan's.
+func TestIndexNoDebuginfoQuiet(t *testing.T) {
+	stripped := fixture(t, "app-gcc-O2-stripped")
+	dir := t.TempDir()
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	wo, we, werr := runIn("-x", stripped, "--no-index", "-D", "work")
+	go_, ge, gerr := runIn("-x", stripped, "-D", "work")
+	if wo != go_ || we != ge || fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Errorf("with the index: %q %q %v; without %q %q %v", go_, ge, gerr, wo, we, werr)
+	}
+	if _, _, err := runIn("-x", stripped, "--build-index"); err == nil || !strings.Contains(err.Error(), "no DWARF") {
+		t.Errorf("--build-index: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("index directory holds %d files", len(ents))
 	}
 }
