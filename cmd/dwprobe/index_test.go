@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,45 +28,38 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runIn runs dwprobe in-process and returns stdout, stderr and the error.
-func runIn(args ...string) (string, string, error) {
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, &out, &errb)
-	return out.String(), errb.String(), err
-}
-
 // TestBuildIndexOption: --build-index builds, then verifies; a corrupt
 // index is rebuilt with a one-line note, and answers stay the scan's.
 func TestBuildIndexOption(t *testing.T) {
 	app := fixture(t, "app-gcc-O2-dwarf5")
 	dir := t.TempDir()
 	t.Setenv("DWPROBE_INDEX_DIR", dir)
-	out, _, err := runIn("-x", app, "--build-index")
+	out, _, err := dw("-x", app, "--build-index")
 	if err != nil || !strings.HasSuffix(out, ".idx: built\n") || !strings.HasPrefix(out, dir) {
 		t.Fatalf("first --build-index: %q, %v", out, err)
 	}
 	path := strings.TrimSuffix(out, ": built\n")
-	if out, _, err = runIn("-x", app, "--build-index"); err != nil || out != path+": verified\n" {
+	if out, _, err = dw("-x", app, "--build-index"); err != nil || out != path+": verified\n" {
 		t.Errorf("second --build-index: %q, %v", out, err)
 	}
-	want, _, err := runIn("-x", app, "--no-index", "-D", "item_score")
+	want, _, err := dw("-x", app, "--no-index", "-D", "item_score")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	b[len(b)-1] ^= 1
 	os.WriteFile(path, b, 0o644)
-	got, errs, err := runIn("-x", app, "-D", "item_score")
+	got, errs, err := dw("-x", app, "-D", "item_score")
 	if err != nil || got != want {
 		t.Errorf("with a corrupt index: %q, %v; want %q", got, err, want)
 	}
 	if wantNote := "note: debuginfo index " + path + ": index corrupt: checksum mismatch: rebuilt\n"; errs != wantNote {
 		t.Errorf("stderr %q, want %q", errs, wantNote)
 	}
-	if _, errs, _ = runIn("-x", app, "-D", "item_score"); errs != "" {
+	if _, errs, _ = dw("-x", app, "-D", "item_score"); errs != "" {
 		t.Errorf("after the rebuild: stderr %q", errs)
 	}
-	if _, _, err = runIn("-x", app, "--build-index", "--no-index"); err == nil || !strings.Contains(err.Error(), "exclusive") {
+	if _, _, err = dw("-x", app, "--build-index", "--no-index"); err == nil || !strings.Contains(err.Error(), "exclusive") {
 		t.Errorf("--build-index --no-index: %v", err)
 	}
 }
@@ -79,11 +70,11 @@ func TestIndexOffBuildsNothing(t *testing.T) {
 	app := fixture(t, "app-gcc-O2-dwarf4")
 	dir := t.TempDir()
 	t.Setenv("DWPROBE_INDEX_DIR", dir)
-	if _, _, err := runIn("-x", app, "--no-index", "-D", "work"); err != nil {
+	if _, _, err := dw("-x", app, "--no-index", "-D", "work"); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DWPROBE_INDEX", "off")
-	if _, _, err := runIn("-x", app, "-L", "work"); err != nil {
+	if _, _, err := dw("-x", app, "-L", "work"); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -98,15 +89,15 @@ func TestIndexUnwritableNote(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
 	t.Setenv("DWPROBE_INDEX_DIR", filepath.Join(file, "index"))
-	want, _, _ := runIn("-x", app, "--no-index", "-D", "item_score")
-	got, errs, err := runIn("-x", app, "-D", "item_score")
+	want, _, _ := dw("-x", app, "--no-index", "-D", "item_score")
+	got, errs, err := dw("-x", app, "-D", "item_score")
 	if err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
 	if !strings.HasPrefix(errs, "note: debuginfo index not used (") || !strings.HasSuffix(errs, "index directory not writable: mkdir "+file+": not a directory): scanning the debuginfo\n") {
 		t.Errorf("stderr %q", errs)
 	}
-	if _, _, err := runIn("-x", app, "--build-index"); err == nil || !strings.Contains(err.Error(), "not writable") {
+	if _, _, err := dw("-x", app, "--build-index"); err == nil || !strings.Contains(err.Error(), "not writable") {
 		t.Errorf("--build-index: %v, want the directory refused", err)
 	}
 }
@@ -132,7 +123,7 @@ func TestIndexTwoProcesses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	want, _, err := runIn("-x", app, "--no-index", "-D", "item_score")
+	want, _, err := dw("-x", app, "--no-index", "-D", "item_score")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +133,7 @@ func TestIndexTwoProcesses(t *testing.T) {
 		}
 	}
 	t.Setenv("DWPROBE_INDEX_DIR", dir)
-	if out, _, err := runIn("-x", app, "--build-index"); err != nil || !strings.HasSuffix(out, ": verified\n") {
+	if out, _, err := dw("-x", app, "--build-index"); err != nil || !strings.HasSuffix(out, ": verified\n") {
 		t.Errorf("the index left: %q, %v", out, err)
 	}
 }
@@ -153,12 +144,12 @@ func TestIndexNoDebuginfoQuiet(t *testing.T) {
 	stripped := fixture(t, "app-gcc-O2-stripped")
 	dir := t.TempDir()
 	t.Setenv("DWPROBE_INDEX_DIR", dir)
-	wo, we, werr := runIn("-x", stripped, "--no-index", "-D", "work")
-	go_, ge, gerr := runIn("-x", stripped, "-D", "work")
+	wo, we, werr := dw("-x", stripped, "--no-index", "-D", "work")
+	go_, ge, gerr := dw("-x", stripped, "-D", "work")
 	if wo != go_ || we != ge || fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Errorf("with the index: %q %q %v; without %q %q %v", go_, ge, gerr, wo, we, werr)
 	}
-	if _, _, err := runIn("-x", stripped, "--build-index"); err == nil || !strings.Contains(err.Error(), "no DWARF") {
+	if _, _, err := dw("-x", stripped, "--build-index"); err == nil || !strings.Contains(err.Error(), "no DWARF") {
 		t.Errorf("--build-index: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
