@@ -157,6 +157,7 @@ func TestIndexAnswersLikeScan(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			f, g := indexedPair(t, needBin(t, v), t.TempDir())
 			sameSymbols(t, f, g)
+			sameSymbolAddrs(t, f, g, 1)
 			sameAnswers(t, f, g)
 		})
 	}
@@ -323,6 +324,7 @@ func TestIndexCorpus(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
 	f, g := indexedPair(t, vml, t.TempDir())
 	sameSymbols(t, f, g)
+	sameSymbolAddrs(t, f, g, 1000)
 	queries := []Query{
 		{Function: "vfs_read"},
 		{Function: "vfs_read", Line: 12, HasLine: true},
@@ -381,5 +383,27 @@ func TestIndexSymbolsOfItsTable(t *testing.T) {
 	}
 	if st, ok := g.decodeSyms(g.encodeSyms(g.loadSymbols())); !ok || !slices.Equal(st.all, f.Symbols().all) {
 		t.Error("a record of this symbol table does not read back")
+	}
+}
+
+// sameSymbolAddrs checks SymbolAddr with the index's table against the
+// scan, for every step-th name of the symbol map and a few others.
+func sameSymbolAddrs(t *testing.T, f, g *File, step int) {
+	t.Helper()
+	if g.Symbols().addrTab == nil {
+		t.Fatal("no SymbolAddr table in the index")
+	}
+	names := []string{"no_such_symbol", "_sinittext", "_einittext", "kallsyms_num_syms"}
+	for i, s := range f.Symbols().all {
+		if i%step == 0 {
+			names = append(names, s.Name)
+		}
+	}
+	for _, n := range names {
+		a, aok := f.SymbolAddr(n)
+		b, bok := g.SymbolAddr(n)
+		if a != b || aok != bok {
+			t.Errorf("SymbolAddr(%s): %#x %v, with the index %#x %v", n, a, aok, b, bok)
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package dwarfres
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
+	"sort"
 )
 
 // The index also keeps the symbol map (Symbols), sorted: reading and
@@ -16,8 +19,14 @@ import (
 // Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
 // HasText, bit 1 kernel), u32 count, entries of symEntSize bytes (u32 name
 // offset, u32 name length, u64 start, u64 end, u16 section, u8 info), u32
-// count, kallsyms name offsets.
-const symEntSize = 32
+// count, kallsyms name offsets, u32 count, and SymbolAddr's table: the
+// value of the first defined symbol of each name, as entries of
+// addrEntSize bytes (u32 name offset, u32 name length, u64 value) sorted by
+// name.
+const (
+	symEntSize  = 32
+	addrEntSize = 16
+)
 
 // symtabID is the identity of f's symbol table: its size and checksum.
 func (f *File) symtabID() (uint64, uint32) {
@@ -65,7 +74,59 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	for _, n := range st.names {
 		b = le.AppendUint32(b, n)
 	}
+	return f.appendAddrTable(b)
+}
+
+// appendAddrTable appends SymbolAddr's answers for every name, sorted.
+func (f *File) appendAddrTable(b []byte) []byte {
+	data, strtab := f.symbolTable()
+	type ent struct {
+		name  []byte
+		off   uint32
+		value uint64
+	}
+	var ents []ent
+	seen := map[string]bool{}
+	f.eachRawSymbol(data, func(s rawSym) {
+		name := strAt(strtab, s.name)
+		if s.shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
+			return
+		}
+		seen[string(name)] = true
+		ents = append(ents, ent{name, s.name, s.value})
+	})
+	slices.SortFunc(ents, func(a, b ent) int { return bytes.Compare(a.name, b.name) })
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, uint32(len(ents)))
+	for _, e := range ents {
+		b = le.AppendUint32(b, e.off)
+		b = le.AppendUint32(b, uint32(len(e.name)))
+		b = le.AppendUint64(b, e.value)
+	}
 	return b
+}
+
+// addrOf is SymbolAddr from the index's table; known is false without one.
+func (st *Symtab) addrOf(name string) (addr uint64, ok, known bool) {
+	t := st.addrTab
+	if t == nil {
+		return 0, false, false
+	}
+	le := binary.LittleEndian
+	n := len(t) / addrEntSize
+	at := func(i int) []byte {
+		e := t[i*addrEntSize:]
+		off, l := le.Uint32(e), le.Uint32(e[4:])
+		if uint64(off)+uint64(l) > uint64(len(st.strtab)) {
+			return nil
+		}
+		return st.strtab[off : off+l]
+	}
+	i := sort.Search(n, func(i int) bool { return string(at(i)) >= name })
+	if i < n && string(at(i)) == name {
+		return le.Uint64(t[i*addrEntSize+8:]), true, true
+	}
+	return 0, false, true
 }
 
 // decodeSyms is the symbol map a record holds, ok=false when it is of
@@ -98,6 +159,7 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 			Bind: elf.SymBind(e[26] >> 4), Type: elf.SymType(e[26] & 0xf), Section: f.ELF.Sections[sec].Name}
 	}
 	names := d.bytes(4 * int(d.u32()))
+	st.addrTab = d.bytes(addrEntSize * int(d.u32()))
 	if d.bad || len(d.b) != 0 {
 		return nil, false
 	}

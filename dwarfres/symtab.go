@@ -26,6 +26,7 @@ type Symtab struct {
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts  nameCounts
 	strtab  []byte
+	addrTab []byte // SymbolAddr's answers, from the index (indexsyms.go)
 	Text    uint64 // address of _text (kernel) or 0
 	HasText bool
 	kernel  bool // a vmlinux: _text plus kernel-only sections
@@ -362,6 +363,11 @@ func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64
 // SymbolAddr returns the address of the first non-function symbol named
 // name (a global declared in one unit, defined in another).
 func (f *File) SymbolAddr(name string) (uint64, bool) {
+	if f.index() != nil {
+		if addr, ok, known := f.Symbols().addrOf(name); known {
+			return addr, ok
+		}
+	}
 	return f.symAddrs.lookup(name, f.symbolAddr)
 }
 
