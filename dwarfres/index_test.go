@@ -356,16 +356,37 @@ func TestIndexCorpus(t *testing.T) {
 	}
 }
 
-// sameSymbols checks that g's symbol map, read from its index, is f's.
+// eachSym lists st's symbols through Each.
+func eachSym(st *Symtab) []Sym {
+	var out []Sym
+	st.Each(func(s Sym) { out = append(out, s) })
+	return out
+}
+
+// sameSymbols checks that g's symbol map, read from its index, is f's:
+// the same symbols, names and answers to At and Lookup.
 func sameSymbols(t *testing.T, f, g *File) {
 	t.Helper()
 	if _, ok := g.decodeSyms(g.index().syms); !ok {
 		t.Fatal("the index holds no symbol map of this binary")
 	}
 	a, b := f.Symbols(), g.Symbols()
-	if !slices.Equal(a.all, b.all) || !slices.Equal(a.byAddr, b.byAddr) || !slices.Equal(a.names, b.names) ||
+	all := eachSym(a)
+	if !slices.Equal(all, eachSym(b)) || !slices.Equal(a.names, b.names) ||
 		a.Text != b.Text || a.HasText != b.HasText || a.kernel != b.kernel {
-		t.Errorf("symbol map differs with the index: %d/%d symbols, %d/%d names", len(a.all), len(b.all), len(a.names), len(b.names))
+		t.Fatalf("symbol map differs with the index: %d symbols, %d/%d names", len(all), len(a.names), len(b.names))
+	}
+	for i, s := range all {
+		for _, addr := range []uint64{s.Start, s.Start - 1, s.End, s.End - 1} {
+			x, xok := a.At(addr)
+			y, yok := b.At(addr)
+			if x != y || xok != yok {
+				t.Fatalf("At(%#x): %v %v, with the index %v %v", addr, x, xok, y, yok)
+			}
+		}
+		if i%97 == 0 && !slices.Equal(a.Lookup(s.Name), b.Lookup(s.Name)) {
+			t.Fatalf("Lookup(%s) differs", s.Name)
+		}
 	}
 }
 
@@ -381,7 +402,7 @@ func TestIndexSymbolsOfItsTable(t *testing.T) {
 	if _, ok := h.decodeSyms(g.encodeSyms(g.loadSymbols())); ok {
 		t.Error("a record of another symbol table was used")
 	}
-	if st, ok := g.decodeSyms(g.encodeSyms(g.loadSymbols())); !ok || !slices.Equal(st.all, f.Symbols().all) {
+	if st, ok := g.decodeSyms(g.encodeSyms(g.loadSymbols())); !ok || !slices.Equal(eachSym(st), eachSym(f.Symbols())) {
 		t.Error("a record of this symbol table does not read back")
 	}
 }
@@ -394,7 +415,7 @@ func sameSymbolAddrs(t *testing.T, f, g *File, step int) {
 		t.Fatal("no SymbolAddr table in the index")
 	}
 	names := []string{"no_such_symbol", "_sinittext", "_einittext", "kallsyms_num_syms"}
-	for i, s := range f.Symbols().all {
+	for i, s := range eachSym(f.Symbols()) {
 		if i%step == 0 {
 			names = append(names, s.Name)
 		}

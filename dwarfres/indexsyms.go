@@ -59,16 +59,18 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	data, strtab := f.symbolTable()
 	nameOff := map[string]uint32{}
 	f.eachRawSymbol(data, func(s rawSym) { nameOff[string(strAt(strtab, s.name))] = s.name })
-	b = le.AppendUint32(b, uint32(len(st.all)))
-	for _, s := range st.all {
-		var e [symEntSize]byte
-		le.PutUint32(e[0:], nameOff[s.Name])
-		le.PutUint32(e[4:], uint32(len(s.Name)))
-		le.PutUint64(e[8:], s.Start)
-		le.PutUint64(e[16:], s.End)
-		le.PutUint16(e[24:], secIdx[s.Section])
-		e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
-		b = append(b, e[:]...)
+	for _, list := range [][]Sym{st.all, st.byAddr} {
+		b = le.AppendUint32(b, uint32(len(list)))
+		for _, s := range list {
+			var e [symEntSize]byte
+			le.PutUint32(e[0:], nameOff[s.Name])
+			le.PutUint32(e[4:], uint32(len(s.Name)))
+			le.PutUint64(e[8:], s.Start)
+			le.PutUint64(e[16:], s.End)
+			le.PutUint16(e[24:], secIdx[s.Section])
+			e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
+			b = append(b, e[:]...)
+		}
 	}
 	b = le.AppendUint32(b, uint32(len(st.names)))
 	for _, n := range st.names {
@@ -130,7 +132,9 @@ func (st *Symtab) addrOf(name string) (addr uint64, ok, known bool) {
 }
 
 // decodeSyms is the symbol map a record holds, ok=false when it is of
-// another symbol table or does not decode.
+// another symbol table or does not decode. The symbols stay encoded: a
+// query looks up a few of 60k (symEnc), and decoding them all would cost
+// more than the rest of it.
 func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 	d := &indexDecoder{b: rec}
 	size, sum := d.u64(), d.u32()
@@ -141,32 +145,79 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 	st = &Symtab{strtab: strtab, Text: d.u64()}
 	flags := d.u32()
 	st.HasText, st.kernel = flags&1 != 0, flags&2 != 0
-	n := int(d.u32())
-	ents := d.bytes(n * symEntSize)
-	if d.bad {
-		return nil, false
-	}
-	le := binary.LittleEndian
-	st.all = make([]Sym, n)
-	for i := range st.all {
-		e := ents[i*symEntSize:]
-		off, l := le.Uint32(e), le.Uint32(e[4:])
-		sec := int(le.Uint16(e[24:]))
-		if uint64(off)+uint64(l) > uint64(len(strtab)) || sec >= len(f.ELF.Sections) {
-			return nil, false
-		}
-		st.all[i] = Sym{Name: string(strtab[off : off+l]), Start: le.Uint64(e[8:]), End: le.Uint64(e[16:]),
-			Bind: elf.SymBind(e[26] >> 4), Type: elf.SymType(e[26] & 0xf), Section: f.ELF.Sections[sec].Name}
-	}
+	enc := &symEnc{f: f, strtab: strtab}
+	enc.all = d.bytes(symEntSize * int(d.u32()))
+	enc.byAddr = d.bytes(symEntSize * int(d.u32()))
 	names := d.bytes(4 * int(d.u32()))
 	st.addrTab = d.bytes(addrEntSize * int(d.u32()))
-	if d.bad || len(d.b) != 0 {
+	if d.bad || len(d.b) != 0 || !enc.valid(enc.all) || !enc.valid(enc.byAddr) {
 		return nil, false
 	}
+	st.enc = enc
+	le := binary.LittleEndian
 	st.names = make([]uint32, len(names)/4)
 	for i := range st.names {
 		st.names[i] = le.Uint32(names[4*i:])
 	}
-	st.byAddr = addrMap(st.all)
 	return st, true
+}
+
+// symEnc is a Symtab's symbols as the index holds them: all (every text
+// symbol, by address) and byAddr (perf's map), entries of symEntSize bytes.
+type symEnc struct {
+	f           *File
+	strtab      []byte
+	all, byAddr []byte
+}
+
+// valid checks that every entry's name and section are in range.
+func (e *symEnc) valid(list []byte) bool {
+	le := binary.LittleEndian
+	for i := 0; i+symEntSize <= len(list); i += symEntSize {
+		off, l := le.Uint32(list[i:]), le.Uint32(list[i+4:])
+		if uint64(off)+uint64(l) > uint64(len(e.strtab)) || int(le.Uint16(list[i+24:])) >= len(e.f.ELF.Sections) {
+			return false
+		}
+	}
+	return true
+}
+
+// sym decodes entry i of list.
+func (e *symEnc) sym(list []byte, i int) Sym {
+	le := binary.LittleEndian
+	b := list[i*symEntSize:]
+	off, l := le.Uint32(b), le.Uint32(b[4:])
+	return Sym{Name: string(e.strtab[off : off+l]), Start: le.Uint64(b[8:]), End: le.Uint64(b[16:]),
+		Bind: elf.SymBind(b[26] >> 4), Type: elf.SymType(b[26] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[24:])].Name}
+}
+
+// at is Symtab.At over the encoded map.
+func (e *symEnc) at(addr uint64) (Sym, bool) {
+	le := binary.LittleEndian
+	n := len(e.byAddr) / symEntSize
+	i := sort.Search(n, func(i int) bool { return le.Uint64(e.byAddr[i*symEntSize+8:]) > addr }) - 1
+	if i >= 0 && addr < le.Uint64(e.byAddr[i*symEntSize+16:]) {
+		return e.sym(e.byAddr, i), true
+	}
+	return Sym{}, false
+}
+
+// lookup is Symtab.Lookup, decoding only the symbols named name.
+func (e *symEnc) lookup(name string) []Sym {
+	le := binary.LittleEndian
+	var out []Sym
+	for i := 0; i*symEntSize < len(e.all); i++ {
+		b := e.all[i*symEntSize:]
+		if off, l := le.Uint32(b), le.Uint32(b[4:]); int(l) == len(name) && string(e.strtab[off:off+l]) == name {
+			out = append(out, e.sym(e.all, i))
+		}
+	}
+	return out
+}
+
+// each is Symtab.Each.
+func (e *symEnc) each(fn func(Sym)) {
+	for i := 0; i*symEntSize < len(e.all); i++ {
+		fn(e.sym(e.all, i))
+	}
 }

@@ -26,8 +26,9 @@ type Symtab struct {
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts  nameCounts
 	strtab  []byte
-	addrTab []byte // SymbolAddr's answers, from the index (indexsyms.go)
-	Text    uint64 // address of _text (kernel) or 0
+	addrTab []byte  // SymbolAddr's answers, from the index (indexsyms.go)
+	enc     *symEnc // all and byAddr as the index holds them, instead
+	Text    uint64  // address of _text (kernel) or 0
 	HasText bool
 	kernel  bool // a vmlinux: _text plus kernel-only sections
 	module  bool // a kernel module: labels count as in the kernel's map
@@ -264,6 +265,9 @@ func addrMap(sorted []Sym) []Sym {
 
 // At returns the symbol containing addr, as perf's map__find_symbol does.
 func (st *Symtab) At(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.at(addr)
+	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i >= 0 && addr < st.byAddr[i].End {
 		return st.byAddr[i], true
@@ -292,6 +296,9 @@ func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
 // Lookup returns every text symbol named name, in address order. A linear
 // scan: a query asks a handful of times, building a map would cost more.
 func (st *Symtab) Lookup(name string) []Sym {
+	if st.enc != nil {
+		return st.enc.lookup(name)
+	}
 	var out []Sym
 	for _, s := range st.all {
 		if s.Name == name {
@@ -325,6 +332,10 @@ func (st *Symtab) EachName(fn func(string)) {
 
 // Each calls fn for every text symbol in address order.
 func (st *Symtab) Each(fn func(Sym)) {
+	if st.enc != nil {
+		st.enc.each(fn)
+		return
+	}
 	for _, s := range st.all {
 		fn(s)
 	}
