@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // The index file:
@@ -179,7 +180,7 @@ func DefaultIndexDir() (string, error) {
 // readIndex loads and checks the index at path for f; a missing file is
 // (nil, nil). The index must also fit f's units.
 func (f *File) readIndex(path, key string) (*Index, error) {
-	b, err := os.ReadFile(path)
+	b, err := mapIndex(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -188,16 +189,40 @@ func (f *File) readIndex(path, key string) (*Index, error) {
 	}
 	ix, err := decodeIndex(b, key)
 	if err != nil {
+		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: err}
 	}
 	units, err := f.unitsList()
 	if err != nil {
+		syscall.Munmap(b)
 		return nil, nil // no index for debuginfo that does not read: the build says why
 	}
 	if ix.units != len(units) || ix.infoSize != uint64(len(f.sec(".debug_info"))) {
+		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
 	}
 	return ix, nil
+}
+
+// mapIndex maps the index file read-only: a query reads a few of its
+// pages besides the checksum's pass, and copying it would cost more. The
+// mapping lives as long as the process: the Index and the symbol map
+// decoded from it point into it. Writers replace the file by renaming,
+// never in place, so the mapping stays whole.
+func mapIndex(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	return syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 }
 
 // writeIndex stores b at path through a temporary file in the same
