@@ -30,7 +30,7 @@ const fuzzKey = "build-id 00"
 // must be refused with a typed error unless they are a genuine index (one
 // that writes back to the same bytes): garbage never passes the checks.
 // With their checksum fixed up, so that the structure decoder and the
-// lookups see them, nothing may panic either.
+// lookups (the symbol map's too) see them, nothing may panic either.
 func FuzzIndex(f *testing.F) {
 	seed := fuzzIndexSeed(f)
 	f.Add(seed)
@@ -60,5 +60,10 @@ func FuzzIndex(f *testing.F) {
 		ix.candidates(Query{Function: "gvar"}, sourceName{})
 		ix.candidates(Query{File: "synth.c"}, sourceName{name: "synth.c"})
 		ix.nameUnits("inl")
+		if st, ok := memFile(nil).decodeSyms(ix.syms); ok {
+			st.At(0)
+			st.Lookup("inl")
+			st.addrOf("inl")
+		}
 	})
 }
