@@ -373,7 +373,7 @@ func sameSymbols(t *testing.T, f, g *File) {
 	a, b := f.Symbols(), g.Symbols()
 	all := eachSym(a)
 	if !slices.Equal(all, eachSym(b)) || !slices.Equal(a.names, b.names) ||
-		a.Text != b.Text || a.HasText != b.HasText || a.kernel != b.kernel {
+		a.Text != b.Text || a.HasText != b.HasText || a.kernel != b.kernel || a.module != b.module {
 		t.Fatalf("symbol map differs with the index: %d symbols, %d/%d names", len(all), len(a.names), len(b.names))
 	}
 	for i, s := range all {
@@ -384,8 +384,16 @@ func sameSymbols(t *testing.T, f, g *File) {
 				t.Fatalf("At(%#x): %v %v, with the index %v %v", addr, x, xok, y, yok)
 			}
 		}
-		if i%97 == 0 && !slices.Equal(a.Lookup(s.Name), b.Lookup(s.Name)) {
+		if i%97 != 0 {
+			continue
+		}
+		if !slices.Equal(a.Lookup(s.Name), b.Lookup(s.Name)) {
 			t.Fatalf("Lookup(%s) differs", s.Name)
+		}
+		x, xok := a.UniqueBefore(s.Start + 1)
+		y, yok := b.UniqueBefore(s.Start + 1)
+		if x != y || xok != yok {
+			t.Fatalf("UniqueBefore(%#x): %v %v, with the index %v %v", s.Start+1, x, xok, y, yok)
 		}
 	}
 }

@@ -139,7 +139,7 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 func (f *File) dropInfoPages(u *unit) {
 	df := f.dwarfFile()
 	s := df.ELF.Section(".debug_info")
-	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.data == nil {
+	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.data == nil || df.IsModule() { // a module's is a relocated copy
 		return
 	}
 	page := uint64(os.Getpagesize())

@@ -17,7 +17,7 @@ import (
 // table is ignored.
 //
 // Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
-// HasText, bit 1 kernel), u32 count, entries of symEntSize bytes (u32 name
+// HasText, bit 1 kernel, bit 2 module), u32 count, entries of symEntSize bytes (u32 name
 // offset, u32 name length, u64 start, u64 end, u16 section, u8 info), u32
 // count, kallsyms name offsets, u32 count, and SymbolAddr's table: the
 // value of the first defined symbol of each name, as entries of
@@ -47,6 +47,9 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	}
 	if st.kernel {
 		flags |= 2
+	}
+	if st.module {
+		flags |= 4
 	}
 	b = le.AppendUint32(b, flags)
 	secIdx := map[string]uint16{}
@@ -144,7 +147,7 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 	}
 	st = &Symtab{strtab: strtab, Text: d.u64()}
 	flags := d.u32()
-	st.HasText, st.kernel = flags&1 != 0, flags&2 != 0
+	st.HasText, st.kernel, st.module = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	enc := &symEnc{f: f, strtab: strtab}
 	enc.all = d.bytes(symEntSize * int(d.u32()))
 	enc.byAddr = d.bytes(symEntSize * int(d.u32()))
@@ -191,13 +194,36 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 		Bind: elf.SymBind(b[26] >> 4), Type: elf.SymType(b[26] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[24:])].Name}
 }
 
-// at is Symtab.At over the encoded map.
-func (e *symEnc) at(addr uint64) (Sym, bool) {
+// before is the index of the last entry of byAddr starting at or before
+// addr, or -1.
+func (e *symEnc) before(addr uint64) int {
 	le := binary.LittleEndian
 	n := len(e.byAddr) / symEntSize
-	i := sort.Search(n, func(i int) bool { return le.Uint64(e.byAddr[i*symEntSize+8:]) > addr }) - 1
-	if i >= 0 && addr < le.Uint64(e.byAddr[i*symEntSize+16:]) {
+	return sort.Search(n, func(i int) bool { return le.Uint64(e.byAddr[i*symEntSize+8:]) > addr }) - 1
+}
+
+// at is Symtab.At over the encoded map.
+func (e *symEnc) at(addr uint64) (Sym, bool) {
+	i := e.before(addr)
+	if i >= 0 && addr < binary.LittleEndian.Uint64(e.byAddr[i*symEntSize+16:]) {
 		return e.sym(e.byAddr, i), true
+	}
+	return Sym{}, false
+}
+
+// uniqueBefore is Symtab.UniqueBefore over the encoded map; sections
+// compare by index, one per section name.
+func (e *symEnc) uniqueBefore(addr uint64, count func(string) int) (Sym, bool) {
+	le := binary.LittleEndian
+	sec := func(i int) uint16 { return le.Uint16(e.byAddr[i*symEntSize+24:]) }
+	i := e.before(addr)
+	if i < 0 {
+		return Sym{}, false
+	}
+	for s0 := sec(i); i >= 0 && sec(i) == s0; i-- {
+		if s := e.sym(e.byAddr, i); count(s.Name) == 1 {
+			return s, true
+		}
 	}
 	return Sym{}, false
 }

@@ -280,6 +280,9 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 // symbol bears: a name the kernel resolves to that one symbol, from which
 // an offset reaches addr.
 func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.uniqueBefore(addr, st.Count)
+	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i < 0 {
 		return Sym{}, false
