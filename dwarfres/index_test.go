@@ -153,7 +153,7 @@ func matchGlob(pat, s string) bool {
 // TestIndexAnswersLikeScan: every fixture answers every function, line
 // range, global and file query alike with and without its index.
 func TestIndexAnswersLikeScan(t *testing.T) {
-	for _, v := range append(slices.Clone(variants), "app-gcc-O2-splitdbg", "libfix-gcc-O2.so", "libfix-clang-O2.so") {
+	for _, v := range append(slices.Clone(variants), "app-gcc-O2-splitdbg", "libfix-gcc-O2.so", "libfix-clang-O2.so", "kmod-gcc.ko", "kmod-clang-arm64.ko") {
 		t.Run(v, func(t *testing.T) {
 			f, g := indexedPair(t, needBin(t, v), t.TempDir())
 			sameSymbols(t, f, g)
