@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
@@ -435,4 +436,37 @@ func sameSymbolAddrs(t *testing.T, f, g *File, step int) {
 			t.Errorf("SymbolAddr(%s): %#x %v, with the index %#x %v", n, a, aok, b, bok)
 		}
 	}
+}
+
+// TestIndexRewrittenFile: a file rewritten in place keeps its build-id
+// but not the index of its former bytes (here its line tables lose their
+// file names, as in cmd's TestCorruptLineFileTable).
+func TestIndexRewrittenFile(t *testing.T) {
+	orig, err := os.ReadFile(needBin(t, "app-gcc-O0-dwarf4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := dwarftest.EmptyLineFiles(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, dir := filepath.Join(t.TempDir(), "app"), t.TempDir()
+	if err := os.WriteFile(p, orig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+		t.Fatalf("%+v", r)
+	}
+	f.Close()
+	if err := os.WriteFile(p, rewritten, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(p, later, later)
+	plain, g := indexedPair(t, p, dir)
+	sameAnswers(t, plain, g)
 }

@@ -142,25 +142,32 @@ func (d *indexDecoder) u64() uint64 {
 	return 0
 }
 
-// indexKey names the binary an index is for: its build-id, or without
-// one its path, size and modification time. name is the file name the
-// index gets in its directory.
+// indexKey names the debuginfo an index is for: its build-id (without
+// one, its path), and the size and modification time of the file. A
+// build-id alone names a link, not the bytes: a file rewritten after it
+// (dwz, objcopy, a test corrupting a copy) keeps it, and must not be
+// answered from the index of another state. name is the file name the
+// index gets in its directory, distinct for each key.
 func (f *File) indexKey() (key, name string, err error) {
 	df := f.dwarfFile()
-	if id := df.BuildID(); id != "" {
-		return "build-id " + id, id + ".idx", nil
-	}
-	abs, err := filepath.Abs(df.Path)
-	if err != nil {
-		return "", "", err
-	}
 	st, err := df.f.Stat()
 	if err != nil {
 		return "", "", err
 	}
-	key = "file " + abs + " " + strconv.FormatInt(st.Size(), 10) + " " + strconv.FormatInt(st.ModTime().UnixNano(), 10)
+	stamp := strconv.FormatInt(st.Size(), 10) + " " + strconv.FormatInt(st.ModTime().UnixNano(), 10)
+	id := df.BuildID()
+	if id != "" {
+		key = "build-id " + id + " " + stamp
+	} else {
+		abs, err := filepath.Abs(df.Path)
+		if err != nil {
+			return "", "", err
+		}
+		key = "file " + abs + " " + stamp
+		id = "path"
+	}
 	sum := sha256.Sum256([]byte(key))
-	return key, "path-" + hex.EncodeToString(sum[:16]) + ".idx", nil
+	return key, id + "-" + hex.EncodeToString(sum[:8]) + ".idx", nil
 }
 
 // DefaultIndexDir is where indexes live: $DWPROBE_INDEX_DIR, else
