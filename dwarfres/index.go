@@ -15,8 +15,8 @@ import (
 // scan.go answer, from a file built once per binary (indexfile.go).
 //
 // An Index is read-only and safe for concurrent use. Its tables stay in
-// the loaded bytes (sorted fixed-size entries, binary-searched), so
-// loading is reading and checksumming the file, nothing more.
+// the mapped file (sorted fixed-size entries, binary-searched), so
+// loading is mapping and checksumming the file, nothing more.
 type Index struct {
 	units    int    // units in .debug_info: postings index into them
 	infoSize uint64 // size of .debug_info the index was built from
