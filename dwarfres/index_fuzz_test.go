@@ -63,7 +63,7 @@ func FuzzIndex(f *testing.F) {
 		if st, ok := memFile(nil).decodeSyms(ix.syms); ok {
 			st.At(0)
 			st.Lookup("inl")
-			st.addrOf("inl")
+			st.enc.addrOf("inl")
 		}
 	})
 }

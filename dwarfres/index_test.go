@@ -420,7 +420,7 @@ func TestIndexSymbolsOfItsTable(t *testing.T) {
 // scan, for every step-th name of the symbol map and a few others.
 func sameSymbolAddrs(t *testing.T, f, g *File, step int) {
 	t.Helper()
-	if g.Symbols().addrTab == nil {
+	if g.Symbols().enc == nil {
 		t.Fatal("no SymbolAddr table in the index")
 	}
 	names := []string{"no_such_symbol", "_sinittext", "_einittext", "kallsyms_num_syms"}

@@ -19,14 +19,19 @@ import (
 // Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
 // HasText, bit 1 kernel, bit 2 module), u32 count, entries of symEntSize bytes (u32 name
 // offset, u32 name length, u64 start, u64 end, u16 section, u8 info), u32
-// count, kallsyms name offsets, u32 count, and SymbolAddr's table: the
-// value of the first defined symbol of each name, as entries of
-// addrEntSize bytes (u32 name offset, u32 name length, u64 value) sorted by
-// name.
+// count, perf's map as mapEntSize entries (u32 number in the list before,
+// u64 end), u32 count, kallsyms name offsets, u32 count, and SymbolAddr's table: the
+// u32 number of the first defined symbol of each name, sorted by name.
 const (
-	symEntSize  = 32
-	addrEntSize = 16
+	symEntSize = 32
+	mapEntSize = 12
 )
+
+// sameButEnd reports whether a and b are one symbol, whatever their ends.
+func sameButEnd(a, b Sym) bool {
+	a.End = b.End
+	return a == b
+}
 
 // symtabID is the identity of f's symbol table: its size and checksum.
 func (f *File) symtabID() (uint64, uint32) {
@@ -62,18 +67,30 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	data, strtab := f.symbolTable()
 	nameOff := map[string]uint32{}
 	f.eachRawSymbol(data, func(s rawSym) { nameOff[string(strAt(strtab, s.name))] = s.name })
-	for _, list := range [][]Sym{st.all, st.byAddr} {
-		b = le.AppendUint32(b, uint32(len(list)))
-		for _, s := range list {
-			var e [symEntSize]byte
-			le.PutUint32(e[0:], nameOff[s.Name])
-			le.PutUint32(e[4:], uint32(len(s.Name)))
-			le.PutUint64(e[8:], s.Start)
-			le.PutUint64(e[16:], s.End)
-			le.PutUint16(e[24:], secIdx[s.Section])
-			e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
-			b = append(b, e[:]...)
+	b = le.AppendUint32(b, uint32(len(st.all)))
+	for _, s := range st.all {
+		var e [symEntSize]byte
+		le.PutUint32(e[0:], nameOff[s.Name])
+		le.PutUint32(e[4:], uint32(len(s.Name)))
+		le.PutUint64(e[8:], s.Start)
+		le.PutUint64(e[16:], s.End)
+		le.PutUint16(e[24:], secIdx[s.Section])
+		e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
+		b = append(b, e[:]...)
+	}
+	// perf's map is made of symbols of all, some with another end.
+	b = le.AppendUint32(b, uint32(len(st.byAddr)))
+	j := 0
+	for _, s := range st.byAddr {
+		for j < len(st.all) && st.all[j].Start < s.Start {
+			j++
 		}
+		k := j
+		for k < len(st.all) && !sameButEnd(st.all[k], s) {
+			k++
+		}
+		b = le.AppendUint32(b, uint32(k))
+		b = le.AppendUint64(b, s.End)
 	}
 	b = le.AppendUint32(b, uint32(len(st.names)))
 	for _, n := range st.names {
@@ -82,56 +99,61 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	return f.appendAddrTable(b)
 }
 
-// appendAddrTable appends SymbolAddr's answers for every name, sorted.
+// appendAddrTable appends SymbolAddr's answers: the number of the first
+// defined symbol of each name in the symbol table, sorted by name.
 func (f *File) appendAddrTable(b []byte) []byte {
 	data, strtab := f.symbolTable()
 	type ent struct {
-		name  []byte
-		off   uint32
-		value uint64
+		name []byte
+		num  uint32
 	}
 	var ents []ent
 	seen := map[string]bool{}
-	f.eachRawSymbol(data, func(s rawSym) {
+	size := f.symSize()
+	for i := size; i+size <= len(data); i += size {
+		s := f.decodeRawSym(data[i : i+size])
 		name := strAt(strtab, s.name)
 		if s.shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
-			return
+			continue
 		}
 		seen[string(name)] = true
-		ents = append(ents, ent{name, s.name, s.value})
-	})
+		ents = append(ents, ent{name, uint32(i / size)})
+	}
 	slices.SortFunc(ents, func(a, b ent) int { return bytes.Compare(a.name, b.name) })
-	le := binary.LittleEndian
-	b = le.AppendUint32(b, uint32(len(ents)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(ents)))
 	for _, e := range ents {
-		b = le.AppendUint32(b, e.off)
-		b = le.AppendUint32(b, uint32(len(e.name)))
-		b = le.AppendUint64(b, e.value)
+		b = binary.LittleEndian.AppendUint32(b, e.num)
 	}
 	return b
 }
 
-// addrOf is SymbolAddr from the index's table; known is false without one.
-func (st *Symtab) addrOf(name string) (addr uint64, ok, known bool) {
-	t := st.addrTab
-	if t == nil {
-		return 0, false, false
+// rawAt decodes symbol number n of the symbol table, ok=false past its end.
+func (e *symEnc) rawAt(n uint32) (rawSym, bool) {
+	size := e.f.symSize()
+	at := (uint64(n) + 1) * uint64(size)
+	if n == 0 || at > uint64(len(e.symdata)) {
+		return rawSym{}, false
 	}
+	return e.f.decodeRawSym(e.symdata[at-uint64(size) : at]), true
+}
+
+// addrOf is SymbolAddr by binary search of the index's table.
+func (e *symEnc) addrOf(name string) (uint64, bool) {
 	le := binary.LittleEndian
-	n := len(t) / addrEntSize
-	at := func(i int) []byte {
-		e := t[i*addrEntSize:]
-		off, l := le.Uint32(e), le.Uint32(e[4:])
-		if uint64(off)+uint64(l) > uint64(len(st.strtab)) {
-			return nil
+	n := len(e.addrTab) / 4
+	nameOf := func(i int) string {
+		s, ok := e.rawAt(le.Uint32(e.addrTab[4*i:]))
+		if !ok {
+			return ""
 		}
-		return st.strtab[off : off+l]
+		return string(strAt(e.strtab, s.name))
 	}
-	i := sort.Search(n, func(i int) bool { return string(at(i)) >= name })
-	if i < n && string(at(i)) == name {
-		return le.Uint64(t[i*addrEntSize+8:]), true, true
+	i := sort.Search(n, func(i int) bool { return nameOf(i) >= name })
+	if i < n && nameOf(i) == name {
+		s, _ := e.rawAt(le.Uint32(e.addrTab[4*i:]))
+		return s.value, true
 	}
-	return 0, false, true
+	return 0, false
 }
 
 // decodeSyms is the symbol map a record holds, ok=false when it is of
@@ -148,12 +170,12 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 	st = &Symtab{strtab: strtab, Text: d.u64()}
 	flags := d.u32()
 	st.HasText, st.kernel, st.module = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	enc := &symEnc{f: f, strtab: strtab}
+	enc := &symEnc{f: f, strtab: strtab, symdata: data}
 	enc.all = d.bytes(symEntSize * int(d.u32()))
-	enc.byAddr = d.bytes(symEntSize * int(d.u32()))
+	enc.byAddr = d.bytes(mapEntSize * int(d.u32()))
 	names := d.bytes(4 * int(d.u32()))
-	st.addrTab = d.bytes(addrEntSize * int(d.u32()))
-	if d.bad || len(d.b) != 0 || !enc.valid(enc.all) || !enc.valid(enc.byAddr) {
+	enc.addrTab = d.bytes(4 * int(d.u32()))
+	if d.bad || len(d.b) != 0 || !enc.valid() {
 		return nil, false
 	}
 	st.enc = enc
@@ -166,23 +188,44 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 }
 
 // symEnc is a Symtab's symbols as the index holds them: all (every text
-// symbol, by address) and byAddr (perf's map), entries of symEntSize bytes.
+// symbol, by address, entries of symEntSize bytes) and byAddr (perf's
+// map, entries of mapEntSize bytes naming symbols of all).
 type symEnc struct {
-	f           *File
-	strtab      []byte
-	all, byAddr []byte
+	f               *File
+	strtab, symdata []byte
+	all, byAddr     []byte
+	addrTab         []byte // SymbolAddr's table
 }
 
-// valid checks that every entry's name and section are in range.
-func (e *symEnc) valid(list []byte) bool {
+// valid checks that every entry's name, section and symbol are in range.
+func (e *symEnc) valid() bool {
 	le := binary.LittleEndian
-	for i := 0; i+symEntSize <= len(list); i += symEntSize {
-		off, l := le.Uint32(list[i:]), le.Uint32(list[i+4:])
-		if uint64(off)+uint64(l) > uint64(len(e.strtab)) || int(le.Uint16(list[i+24:])) >= len(e.f.ELF.Sections) {
+	for i := 0; i+symEntSize <= len(e.all); i += symEntSize {
+		off, l := le.Uint32(e.all[i:]), le.Uint32(e.all[i+4:])
+		if uint64(off)+uint64(l) > uint64(len(e.strtab)) || int(le.Uint16(e.all[i+24:])) >= len(e.f.ELF.Sections) {
+			return false
+		}
+	}
+	for i := 0; i+mapEntSize <= len(e.byAddr); i += mapEntSize {
+		if int(le.Uint32(e.byAddr[i:])) >= len(e.all)/symEntSize {
 			return false
 		}
 	}
 	return true
+}
+
+// mapped is entry i of perf's map: its number in all, and its end.
+func (e *symEnc) mapped(i int) (int, uint64) {
+	b := e.byAddr[i*mapEntSize:]
+	return int(binary.LittleEndian.Uint32(b)), binary.LittleEndian.Uint64(b[4:])
+}
+
+// mapSym decodes entry i of perf's map.
+func (e *symEnc) mapSym(i int) Sym {
+	j, end := e.mapped(i)
+	s := e.sym(e.all, j)
+	s.End = end
+	return s
 }
 
 // sym decodes entry i of list.
@@ -194,19 +237,24 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 		Bind: elf.SymBind(b[26] >> 4), Type: elf.SymType(b[26] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[24:])].Name}
 }
 
-// before is the index of the last entry of byAddr starting at or before
-// addr, or -1.
+// before is the index of the last entry of perf's map starting at or
+// before addr, or -1.
 func (e *symEnc) before(addr uint64) int {
-	le := binary.LittleEndian
-	n := len(e.byAddr) / symEntSize
-	return sort.Search(n, func(i int) bool { return le.Uint64(e.byAddr[i*symEntSize+8:]) > addr }) - 1
+	start := func(i int) uint64 {
+		j, _ := e.mapped(i)
+		return binary.LittleEndian.Uint64(e.all[j*symEntSize+8:])
+	}
+	return sort.Search(len(e.byAddr)/mapEntSize, func(i int) bool { return start(i) > addr }) - 1
 }
 
 // at is Symtab.At over the encoded map.
 func (e *symEnc) at(addr uint64) (Sym, bool) {
 	i := e.before(addr)
-	if i >= 0 && addr < binary.LittleEndian.Uint64(e.byAddr[i*symEntSize+16:]) {
-		return e.sym(e.byAddr, i), true
+	if i < 0 {
+		return Sym{}, false
+	}
+	if _, end := e.mapped(i); addr < end {
+		return e.mapSym(i), true
 	}
 	return Sym{}, false
 }
@@ -214,14 +262,16 @@ func (e *symEnc) at(addr uint64) (Sym, bool) {
 // uniqueBefore is Symtab.UniqueBefore over the encoded map; sections
 // compare by index, one per section name.
 func (e *symEnc) uniqueBefore(addr uint64, count func(string) int) (Sym, bool) {
-	le := binary.LittleEndian
-	sec := func(i int) uint16 { return le.Uint16(e.byAddr[i*symEntSize+24:]) }
+	sec := func(i int) uint16 {
+		j, _ := e.mapped(i)
+		return binary.LittleEndian.Uint16(e.all[j*symEntSize+24:])
+	}
 	i := e.before(addr)
 	if i < 0 {
 		return Sym{}, false
 	}
 	for s0 := sec(i); i >= 0 && sec(i) == s0; i-- {
-		if s := e.sym(e.byAddr, i); count(s.Name) == 1 {
+		if s := e.mapSym(i); count(s.Name) == 1 {
 			return s, true
 		}
 	}

@@ -26,7 +26,6 @@ type Symtab struct {
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts  nameCounts
 	strtab  []byte
-	addrTab []byte  // SymbolAddr's answers, from the index (indexsyms.go)
 	enc     *symEnc // all and byAddr as the index holds them, instead
 	Text    uint64  // address of _text (kernel) or 0
 	HasText bool
@@ -378,8 +377,8 @@ func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64
 // name (a global declared in one unit, defined in another).
 func (f *File) SymbolAddr(name string) (uint64, bool) {
 	if f.index() != nil {
-		if addr, ok, known := f.Symbols().addrOf(name); known {
-			return addr, ok
+		if enc := f.Symbols().enc; enc != nil {
+			return enc.addrOf(name)
 		}
 	}
 	return f.symAddrs.lookup(name, f.symbolAddr)
