@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 	"slices"
 	"sort"
 )
@@ -17,13 +18,15 @@ import (
 // table is ignored.
 //
 // Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
-// HasText, bit 1 kernel, bit 2 module), u32 count, entries of symEntSize bytes (u32 name
-// offset, u32 name length, u64 start, u64 end, u16 section, u8 info), u32
-// count, perf's map as mapEntSize entries (u32 number in the list before,
-// u64 end), u32 count, kallsyms name offsets, u32 count, and SymbolAddr's table: the
-// u32 number of the first defined symbol of each name, sorted by name.
+// HasText, bit 1 kernel, bit 2 module); u32 count and the text symbols
+// by address, entries of symEntSize bytes (u32 name offset, u64 start,
+// u32 size, u16 section, u8 info, a pad byte); u32 count and perf's map,
+// entries of mapEntSize bytes (u32 number in the list before, u64 end);
+// u32 count and the kallsyms name offsets; u32 count and SymbolAddr's
+// table: the u32 number of the first defined symbol of each name, sorted
+// by name. A symbol of 4 GiB or more leaves the record out.
 const (
-	symEntSize = 32
+	symEntSize = 20
 	mapEntSize = 12
 )
 
@@ -69,13 +72,15 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	f.eachRawSymbol(data, func(s rawSym) { nameOff[string(strAt(strtab, s.name))] = s.name })
 	b = le.AppendUint32(b, uint32(len(st.all)))
 	for _, s := range st.all {
+		if s.End < s.Start || s.End-s.Start > math.MaxUint32 {
+			return nil // a size the record cannot hold: no record, the table is read
+		}
 		var e [symEntSize]byte
 		le.PutUint32(e[0:], nameOff[s.Name])
-		le.PutUint32(e[4:], uint32(len(s.Name)))
-		le.PutUint64(e[8:], s.Start)
-		le.PutUint64(e[16:], s.End)
-		le.PutUint16(e[24:], secIdx[s.Section])
-		e[26] = byte(s.Bind)<<4 | byte(s.Type)&0xf
+		le.PutUint64(e[4:], s.Start)
+		le.PutUint32(e[12:], uint32(s.End-s.Start))
+		le.PutUint16(e[16:], secIdx[s.Section])
+		e[18] = byte(s.Bind)<<4 | byte(s.Type)&0xf
 		b = append(b, e[:]...)
 	}
 	// perf's map is made of symbols of all, some with another end.
@@ -201,8 +206,7 @@ type symEnc struct {
 func (e *symEnc) valid() bool {
 	le := binary.LittleEndian
 	for i := 0; i+symEntSize <= len(e.all); i += symEntSize {
-		off, l := le.Uint32(e.all[i:]), le.Uint32(e.all[i+4:])
-		if uint64(off)+uint64(l) > uint64(len(e.strtab)) || int(le.Uint16(e.all[i+24:])) >= len(e.f.ELF.Sections) {
+		if int(le.Uint32(e.all[i:])) >= len(e.strtab) || int(le.Uint16(e.all[i+16:])) >= len(e.f.ELF.Sections) {
 			return false
 		}
 	}
@@ -232,9 +236,9 @@ func (e *symEnc) mapSym(i int) Sym {
 func (e *symEnc) sym(list []byte, i int) Sym {
 	le := binary.LittleEndian
 	b := list[i*symEntSize:]
-	off, l := le.Uint32(b), le.Uint32(b[4:])
-	return Sym{Name: string(e.strtab[off : off+l]), Start: le.Uint64(b[8:]), End: le.Uint64(b[16:]),
-		Bind: elf.SymBind(b[26] >> 4), Type: elf.SymType(b[26] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[24:])].Name}
+	start := le.Uint64(b[4:])
+	return Sym{Name: string(strAt(e.strtab, le.Uint32(b))), Start: start, End: start + uint64(le.Uint32(b[12:])),
+		Bind: elf.SymBind(b[18] >> 4), Type: elf.SymType(b[18] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[16:])].Name}
 }
 
 // before is the index of the last entry of perf's map starting at or
@@ -242,7 +246,7 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 func (e *symEnc) before(addr uint64) int {
 	start := func(i int) uint64 {
 		j, _ := e.mapped(i)
-		return binary.LittleEndian.Uint64(e.all[j*symEntSize+8:])
+		return binary.LittleEndian.Uint64(e.all[j*symEntSize+4:])
 	}
 	return sort.Search(len(e.byAddr)/mapEntSize, func(i int) bool { return start(i) > addr }) - 1
 }
@@ -264,7 +268,7 @@ func (e *symEnc) at(addr uint64) (Sym, bool) {
 func (e *symEnc) uniqueBefore(addr uint64, count func(string) int) (Sym, bool) {
 	sec := func(i int) uint16 {
 		j, _ := e.mapped(i)
-		return binary.LittleEndian.Uint16(e.all[j*symEntSize+24:])
+		return binary.LittleEndian.Uint16(e.all[j*symEntSize+16:])
 	}
 	i := e.before(addr)
 	if i < 0 {
@@ -283,8 +287,7 @@ func (e *symEnc) lookup(name string) []Sym {
 	le := binary.LittleEndian
 	var out []Sym
 	for i := 0; i*symEntSize < len(e.all); i++ {
-		b := e.all[i*symEntSize:]
-		if off, l := le.Uint32(b), le.Uint32(b[4:]); int(l) == len(name) && string(e.strtab[off:off+l]) == name {
+		if nameIs(e.strtab, le.Uint32(e.all[i*symEntSize:]), name) {
 			out = append(out, e.sym(e.all, i))
 		}
 	}
