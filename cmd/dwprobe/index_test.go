@@ -156,3 +156,19 @@ func TestIndexNoDebuginfoQuiet(t *testing.T) {
 		t.Errorf("index directory holds %d files", len(ents))
 	}
 }
+
+// TestIndexProgressLine: the build's progress rewrites one line, once per
+// percent, and clears it at the end.
+func TestIndexProgressLine(t *testing.T) {
+	var b strings.Builder
+	p := progressLine(&b, "vmlinux")
+	for _, n := range []int{1, 2, 100, 150, 200} {
+		p(n, 200)
+	}
+	if want := "\rindexing vmlinux: 0% of 200 units\rindexing vmlinux: 1% of 200 units\rindexing vmlinux: 50% of 200 units\rindexing vmlinux: 75% of 200 units\r\033[K"; b.String() != want {
+		t.Errorf("progress %q, want %q", b.String(), want)
+	}
+	if isTerminal(&b) {
+		t.Error("a buffer is a terminal")
+	}
+}
