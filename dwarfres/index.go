@@ -21,9 +21,13 @@ type Index struct {
 	units    int    // units in .debug_info: postings index into them
 	infoSize uint64 // size of .debug_info the index was built from
 	byteScan bool   // built from a file refScan can scan (see exact)
-	strs     []byte
-	tabs     [numTabs]indexTable
-	syms     []byte // the symbol map's record (indexsyms.go)
+	// onlyC: no unit but C ones has functions or variables. Elsewhere
+	// (C++, Rust, Go) scopes, nesting and linkage names decide what a
+	// name matches, and name queries are left to the scans.
+	onlyC bool
+	strs  []byte
+	tabs  [numTabs]indexTable
+	syms  []byte // the symbol map's record (indexsyms.go)
 }
 
 // The tables of an Index.
@@ -175,6 +179,9 @@ func (ix *Index) funcUnits(q Query) ([]int, bool) {
 // nameUnits is refScan's answer from the index: the units naming name as a
 // function or a global variable.
 func (ix *Index) nameUnits(name string) ([]int, bool) {
+	if !ix.onlyC {
+		return nil, false
+	}
 	var all []int
 	for _, tab := range []int{tabFunc, tabOrigin, tabVar} {
 		us, ok := ix.lookup(tab, name)
@@ -196,6 +203,9 @@ func (ix *Index) fileUnits(src sourceName) ([]int, []string, bool) {
 // cannot answer (a corrupt posting), and the caller scans.
 func (ix *Index) candidates(q Query, src sourceName) ([]int, []string, bool) {
 	if q.Function != "" {
+		if !ix.onlyC || needsDecodedUnit(q.Function) {
+			return nil, nil, false
+		}
 		us, ok := ix.funcUnits(q)
 		return us, nil, ok
 	}

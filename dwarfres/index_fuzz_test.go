@@ -12,7 +12,7 @@ import (
 
 // fuzzIndexSeed is the index file of a small synthetic unit.
 func fuzzIndexSeed(t testing.TB) []byte {
-	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c")).With(
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.A(dwarf.AttrLanguage, dwarftest.FormData1, 0x0c)).With(
 		dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("inl"), dwarftest.A(dwarf.AttrInline, dwarftest.FormData1, 3)).As("inl"),
 		dwarftest.D(dwarf.TagSubprogram, dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref("inl")), dwarftest.Low(0x1000), dwarftest.High(0x10)),
 		dwarftest.D(dwarf.TagVariable, dwarftest.Name("gvar")),

@@ -32,7 +32,7 @@ func TestIndexSynthNames(t *testing.T) {
 	ref := func(label string) dwarftest.Attr {
 		return dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref(label))
 	}
-	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.Low(0x1000), dwarftest.High(0x100)).With(
+	cu := dwarftest.D(dwarf.TagCompileUnit, dwarftest.Name("synth.c"), dwarftest.A(dwarf.AttrLanguage, dwarftest.FormData1, 0x0c), dwarftest.Low(0x1000), dwarftest.High(0x100)).With(
 		dwarftest.D(dwarf.TagSubprogram, dwarftest.Name("inl"), dwarftest.A(dwarf.AttrInline, dwarftest.FormData1, 3)).As("inl").With(
 			dwarftest.D(dwarf.TagVariable, dwarftest.Name("local")),
 		),

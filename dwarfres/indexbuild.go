@@ -16,6 +16,7 @@ import (
 type unitNames struct {
 	worker int
 	tabs   [numTabs][]int32
+	nonC   bool // a unit of another language, with functions or variables
 }
 
 // nameTable interns names for one worker: the lookup by []byte does not
@@ -101,6 +102,12 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 		return r.err
 	}
 	add := func(tab int, b []byte) { nt.add(out, ui, tab, b) }
+	if !u.cOnly() {
+		if out.nonC = hasNames(r, &d); r.err != nil {
+			return r.err
+		}
+		return f.indexFiles(u, add)
+	}
 	for r.next(&d) {
 		if d.Depth < 1 {
 			break
@@ -120,6 +127,11 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 	if r.err != nil {
 		return r.err
 	}
+	return f.indexFiles(u, add)
+}
+
+// indexFiles adds the names of u's line table.
+func (f *File) indexFiles(u *unit, add func(tab int, b []byte)) error {
 	names, err := f.fileNames(u)
 	if err != nil {
 		return err
@@ -151,6 +163,17 @@ func (f *File) dropInfoPages(u *unit) {
 }
 
 const tagVariable = 0x34 // DW_TAG_variable
+
+// hasNames reports whether the rest of the unit r reads has a function or
+// a variable, at any depth.
+func hasNames(r *reader, d *die) bool {
+	for r.next(d) {
+		if d.Tag == tagSubprogram || d.Tag == tagVariable {
+			return true
+		}
+	}
+	return false
+}
 
 // nameBytes is rawName without allocating for .debug_str names.
 func (f *File) nameBytes(u *unit, d *die) []byte {
@@ -194,7 +217,10 @@ func (f *File) originName(u *unit, d die) ([]byte, bool) {
 // mergeIndex turns the workers' names and the units' ids into one Index:
 // strings deduplicated, each table sorted by name, postings ascending.
 func (f *File) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Index {
-	ix := &Index{units: len(units), infoSize: uint64(len(f.sec(".debug_info"))), byteScan: f.byteScannable(units)}
+	ix := &Index{units: len(units), infoSize: uint64(len(f.sec(".debug_info"))), byteScan: f.byteScannable(units), onlyC: true}
+	for i := range per {
+		ix.onlyC = ix.onlyC && !per[i].nonC
+	}
 	global := map[string]int32{}
 	var names []string
 	remap := make([][]int32, len(tabs))

@@ -15,7 +15,8 @@ import (
 
 // The index file:
 //
-//	magic "DWPRBIDX", u32 format version, u32 flags (bit 0: byteScan),
+//	magic "DWPRBIDX", u32 format version, u32 flags (bit 0: byteScan,
+//	bit 1: onlyC),
 //	u64 length of what follows the checksum, u32 CRC-32C of version,
 //	flags and what follows the checksum, then:
 //	u32 key length, key (whose binary: see indexKey), u32 units,
@@ -53,9 +54,14 @@ func encodeIndex(ix *Index, key string) []byte {
 	body = append(body, ix.syms...)
 	out := append([]byte(indexMagic), make([]byte, indexHdrSize-len(indexMagic))...)
 	le.PutUint32(out[8:], indexVersion)
+	var flags uint32
 	if ix.byteScan {
-		le.PutUint32(out[12:], 1)
+		flags |= 1
 	}
+	if ix.onlyC {
+		flags |= 2
+	}
+	le.PutUint32(out[12:], flags)
 	le.PutUint64(out[16:], uint64(len(body)))
 	le.PutUint32(out[24:], indexSum(out, body))
 	return append(out, body...)
@@ -88,10 +94,10 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrIndexForeign, k)
 	}
 	flags := le.Uint32(b[12:])
-	if flags&^1 != 0 {
+	if flags&^3 != 0 {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrIndexCorrupt, flags)
 	}
-	ix := &Index{byteScan: flags&1 != 0}
+	ix := &Index{byteScan: flags&1 != 0, onlyC: flags&2 != 0}
 	ix.units = int(d.u32())
 	ix.infoSize = d.u64()
 	ix.strs = d.bytes(int(d.u32()))
