@@ -21,9 +21,10 @@ type Index struct {
 	units    int    // units in .debug_info: postings index into them
 	infoSize uint64 // size of .debug_info the index was built from
 	byteScan bool   // built from a file refScan can scan (see exact)
-	// onlyC: no unit but C ones has functions or variables. Elsewhere
-	// (C++, Rust, Go) scopes, nesting and linkage names decide what a
-	// name matches, and name queries are left to the scans.
+	// onlyC: no unit but C (and assembler) ones has functions or
+	// variables. Elsewhere (C++, Rust, Go) scopes, nesting and linkage
+	// names decide what a name matches, and name queries are left to
+	// the scans.
 	onlyC bool
 	strs  []byte
 	tabs  [numTabs]indexTable

@@ -102,7 +102,7 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 		return r.err
 	}
 	add := func(tab int, b []byte) { nt.add(out, ui, tab, b) }
-	if !u.cOnly() {
+	if !u.cOnly() && u.root.Lang != langMipsAssembler {
 		if out.nonC = hasNames(r, &d); r.err != nil {
 			return r.err
 		}
@@ -162,7 +162,13 @@ func (f *File) dropInfoPages(u *unit) {
 	}
 }
 
-const tagVariable = 0x34 // DW_TAG_variable
+const (
+	tagVariable = 0x34 // DW_TAG_variable
+	// langMipsAssembler is gas's language for every architecture: its
+	// units (a vmlinux's .S files) list their functions flat, as C units
+	// do, so the index names them as it does C's.
+	langMipsAssembler = 0x8001
+)
 
 // hasNames reports whether the rest of the unit r reads has a function or
 // a variable, at any depth.
