@@ -10,22 +10,19 @@ import (
 	"testing"
 )
 
-// TestMain keeps the tests' debuginfo indexes out of the user's cache:
-// each test binary builds them in a directory of its own, unless
-// DWPROBE_INDEX_DIR names one.
-func TestMain(m *testing.M) {
-	code := func() int {
-		if os.Getenv("DWPROBE_INDEX_DIR") == "" {
-			dir, err := os.MkdirTemp("", "dwprobe-index")
-			if err != nil {
-				panic(err)
-			}
-			defer os.RemoveAll(dir)
-			os.Setenv("DWPROBE_INDEX_DIR", dir)
+// runWithIndexDir runs the tests (TestMain) with their debuginfo indexes
+// out of the user's cache: each test binary builds them in a directory
+// of its own, unless DWPROBE_INDEX_DIR names one.
+func runWithIndexDir(m *testing.M) int {
+	if os.Getenv("DWPROBE_INDEX_DIR") == "" {
+		dir, err := os.MkdirTemp("", "dwprobe-index")
+		if err != nil {
+			panic(err)
 		}
-		return m.Run()
-	}()
-	os.Exit(code)
+		defer os.RemoveAll(dir)
+		os.Setenv("DWPROBE_INDEX_DIR", dir)
+	}
+	return m.Run()
 }
 
 // TestBuildIndexOption: --build-index builds, then verifies; a corrupt
