@@ -17,7 +17,7 @@ DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build docs install deps langtools corpus fixtures test unit fuzz lint conformance golden bench demo clean
+.PHONY: all build docs install deps langtools corpus fixtures test unit fuzz lint conformance conformance-scan golden bench demo clean
 
 all: build
 
@@ -89,10 +89,15 @@ fuzz:
 
 # conformance compares dwprobe with perf probe 6.1's recorded answers on the
 # amd64 and arm64 vmlinux and on the module lists of both (perf -m), and
-# prints matched/total per kind and list.
+# prints matched/total per kind and list. It runs with the debuginfo index
+# (built in a temporary directory); conformance-scan runs the same without
+# it (DWPROBE_INDEX=off): the answers must be the same both ways.
 conformance: deps corpus
 	$(GO) test -count=1 -timeout 40m -run '^TestConformance(Modules)?$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
+
+conformance-scan:
+	DWPROBE_INDEX=off $(MAKE) --no-print-directory conformance
 
 # golden regenerates perf's answers for the conformance specs of both
 # architectures, the vmlinux lists and the module lists.
@@ -105,6 +110,7 @@ golden: deps corpus
 test: deps langtools corpus lint
 	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
+	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance-scan
 	$(MAKE) --no-print-directory fuzz
 
 # bench times dwprobe against perf probe 6.1 on the amd64 and arm64 vmlinux

@@ -31,6 +31,10 @@
 //     instances of an inline function dwz moved out of their units;
 //     ProbePointAt (pointat.go) maps an address back to a probe point, a
 //     PointMapper many addresses (-l), each unit decoded once.
+//     An Index (index*.go), built once per binary and kept in the user's
+//     cache, names the units a function, global or source file is in, and
+//     holds the symbol map, so a query decodes only those units: same
+//     answers, less work.
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);

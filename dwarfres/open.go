@@ -68,6 +68,12 @@ type File struct {
 
 	trees    treeCache   // decoded units, shared by queries
 	symAddrs symbolAddrs // SymbolAddr's answers
+
+	// The index (index*.go), when UseIndex attached one.
+	idxMu   sync.Mutex
+	idxOpts *IndexOptions
+	idxOnce sync.Once
+	idx     *Index
 }
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;

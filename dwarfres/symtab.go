@@ -26,13 +26,14 @@ type Symtab struct {
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts  nameCounts
 	strtab  []byte
-	Text    uint64 // address of _text (kernel) or 0
+	enc     *symEnc // all and byAddr as the index holds them, instead
+	Text    uint64  // address of _text (kernel) or 0
 	HasText bool
 	kernel  bool // a vmlinux: _text plus kernel-only sections
 	module  bool // a kernel module: labels count as in the kernel's map
 }
 
-// Symbols loads the symbol table once.
+// Symbols loads the symbol table once, from the index when it has it.
 func (f *File) Symbols() *Symtab {
 	f.symOnce.Do(func() {
 		if f.dbg != nil && !f.hasSymbols() && f.dbg.hasSymtab() {
@@ -43,6 +44,12 @@ func (f *File) Symbols() *Symtab {
 			// perf and the dynamic linker know as plain names.
 			f.syms = f.dbg.Symbols()
 			return
+		}
+		if ix := f.index(); ix != nil {
+			if st, ok := f.decodeSyms(ix.syms); ok {
+				f.syms = st
+				return
+			}
 		}
 		f.syms = f.loadSymbols()
 	})
@@ -127,6 +134,14 @@ func (f *File) decodeRawSym(e []byte) rawSym {
 	return r
 }
 
+// nameIs reports whether the NUL-terminated string at off is name, without
+// searching for its end: symbol-table scans compare 150k names of a
+// vmlinux, and finding each one's NUL cost more than the comparisons.
+func nameIs(tab []byte, off uint32, name string) bool {
+	end := uint64(off) + uint64(len(name))
+	return end < uint64(len(tab)) && tab[end] == 0 && string(tab[off:end]) == name
+}
+
 // strAt returns the NUL-terminated bytes at off, without copying.
 func strAt(tab []byte, off uint32) []byte {
 	if int(off) >= len(tab) {
@@ -155,23 +170,25 @@ func (f *File) loadSymbols() *Symtab {
 	st.strtab = strtab
 	st.module = f.IsModule()
 	f.eachRawSymbol(data, func(s rawSym) {
-		if s.shndx != elf.SHN_UNDEF && string(strAt(strtab, s.name)) == "_text" {
+		if s.shndx != elf.SHN_UNDEF && nameIs(strtab, s.name, "_text") {
 			st.Text, st.HasText = s.value, true
 			st.kernel = f.ELF.Section(".init.text") != nil || f.ELF.Section("__ksymtab") != nil
 		}
 	})
 	f.eachRawSymbol(data, func(s rawSym) {
 		typ := elf.ST_TYPE(s.info)
-		name := strAt(strtab, s.name)
-		if len(name) == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
-			return
+		if int(s.name) >= len(strtab) || strtab[s.name] == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+			return // no name, or not a symbol kallsyms lists
 		}
 		st.names = append(st.names, s.name)
 		if s.shndx >= elf.SHN_LORESERVE || int(s.shndx) >= len(f.ELF.Sections) {
 			return
 		}
 		sec := f.ELF.Sections[s.shndx]
-		if st.inMap(sec, typ, name) {
+		if sec.Flags&elf.SHF_EXECINSTR == 0 {
+			return // inMap's first test, before the name's end is looked for
+		}
+		if name := strAt(strtab, s.name); st.inMap(sec, typ, name) {
 			st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
 		}
 	})
@@ -247,6 +264,9 @@ func addrMap(sorted []Sym) []Sym {
 
 // At returns the symbol containing addr, as perf's map__find_symbol does.
 func (st *Symtab) At(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.at(addr)
+	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i >= 0 && addr < st.byAddr[i].End {
 		return st.byAddr[i], true
@@ -259,6 +279,9 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 // symbol bears: a name the kernel resolves to that one symbol, from which
 // an offset reaches addr.
 func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.uniqueBefore(addr, st.Count)
+	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i < 0 {
 		return Sym{}, false
@@ -275,6 +298,9 @@ func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
 // Lookup returns every text symbol named name, in address order. A linear
 // scan: a query asks a handful of times, building a map would cost more.
 func (st *Symtab) Lookup(name string) []Sym {
+	if st.enc != nil {
+		return st.enc.lookup(name)
+	}
 	var out []Sym
 	for _, s := range st.all {
 		if s.Name == name {
@@ -291,7 +317,7 @@ func (st *Symtab) Count(name string) int {
 	}
 	n := 0
 	for _, off := range st.names {
-		if string(strAt(st.strtab, off)) == name {
+		if nameIs(st.strtab, off, name) {
 			n++
 		}
 	}
@@ -308,6 +334,10 @@ func (st *Symtab) EachName(fn func(string)) {
 
 // Each calls fn for every text symbol in address order.
 func (st *Symtab) Each(fn func(Sym)) {
+	if st.enc != nil {
+		st.enc.each(fn)
+		return
+	}
 	for _, s := range st.all {
 		fn(s)
 	}
@@ -346,6 +376,11 @@ func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64
 // SymbolAddr returns the address of the first non-function symbol named
 // name (a global declared in one unit, defined in another).
 func (f *File) SymbolAddr(name string) (uint64, bool) {
+	if f.index() != nil {
+		if enc := f.Symbols().enc; enc != nil {
+			return enc.addrOf(name)
+		}
+	}
 	return f.symAddrs.lookup(name, f.symbolAddr)
 }
 
@@ -354,7 +389,7 @@ func (f *File) symbolAddr(name string) (uint64, bool) {
 	var addr uint64
 	found := false
 	f.eachRawSymbol(data, func(s rawSym) {
-		if found || s.shndx == elf.SHN_UNDEF || string(strAt(strtab, s.name)) != name {
+		if found || s.shndx == elf.SHN_UNDEF || !nameIs(strtab, s.name, name) {
 			return
 		}
 		addr, found = s.value, true

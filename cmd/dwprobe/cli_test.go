@@ -185,7 +185,7 @@ func TestLongOptionPrefixes(t *testing.T) {
 		{"prefix with =", []string{"--exe=" + app, "--max-p=2", "--defin=item_score"}, "too many", ""},
 		{"optional argument", []string{"-x", app, "--fun", "comp*"}, "", "compute\n"},
 		{"ambiguous", []string{"-x", app, "--li", "work"}, "option --li is ambiguous: --line, --list (see dwprobe --help)", ""},
-		{"ambiguous no", []string{"-x", app, "--no", "-D", "work"}, "--no-demangle, --no-inlines", ""},
+		{"ambiguous no", []string{"-x", app, "--no", "-D", "work"}, "--no-demangle, --no-index, --no-inlines", ""},
 		{"unknown", []string{"-x", app, "--lisx"}, "unknown option --lisx; did you mean --list? (see dwprobe --help)", ""},
 		{"unknown, nothing close", []string{"-x", app, "--zzzzzzzz"}, "unknown option --zzzzzzzz (see dwprobe --help)", ""},
 		{"unknown short", []string{"-x", app, "-z"}, "unknown shorthand flag: 'z' in -z (see dwprobe --help)", ""},

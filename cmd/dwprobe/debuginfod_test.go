@@ -23,7 +23,7 @@ import (
 // server sets DEBUGINFOD_URLS itself.
 func TestMain(m *testing.M) {
 	os.Unsetenv("DEBUGINFOD_URLS")
-	os.Exit(m.Run())
+	os.Exit(runWithIndexDir(m))
 }
 
 // debuginfodQueries add a lazy pattern, which reads the source, to

@@ -50,6 +50,8 @@ type options struct {
 	show       string // "help", "version", "man" or "completion": print it and stop
 	completion string // the shell of --completion
 	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
+	buildIndex bool   // build (or verify) the target's index and stop
+	noIndex    bool   // scan the debuginfo, as without an index
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -132,6 +134,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVarP(&o.dryRun, "dry-run", "n", false, "do everything but write to tracefs")
 	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print the kprobes as a bootconfig for boot-time tracing")
 	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
+	fs.BoolVar(&o.buildIndex, "build-index", false, "build (or verify) the index of the -k/-x target's debuginfo, then stop")
+	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -229,7 +233,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 func modes(o *options) int {
 	n := 0
 	for _, b := range []bool{len(o.defs) > 0, o.line != "", o.funcsSet, len(o.vars) > 0,
-		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != "", o.sdt} {
+		len(o.adds) > 0, len(o.del) > 0, o.listSet, o.apply != "", o.sdt, o.buildIndex} {
 		if b {
 			n++
 		}
@@ -267,6 +271,10 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err := needsDebuginfo(o, t); err != nil {
 		return err
 	}
+	if o.buildIndex {
+		return runBuildIndex(o, t, stdout, stderr)
+	}
+	useIndex(o, t, stderr)
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)

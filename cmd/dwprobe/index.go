@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// indexOff reports whether queries scan the debuginfo without an index:
+// --no-index, or DWPROBE_INDEX=off (the conformance suite's second way).
+func indexOff(o *options) bool {
+	return o.noIndex || os.Getenv("DWPROBE_INDEX") == "off"
+}
+
+// useIndex has t's queries go through its index, built on first need.
+func useIndex(o *options, t *dwarfres.File, stderr io.Writer) {
+	if indexOff(o) {
+		return
+	}
+	t.UseIndex(indexOptions(o, t, stderr))
+}
+
+// indexOptions reports a rebuilt or unusable index on stderr, and shows
+// the build's progress when stderr is a terminal.
+func indexOptions(o *options, t *dwarfres.File, stderr io.Writer) dwarfres.IndexOptions {
+	opts := dwarfres.IndexOptions{Note: func(r dwarfres.IndexReport) {
+		if !o.quiet {
+			fmt.Fprintln(stderr, "note: "+indexNote(r))
+		}
+	}}
+	if isTerminal(stderr) {
+		opts.Progress = progressLine(stderr, t.Path)
+	}
+	return opts
+}
+
+// indexNote words what happened to an index that did not simply load.
+func indexNote(r dwarfres.IndexReport) string {
+	switch {
+	case !r.Used:
+		return fmt.Sprintf("debuginfo index not used (%v): scanning the debuginfo", r.Err)
+	case r.Stale != nil && r.Err != nil:
+		return fmt.Sprintf("debuginfo index %v: rebuilt, but not saved (%v)", r.Stale, r.Err)
+	case r.Stale != nil:
+		return fmt.Sprintf("debuginfo index %v: rebuilt", r.Stale)
+	default:
+		return fmt.Sprintf("debuginfo index built but not saved (%v)", r.Err)
+	}
+}
+
+// runBuildIndex is --build-index: build the index, or check the one there,
+// and say which.
+func runBuildIndex(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	if o.noIndex {
+		return errors.New("--build-index and --no-index are exclusive")
+	}
+	_, r := t.EnsureIndex(indexOptions(o, t, stderr))
+	if r.Stale != nil && !o.quiet {
+		fmt.Fprintf(stderr, "note: debuginfo index %v: rebuilding\n", r.Stale)
+	}
+	if r.Err != nil {
+		return fmt.Errorf("debuginfo index of %s: %w", t.Path, r.Err)
+	}
+	if !o.quiet {
+		what := "verified"
+		if r.Built {
+			what = "built"
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", r.Path, what)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine rewrites one stderr line as the index build goes, every
+// percent, and clears it at the end.
+func progressLine(w io.Writer, path string) func(done, total int) {
+	last := -1
+	return func(done, total int) {
+		pct := done * 100 / max(total, 1)
+		if pct == last {
+			return
+		}
+		last = pct
+		if done == total {
+			fmt.Fprint(w, "\r\033[K")
+			return
+		}
+		fmt.Fprintf(w, "\rindexing %s: %d%% of %d units", path, pct, total)
+	}
+}

@@ -1,0 +1,214 @@
+package dwarfres
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"sort"
+)
+
+// An Index tells a query which units to decode: the units naming each
+// function (its own DW_AT_name, or the name its abstract origin or
+// specification gives it: inlined-only functions and clones are found as
+// the functions they are instances of), each global variable, and each
+// source file of the line tables. It answers exactly what the scans of
+// scan.go answer, from a file built once per binary (indexfile.go).
+//
+// An Index is read-only and safe for concurrent use. Its tables stay in
+// the mapped file (sorted fixed-size entries, binary-searched), so
+// loading is mapping and checksumming the file, nothing more.
+type Index struct {
+	units    int    // units in .debug_info: postings index into them
+	infoSize uint64 // size of .debug_info the index was built from
+	byteScan bool   // built from a file refScan can scan (see exact)
+	// onlyC: no unit but C (and assembler) ones has functions or
+	// variables. Elsewhere (C++, Rust, Go) scopes, nesting and linkage
+	// names decide what a name matches, and name queries are left to
+	// the scans.
+	onlyC bool
+	strs  []byte
+	tabs  [numTabs]indexTable
+	syms  []byte // the symbol map's record (indexsyms.go)
+}
+
+// The tables of an Index.
+const (
+	tabFunc   = iota // own names of top-level subprograms
+	tabOrigin        // names of unnamed top-level subprograms, through their origin
+	tabVar           // own names of top-level variables
+	tabFile          // file names of each unit's line table
+	numTabs
+)
+
+// indexTable is one sorted table: entries of four uint32 (name offset and
+// length in strs, postings offset and count in posts); postings are the
+// ascending unit numbers, delta-coded as uvarints.
+type indexTable struct {
+	ents  []byte
+	posts []byte
+}
+
+const entSize = 16
+
+// Sentinels for an index that cannot be used; IndexError wraps one.
+var (
+	// ErrIndexCorrupt: the file is truncated, fails its checksum or does
+	// not decode.
+	ErrIndexCorrupt = errors.New("index corrupt")
+	// ErrIndexForeign: the file is an index of another binary, or of
+	// another build of it.
+	ErrIndexForeign = errors.New("index of another binary")
+	// ErrIndexVersion: the file was written by another index format.
+	ErrIndexVersion = errors.New("index of another format version")
+	// ErrIndexUnwritable: the index directory cannot take the file
+	// (read-only, full): queries scan the debuginfo instead.
+	ErrIndexUnwritable = errors.New("index directory not writable")
+)
+
+// IndexError says why an index file was not used.
+type IndexError struct {
+	Path string
+	Err  error // wraps one of the ErrIndex sentinels
+}
+
+func (e *IndexError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *IndexError) Unwrap() error { return e.Err }
+
+func (t *indexTable) len() int { return len(t.ents) / entSize }
+
+// entry returns entry i's name and postings, ok=false if they point
+// outside the file (only a corrupt file that passed its checksum).
+func (ix *Index) entry(t *indexTable, i int) (name, posts []byte, n int, ok bool) {
+	e := t.ents[i*entSize : (i+1)*entSize]
+	no, nl := binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint32(e[4:])
+	po, pn := binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+	if uint64(no)+uint64(nl) > uint64(len(ix.strs)) || uint64(po) > uint64(len(t.posts)) {
+		return nil, nil, 0, false
+	}
+	return ix.strs[no : no+nl], t.posts[po:], int(pn), true
+}
+
+// postings appends the n unit numbers coded in p to out.
+func (ix *Index) postings(p []byte, n int, out []int) ([]int, bool) {
+	u := -1
+	for k := 0; k < n; k++ {
+		d, w := binary.Uvarint(p)
+		if w <= 0 || d > uint64(ix.units) {
+			return out, false
+		}
+		p = p[w:]
+		u += int(d) + 1
+		if u >= ix.units {
+			return out, false
+		}
+		out = append(out, u)
+	}
+	return out, true
+}
+
+// lookup returns the units of name in table tab, in order.
+func (ix *Index) lookup(tab int, name string) ([]int, bool) {
+	t := &ix.tabs[tab]
+	var bad bool
+	i := sort.Search(t.len(), func(i int) bool {
+		n, _, _, ok := ix.entry(t, i)
+		bad = bad || !ok
+		return bytes.Compare(n, []byte(name)) >= 0
+	})
+	if bad {
+		return nil, false
+	}
+	if i == t.len() {
+		return nil, true
+	}
+	n, p, cnt, ok := ix.entry(t, i)
+	if !ok || string(n) != name {
+		return nil, ok
+	}
+	return ix.postings(p, cnt, nil)
+}
+
+// matching returns the units of every name of table tab that match, in
+// order, and with names the distinct matching names.
+func (ix *Index) matching(tab int, match func(string) bool) (units []int, names []string, ok bool) {
+	t := &ix.tabs[tab]
+	for i := 0; i < t.len(); i++ {
+		n, p, cnt, ok := ix.entry(t, i)
+		if !ok {
+			return nil, nil, false
+		}
+		if !match(string(n)) {
+			continue
+		}
+		names = append(names, string(n))
+		if units, ok = ix.postings(p, cnt, units); !ok {
+			return nil, nil, false
+		}
+	}
+	return sortedUnique(units), names, true
+}
+
+// sortedUnique sorts us and drops repeats.
+func sortedUnique(us []int) []int {
+	sort.Ints(us)
+	out := us[:0]
+	for i, u := range us {
+		if i == 0 || u != us[i-1] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// funcUnits is candidates' answer for a function query. An exact name is
+// what refScan would find where it can scan the file's bytes: the units
+// naming the function directly or through an origin; elsewhere the scan
+// of top-level names, which sees own names only.
+func (ix *Index) funcUnits(q Query) ([]int, bool) {
+	if q.Glob {
+		us, _, ok := ix.matching(tabFunc, q.Match)
+		return us, ok
+	}
+	own, ok := ix.lookup(tabFunc, q.Function)
+	if !ok || !ix.byteScan {
+		return own, ok
+	}
+	via, ok := ix.lookup(tabOrigin, q.Function)
+	return sortedUnique(append(own, via...)), ok
+}
+
+// nameUnits is refScan's answer from the index: the units naming name as a
+// function or a global variable.
+func (ix *Index) nameUnits(name string) ([]int, bool) {
+	if !ix.onlyC {
+		return nil, false
+	}
+	var all []int
+	for _, tab := range []int{tabFunc, tabOrigin, tabVar} {
+		us, ok := ix.lookup(tab, name)
+		if !ok {
+			return nil, false
+		}
+		all = append(all, us...)
+	}
+	return sortedUnique(all), true
+}
+
+// fileUnits is candidates' answer for a file query: the units whose line
+// table names a file src matches, and the distinct names that matched.
+func (ix *Index) fileUnits(src sourceName) ([]int, []string, bool) {
+	return ix.matching(tabFile, func(n string) bool { return n != "" && src.matches(n) })
+}
+
+// candidates is File.candidates from the index: ok=false if the index
+// cannot answer (a corrupt posting), and the caller scans.
+func (ix *Index) candidates(q Query, src sourceName) ([]int, []string, bool) {
+	if q.Function != "" {
+		if !ix.onlyC || needsDecodedUnit(q.Function) {
+			return nil, nil, false
+		}
+		us, ok := ix.funcUnits(q)
+		return us, nil, ok
+	}
+	return ix.fileUnits(src)
+}

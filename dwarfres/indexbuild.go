@@ -1,0 +1,295 @@
+package dwarfres
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// unitNames is what one unit contributes to an index, as ids into the
+// building worker's name table.
+type unitNames struct {
+	worker int
+	tabs   [numTabs][]int32
+	nonC   bool // a unit of another language, with functions or variables
+}
+
+// nameTable interns names for one worker: the lookup by []byte does not
+// allocate, so only a name's first sighting costs a string. last[tab][id]
+// is the last unit (plus one) that added the name to table tab, so each
+// unit lists a name once.
+type nameTable struct {
+	ids   map[string]int32
+	names []string
+	last  [numTabs][]int32
+}
+
+func (nt *nameTable) id(b []byte) int32 {
+	if id, ok := nt.ids[string(b)]; ok {
+		return id
+	}
+	id := int32(len(nt.names))
+	s := string(b)
+	nt.ids[s] = id
+	nt.names = append(nt.names, s)
+	for tab := range nt.last {
+		nt.last[tab] = append(nt.last[tab], 0)
+	}
+	return id
+}
+
+// add lists name b in table tab of unit ui, once.
+func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte) {
+	id := nt.id(b)
+	if nt.last[tab][id] != int32(ui+1) {
+		nt.last[tab][id] = int32(ui + 1)
+		out.tabs[tab] = append(out.tabs[tab], id)
+	}
+}
+
+// buildIndex reads every unit once, in parallel, and returns its index.
+// progress, if set, is called with the units done so far. A unit that does
+// not decode fails the build: the scans then report it as they do today.
+func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
+	units, err := f.unitsList()
+	if err != nil {
+		return nil, err
+	}
+	tabs := make([]nameTable, workers())
+	for w := range tabs {
+		tabs[w].ids = map[string]int32{}
+	}
+	per := make([]unitNames, len(units))
+	var done atomic.Int64
+	var progMu sync.Mutex
+	err = parallel(len(units), func(w, ui int) error {
+		per[ui].worker = w
+		if units[ui].holdsCode() {
+			if err := f.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {
+				return err
+			}
+			f.dropInfoPages(&units[ui])
+		}
+		if n := done.Add(1); progress != nil {
+			progMu.Lock()
+			progress(int(n), len(units))
+			progMu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix := f.mergeIndex(units, tabs, per)
+	ix.syms = f.encodeSyms(f.loadSymbols()) // not Symbols: it may be what asked for the index
+	return ix, nil
+}
+
+// indexUnit collects one unit's names: the same top-level DIEs
+// unitMatches looks at, and the file table fileNames reads.
+func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
+	if _, err := f.rootDIE(u); err != nil {
+		return err
+	}
+	r := f.newReader(u)
+	var d die
+	if !r.next(&d) {
+		return r.err
+	}
+	add := func(tab int, b []byte) { nt.add(out, ui, tab, b) }
+	if !u.cOnly() && u.root.Lang != langMipsAssembler {
+		if out.nonC = hasNames(r, &d); r.err != nil {
+			return r.err
+		}
+		return f.indexFiles(u, add)
+	}
+	for r.next(&d) {
+		if d.Depth < 1 {
+			break
+		}
+		switch {
+		case d.Tag == tagSubprogram && d.HasName():
+			add(tabFunc, f.nameBytes(u, &d))
+		case d.Tag == tagSubprogram && d.HasOrigin:
+			if n, ok := f.originName(u, d); ok {
+				add(tabOrigin, n)
+			}
+		case d.Tag == tagVariable && d.HasName():
+			add(tabVar, f.nameBytes(u, &d))
+		}
+		r.skipChildren(&d)
+	}
+	if r.err != nil {
+		return r.err
+	}
+	return f.indexFiles(u, add)
+}
+
+// indexFiles adds the names of u's line table.
+func (f *File) indexFiles(u *unit, add func(tab int, b []byte)) error {
+	names, err := f.fileNames(u)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n != "" {
+			add(tabFile, []byte(n))
+		}
+	}
+	return nil
+}
+
+// dropInfoPages gives back the mapped pages of u's DIEs once indexed: they
+// stay in the page cache, but a build reading all of .debug_info through
+// the mapping would otherwise keep it all resident. Pages shared with a
+// neighbour unit are kept (rounded inwards).
+func (f *File) dropInfoPages(u *unit) {
+	df := f.dwarfFile()
+	s := df.ELF.Section(".debug_info")
+	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.data == nil || df.IsModule() { // a module's is a relocated copy
+		return
+	}
+	page := uint64(os.Getpagesize())
+	lo := (s.Offset + u.off + page - 1) &^ (page - 1)
+	hi := (s.Offset + u.end) &^ (page - 1)
+	if lo < hi && hi <= uint64(len(df.data)) {
+		syscall.Madvise(df.data[lo:hi], syscall.MADV_DONTNEED)
+	}
+}
+
+const (
+	tagVariable = 0x34 // DW_TAG_variable
+	// langMipsAssembler is gas's language for every architecture: its
+	// units (a vmlinux's .S files) list their functions flat, as C units
+	// do, so the index names them as it does C's.
+	langMipsAssembler = 0x8001
+)
+
+// hasNames reports whether the rest of the unit r reads has a function or
+// a variable, at any depth.
+func hasNames(r *reader, d *die) bool {
+	for r.next(d) {
+		if d.Tag == tagSubprogram || d.Tag == tagVariable {
+			return true
+		}
+	}
+	return false
+}
+
+// nameBytes is rawName without allocating for .debug_str names.
+func (f *File) nameBytes(u *unit, d *die) []byte {
+	var sec []byte
+	switch d.nameForm {
+	case formString: // its offset in .debug_info
+		sec = f.sec(".debug_info")
+	case formStrp:
+		sec = f.sec(".debug_str")
+	default:
+		return []byte(f.rawName(u, d))
+	}
+	if d.nameVal < uint64(len(sec)) {
+		b := sec[d.nameVal:]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return b[:i]
+		}
+	}
+	return nil
+}
+
+// originName is the name cuTree.name gives an unnamed DIE: its abstract
+// origin's or specification's, followed within the unit.
+func (f *File) originName(u *unit, d die) ([]byte, bool) {
+	for n := 0; n < 8; n++ {
+		if d.HasName() {
+			return f.nameBytes(u, &d), true
+		}
+		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
+			return nil, false
+		}
+		r := f.newReader(u)
+		r.seek(d.Origin, 1)
+		if !r.next(&d) {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// mergeIndex turns the workers' names and the units' ids into one Index:
+// strings deduplicated, each table sorted by name, postings ascending.
+func (f *File) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Index {
+	ix := &Index{units: len(units), infoSize: uint64(len(f.sec(".debug_info"))), byteScan: f.byteScannable(units), onlyC: true}
+	for i := range per {
+		ix.onlyC = ix.onlyC && !per[i].nonC
+	}
+	global := map[string]int32{}
+	var names []string
+	remap := make([][]int32, len(tabs))
+	for w := range tabs {
+		remap[w] = make([]int32, len(tabs[w].names))
+		for i, s := range tabs[w].names {
+			g, ok := global[s]
+			if !ok {
+				g = int32(len(names))
+				global[s] = g
+				names = append(names, s)
+			}
+			remap[w][i] = g
+		}
+	}
+	// Strings sorted once; every table then lists names in that order.
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+	strOff := make([]uint32, len(names))
+	for _, g := range order {
+		strOff[g] = uint32(len(ix.strs))
+		ix.strs = append(ix.strs, names[g]...)
+	}
+	for tab := 0; tab < numTabs; tab++ {
+		post := make([][]int, len(names)) // units in order: ui ascends
+		for ui := range per {
+			for _, id := range per[ui].tabs[tab] {
+				g := remap[per[ui].worker][id]
+				post[g] = append(post[g], ui)
+			}
+		}
+		t := &ix.tabs[tab]
+		for _, g := range order {
+			if len(post[g]) == 0 {
+				continue
+			}
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, strOff[g])
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(post[g])))
+			prev := -1
+			for _, ui := range post[g] {
+				t.posts = binary.AppendUvarint(t.posts, uint64(ui-prev-1))
+				prev = ui
+			}
+		}
+	}
+	return ix
+}
+
+// byteScannable reports whether refScan can scan this file's bytes for
+// name references (it answers ok for it).
+func (f *File) byteScannable(units []unit) bool {
+	if f.sec(".debug_str_offsets") != nil || f.hasAlt() {
+		return false // names may be in another file's .debug_str
+	}
+	for i := range units {
+		if units[i].offSize != 4 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,268 @@
+package dwarfres
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// The index file:
+//
+//	magic "DWPRBIDX", u32 format version, u32 flags (bit 0: byteScan,
+//	bit 1: onlyC),
+//	u64 length of what follows the checksum, u32 CRC-32C of version,
+//	flags and what follows the checksum, then:
+//	u32 key length, key (whose binary: see indexKey), u32 units,
+//	u64 .debug_info size, u32 strings length, strings, per table
+//	u32 entries, u32 postings length, entries, postings, and u32 length
+//	and the symbol map's record (indexsyms.go).
+//
+// All little-endian. A reader trusts nothing before the checksum and
+// the key have matched; lookups still bound-check every offset.
+const (
+	indexMagic   = "DWPRBIDX"
+	indexVersion = 1
+	indexHdrSize = 8 + 4 + 4 + 8 + 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// encodeIndex writes ix for the binary whose key is key.
+func encodeIndex(ix *Index, key string) []byte {
+	le := binary.LittleEndian
+	body := le.AppendUint32(nil, uint32(len(key)))
+	body = append(body, key...)
+	body = le.AppendUint32(body, uint32(ix.units))
+	body = le.AppendUint64(body, ix.infoSize)
+	body = le.AppendUint32(body, uint32(len(ix.strs)))
+	body = append(body, ix.strs...)
+	for i := range ix.tabs {
+		t := &ix.tabs[i]
+		body = le.AppendUint32(body, uint32(t.len()))
+		body = le.AppendUint32(body, uint32(len(t.posts)))
+		body = append(body, t.ents...)
+		body = append(body, t.posts...)
+	}
+	body = le.AppendUint32(body, uint32(len(ix.syms)))
+	body = append(body, ix.syms...)
+	out := append([]byte(indexMagic), make([]byte, indexHdrSize-len(indexMagic))...)
+	le.PutUint32(out[8:], indexVersion)
+	var flags uint32
+	if ix.byteScan {
+		flags |= 1
+	}
+	if ix.onlyC {
+		flags |= 2
+	}
+	le.PutUint32(out[12:], flags)
+	le.PutUint64(out[16:], uint64(len(body)))
+	le.PutUint32(out[24:], indexSum(out, body))
+	return append(out, body...)
+}
+
+// indexSum is the checksum of the header's version and flags and of body.
+func indexSum(hdr, body []byte) uint32 {
+	return crc32.Update(crc32.Checksum(hdr[8:16], castagnoli), castagnoli, body)
+}
+
+// decodeIndex checks and decodes an index file for the binary whose key
+// is key. Errors wrap ErrIndexCorrupt, ErrIndexVersion or ErrIndexForeign.
+func decodeIndex(b []byte, key string) (*Index, error) {
+	le := binary.LittleEndian
+	if len(b) < indexHdrSize || string(b[:8]) != indexMagic {
+		return nil, fmt.Errorf("%w: no index header", ErrIndexCorrupt)
+	}
+	if v := le.Uint32(b[8:]); v != indexVersion {
+		return nil, fmt.Errorf("%w: format %d, want %d", ErrIndexVersion, v, indexVersion)
+	}
+	body := b[indexHdrSize:]
+	if n := le.Uint64(b[16:]); n != uint64(len(body)) {
+		return nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrIndexCorrupt, len(body), n)
+	}
+	if indexSum(b, body) != le.Uint32(b[24:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrIndexCorrupt)
+	}
+	d := &indexDecoder{b: body}
+	if k := d.bytes(int(d.u32())); d.bad || string(k) != key {
+		return nil, fmt.Errorf("%w (%s)", ErrIndexForeign, k)
+	}
+	flags := le.Uint32(b[12:])
+	if flags&^3 != 0 {
+		return nil, fmt.Errorf("%w: unknown flags %#x", ErrIndexCorrupt, flags)
+	}
+	ix := &Index{byteScan: flags&1 != 0, onlyC: flags&2 != 0}
+	ix.units = int(d.u32())
+	ix.infoSize = d.u64()
+	ix.strs = d.bytes(int(d.u32()))
+	for i := range ix.tabs {
+		n, pl := int(d.u32()), int(d.u32())
+		if n > len(body)/entSize {
+			d.bad = true
+			break
+		}
+		ix.tabs[i].ents = d.bytes(n * entSize)
+		ix.tabs[i].posts = d.bytes(pl)
+	}
+	ix.syms = d.bytes(int(d.u32()))
+	if d.bad || len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: tables do not decode", ErrIndexCorrupt)
+	}
+	return ix, nil
+}
+
+// indexDecoder reads the body; a read past the end sets bad.
+type indexDecoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *indexDecoder) bytes(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.bad = true
+		d.b = nil
+		return nil
+	}
+	out := d.b[:n:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *indexDecoder) u32() uint32 {
+	if b := d.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (d *indexDecoder) u64() uint64 {
+	if b := d.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+// indexKey names the debuginfo an index is for: its build-id (without
+// one, its path), and the size and modification time of the file. A
+// build-id alone names a link, not the bytes: a file rewritten after it
+// (dwz, objcopy, a test corrupting a copy) keeps it, and must not be
+// answered from the index of another state. name is the file name the
+// index gets in its directory, distinct for each key.
+func (f *File) indexKey() (key, name string, err error) {
+	df := f.dwarfFile()
+	st, err := df.f.Stat()
+	if err != nil {
+		return "", "", err
+	}
+	stamp := strconv.FormatInt(st.Size(), 10) + " " + strconv.FormatInt(st.ModTime().UnixNano(), 10)
+	id := df.BuildID()
+	if id != "" {
+		key = "build-id " + id + " " + stamp
+	} else {
+		abs, err := filepath.Abs(df.Path)
+		if err != nil {
+			return "", "", err
+		}
+		key = "file " + abs + " " + stamp
+		id = "path"
+	}
+	sum := sha256.Sum256([]byte(key))
+	return key, id + "-" + hex.EncodeToString(sum[:8]) + ".idx", nil
+}
+
+// DefaultIndexDir is where indexes live: $DWPROBE_INDEX_DIR, else
+// dwprobe/index under the user's cache directory ($XDG_CACHE_HOME, else
+// ~/.cache).
+func DefaultIndexDir() (string, error) {
+	if d := os.Getenv("DWPROBE_INDEX_DIR"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "dwprobe", "index"), nil
+}
+
+// readIndex loads and checks the index at path for f; a missing file is
+// (nil, nil). The index must also fit f's units.
+func (f *File) readIndex(path, key string) (*Index, error) {
+	b, err := mapIndex(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexCorrupt, err)}
+	}
+	ix, err := decodeIndex(b, key)
+	if err != nil {
+		syscall.Munmap(b)
+		return nil, &IndexError{Path: path, Err: err}
+	}
+	units, err := f.unitsList()
+	if err != nil {
+		syscall.Munmap(b)
+		return nil, nil // no index for debuginfo that does not read: the build says why
+	}
+	if ix.units != len(units) || ix.infoSize != uint64(len(f.sec(".debug_info"))) {
+		syscall.Munmap(b)
+		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
+	}
+	return ix, nil
+}
+
+// mapIndex maps the index file read-only: a query reads a few of its
+// pages besides the checksum's pass, and copying it would cost more. The
+// mapping lives as long as the process: the Index and the symbol map
+// decoded from it point into it. Writers replace the file by renaming,
+// never in place, so the mapping stays whole.
+func mapIndex(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	return syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+// writeIndex stores b at path through a temporary file in the same
+// directory and a rename, so a reader sees the old file or the whole new
+// one, and concurrent writers of the same index each rename a complete
+// file. Errors wrap ErrIndexUnwritable.
+func writeIndex(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.idx")
+	if err != nil {
+		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+	}
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+	}
+	return nil
+}

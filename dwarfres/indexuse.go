@@ -1,0 +1,149 @@
+package dwarfres
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// IndexOptions says where a binary's index lives and whom to tell.
+type IndexOptions struct {
+	Dir string // "": DefaultIndexDir
+	// Progress, if set, is called while the index is built, with the
+	// units read so far and their total.
+	Progress func(done, total int)
+	// Note, if set, gets the report of a first use that has something to
+	// say (IndexReport.Noteworthy).
+	Note func(IndexReport)
+}
+
+// IndexReport says what loading or building an index did.
+type IndexReport struct {
+	Path  string
+	Built bool // built by this use, not loaded
+	Used  bool // queries choose their units through it
+	// Stale is why the file that was there was rebuilt: an *IndexError
+	// wrapping ErrIndexCorrupt, ErrIndexForeign or ErrIndexVersion.
+	Stale error
+	// Err is why the index was not saved (an *IndexError wrapping
+	// ErrIndexUnwritable; the built index is still used) or not used at
+	// all (Used is false): that, or the debuginfo's own error.
+	Err error
+}
+
+// Noteworthy reports whether the user should hear of r: an index rebuilt,
+// unsaved, or unused for want of a directory. Loading one, or building the
+// first, is routine; so is having none for a binary whose debuginfo does
+// not read (the scan reports that).
+func (r IndexReport) Noteworthy() bool {
+	var ie *IndexError
+	return r.Stale != nil || errors.As(r.Err, &ie)
+}
+
+// UseIndex makes f's queries choose their units through its index in
+// o.Dir, loaded or built (and saved) on first need. Answers are the same
+// without it; only the work to reach them differs.
+func (f *File) UseIndex(o IndexOptions) {
+	f.idxMu.Lock()
+	defer f.idxMu.Unlock()
+	if f.idxOpts == nil {
+		f.idxOpts = &o
+	}
+}
+
+// index is the attached index, loaded or built on the first call; nil
+// when none is attached or it cannot be had.
+func (f *File) index() *Index {
+	f.idxMu.Lock()
+	o := f.idxOpts
+	f.idxMu.Unlock()
+	if o == nil {
+		return nil
+	}
+	f.idxOnce.Do(func() {
+		var r IndexReport
+		f.idx, r = f.EnsureIndex(*o)
+		if r.Noteworthy() && o.Note != nil {
+			o.Note(r)
+		}
+	})
+	return f.idx
+}
+
+// EnsureIndex loads f's index from o.Dir, or builds and saves it when it
+// is missing or unusable, and returns it with what happened; a nil Index
+// (with r.Err) when it can be neither loaded nor built. Processes building
+// the same index at once each produce a whole file (write and rename);
+// a lock only spares them the duplicate work.
+func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
+	dir := o.Dir
+	if dir == "" {
+		var err error
+		if dir, err = DefaultIndexDir(); err != nil {
+			r.Err = &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+			return nil, r
+		}
+	}
+	if !f.HasDWARF() {
+		r.Err = fmt.Errorf("%s: %w", f.Path, ErrNoDebugInfo)
+		return nil, r
+	}
+	key, name, err := f.indexKey()
+	if err != nil {
+		r.Err = err
+		return nil, r
+	}
+	r.Path = filepath.Join(dir, name)
+	if ix, r.Stale = f.readIndex(r.Path, key); ix != nil {
+		r.Used = true
+		return ix, r
+	}
+	unlock, err := lockIndex(r.Path)
+	if err != nil {
+		r.Err = err
+		return nil, r
+	}
+	defer unlock()
+	// Another process may have built it while this one waited.
+	if ix, err := f.readIndex(r.Path, key); ix != nil && err == nil {
+		r.Used = true
+		return ix, r
+	}
+	ix, err = f.buildIndex(o.Progress)
+	if err != nil {
+		r.Err = err
+		return nil, r
+	}
+	r.Built, r.Used = true, true
+	r.Err = writeIndex(r.Path, encodeIndex(ix, key))
+	return ix, r
+}
+
+// lockIndex takes an exclusive lock beside path, creating the directory;
+// failing to, the directory cannot take the index either.
+func lockIndex(path string) (func(), error) {
+	unwritable := func(err error) error {
+		return &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, unwritable(err)
+	}
+	lf, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, unwritable(err)
+	}
+	for {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	// A lock that cannot be taken (a file system without flock) only
+	// costs duplicate work: carry on.
+	return func() {
+		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+		lf.Close()
+	}, nil
+}
