@@ -153,20 +153,7 @@ func (e *NotFoundError) Unwrap() error { return ErrNoDebugInfo }
 // ErrNotELF, ErrCompressed, ErrNoDebugInfo (a *NotFoundError when nothing
 // was found) or the file system's.
 func (l *Locator) Open(path string) (*File, error) {
-	f, err := OpenAny(path)
-	if err != nil {
-		return nil, err
-	}
-	f.SetDebugDirs(l.debugDirs())
-	f.altf.fetch = l.altFetch()
-	if f.HasDWARF() {
-		return f, nil
-	}
-	if err := l.attach(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return l.open(path, false)
 }
 
 // OpenOrSymbols is Open, except that a binary whose debuginfo is found
@@ -176,6 +163,12 @@ func (l *Locator) Open(path string) (*File, error) {
 // gets the *NotFoundError; a debuginfo file refused (another build-id,
 // another CRC) is still an error.
 func (l *Locator) OpenOrSymbols(path string) (*File, error) {
+	return l.open(path, true)
+}
+
+// open is Open, and OpenOrSymbols when symbolsOnly allows a binary without
+// debuginfo.
+func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
 	f, err := OpenAny(path)
 	if err != nil {
 		return nil, err
@@ -187,7 +180,7 @@ func (l *Locator) OpenOrSymbols(path string) (*File, error) {
 	}
 	err = l.attach(f)
 	var nf *NotFoundError
-	if errors.As(err, &nf) && f.hasFuncSymbols() {
+	if symbolsOnly && errors.As(err, &nf) && f.hasFuncSymbols() {
 		f.missing = nf
 		return f, nil
 	}
