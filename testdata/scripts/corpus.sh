@@ -12,15 +12,16 @@ log() { printf 'corpus: %s\n' "$*" >&2; }
 
 # The corpus used to live in ~/.cache/dwprobe, which is now dwprobe's own
 # cache (its indexes): move an old corpus rather than download it again. Its
-# symlinks are absolute and are remade below.
+# symlinks are absolute and are remade below. Built fixtures are dropped,
+# not moved: their debuginfo names the directory they were built in.
 old=$HOME/.cache/dwprobe
-if [ -z "${DWPROBE_CORPUS:-}" ] && [ ! -e "$CORPUS" ] && [ -d "$old/amd64" ]; then
+if [ -z "${DWPROBE_CORPUS:-}" ] && [ ! -e "$CORPUS" ] && [ -d "$old/amd64" ] && [ ! -L "$old/amd64" ]; then
 	log "moving the corpus from $old to $CORPUS"
 	mkdir -p "$CORPUS"
-	for d in amd64 arm64 debs src fixtures; do
+	for d in amd64 arm64 debs src; do
 		if [ -e "$old/$d" ]; then mv "$old/$d" "$CORPUS/"; fi
 	done
-	rm -f "$old/linux"
+	rm -rf "$old/linux" "$old/fixtures"
 fi
 mkdir -p "$CORPUS/debs"
 cd "$CORPUS"
