@@ -1,7 +1,9 @@
 package main
 
 import (
+	"debug/elf"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +137,46 @@ func TestBTFModuleCLI(t *testing.T) {
 	_, errs, code = runBin(t, "-k", vml, "-m", img, "-D", "ovl_lookup:3")
 	if code != exitUnresolved || !strings.Contains(errs, "BTF has no source lines") {
 		t.Errorf("a line: exit %d, want %d: %s", code, exitUnresolved, errs)
+	}
+}
+
+// TestBTFModuleRunning is -m for the running kernel without -k: the
+// module's BTF is /sys/kernel/btf/MODULE, split on /sys/kernel/btf/vmlinux
+// (here the arm64 image's, extracted raw into a directory standing for
+// /sys/kernel/btf), and the machine is the module's, not the host's.
+func TestBTFModuleRunning(t *testing.T) {
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
+	t.Setenv("PERF_BUILDID_DIR", t.TempDir())
+	img := imageModule(t, "arm64", "fs/overlayfs/overlay.ko")
+	dir := t.TempDir()
+	rawBTF(t, dwarftest.NeedCorpus(t, "arm64/vmlinux"), filepath.Join(dir, "vmlinux"))
+	rawBTF(t, img, filepath.Join(dir, "overlay"))
+	defer func(p string) { runningBTFPath = p }(runningBTFPath)
+	runningBTFPath = filepath.Join(dir, "vmlinux")
+	out, errs, err := dw("-m", img, "-D", "ovl_lookup dentry->d_name.name:string flags")
+	want := "p:probe/ovl_lookup overlay:ovl_lookup+8 name=+0(+40(%x1)):string flags=%x2:x32\n"
+	note := "the module's from " + filepath.Join(dir, "overlay") + " with " + img + "'s symbols"
+	if err != nil || out != want || !strings.Contains(errs, note) {
+		t.Errorf("%v\n%s\nwant %s%s", err, out, want, errs)
+	}
+}
+
+// rawBTF writes path's .BTF section, raw, to out.
+func rawBTF(t *testing.T, path, out string) {
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".BTF")
+	if sec == nil {
+		t.Fatalf("%s: no .BTF", path)
+	}
+	b, err := sec.Data()
+	if err == nil {
+		err = os.WriteFile(out, b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
