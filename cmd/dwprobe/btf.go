@@ -99,7 +99,7 @@ func openBTF(o *options) (*btfKernel, error) {
 			}
 			k.what += " with " + kallsymsPath
 		} else {
-			k.what += fmt.Sprintf(" taken for the running kernel's machine and version (%s; give -k VMLINUX for another kernel's)", rel)
+			k.what += rawBlobNote(o, t.Machine, rel)
 		}
 	}
 	if o.module != "" {
@@ -142,6 +142,16 @@ func moduleTypes(k *btfKernel, base *dwarfres.BTF) (*dwarfres.BTF, error) {
 	}
 	k.what += "; the module's from " + k.mod.Path + "'s .BTF with its symbols"
 	return k.mod.SplitBTF(base)
+}
+
+// rawBlobNote says what a raw blob other than the running kernel's is
+// taken for: it names neither machine nor version. With -m the machine
+// is the module's ELF's.
+func rawBlobNote(o *options, m elf.Machine, rel string) string {
+	if o.module != "" {
+		return fmt.Sprintf(" taken for the running kernel's version, %s (give -k VMLINUX for another kernel's)", rel)
+	}
+	return fmt.Sprintf(" taken for the running kernel's machine, %s, and version, %s: a raw blob names neither (give -k VMLINUX for another kernel's)", tracefs.MachineName(m), rel)
 }
 
 // loadTypes reads the BTF o names: --btf's file, -k's .BTF or the
