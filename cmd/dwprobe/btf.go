@@ -91,14 +91,17 @@ func openBTF(o *options) (*btfKernel, error) {
 		t.Machine = tracefs.HostDialect().Machine
 		rel, _ := runningKernel()
 		t.Major, t.Minor, _ = dwarfres.ParseRelease(rel)
-		if sameFile(types.Path, runningBTFPath) {
+		switch {
+		case sameFile(types.Path, runningBTFPath) && o.module != "":
+			// The module's own symbols answer (moduleTarget).
+		case sameFile(types.Path, runningBTFPath):
 			t.Syms, err = runningSyms()
 			if err != nil {
 				k.close()
 				return nil, err
 			}
 			k.what += " with " + kallsymsPath
-		} else {
+		default:
 			k.what += rawBlobNote(o, t.Machine, rel)
 		}
 	}
