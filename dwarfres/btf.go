@@ -115,6 +115,21 @@ func ParseSplitBTF(raw []byte, base *BTF, name string) (b *BTF, err error) {
 	return b, nil
 }
 
+// SplitBTF reads the .BTF section of f, a kernel module, as split BTF
+// on base, its kernel's; the result has f's machine. Errors wrap ErrNoBTF.
+func (f *File) SplitBTF(base *BTF) (*BTF, error) {
+	raw, err := f.section(".BTF")
+	if err != nil || len(raw) == 0 {
+		return nil, fmt.Errorf("%s: %w (no .BTF section)", f.Path, ErrNoBTF)
+	}
+	b, err := ParseSplitBTF(bytes.Clone(raw), base, f.Path)
+	if err != nil {
+		return nil, err
+	}
+	b.Machine = f.Machine
+	return b, nil
+}
+
 // recoverBTF turns a panic of the BTF decoder into an error.
 func recoverBTF(err *error, name string) {
 	if r := recover(); r != nil {

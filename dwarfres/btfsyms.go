@@ -41,6 +41,12 @@ func (k ELFKernelSyms) Text() (uint64, bool) {
 	return st.Text, st.HasText
 }
 
+// UniqueBefore is the nearest symbol before addr whose name is unique,
+// to name one copy of a module's function of several copies.
+func (k ELFKernelSyms) UniqueBefore(addr uint64) (Sym, bool) {
+	return k.F.Symbols().UniqueBefore(addr)
+}
+
 // Notrace is File.Notrace at the symbol's start.
 func (k ELFKernelSyms) Notrace(s Sym) (bool, bool) { return k.F.Notrace(s.Start) }
 

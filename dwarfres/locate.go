@@ -289,6 +289,24 @@ func RunningKernel() Kernel {
 // path, "" for the running kernel; release "" checks nothing). A file
 // that is no relocatable object is refused with ErrNotELF.
 func (l *Locator) OpenModule(path, kernel, release string) (*File, error) {
+	f, err := OpenModuleFile(path, kernel, release)
+	if err != nil {
+		return nil, err
+	}
+	if !f.HasDWARF() {
+		if err := l.attach(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// OpenModuleFile opens the kernel module at path as it is, without
+// looking for its debuginfo (for its symbols and .BTF), refusing a file
+// that is not a relocatable object or a module built for another
+// release than release (CheckRelease).
+func OpenModuleFile(path, kernel, release string) (*File, error) {
 	f, err := OpenAny(path)
 	if err != nil {
 		return nil, err
@@ -297,11 +315,7 @@ func (l *Locator) OpenModule(path, kernel, release string) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w: not a kernel module (ELF type %v, not a relocatable object)", path, ErrNotELF, f.ELF.Type)
 	}
-	err = CheckRelease(f, kernel, release)
-	if err == nil && !f.HasDWARF() {
-		err = l.attach(f)
-	}
-	if err != nil {
+	if err := CheckRelease(f, kernel, release); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -57,6 +57,17 @@ type BTFTarget struct {
 	// Syms is nil when no symbol table is known (a raw BTF blob
 	// offline): targets are then written FUNC+0 unchecked.
 	Syms KernelSymbols
+	// Module names the kernel module Types and Syms describe (its split
+	// BTF and its .ko's symbols); "" for the vmlinux. Targets are then
+	// MODULE:FUNC+OFFS, as the DWARF path writes them.
+	Module string
+}
+
+// moduleAnchors is what a module's symbols add to KernelSymbols: the
+// nearest unique symbol before an address, to name one copy of a name
+// the module has several of (dwarfres.ELFKernelSyms has it).
+type moduleAnchors interface {
+	UniqueBefore(addr uint64) (dwarfres.Sym, bool)
 }
 
 func (k *BTFTarget) env(spec *Spec) *argEnv {
@@ -207,9 +218,12 @@ func protoText(fp *btf.FuncProto) string {
 // note for a notrace copy.
 func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
 	if k.Syms == nil {
-		t := fmt.Sprintf("%s+%d", fn.name, k.entrySkip(env, dwarfres.Sym{Name: fn.name}))
+		t := k.modulePrefix() + fmt.Sprintf("%s+%d", fn.name, k.entrySkip(env, dwarfres.Sym{Name: fn.name}))
 		env.note(fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", t))
 		return []string{t}
+	}
+	if k.Module != "" {
+		return k.moduleTargets(env, fn)
 	}
 	text, hasText := k.Syms.Text()
 	var out []string
@@ -230,6 +244,38 @@ func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
 		if len(fn.syms) > 1 && !hasText {
 			break
 		}
+	}
+	return out
+}
+
+// modulePrefix is "MODULE:" for a module's targets, "" for the vmlinux's.
+func (k *BTFTarget) modulePrefix() string {
+	if k.Module == "" {
+		return ""
+	}
+	return k.Module + ":"
+}
+
+// moduleTargets are the targets of fn in a module: MODULE:FUNC+0, or,
+// for a name of several copies, each copy from the nearest unique symbol
+// before it (as kernelTarget writes them: the kernel would take the
+// first copy of the name).
+func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []string {
+	anchors, _ := k.Syms.(moduleAnchors)
+	var out []string
+	for _, s := range fn.syms {
+		skip := k.entrySkip(env, s)
+		t := fmt.Sprintf("%s%s+%d", k.modulePrefix(), fn.name, skip)
+		if len(fn.syms) > 1 && anchors != nil {
+			if u, ok := anchors.UniqueBefore(s.Start); ok {
+				t = fmt.Sprintf("%s%s+%d", k.modulePrefix(), u.Name, s.Start+skip-u.Start)
+				env.note(fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
+			}
+		}
+		if nt, known := k.Syms.Notrace(s); known && nt {
+			env.note(fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -27,10 +27,10 @@ var (
 	runningBTFPath  = dwarfres.RunningBTFPath
 )
 
-// btfFallback reports whether err, openTarget's for o, is a kernel
-// without DWARF that BTF may answer for.
+// btfFallback reports whether err, openTarget's for o, is a kernel or a
+// kernel module without DWARF that BTF may answer for.
 func btfFallback(o *options, err error) bool {
-	return o.exec == "" && o.module == "" && errors.Is(err, dwarfres.ErrNoDebugInfo)
+	return o.exec == "" && errors.Is(err, dwarfres.ErrNoDebugInfo)
 }
 
 // strippedWithBTF is why a -k vmlinux opened for its symbols alone (no
@@ -47,12 +47,16 @@ func strippedWithBTF(o *options, t *dwarfres.File) error {
 type btfKernel struct {
 	target *probegen.BTFTarget
 	elf    *dwarfres.File // the vmlinux, nil without one
+	mod    *dwarfres.File // -m's module, nil without -m
 	what   string         // where the types and symbols come from, for the note
 }
 
 func (k *btfKernel) close() {
 	if k.elf != nil {
 		k.elf.Close()
+	}
+	if k.mod != nil {
+		k.mod.Close()
 	}
 }
 
@@ -80,24 +84,77 @@ func openBTF(o *options) (*btfKernel, error) {
 		t.Machine = k.elf.Machine
 		t.Major, t.Minor, _ = k.elf.KernelVersion()
 		t.Syms = dwarfres.ELFKernelSyms{F: k.elf}
-		k.what += " with " + k.elf.Path + "'s symbols"
+		if o.module == "" {
+			k.what += " with " + k.elf.Path + "'s symbols"
+		}
 	case types.Machine == elf.EM_NONE:
 		t.Machine = tracefs.HostDialect().Machine
 		rel, _ := runningKernel()
 		t.Major, t.Minor, _ = dwarfres.ParseRelease(rel)
-		if sameFile(types.Path, runningBTFPath) {
+		switch {
+		case sameFile(types.Path, runningBTFPath) && o.module != "":
+			// The module's own symbols answer (moduleTarget).
+		case sameFile(types.Path, runningBTFPath):
 			t.Syms, err = runningSyms()
 			if err != nil {
 				k.close()
 				return nil, err
 			}
 			k.what += " with " + kallsymsPath
-		} else {
-			k.what += fmt.Sprintf(" taken for the running kernel's machine and version (%s; give -k VMLINUX for another kernel's)", rel)
+		default:
+			k.what += rawBlobNote(o, t.Machine, rel)
+		}
+	}
+	if o.module != "" {
+		if err := moduleTarget(o, k, t); err != nil {
+			k.close()
+			return nil, err
 		}
 	}
 	k.target = t
 	return k, nil
+}
+
+// moduleTarget turns t, the kernel's, into -m's module's: its BTF split
+// on the kernel's, its .ko's symbols and machine.
+func moduleTarget(o *options, k *btfKernel, t *probegen.BTFTarget) error {
+	_, path, rel, err := moduleFileOf(o)
+	if err != nil {
+		return err
+	}
+	if k.mod, err = dwarfres.OpenModuleFile(path, o.vmlinux, rel); err != nil {
+		return err
+	}
+	if t.Types, err = moduleTypes(k, t.Types); err != nil {
+		return err
+	}
+	t.Syms, t.Machine, t.Module = dwarfres.ELFKernelSyms{F: k.mod}, k.mod.Machine, k.mod.ModuleName()
+	return nil
+}
+
+// moduleTypes reads k.mod's BTF, split on base: the running kernel's
+// /sys/kernel/btf/MODULE when base is the running kernel's and it has
+// loaded the module, else the .ko's .BTF.
+func moduleTypes(k *btfKernel, base *dwarfres.BTF) (*dwarfres.BTF, error) {
+	if sameFile(base.Path, runningBTFPath) {
+		p := filepath.Join(filepath.Dir(runningBTFPath), k.mod.ModuleName())
+		if raw, err := os.ReadFile(p); err == nil {
+			k.what += "; the module's from " + p + " with " + k.mod.Path + "'s symbols"
+			return dwarfres.ParseSplitBTF(raw, base, p)
+		}
+	}
+	k.what += "; the module's from " + k.mod.Path + "'s .BTF with its symbols"
+	return k.mod.SplitBTF(base)
+}
+
+// rawBlobNote says what a raw blob other than the running kernel's is
+// taken for: it names neither machine nor version. With -m the machine
+// is the module's ELF's.
+func rawBlobNote(o *options, m elf.Machine, rel string) string {
+	if o.module != "" {
+		return fmt.Sprintf(" taken for the running kernel's version, %s (give -k VMLINUX for another kernel's)", rel)
+	}
+	return fmt.Sprintf(" taken for the running kernel's machine, %s, and version, %s: a raw blob names neither (give -k VMLINUX for another kernel's)", tracefs.MachineName(m), rel)
 }
 
 // loadTypes reads the BTF o names: --btf's file, -k's .BTF or the
@@ -189,6 +246,8 @@ func btfReason(o *options, why error) string {
 	switch {
 	case why == nil:
 		return ""
+	case o.module != "":
+		return fmt.Sprintf("no debuginfo for the module %s: ", o.module)
 	case o.vmlinux == "":
 		rel, _ := runningKernel()
 		return fmt.Sprintf("no debuginfo for the running kernel %s: ", rel)
@@ -208,6 +267,9 @@ func btfRefusal(why error, what string) error {
 // btfCheckRunning refuses to add kprobes from a vmlinux that is not the
 // running kernel; the running kernel's BTF is the running kernel's.
 func btfCheckRunning(k *btfKernel) error {
+	if k.mod != nil {
+		return checkRunningModule(k.mod)
+	}
 	if k.elf == nil {
 		return nil
 	}

@@ -98,8 +98,7 @@ func TestBTFRefusalsCLI(t *testing.T) {
 		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "vfs_read ret"}, exitUnresolved, "vfs_read has no parameter ret (its parameters: file, buf, count, pos); BTF knows no local variables"},
 		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "no_such_function_xyz"}, exitUnresolved, "neither in BTF nor in the symbol table"},
 		{[]string{"--btf", dwarfres.RunningBTFPath, "-L", "vfs_read"}, exitUnresolved, "-L lists source lines, which BTF does not have"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-x", "/bin/true", "-D", "main"}, exitUsage, "--btf describes a kernel's vmlinux: it does not go with -x or -m"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-m", "overlay", "-D", "ovl_lookup"}, exitUsage, "it does not go with -x or -m (a module's BTF is not read yet)"},
+		{[]string{"--btf", dwarfres.RunningBTFPath, "-x", "/bin/true", "-D", "main"}, exitUsage, "--btf describes a kernel's vmlinux: it does not go with -x"},
 		{[]string{"--btf", notBTF, "-D", "vfs_read"}, exitInput, "no BTF"},
 	} {
 		_, errs, code := runBin(t, c.args...)

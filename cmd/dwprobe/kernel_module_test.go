@@ -60,6 +60,11 @@ var guestModSpecs = []struct{ module, spec string }{
 	{"vfat", "gm_vfat_lookup=vfat_lookup name=dentry->d_name.name:string"},
 }
 
+// guestBTFModSpec is added inside the guest by dwprobe -m fat -a, once
+// fat is loaded: the guest has no debuginfo for fat, so it comes from
+// fat's BTF (/sys/kernel/btf/fat on /sys/kernel/btf/vmlinux).
+const guestBTFModSpec = "gm_fat_search=fat_search_long name=name:string len=name_len"
+
 // The files of the module workload.
 const (
 	ovlFileA    = "dwprobe-ovl-a" // read through the overlay by the host's probes
@@ -110,6 +115,7 @@ dd if=/tmp/ovl/merged/%s of=/dev/null bs=64
 	for _, s := range guestModSpecs {
 		fmt.Fprintf(&b, "dwprobe -m %s -a '%s'\n", s.module, s.spec)
 	}
+	fmt.Fprintf(&b, "dwprobe -m fat -a '%s' 2>&1\n", guestBTFModSpec)
 	fmt.Fprintf(&b, `echo 1 >$T/events/probe/enable
 dd if=/tmp/ovl/merged/%s of=/dev/null bs=64
 ls /mnt/fat/%s 2>/dev/null || true
@@ -319,6 +325,22 @@ func checkModules(t *testing.T, g *qemutest.Guest, arch string, modDefs map[stri
 	if len(recordsOf(g.Trace, "probe/gm_vfat_lookup", "ls", "name", fatAbsent)) == 0 {
 		t.Errorf("no gm_vfat_lookup of %s by ls", fatAbsent)
 	}
+	checkGuestBTFModule(t, g, c)
+}
+
+// checkGuestBTFModule checks guestBTFModSpec: added from fat's BTF (the
+// note says so), it saw ls look up fatAbsent, with its length.
+func checkGuestBTFModule(t *testing.T, g *qemutest.Guest, c *e2eChecker) {
+	t.Helper()
+	if note := "note: no debuginfo for the module fat: from BTF (/sys/kernel/btf/vmlinux; the module's from /sys/kernel/btf/fat with "; !strings.Contains(g.Workload, note) {
+		t.Errorf("dwprobe -m fat -a in the guest: no %q in\n%s", note, g.Workload)
+	}
+	recs := recordsOf(g.Trace, "probe/gm_fat_search", "ls", "name", fatAbsent)
+	if len(recs) == 0 {
+		t.Errorf("no gm_fat_search (from fat's BTF) of %s by ls", fatAbsent)
+		return
+	}
+	c.wantNum(recs[0], "len", int64(len(fatAbsent)))
 }
 
 // checkGuestModuleDefs checks what the guest's dwprobe -m NAME -a added, as

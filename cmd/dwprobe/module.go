@@ -30,17 +30,7 @@ func openModuleAt(loc *dwarfres.Locator, path, kernel, release string) (*dwarfre
 // openModuleOf opens the module -m names, a path or a name (modulePath),
 // and refuses one built for another release than the -k vmlinux.
 func openModuleOf(o *options) (*dwarfres.File, error) {
-	var rel string
-	if o.vmlinux != "" {
-		r, err := vmlinuxRelease(o.vmlinux)
-		if err != nil {
-			return nil, err
-		}
-		rel = r
-	}
-	loc := newLocator(o.symfs)
-	addDebuginfod(loc, o)
-	path, err := modulePath(o, loc, rel)
+	loc, path, rel, err := moduleFileOf(o)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +39,21 @@ func openModuleOf(o *options) (*dwarfres.File, error) {
 		f.SetKernelData(func() bool { return kernelListsData(f, o.vmlinux) })
 	}
 	return f, err
+}
+
+// moduleFileOf is the file -m names (modulePath) and the release it must
+// be built for (the -k vmlinux's; "" without -k), with the locator that
+// finds its debuginfo.
+func moduleFileOf(o *options) (loc *dwarfres.Locator, path, rel string, err error) {
+	if o.vmlinux != "" {
+		if rel, err = vmlinuxRelease(o.vmlinux); err != nil {
+			return nil, "", "", err
+		}
+	}
+	loc = newLocator(o.symfs)
+	addDebuginfod(loc, o)
+	path, err = modulePath(o, loc, rel)
+	return loc, path, rel, err
 }
 
 // kernelListsData reports whether the kallsyms of the -k vmlinux, or of

@@ -200,8 +200,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.exec != "" && o.vmlinux != "" {
 		return nil, errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	}
-	if (o.exec != "" || o.module != "") && o.btf != "" {
-		return nil, errors.New("--btf describes a kernel's vmlinux: it does not go with -x or -m (a module's BTF is not read yet)")
+	if o.exec != "" && o.btf != "" {
+		return nil, errors.New("--btf describes a kernel's vmlinux: it does not go with -x")
 	}
 	switch modes(&o) {
 	case 0:
