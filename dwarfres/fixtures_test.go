@@ -27,16 +27,7 @@ var (
 func fixtures(t testing.TB) string {
 	t.Helper()
 	fixOnce.Do(func() {
-		base := os.Getenv("DWPROBE_CORPUS")
-		if base == "" {
-			c, err := os.UserCacheDir()
-			if err != nil {
-				fixErr = err
-				return
-			}
-			base = filepath.Join(c, "dwprobe")
-		}
-		fixDir = fixtureDir(base, "..")
+		fixDir = fixtureDir(dwarftest.CorpusDir(), "..")
 		cmd := exec.Command("bash", "../testdata/scripts/fixtures.sh", fixDir)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError

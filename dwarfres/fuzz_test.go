@@ -3,9 +3,10 @@ package dwarfres
 import (
 	"debug/elf"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // memFile builds a File over in-memory sections, for fuzzing the readers
@@ -21,12 +22,7 @@ func memFile(secs map[string][]byte) *File {
 
 // fuzzSeed returns the DWARF sections of a small fixture, if built.
 func fuzzSeed(name string) map[string][]byte {
-	dir := os.Getenv("DWPROBE_CORPUS")
-	if dir == "" {
-		c, _ := os.UserCacheDir()
-		dir = filepath.Join(c, "dwprobe")
-	}
-	f, err := Open(filepath.Join(fixtureDir(dir, ".."), name))
+	f, err := Open(filepath.Join(fixtureDir(dwarftest.CorpusDir(), ".."), name))
 	if err != nil {
 		return nil
 	}

@@ -186,13 +186,7 @@ func FuzzDWP(f *testing.F) {
 }
 
 // splitSeedBase is the corpus directory fuzzSeed uses.
-func splitSeedBase() string {
-	if dir := os.Getenv("DWPROBE_CORPUS"); dir != "" {
-		return dir
-	}
-	c, _ := os.UserCacheDir()
-	return filepath.Join(c, "dwprobe")
-}
+func splitSeedBase() string { return dwarftest.CorpusDir() }
 
 // TestSplitHostileDWP: a package whose sections are garbage gives an error
 // or an answer, never a panic (recovered panics read as ErrMalformed
