@@ -1,8 +1,6 @@
 package dwarfres
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -27,7 +25,7 @@ var (
 func fixtures(t testing.TB) string {
 	t.Helper()
 	fixOnce.Do(func() {
-		fixDir = fixtureDir(dwarftest.CorpusDir(), "..")
+		fixDir = dwarftest.FixtureDir("..")
 		cmd := exec.Command("bash", "../testdata/scripts/fixtures.sh", fixDir)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -205,17 +203,4 @@ func TestProbePointAtWithoutAranges(t *testing.T) {
 		}
 		f.Close()
 	}
-}
-
-// fixtureDir is where this checkout builds its fixtures: a directory per
-// source tree (the binaries record their source paths), so that two
-// checkouts sharing one corpus never rebuild each other's fixtures under
-// running tests. root is the module root, relative to the test's package.
-func fixtureDir(base, root string) string {
-	src, err := filepath.Abs(filepath.Join(root, "testdata", "fixtures"))
-	if err != nil {
-		src = root
-	}
-	sum := sha256.Sum256([]byte(src))
-	return filepath.Join(base, "fixtures", hex.EncodeToString(sum[:4]))
 }

@@ -22,7 +22,7 @@ func memFile(secs map[string][]byte) *File {
 
 // fuzzSeed returns the DWARF sections of a small fixture, if built.
 func fuzzSeed(name string) map[string][]byte {
-	f, err := Open(filepath.Join(fixtureDir(dwarftest.CorpusDir(), ".."), name))
+	f, err := Open(filepath.Join(dwarftest.FixtureDir(".."), name))
 	if err != nil {
 		return nil
 	}

@@ -158,7 +158,7 @@ func TestParseDWPIndex(t *testing.T) {
 func FuzzDWP(f *testing.F) {
 	f.Add(dwpIndex5(), 16)
 	for _, form := range []string{"dwp-gcc-dwarf4", "dwp-gcc-dwarf5", "dwp-gnu-gcc-dwarf4"} {
-		p := filepath.Join(fixtureDir(splitSeedBase(), ".."), "split", form, "app.dwp")
+		p := filepath.Join(dwarftest.FixtureDir(".."), "split", form, "app.dwp")
 		if ef, err := elf.Open(p); err == nil {
 			if s := ef.Section(".debug_cu_index"); s != nil {
 				if b, err := s.Data(); err == nil {
@@ -184,9 +184,6 @@ func FuzzDWP(f *testing.F) {
 		}
 	})
 }
-
-// splitSeedBase is the corpus directory fuzzSeed uses.
-func splitSeedBase() string { return dwarftest.CorpusDir() }
 
 // TestSplitHostileDWP: a package whose sections are garbage gives an error
 // or an answer, never a panic (recovered panics read as ErrMalformed

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"debug/elf"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +64,7 @@ func runBin(t *testing.T, args ...string) (string, string, int) {
 // fixture returns a built fixture binary (see dwarfres tests).
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir := fixtureDir(dwarftest.CorpusDir())
+	dir := dwarftest.FixtureDir("../..")
 	out, err := exec.Command("bash", "../../testdata/scripts/fixtures.sh", dir).CombinedOutput()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
@@ -195,18 +193,6 @@ func TestSeparateDebuginfo(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, ".build-id/") {
 		t.Errorf("without the debug file: exit %d, %q; want an error naming the paths tried", code, errs)
 	}
-}
-
-// fixtureDir is where this checkout builds its fixtures, one directory per
-// source tree (as in the dwarfres tests), so that two checkouts sharing a
-// corpus do not rebuild each other's fixtures under running tests.
-func fixtureDir(base string) string {
-	src, err := filepath.Abs("../../testdata/fixtures")
-	if err != nil {
-		src = "../../testdata/fixtures"
-	}
-	sum := sha256.Sum256([]byte(src))
-	return filepath.Join(base, "fixtures", hex.EncodeToString(sum[:4]))
 }
 
 // runKernel runs dwprobe in-process against the corpus vmlinux of arch.

@@ -19,7 +19,7 @@ import (
 // langFixture returns the fixture name of kind, built if needed.
 func langFixture(t *testing.T, kind, name string) string {
 	t.Helper()
-	dir := fixtureDir(dwarftest.CorpusDir())
+	dir := dwarftest.FixtureDir("../..")
 	out, err := exec.Command("bash", "../../testdata/scripts/langfixtures.sh", dir, kind).CombinedOutput()
 	var ee *exec.ExitError
 	switch {

@@ -12,7 +12,7 @@ import (
 // splitfixtures.sh) and returns the directory holding them.
 func splitFixture(t *testing.T) string {
 	t.Helper()
-	return dwarftest.SplitFixtures(t, "../../testdata/scripts/splitfixtures.sh", filepath.Join(fixtureDir(dwarftest.CorpusDir()), "split"))
+	return dwarftest.SplitFixtures(t, "../../testdata/scripts/splitfixtures.sh", filepath.Join(dwarftest.FixtureDir("../.."), "split"))
 }
 
 // splitQueries are answered on each split form and on the same program

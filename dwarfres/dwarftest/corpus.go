@@ -1,6 +1,8 @@
 package dwarftest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,4 +30,18 @@ func NeedCorpus(t testing.TB, rel string) string {
 		Skip(t, "corpus file %s missing (run make corpus)", p)
 	}
 	return p
+}
+
+// FixtureDir is where the checkout whose module root is root (relative to
+// the test's package) builds its fixtures: a directory per source tree
+// under the corpus directory (the binaries record their source paths), so
+// that two checkouts sharing one corpus never rebuild each other's
+// fixtures under running tests.
+func FixtureDir(root string) string {
+	src, err := filepath.Abs(filepath.Join(root, "testdata", "fixtures"))
+	if err != nil {
+		src = root
+	}
+	sum := sha256.Sum256([]byte(src))
+	return filepath.Join(CorpusDir(), "fixtures", hex.EncodeToString(sum[:4]))
 }
