@@ -67,6 +67,11 @@ func newInstance(t *testing.T, fsys *tracefs.FS, name string) *instance {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatalf("tracing instance: %v", err)
 	}
+	// Each line names its thread group too: a Go program's goroutines run
+	// on threads other than the process's first, whose pid the tests know.
+	if err := os.WriteFile(filepath.Join(dir, "options", "record-tgid"), []byte("1\n"), 0o644); err != nil {
+		t.Fatalf("tracing instance: %v", err)
+	}
 	t.Cleanup(func() {
 		// Disabled first: the events can't be deleted while enabled.
 		os.WriteFile(filepath.Join(dir, "events", "enable"), []byte("0\n"), 0o644)
@@ -96,11 +101,13 @@ type traced struct {
 }
 
 var (
-	traceLine = regexp.MustCompile(`^\s*(.*)-(\d+)\s+\[\d+\][^:]*:\s+(\w+):\s+\(0x[0-9a-f]+(?: <- 0x[0-9a-f]+)?\)(.*)$`)
+	// TASK-PID, then (TGID) when record-tgid is on.
+	traceLine = regexp.MustCompile(`^\s*(.*)-(\d+)\s+(?:\(\s*([\d-]+)\)\s+)?\[\d+\][^:]*:\s+(\w+):\s+\(0x[0-9a-f]+(?: <- 0x[0-9a-f]+)?\)(.*)$`)
 	traceArg  = regexp.MustCompile(`(\w+)=("[^"]*"|\S+)`)
 )
 
-// events returns what process pid traced into the instance, in order.
+// events returns what process pid (any of its threads) traced into the
+// instance, in order.
 func (in *instance) events(t *testing.T, pid int) []traced {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(in.dir, "trace"))
@@ -110,11 +117,14 @@ func (in *instance) events(t *testing.T, pid int) []traced {
 	var out []traced
 	for _, l := range strings.Split(string(b), "\n") {
 		m := traceLine.FindStringSubmatch(l)
-		if m == nil || m[2] != strconv.Itoa(pid) {
+		if m == nil {
 			continue
 		}
-		ev := traced{event: m[3], args: map[string]string{}}
-		for _, a := range traceArg.FindAllStringSubmatch(m[4], -1) {
+		if proc := m[3]; proc != strconv.Itoa(pid) && (proc != "" || m[2] != strconv.Itoa(pid)) {
+			continue
+		}
+		ev := traced{event: m[4], args: map[string]string{}}
+		for _, a := range traceArg.FindAllStringSubmatch(m[5], -1) {
 			ev.args[a[1]] = strings.Trim(a[2], `"`)
 		}
 		out = append(out, ev)
