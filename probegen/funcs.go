@@ -22,10 +22,17 @@ const DefaultFuncFilter = "!_* & !*@plt"
 // without parameters ("add<long>", "geo::Box::grow", "r::work"), as perf
 // lists them and as specs name them.
 func Functions(t *dwarfres.File, rules string) ([]string, error) {
+	flt, err := funcFilter(rules)
+	if err != nil {
+		return nil, err
+	}
+	// Matched as they come: a vmlinux's 200,000 names are not kept.
 	var names []string
 	add := func(n string) {
 		n, _ = dwarfres.Demangle(n) // perf lists C++ and Rust names demangled
-		names = append(names, n)
+		if flt.Match(n) {
+			names = append(names, n)
+		}
 	}
 	if t.IsModule() {
 		// perf maps a module file as one object of all its symbols:
@@ -39,16 +46,21 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	} else {
 		t.Symbols().Each(func(s dwarfres.Sym) { add(s.Name) })
 	}
-	return filterFuncs(names, rules)
+	return sortedOnce(names), nil
+}
+
+// funcFilter parses -F's rules, "" for DefaultFuncFilter.
+func funcFilter(rules string) (*lazymatch.Filter, error) {
+	if rules == "" {
+		rules = DefaultFuncFilter
+	}
+	return lazymatch.ParseFilter(rules)
 }
 
 // filterFuncs is -F's list of names: those rules ("" for
 // DefaultFuncFilter) match, sorted, each once.
 func filterFuncs(names []string, rules string) ([]string, error) {
-	if rules == "" {
-		rules = DefaultFuncFilter
-	}
-	flt, err := lazymatch.ParseFilter(rules)
+	flt, err := funcFilter(rules)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +70,13 @@ func filterFuncs(names []string, rules string) ([]string, error) {
 			out = append(out, n)
 		}
 	}
-	sort.Strings(out)
-	return slices.Compact(out), nil
+	return sortedOnce(out), nil
+}
+
+// sortedOnce sorts names and drops repeats.
+func sortedOnce(names []string) []string {
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 // isMappingSymbol is perf's test for the ARM ELF mapping symbols ($a, $d,
