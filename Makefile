@@ -8,6 +8,7 @@ BIN       := bin/dwprobe
 CORPUS    ?= $(or $(DWPROBE_CORPUS),$(HOME)/.cache/dwprobe-corpus)
 VMLINUX   := $(CORPUS)/amd64/vmlinux
 SRC       := $(CORPUS)/linux
+MODDIR     = $(firstword $(wildcard $(CORPUS)/amd64/dbg/usr/lib/debug/lib/modules/*/kernel))
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -145,6 +146,12 @@ demo: deps corpus build
 	@echo
 	@echo "$$ dwprobe -k arm64/vmlinux -D 'vfs_read:12 file->f_mode buf count'   # arm64 definitions from an x86_64 host"
 	@$(BIN) -k $(CORPUS)/arm64/vmlinux -D 'vfs_read:12 file->f_mode buf count'
+	@echo
+	@echo "$$ dwprobe -k vmlinux -m overlay.ko -D 'ovl_lookup:8 dentry->d_name.name:string'   # a kernel module"
+	@$(BIN) -k $(VMLINUX) -m $(MODDIR)/fs/overlayfs/overlay.ko -D 'ovl_lookup:8 dentry->d_name.name:string'
+	@echo
+	@echo "$$ dwprobe --btf vmlinux -D 'vfs_read file->f_path.dentry->d_name.name:string count'   # no DWARF: BTF"
+	@$(BIN) --btf $(VMLINUX) -D 'vfs_read file->f_path.dentry->d_name.name:string count'
 
 clean:
 	rm -rf bin

@@ -4,7 +4,9 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -106,13 +108,21 @@ func sdtX86Rip(op string, syms SDTSymbols) (string, string, error) {
 	if !ok {
 		return "", "", fmt.Errorf("symbol %s is not in the binary's symbol table", m[2])
 	}
-	var add int64
+	addr := int64(off)
 	for _, n := range []string{m[1], m[3]} {
-		if n != "" {
-			var v int64
-			fmt.Sscan(strings.TrimPrefix(n, "+"), &v)
-			add += v
+		if n == "" {
+			continue
 		}
+		v, err := strconv.ParseInt(strings.TrimPrefix(n, "+"), 10, 64)
+		if err != nil || (v > 0 && addr > math.MaxInt64-v) {
+			return "", "", fmt.Errorf("offset %s out of range", n)
+		}
+		addr += v
 	}
-	return fmt.Sprintf("@+0x%x", off+uint64(add)), "", nil
+	// The kernel reads @+OFFS as an offset into the file: one before its
+	// start is refused (and an unsigned wrap would read elsewhere).
+	if addr < 0 {
+		return "", "", fmt.Errorf("%s lies before the start of the file", op)
+	}
+	return fmt.Sprintf("@+0x%x", addr), "", nil
 }
