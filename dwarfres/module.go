@@ -149,13 +149,13 @@ func (f *File) ModuleName() string {
 }
 
 // moduleFileName is the module name of a file: "overlay" for
-// ".../overlay.ko.xz", with '-' written '_' as the kernel does.
+// ".../overlay.ko.xz" (ModuleName's rule), else its base name, with '-'
+// written '_' as the kernel does.
 func moduleFileName(path string) string {
-	b := filepath.Base(path)
-	if i := strings.Index(b, ".ko"); i > 0 {
-		b = b[:i]
+	if n, ok := ModuleName(path); ok {
+		return n
 	}
-	return strings.ReplaceAll(b, "-", "_")
+	return NormModuleName(filepath.Base(path))
 }
 
 // allocData is the file bytes of the binary's own section name (never the
