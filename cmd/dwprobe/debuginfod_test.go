@@ -64,9 +64,16 @@ func hiddenSourceApp(t *testing.T, dir string) (whole, stripped, debug string) {
 // answers runs queries on -x path, path replaced by APP in the answers.
 func answers(t *testing.T, queries [][]string, path string, args ...string) []string {
 	t.Helper()
+	return queryAnswers(t, queries, path, append([]string{"-x", path}, args...)...)
+}
+
+// queryAnswers runs every query after args, path replaced by APP in the
+// answers.
+func queryAnswers(t *testing.T, queries [][]string, path string, args ...string) []string {
+	t.Helper()
 	var out []string
 	for _, q := range queries {
-		stdout, stderr, err := dw(append(append([]string{"-x", path}, args...), q...)...)
+		stdout, stderr, err := dw(append(append([]string{}, args...), q...)...)
 		if err != nil {
 			t.Fatalf("%v %v: %v\n%s", args, q, err, stderr)
 		}

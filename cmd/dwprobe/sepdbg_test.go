@@ -27,15 +27,7 @@ var sepQueries = [][]string{
 // path replaced by APP in the answers.
 func sepAnswers(t *testing.T, path string, args ...string) []string {
 	t.Helper()
-	var out []string
-	for _, q := range sepQueries {
-		stdout, stderr, err := dw(append(append([]string{}, args...), q...)...)
-		if err != nil {
-			t.Fatalf("%v %v: %v\n%s", args, q, err, stderr)
-		}
-		out = append(out, strings.ReplaceAll(stdout, path, "APP"))
-	}
-	return out
+	return queryAnswers(t, sepQueries, path, args...)
 }
 
 // nsProcess starts a process in a mount namespace of its own where a tmpfs
