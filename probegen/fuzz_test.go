@@ -51,6 +51,9 @@ var fuzzSpecSeeds = []string{
 	"a.c;x+y",
 	"vfs_read\nx=%ax",
 	"sdt_libc:setjmp",
+	`"0x10"`,  // a function named like an address: printed quoted
+	`"::.":0`, // printed escaped, it reads as a file: printed with @*
+	`"a.c":3`, // likewise
 }
 
 func FuzzParseSpec(f *testing.F) {

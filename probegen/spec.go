@@ -141,10 +141,11 @@ func (p *Point) String() string {
 		b.WriteString(p.Event)
 		b.WriteByte('=')
 	}
+	fn := funcText(p.Function)
 	if p.IsAddr {
 		fmt.Fprintf(&b, "%#x", p.Addr)
 	} else {
-		b.WriteString(escape(p.Function))
+		b.WriteString(fn)
 	}
 	if p.HasOffset {
 		fmt.Fprintf(&b, "+%d", p.Offset)
@@ -163,7 +164,7 @@ func (p *Point) String() string {
 	} else if p.File != "" {
 		b.WriteByte('@')
 		b.WriteString(escape(p.File))
-	} else if p.Function != "" && (p.HasLine || p.Lazy != "") && looksLikeFile(p.Function) {
+	} else if p.Function != "" && (p.HasLine || p.Lazy != "") && looksLikeFile(fn) {
 		b.WriteString("@*") // else read back as SRC:ALN
 	}
 	if p.HasLine && p.Function == "" {
@@ -174,6 +175,17 @@ func (p *Point) String() string {
 		b.WriteString(p.Lazy)
 	}
 	return b.String()
+}
+
+// funcText writes a function name so that the parser reads it back as
+// that function: escaped, or quoted where the escaped text would read as an
+// absolute address (a quoted name never holds '"'). Whether it could read
+// as a file is decided on this text, as isFileSpec decides on what it reads.
+func funcText(name string) string {
+	if strings.HasPrefix(name, "0x") && !strings.Contains(name, `"`) {
+		return `"` + name + `"`
+	}
+	return escape(name)
 }
 
 // specialChars are the characters perf gives a meaning inside a probe point;
