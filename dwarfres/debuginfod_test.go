@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // smallELF is a small ELF with a GNU build-id (Debian's /bin/true), its
@@ -23,7 +25,7 @@ func smallELF(t testing.TB) ([]byte, string) {
 	t.Helper()
 	b, err := os.ReadFile("/bin/true")
 	if err != nil {
-		t.Skip(err)
+		dwarftest.Skip(t, "no small ELF to serve: %v", err)
 	}
 	f, err := elf.NewFile(bytes.NewReader(b))
 	if err != nil {
@@ -31,7 +33,7 @@ func smallELF(t testing.TB) ([]byte, string) {
 	}
 	id := elfBuildID(f)
 	if id == "" {
-		t.Skip("/bin/true has no build-id")
+		dwarftest.Skip(t, "/bin/true has no build-id")
 	}
 	return b, id
 }

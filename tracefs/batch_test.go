@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // The tests of what cuts a batch short: a context that ends, another
@@ -256,7 +258,7 @@ func TestLockUnsafe(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.root && os.Geteuid() != 0 {
-				t.Skip("needs root to give a file away")
+				dwarftest.Skip(t, "needs root to give a file away")
 			}
 			root := fakeTree(t, nil)
 			fsys, k := newFake(t, root, true)
