@@ -29,6 +29,9 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 		return err
 	}
 	err = writeBody(tmp, body, resp.ContentLength, progress)
+	if err == nil {
+		err = tmp.Sync() // whole on disk before the rename makes it the cache's
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
