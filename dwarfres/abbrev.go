@@ -22,6 +22,7 @@ type abbrev struct {
 	tag      dwarf.Tag
 	children bool
 	attrs    []abbrevAttr
+	plan     []planOp // how to read attrs (abbrevplan.go); nil: decode each
 }
 
 // abbrevTable is indexed by abbreviation code; codes are dense in practice.
@@ -70,6 +71,7 @@ func (f *File) abbrevTable(off uint64) (abbrevTable, error) {
 			}
 			a.attrs = append(a.attrs, abbrevAttr{attr: dwarf.Attr(at), form: form(fm), ic: ic})
 		}
+		a.plan = planAttrs(a.attrs)
 		if code < 1<<16 {
 			for uint64(len(t.dense)) <= code {
 				t.dense = append(t.dense, nil)

@@ -112,8 +112,12 @@ func (r *reader) next(d *die) bool {
 		}
 		*d = die{Off: off, Tag: a.tag, Children: a.children, Depth: int32(r.depth), Parent: -1}
 		r.highRel = false
-		for i := range a.attrs {
-			r.attr(d, &a.attrs[i])
+		if a.plan != nil {
+			r.runPlan(d, a)
+		} else {
+			for i := range a.attrs {
+				r.attr(d, &a.attrs[i])
+			}
 		}
 		if r.b.err != nil {
 			r.err = r.b.err

@@ -1,8 +1,11 @@
 package dwarfres
 
 import (
+	"cmp"
 	"debug/elf"
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
@@ -30,7 +33,11 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
 	var need func(*unit) (bool, error)
 	if q.Function != "" {
-		need = func(u *unit) (bool, error) { return f.definesFunc(u, q) }
+		if defs, ok := f.definingUnits(q, cands); ok {
+			cands = defs
+		} else {
+			need = func(u *unit) (bool, error) { return f.definesFunc(u, q) }
+		}
 	}
 	var decodeErr error
 	err = f.eachTree(units, cands, need, func(t *cuTree, err error) error {
@@ -223,26 +230,83 @@ func (s *search) probeAt(sc int, addr uint64) error {
 // text, arm64's EFI stub copies such as __efistub_vsnprintf) by the sized
 // function symbol covering it in any executable section, as perf's offline
 // post-processing does with a map of the whole file: the DWARF name would
-// make the kernel probe another function of that name. A scan of the raw
-// table, for the few points outside .text.
+// make the kernel probe another function of that name. Of the symbols
+// covering it, the one starting last; of those starting there, the first
+// in the table. A scan of the raw table for a query's few points outside
+// .text, a table sorted once for a probe with many.
 func (f *File) funcSymbolAt(addr uint64) (Sym, bool) {
-	data, strtab := f.symbolTable()
 	var best rawSym
-	found := false
-	f.eachRawSymbol(data, func(s rawSym) {
-		if elf.ST_TYPE(s.info) != elf.STT_FUNC || s.shndx == elf.SHN_UNDEF || s.shndx >= elf.SHN_LORESERVE ||
-			int(s.shndx) >= len(f.ELF.Sections) || f.ELF.Sections[s.shndx].Flags&elf.SHF_EXECINSTR == 0 {
-			return
-		}
-		if addr >= s.value && addr < s.value+s.size && (!found || s.value > best.value) {
-			best, found = s, true
-		}
-	})
+	var found bool
+	if t, ok := f.funcSyms.table(funcSymScans, f.sortedFuncSyms); ok {
+		best, found = t.at(addr)
+	} else {
+		best, found = f.scanFuncSyms(addr)
+	}
 	if !found {
 		return Sym{}, false
 	}
+	_, strtab := f.symbolTable()
 	return Sym{Name: string(strAt(strtab, best.name)), Start: best.value, End: best.value + best.size,
 		Bind: elf.ST_BIND(best.info), Type: elf.STT_FUNC, Section: f.ELF.Sections[best.shndx].Name}, true
+}
+
+// funcSymScans is how many addresses funcSymbolAt looks up by scanning:
+// a scan decodes every symbol (about 6 ms on a vmlinux), the sorted table
+// costs about 27 ms.
+const funcSymScans = 4
+
+// scanFuncSyms is funcSymbolAt's answer from a scan of the symbol table.
+func (f *File) scanFuncSyms(addr uint64) (best rawSym, found bool) {
+	data, _ := f.symbolTable()
+	f.eachRawSymbol(data, func(s rawSym) {
+		if f.isFuncSym(s) && addr >= s.value && addr < s.value+s.size && (!found || s.value > best.value) {
+			best, found = s, true
+		}
+	})
+	return best, found
+}
+
+// isFuncSym reports whether s is a function defined in an executable
+// section.
+func (f *File) isFuncSym(s rawSym) bool {
+	return elf.ST_TYPE(s.info) == elf.STT_FUNC && s.shndx != elf.SHN_UNDEF && s.shndx < elf.SHN_LORESERVE &&
+		int(s.shndx) < len(f.ELF.Sections) && f.ELF.Sections[s.shndx].Flags&elf.SHF_EXECINSTR != 0
+}
+
+// funcSymTable is funcSymbolAt's table: the sized function symbols of
+// executable sections, by start, in table order where they start alike,
+// and the largest size, which bounds how far back one can cover an address.
+type funcSymTable struct {
+	syms    []rawSym
+	maxSize uint64
+}
+
+func (f *File) sortedFuncSyms() funcSymTable {
+	data, _ := f.symbolTable()
+	var t funcSymTable
+	f.eachRawSymbol(data, func(s rawSym) {
+		if f.isFuncSym(s) && s.size > 0 {
+			t.syms = append(t.syms, s)
+			t.maxSize = max(t.maxSize, s.size)
+		}
+	})
+	slices.SortStableFunc(t.syms, func(a, b rawSym) int { return cmp.Compare(a.value, b.value) })
+	return t
+}
+
+// at is funcSymbolAt's answer from the table: the symbols starting at or
+// before addr, from the last, while one could still reach it. The first
+// that covers it starts last; stable sorting kept table order among those
+// starting there, and the first of them in the table is the answer.
+func (t funcSymTable) at(addr uint64) (best rawSym, found bool) {
+	syms := t.syms
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].value > addr })
+	for j := i - 1; j >= 0 && syms[j].value+t.maxSize > addr && (!found || syms[j].value == best.value); j-- {
+		if addr < syms[j].value+syms[j].size {
+			best, found = syms[j], true
+		}
+	}
+	return best, found
 }
 
 // lazy is find_probe_point_lazy: every line of scope sc (or, with sc < 0,

@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"slices"
+	"sort"
 )
 
 // ftraceTable locates the kernel's ftrace call-site table (__mcount_loc,
@@ -26,23 +28,66 @@ func (f *File) ftraceTable() (start, stop uint64, ok bool) {
 // hasFtraceSite reports whether some ftrace call site lies in [lo, hi):
 // a scan of the table as the image stores it, or, for arm64 images that
 // leave it zero and fill it at boot, of the R_AARCH64_RELATIVE relocations
-// aimed at it, whose addends are the sites. Only a few functions are ever
-// asked about, so nothing is sorted or kept.
+// aimed at it, whose addends are the sites. known is false when neither
+// names a site. A query asks about a function or two; a probe with many
+// points (kmalloc's 1,810) about each, answered from the sites sorted once.
 func (f *File) hasFtraceSite(start, stop, lo, hi uint64) (found, known bool) {
+	if sites, ok := f.ftraceSites.table(ftraceScans, func() []uint64 { return f.sortedFtraceSites(start, stop) }); ok {
+		return ftraceSiteIn(sites, lo, hi)
+	}
+	return f.scanFtraceSites(start, stop, lo, hi)
+}
+
+// ftraceScans is how many functions hasFtraceSite asks about by scanning
+// the vmlinux's 38,000 sites (about 0.3 ms) before it sorts them (0.7 ms).
+const ftraceScans = 2
+
+// scanFtraceSites is hasFtraceSite's answer from a scan of the table.
+func (f *File) scanFtraceSites(start, stop, lo, hi uint64) (found, known bool) {
+	f.eachFtraceSite(start, stop, func(a uint64) bool {
+		known = true
+		found = a >= lo && a < hi
+		return !found
+	})
+	return found, known
+}
+
+// ftraceSiteIn is hasFtraceSite's answer from the sorted sites.
+func ftraceSiteIn(sites []uint64, lo, hi uint64) (found, known bool) {
+	i := sort.Search(len(sites), func(i int) bool { return sites[i] >= lo })
+	return i < len(sites) && sites[i] < hi, len(sites) > 0
+}
+
+// sortedFtraceSites is every ftrace call site, sorted.
+func (f *File) sortedFtraceSites(start, stop uint64) []uint64 {
+	var sites []uint64
+	f.eachFtraceSite(start, stop, func(a uint64) bool {
+		sites = append(sites, a)
+		return true
+	})
+	slices.Sort(sites)
+	return sites
+}
+
+// eachFtraceSite calls fn with each ftrace call site of the table at
+// [start, stop), while fn returns true: the table's non-zero entries, or,
+// when it has none, the addends of the relocations aimed at it.
+func (f *File) eachFtraceSite(start, stop uint64, fn func(uint64) bool) {
 	b, err := f.Bytes(start, stop-start)
 	if err != nil {
-		return false, false
+		return
 	}
+	any := false
 	for i := 0; i+8 <= len(b); i += 8 {
 		if a := f.Order.Uint64(b[i:]); a != 0 {
-			known = true
-			if a >= lo && a < hi {
-				return true, true
+			any = true
+			if !fn(a) {
+				return
 			}
 		}
 	}
-	if known {
-		return false, true
+	if any {
+		return
 	}
 	for _, s := range f.ELF.Sections {
 		if s.Type != elf.SHT_RELA || s.Info != 0 || s.Entsize != 24 {
@@ -54,14 +99,12 @@ func (f *File) hasFtraceSite(start, stop, lo, hi uint64) (found, known bool) {
 		}
 		for i := 0; i+24 <= len(data); i += 24 {
 			if off := f.Order.Uint64(data[i:]); off >= start && off < stop {
-				known = true
-				if a := f.Order.Uint64(data[i+16:]); a >= lo && a < hi {
-					return true, true
+				if !fn(f.Order.Uint64(data[i+16:])) {
+					return
 				}
 			}
 		}
 	}
-	return false, known
 }
 
 // Notrace reports whether the kernel function containing addr has no

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sort"
 )
 
@@ -40,9 +41,21 @@ const (
 	numTabs
 )
 
+// hasDefFlags reports whether the postings of table tab flag the units
+// that define the name (a subprogram of that name that is not a
+// declaration), where the table also names every caller's unit.
+func hasDefFlags(tab int) bool { return tab == tabFunc || tab == tabOrigin }
+
+// Which units of a name's postings a lookup wants.
+const (
+	allUnits     = false
+	definingOnly = true
+)
+
 // indexTable is one sorted table: entries of four uint32 (name offset and
 // length in strs, postings offset and count in posts); postings are the
-// ascending unit numbers, delta-coded as uvarints.
+// ascending unit numbers, delta-coded as uvarints, shifted left by one
+// for the flag of a table with hasDefFlags.
 type indexTable struct {
 	ents  []byte
 	posts []byte
@@ -88,26 +101,37 @@ func (ix *Index) entry(t *indexTable, i int) (name, posts []byte, n int, ok bool
 	return ix.strs[no : no+nl], t.posts[po:], int(pn), true
 }
 
-// postings appends the n unit numbers coded in p to out.
-func (ix *Index) postings(p []byte, n int, out []int) ([]int, bool) {
+// postings appends the n unit numbers coded in p, for table tab, to out:
+// all of them, or with defs (definingOnly) those flagged as defining.
+func (ix *Index) postings(tab int, p []byte, n int, defs bool, out []int) ([]int, bool) {
+	flagged := hasDefFlags(tab)
 	u := -1
 	for k := 0; k < n; k++ {
 		d, w := binary.Uvarint(p)
-		if w <= 0 || d > uint64(ix.units) {
+		if w <= 0 {
 			return out, false
 		}
 		p = p[w:]
+		def := true
+		if flagged {
+			def, d = d&1 != 0, d>>1
+		}
+		if d > uint64(ix.units) {
+			return out, false
+		}
 		u += int(d) + 1
 		if u >= ix.units {
 			return out, false
 		}
-		out = append(out, u)
+		if def || !defs {
+			out = append(out, u)
+		}
 	}
 	return out, true
 }
 
-// lookup returns the units of name in table tab, in order.
-func (ix *Index) lookup(tab int, name string) ([]int, bool) {
+// lookup returns the units of name in table tab (defs: see postings).
+func (ix *Index) lookup(tab int, name string, defs bool) ([]int, bool) {
 	t := &ix.tabs[tab]
 	var bad bool
 	i := sort.Search(t.len(), func(i int) bool {
@@ -125,12 +149,12 @@ func (ix *Index) lookup(tab int, name string) ([]int, bool) {
 	if !ok || string(n) != name {
 		return nil, ok
 	}
-	return ix.postings(p, cnt, nil)
+	return ix.postings(tab, p, cnt, defs, nil)
 }
 
 // matching returns the units of every name of table tab that match, in
 // order, and with names the distinct matching names.
-func (ix *Index) matching(tab int, match func(string) bool) (units []int, names []string, ok bool) {
+func (ix *Index) matching(tab int, match func(string) bool, defs bool) (units []int, names []string, ok bool) {
 	t := &ix.tabs[tab]
 	for i := 0; i < t.len(); i++ {
 		n, p, cnt, ok := ix.entry(t, i)
@@ -141,7 +165,7 @@ func (ix *Index) matching(tab int, match func(string) bool) (units []int, names 
 			continue
 		}
 		names = append(names, string(n))
-		if units, ok = ix.postings(p, cnt, units); !ok {
+		if units, ok = ix.postings(tab, p, cnt, defs, units); !ok {
 			return nil, nil, false
 		}
 	}
@@ -166,15 +190,47 @@ func sortedUnique(us []int) []int {
 // of top-level names, which sees own names only.
 func (ix *Index) funcUnits(q Query) ([]int, bool) {
 	if q.Glob {
-		us, _, ok := ix.matching(tabFunc, q.Match)
+		us, _, ok := ix.matching(tabFunc, q.Match, allUnits)
 		return us, ok
 	}
-	own, ok := ix.lookup(tabFunc, q.Function)
+	own, ok := ix.lookup(tabFunc, q.Function, allUnits)
 	if !ok || !ix.byteScan {
 		return own, ok
 	}
-	via, ok := ix.lookup(tabOrigin, q.Function)
+	via, ok := ix.lookup(tabOrigin, q.Function, allUnits)
 	return sortedUnique(append(own, via...)), ok
+}
+
+// definingUnits is the units of cands that define a function q names,
+// as definesFunc tells unit by unit: ok is false when the index cannot
+// say (units other than C's, scoped or mangled names, where definesFunc
+// decodes every candidate, or a corrupt posting).
+func (ix *Index) definingUnits(q Query, cands []int) ([]int, bool) {
+	if !ix.onlyC || needsDecodedUnit(q.Function) || isMangled(q.Function) {
+		return nil, false
+	}
+	var defs []int
+	for _, tab := range []int{tabFunc, tabOrigin} {
+		var us []int
+		var ok bool
+		if q.Glob {
+			us, _, ok = ix.matching(tab, q.matcher(), definingOnly)
+		} else {
+			us, ok = ix.lookup(tab, q.Function, definingOnly)
+		}
+		if !ok {
+			return nil, false
+		}
+		defs = append(defs, us...)
+	}
+	defs = sortedUnique(defs)
+	var out []int
+	for _, u := range cands {
+		if _, found := slices.BinarySearch(defs, u); found {
+			out = append(out, u)
+		}
+	}
+	return out, true
 }
 
 // nameUnits is refScan's answer from the index: the units naming name as a
@@ -185,7 +241,7 @@ func (ix *Index) nameUnits(name string) ([]int, bool) {
 	}
 	var all []int
 	for _, tab := range []int{tabFunc, tabOrigin, tabVar} {
-		us, ok := ix.lookup(tab, name)
+		us, ok := ix.lookup(tab, name, allUnits)
 		if !ok {
 			return nil, false
 		}
@@ -197,7 +253,7 @@ func (ix *Index) nameUnits(name string) ([]int, bool) {
 // fileUnits is candidates' answer for a file query: the units whose line
 // table names a file src matches, and the distinct names that matched.
 func (ix *Index) fileUnits(src sourceName) ([]int, []string, bool) {
-	return ix.matching(tabFile, func(n string) bool { return n != "" && src.matches(n) })
+	return ix.matching(tabFile, func(n string) bool { return n != "" && src.matches(n) }, allUnits)
 }
 
 // candidates is File.candidates from the index: ok=false if the index

@@ -54,8 +54,8 @@ func FuzzIndex(f *testing.F) {
 			return
 		}
 		for tab := 0; tab < numTabs; tab++ {
-			ix.lookup(tab, "inl")
-			ix.matching(tab, func(string) bool { return true })
+			ix.lookup(tab, "inl", definingOnly)
+			ix.matching(tab, func(string) bool { return true }, allUnits)
 		}
 		ix.candidates(Query{Function: "gvar"}, sourceName{})
 		ix.candidates(Query{File: "synth.c"}, sourceName{name: "synth.c"})

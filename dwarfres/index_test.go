@@ -17,7 +17,7 @@ import (
 // tabNames lists the names of table tab.
 func tabNames(t *testing.T, ix *Index, tab int) []string {
 	t.Helper()
-	_, names, ok := ix.matching(tab, func(string) bool { return true })
+	_, names, ok := ix.matching(tab, func(string) bool { return true }, allUnits)
 	if !ok {
 		t.Fatalf("table %d does not decode", tab)
 	}
@@ -60,7 +60,10 @@ func TestIndexSynthNames(t *testing.T) {
 	if us, ok := ix.funcUnits(Query{Function: "inl"}); !ok || !slices.Equal(us, []int{0}) {
 		t.Errorf("inl: units %v, %v", us, ok)
 	}
-	if us, ok := ix.lookup(tabVar, "local"); !ok || len(us) != 0 {
+	if us, ok := ix.definingUnits(Query{Function: "inl"}, []int{0}); !ok || !slices.Equal(us, []int{0}) {
+		t.Errorf("inl is defined in unit 0: units %v, %v", us, ok)
+	}
+	if us, ok := ix.lookup(tabVar, "local", allUnits); !ok || len(us) != 0 {
 		t.Errorf("a local is not a global: units %v, %v", us, ok)
 	}
 }
@@ -355,6 +358,50 @@ func TestIndexCorpus(t *testing.T) {
 			t.Errorf("global %s differs", v)
 		}
 	}
+}
+
+// TestIndexDefiningUnits: on the Debian vmlinux, the units the index says
+// define a function are those definesFunc finds reading each candidate,
+// for a sample of the functions it names and the globs of the bench.
+func TestIndexDefiningUnits(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	f, g := indexedPair(t, vml, t.TempDir())
+	units, err := f.unitsList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := g.index()
+	var qs []Query
+	for _, fn := range []string{"kmalloc", "vfs_read", "getname_flags", "kfree_skb", "t_show", "no_such_function"} {
+		qs = append(qs, Query{Function: fn})
+	}
+	for i, fn := range tabNames(t, ix, tabFunc) {
+		if i%499 == 0 {
+			qs = append(qs, Query{Function: fn})
+		}
+	}
+	for _, pat := range []string{"vfs_rea*", "*_show"} {
+		qs = append(qs, Query{Function: pat, Glob: true, Match: func(s string) bool { return matchGlob(pat, s) }})
+	}
+	for _, q := range qs {
+		cands, _, err := f.candidates(units, q, sourceName{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for _, u := range cands {
+			if ok, err := f.definesFunc(&units[u], q); err != nil {
+				t.Fatal(err)
+			} else if ok {
+				want = append(want, u)
+			}
+		}
+		got, ok := ix.definingUnits(q, cands)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("%s: the index says units %v (%v), definesFunc %v", q.Function, got, ok, want)
+		}
+	}
+	t.Logf("%d queries", len(qs))
 }
 
 // eachSym lists st's symbols through Each.

@@ -16,7 +16,8 @@ import (
 type unitNames struct {
 	worker int
 	tabs   [numTabs][]int32
-	nonC   bool // a unit of another language, with functions or variables
+	defs   [numTabs][]int32 // of tabs, the names the unit defines (hasDefFlags)
+	nonC   bool             // a unit of another language, with functions or variables
 }
 
 // nameTable interns names for one worker: the lookup by []byte does not
@@ -24,9 +25,10 @@ type unitNames struct {
 // is the last unit (plus one) that added the name to table tab, so each
 // unit lists a name once.
 type nameTable struct {
-	ids   map[string]int32
-	names []string
-	last  [numTabs][]int32
+	ids     map[string]int32
+	names   []string
+	last    [numTabs][]int32
+	lastDef [numTabs][]int32 // the same for unitNames.defs
 }
 
 func (nt *nameTable) id(b []byte) int32 {
@@ -39,16 +41,22 @@ func (nt *nameTable) id(b []byte) int32 {
 	nt.names = append(nt.names, s)
 	for tab := range nt.last {
 		nt.last[tab] = append(nt.last[tab], 0)
+		nt.lastDef[tab] = append(nt.lastDef[tab], 0)
 	}
 	return id
 }
 
-// add lists name b in table tab of unit ui, once.
-func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte) {
+// add lists name b in table tab of unit ui, once, and among the names it
+// defines when def is set.
+func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte, def bool) {
 	id := nt.id(b)
 	if nt.last[tab][id] != int32(ui+1) {
 		nt.last[tab][id] = int32(ui + 1)
 		out.tabs[tab] = append(out.tabs[tab], id)
+	}
+	if def && nt.lastDef[tab][id] != int32(ui+1) {
+		nt.lastDef[tab][id] = int32(ui + 1)
+		out.defs[tab] = append(out.defs[tab], id)
 	}
 }
 
@@ -101,7 +109,9 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 	if !r.next(&d) {
 		return r.err
 	}
-	add := func(tab int, b []byte) { nt.add(out, ui, tab, b) }
+	add := func(tab int, b []byte) { nt.add(out, ui, tab, b, false) }
+	// A subprogram that is not a declaration defines its name in the unit.
+	addFunc := func(tab int, b []byte, d *die) { nt.add(out, ui, tab, b, !d.Declaration) }
 	if !u.cOnly() && u.root.Lang != langMipsAssembler {
 		if out.nonC = hasNames(r, &d); r.err != nil {
 			return r.err
@@ -114,10 +124,10 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 		}
 		switch {
 		case d.Tag == tagSubprogram && d.HasName():
-			add(tabFunc, f.nameBytes(u, &d))
+			addFunc(tabFunc, f.nameBytes(u, &d), &d)
 		case d.Tag == tagSubprogram && d.HasOrigin:
 			if n, ok := f.originName(u, d); ok {
-				add(tabOrigin, n)
+				addFunc(tabOrigin, n, &d)
 			}
 		case d.Tag == tagVariable && d.HasName():
 			add(tabVar, f.nameBytes(u, &d))
@@ -254,13 +264,8 @@ func (f *File) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Inde
 		ix.strs = append(ix.strs, names[g]...)
 	}
 	for tab := 0; tab < numTabs; tab++ {
-		post := make([][]int, len(names)) // units in order: ui ascends
-		for ui := range per {
-			for _, id := range per[ui].tabs[tab] {
-				g := remap[per[ui].worker][id]
-				post[g] = append(post[g], ui)
-			}
-		}
+		post := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.tabs[tab] })
+		defs := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.defs[tab] })
 		t := &ix.tabs[tab]
 		for _, g := range order {
 			if len(post[g]) == 0 {
@@ -270,14 +275,43 @@ func (f *File) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Inde
 			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
 			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
 			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(post[g])))
-			prev := -1
-			for _, ui := range post[g] {
-				t.posts = binary.AppendUvarint(t.posts, uint64(ui-prev-1))
-				prev = ui
-			}
+			t.posts = appendPostings(t.posts, post[g], defs[g], hasDefFlags(tab))
 		}
 	}
 	return ix
+}
+
+// postingsOf lists, per global name id, the units (ascending) whose list
+// of ids (ids of a unitNames) holds it.
+func postingsOf(per []unitNames, remap [][]int32, n int, ids func(*unitNames) []int32) [][]int {
+	post := make([][]int, n)
+	for ui := range per {
+		for _, id := range ids(&per[ui]) {
+			g := remap[per[ui].worker][id]
+			post[g] = append(post[g], ui)
+		}
+	}
+	return post
+}
+
+// appendPostings codes units, ascending, as deltas; with flagged, each
+// shifted left by one for the flag of the units also in defs (a subset,
+// ascending too).
+func appendPostings(b []byte, units, defs []int, flagged bool) []byte {
+	prev := -1
+	for _, ui := range units {
+		d := uint64(ui - prev - 1)
+		if flagged {
+			d <<= 1
+			if len(defs) > 0 && defs[0] == ui {
+				d |= 1
+				defs = defs[1:]
+			}
+		}
+		b = binary.AppendUvarint(b, d)
+		prev = ui
+	}
+	return b
 }
 
 // byteScannable reports whether refScan can scan this file's bytes for

@@ -28,7 +28,7 @@ import (
 // the key have matched; lookups still bound-check every offset.
 const (
 	indexMagic   = "DWPRBIDX"
-	indexVersion = 1
+	indexVersion = 2 // 2: tabDefined
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
 

@@ -41,6 +41,8 @@ type File struct {
 	ftraceOnce   sync.Once
 	mcountStart  uint64
 	mcountStop   uint64
+	ftraceSites  afterScans[[]uint64]
+	funcSyms     afterScans[funcSymTable]
 	kallsymsData bool
 	kernelData   func() bool // a module's kernel: whether its kallsyms lists data (SetKernelData)
 	syms         *Symtab

@@ -2,36 +2,44 @@ package dwarfres
 
 import "sync"
 
-// countScans is how many names Count looks up by scanning the symbol
-// table before it builds a table of every name's count: a query asks
-// about its few points, a probe in a thousand functions (kmalloc's
-// inlined copies) about each of them. A scan of a vmlinux's 200,000
-// names costs about 0.2 ms, building the table about 25 ms: a query's
-// dozen points (getname_flags: 12) are cheaper scanned.
-const countScans = 64
-
-// nameCounts is Symtab.Count's table, built after countScans lookups.
-type nameCounts struct {
+// afterScans holds a table built once, after a number of questions were
+// answered by scans of a whole table (the caller's): a query asks about
+// its few points, a probe in a thousand functions (kmalloc's inlined
+// copies) about each of them. The rule Symtab.Count, funcSymbolAt and
+// Notrace share; each says after how many scans its table pays.
+type afterScans[T any] struct {
 	mu    sync.Mutex
 	calls int
-	m     map[string]int32
+	built bool
+	v     T
 }
 
-// table returns the count of every name, or nil while a scan is cheaper.
-func (c *nameCounts) table(st *Symtab) map[string]int32 {
+// table returns the table, building it with build on the question past
+// the first scans; ok is false while a scan is cheaper.
+func (c *afterScans[T]) table(scans int, build func() T) (v T, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m != nil {
-		return c.m
+	if !c.built {
+		if c.calls++; c.calls <= scans {
+			return v, false
+		}
+		c.v, c.built = build(), true
 	}
-	if c.calls++; c.calls <= countScans {
-		return nil
-	}
+	return c.v, true
+}
+
+// countScans is how many names Count looks up by scanning before it builds
+// the table of every name's count: a scan of a vmlinux's 200,000 names
+// costs about 0.2 ms, the table about 25 ms, so a query's dozen points
+// (getname_flags: 12) are cheaper scanned.
+const countScans = 64
+
+// nameCounts is Symtab.Count's table: how many symbols bear each name.
+func nameCounts(st *Symtab) map[string]int32 {
 	m := make(map[string]int32, len(st.names))
 	for _, off := range st.names {
 		m[string(strAt(st.strtab, off))]++
 	}
-	c.m = m
 	return m
 }
 

@@ -24,7 +24,7 @@ type Symtab struct {
 	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
 	all     []Sym    // every text symbol, including aliases
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
-	counts  nameCounts
+	counts  afterScans[map[string]int32]
 	strtab  []byte
 	enc     *symEnc // all and byAddr as the index holds them, instead
 	Text    uint64  // address of _text (kernel) or 0
@@ -312,7 +312,7 @@ func (st *Symtab) Lookup(name string) []Sym {
 
 // Count returns how many symbols (of any kind kallsyms lists) bear name.
 func (st *Symtab) Count(name string) int {
-	if m := st.counts.table(st); m != nil {
+	if m, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
 		return int(m[name])
 	}
 	n := 0

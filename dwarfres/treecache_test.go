@@ -92,7 +92,7 @@ func TestCountTable(t *testing.T) {
 	for range countScans + 1 {
 		st.Count("main")
 	}
-	if st.counts.m == nil {
+	if !st.counts.built {
 		t.Fatalf("%d lookups and no table", countScans+1)
 	}
 	for n, c := range want {

@@ -1,5 +1,14 @@
 package dwarfres
 
+// definingUnits is the units of cands that define q's function, from the
+// index; ok is false without one, or where it cannot say.
+func (f *File) definingUnits(q Query, cands []int) ([]int, bool) {
+	if ix := f.index(); ix != nil {
+		return ix.definingUnits(q, cands)
+	}
+	return nil, false
+}
+
 // definesFunc reports whether C unit u has a top-level subprogram that is
 // not a declaration and whose name (its own, or through its abstract
 // origin or specification within the unit, as cuTree.name) matches q: the
