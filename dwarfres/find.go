@@ -15,6 +15,7 @@ import (
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	defer recoverTo(&err, f.Path)
+	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {
 		return nil, err

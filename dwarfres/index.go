@@ -30,6 +30,7 @@ type Index struct {
 	strs  []byte
 	tabs  [numTabs]indexTable
 	syms  []byte // the symbol map's record (indexsyms.go)
+	hdrs  []byte // the unit headers' record (indexunits.go)
 }
 
 // The tables of an Index.

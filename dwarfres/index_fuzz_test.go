@@ -60,6 +60,7 @@ func FuzzIndex(f *testing.F) {
 		ix.candidates(Query{Function: "gvar"}, sourceName{})
 		ix.candidates(Query{File: "synth.c"}, sourceName{name: "synth.c"})
 		ix.nameUnits("inl")
+		decodeUnits(ix.hdrs, ix.infoSize, ix.units)
 		if st, ok := memFile(nil).decodeSyms(ix.syms); ok {
 			st.At(0)
 			st.Lookup("inl")

@@ -360,6 +360,40 @@ func TestIndexCorpus(t *testing.T) {
 	}
 }
 
+// TestIndexUnitHeaders: a File that loads an index takes its units from
+// it, and they are the headers a scan reads, for the fixtures (split DWARF
+// too) and the vmlinux.
+func TestIndexUnitHeaders(t *testing.T) {
+	bins := []string{dwarftest.NeedCorpus(t, "amd64/vmlinux")}
+	for _, v := range append(slices.Clone(variants), "app-gcc-O2-splitdbg", "kmod-gcc.ko") {
+		bins = append(bins, needBin(t, v))
+	}
+	for _, bin := range bins {
+		dir := t.TempDir()
+		_, built := indexedPair(t, bin, dir)
+		scanned, err := built.unitsList()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, loaded := indexedPair(t, bin, dir)
+		if len(loaded.headers) == 0 || !sameHeaders(loaded.headers, built.headers) {
+			t.Fatalf("%s: %d headers from the index, %d scanned", bin, len(loaded.headers), len(built.headers))
+		}
+		units, err := loaded.unitsList()
+		if err != nil || !sameHeaders(units, scanned) {
+			t.Fatalf("%s: units from the index's headers differ from the scanned ones (%v)", bin, err)
+		}
+	}
+}
+
+// sameHeaders compares what unit headers say.
+func sameHeaders(a, b []unit) bool {
+	return slices.EqualFunc(a, b, func(x, y unit) bool {
+		return x.off == y.off && x.end == y.end && x.dieOff == y.dieOff && x.abbrevOff == y.abbrevOff &&
+			x.version == y.version && x.utype == y.utype && x.addrSize == y.addrSize && x.offSize == y.offSize
+	})
+}
+
 // TestIndexDefiningUnits: on the Debian vmlinux, the units the index says
 // define a function are those definesFunc finds reading each candidate,
 // for a sample of the functions it names and the globs of the bench.

@@ -21,14 +21,15 @@ import (
 //	flags and what follows the checksum, then:
 //	u32 key length, key (whose binary: see indexKey), u32 units,
 //	u64 .debug_info size, u32 strings length, strings, per table
-//	u32 entries, u32 postings length, entries, postings, and u32 length
-//	and the symbol map's record (indexsyms.go).
+//	u32 entries, u32 postings length, entries, postings, u32 length and
+//	the symbol map's record (indexsyms.go), u32 length and the unit
+//	headers' record (indexunits.go).
 //
 // All little-endian. A reader trusts nothing before the checksum and
 // the key have matched; lookups still bound-check every offset.
 const (
 	indexMagic   = "DWPRBIDX"
-	indexVersion = 2 // 2: tabDefined
+	indexVersion = 2 // 2: definition flags, unit headers
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
 
@@ -52,6 +53,8 @@ func encodeIndex(ix *Index, key string) []byte {
 	}
 	body = le.AppendUint32(body, uint32(len(ix.syms)))
 	body = append(body, ix.syms...)
+	body = le.AppendUint32(body, uint32(len(ix.hdrs)))
+	body = append(body, ix.hdrs...)
 	out := append([]byte(indexMagic), make([]byte, indexHdrSize-len(indexMagic))...)
 	le.PutUint32(out[8:], indexVersion)
 	var flags uint32
@@ -111,6 +114,7 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 		ix.tabs[i].posts = d.bytes(pl)
 	}
 	ix.syms = d.bytes(int(d.u32()))
+	ix.hdrs = d.bytes(int(d.u32()))
 	if d.bad || len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: tables do not decode", ErrIndexCorrupt)
 	}
@@ -205,12 +209,22 @@ func (f *File) readIndex(path, key string) (*Index, error) {
 		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: err}
 	}
+	if ix.infoSize != uint64(len(f.sec(".debug_info"))) {
+		syscall.Munmap(b)
+		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: .debug_info of %d bytes, the binary's has %d", ErrIndexForeign, ix.infoSize, len(f.sec(".debug_info")))}
+	}
+	hdrs, ok := decodeUnits(ix.hdrs, ix.infoSize, ix.units)
+	if !ok {
+		syscall.Munmap(b)
+		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: unit headers do not decode", ErrIndexCorrupt)}
+	}
+	f.unitsOnce.Do(func() { f.loadUnits(hdrs) }) // unless they were read already
 	units, err := f.unitsList()
 	if err != nil {
 		syscall.Munmap(b)
 		return nil, nil // no index for debuginfo that does not read: the build says why
 	}
-	if ix.units != len(units) || ix.infoSize != uint64(len(f.sec(".debug_info"))) {
+	if ix.units != len(units) {
 		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
 	}

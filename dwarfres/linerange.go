@@ -29,6 +29,7 @@ type LineRange struct {
 // has the function (or names the file) answers.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	defer recoverTo(&err, f.Path)
+	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {
 		return nil, err

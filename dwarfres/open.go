@@ -35,6 +35,7 @@ type File struct {
 	splitOnce sync.Once // skeleton units replaced by split units
 	units     []unit
 	unitsErr  error
+	headers   []unit // units as their headers say, before splitUnits
 
 	symOnce      sync.Once
 	kallsymsOnce sync.Once

@@ -79,7 +79,11 @@ func (f *File) unitsList() ([]unit, error) {
 }
 
 // scanUnits reads the unit headers into f.units.
-func (f *File) scanUnits() {
+func (f *File) scanUnits() { f.loadUnits(nil) }
+
+// loadUnits sets f.units to hdrs, the headers an index holds, or, with
+// none, to those read from .debug_info.
+func (f *File) loadUnits(hdrs []unit) {
 	info := f.sec(".debug_info")
 	if info == nil {
 		f.unitsErr = ErrNoDebugInfo
@@ -87,6 +91,11 @@ func (f *File) scanUnits() {
 	}
 	if _, err := f.alt(); err != nil { // a dwz file without its common file
 		f.unitsErr = err
+		return
+	}
+	defer func() { f.headers = f.units }()
+	if hdrs != nil {
+		f.units = hdrs
 		return
 	}
 	// Headers are read with pread rather than through the mapping:
