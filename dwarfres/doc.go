@@ -19,8 +19,10 @@
 //     (.gnu_debugaltlink, .debug_sup). A kernel module is a relocatable
 //     object: Open lays its sections out (module.go) and its debug
 //     sections are read relocated (reloc.go).
-//   - Decoding: unit headers (unit.go), abbreviations (abbrev.go), DIEs
-//     (die.go) whose attribute forms and classes are in form.go, one unit
+//   - Decoding: unit headers (unit.go), abbreviations (abbrev.go) and
+//     the plan each carries to step over the attributes a DIE does not
+//     keep (abbrevplan.go), DIEs (die.go) whose attribute forms and
+//     classes are in form.go, one unit
 //     decoded as a tree (cutree.go) and kept in a cache bounded in bytes
 //     that all queries share (treecache.go), references leaving it (dwz's
 //     partial units and common file) followed by xref.go, line tables
@@ -32,9 +34,12 @@
 //     ProbePointAt (pointat.go) maps an address back to a probe point, a
 //     PointMapper many addresses (-l), each unit decoded once.
 //     An Index (index*.go), built once per binary and kept in the user's
-//     cache, names the units a function, global or source file is in, and
-//     holds the symbol map, so a query decodes only those units: same
-//     answers, less work.
+//     cache, names the units a function, global or source file is in
+//     (flagging those that define a function), and holds the symbol map
+//     (indexsyms.go) and the unit headers (indexunits.go), so a query
+//     decodes only those units: same answers, less work. Questions asked
+//     at each of many points (the symbol covering an address, a name's
+//     count, an ftrace site) get tables built once (symcount.go).
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);

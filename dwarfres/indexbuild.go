@@ -95,7 +95,7 @@ func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
 	}
 	ix := f.mergeIndex(units, tabs, per)
 	ix.syms = f.encodeSyms(f.loadSymbols()) // not Symbols: it may be what asked for the index
-	ix.hdrs = encodeUnits(f.headers)
+	ix.hdrs = f.unitsRecord(units)
 	return ix, nil
 }
 

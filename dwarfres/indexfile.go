@@ -209,22 +209,18 @@ func (f *File) readIndex(path, key string) (*Index, error) {
 		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: err}
 	}
-	if ix.infoSize != uint64(len(f.sec(".debug_info"))) {
-		syscall.Munmap(b)
-		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: .debug_info of %d bytes, the binary's has %d", ErrIndexForeign, ix.infoSize, len(f.sec(".debug_info")))}
+	if len(ix.hdrs) > 0 { // none where split units come from .dwo files
+		if err := f.useIndexUnits(ix); err != nil {
+			syscall.Munmap(b)
+			return nil, &IndexError{Path: path, Err: err}
+		}
 	}
-	hdrs, ok := decodeUnits(ix.hdrs, ix.infoSize, ix.units)
-	if !ok {
-		syscall.Munmap(b)
-		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: unit headers do not decode", ErrIndexCorrupt)}
-	}
-	f.unitsOnce.Do(func() { f.loadUnits(hdrs) }) // unless they were read already
 	units, err := f.unitsList()
 	if err != nil {
 		syscall.Munmap(b)
 		return nil, nil // no index for debuginfo that does not read: the build says why
 	}
-	if ix.units != len(units) {
+	if ix.units != len(units) || ix.infoSize != uint64(len(f.sec(".debug_info"))) {
 		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
 	}

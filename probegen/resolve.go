@@ -326,7 +326,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		pt := kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText)
 		pt.scope = pr.Scope
 		if pr.PrologueOf != 0 {
-			pt.note = fmt.Sprintf("%s is compiled without optimization: probing past its prologue at %#x, where its variables are set up (probe %#x to force the entry)", pr.Func, pr.Addr, pr.PrologueOf)
+			pt.note = prologueNote(p, pr)
 		}
 		out = append(out, pt)
 	}
@@ -334,6 +334,23 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		addNote(out, n)
 	}
 	return out, nil
+}
+
+// prologueNote says that probe pr of p moved past an -O0 function's
+// prologue, and how to probe the entry instead: in the spec's own terms
+// (FUNC+0 does not move), not addresses, which for a uprobe are virtual
+// where the definition writes file offsets.
+func prologueNote(p *Point, pr dwarfres.Probe) string {
+	entry := Point{Function: p.Function, File: p.File, HasOffset: true}
+	spec := entry.String()
+	// "ns::f", as users write it, where it reads back the same.
+	if plain := strings.ReplaceAll(spec, `\:\:`, "::"); plain != spec {
+		if q, err := ParsePoint(plain); err == nil && *q == entry {
+			spec = plain
+		}
+	}
+	return fmt.Sprintf("%s is compiled without optimization: probing %d bytes past its entry, after its prologue, where its variables are set up (probe %s to force the entry)",
+		pr.Func, pr.Addr-pr.PrologueOf, spec)
 }
 
 // alternative retries q at the DWARF point of the symbol named p.Function.

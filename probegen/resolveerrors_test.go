@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -43,5 +44,32 @@ func TestPointErrorHint(t *testing.T) {
 	many.Limit = "--max-probes"
 	if want := `probe "f*%return": too many functions match "f*" (3 > --max-probes 2)`; err.Error() != want {
 		t.Errorf("%q, want %q", err, want)
+	}
+}
+
+// TestPrologueNote: the note of a probe moved past an -O0 prologue names
+// the entry as a spec the user can write back (FUNC+0, which does not
+// move), never an address: a uprobe's would be virtual where the
+// definition writes a file offset (rustc's binaries differ by 0x1000).
+func TestPrologueNote(t *testing.T) {
+	pr := dwarfres.Probe{Addr: 0x1527c, PrologueOf: 0x15270, Func: "work"}
+	for _, c := range []struct {
+		p    Point
+		want string
+	}{
+		{Point{Function: "work"}, "probe work+0 to force"},
+		{Point{Function: "r::inner::scale"}, "probe r::inner::scale+0 to force"},
+		{Point{Function: "work", File: "app.c"}, "probe work+0@app.c to force"},
+		{Point{Function: "add<long>"}, "probe add<long>+0 to force"},
+		{Point{Function: "ns::C::operator+"}, `probe ns::C::operator\++0 to force`},
+	} {
+		got := prologueNote(&c.p, pr)
+		if !strings.Contains(got, c.want) || !strings.Contains(got, "12 bytes past its entry") || strings.Contains(got, "0x") {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
+		entry := got[strings.Index(got, "(probe ")+len("(probe ") : strings.Index(got, " to force")]
+		if q, err := ParsePoint(entry); err != nil || q.Function != c.p.Function || q.File != c.p.File || !q.HasOffset || q.Offset != 0 {
+			t.Errorf("%+v: the note's %q reads back as %+v, %v", c.p, entry, q, err)
+		}
 	}
 }
