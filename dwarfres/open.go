@@ -194,6 +194,21 @@ func (f *File) Close() error {
 	return nil
 }
 
+// ReleasePages gives back the pages of the mapped file (and of its
+// separate debuginfo) that queries have touched: a run of many queries
+// reads much of the debuginfo through the mapping, and its pages would
+// otherwise stay in the process's RSS. They stay in the page cache, and
+// the next access maps them again; the mapping is read-only and private,
+// so nothing is lost. Call it between queries, not during one.
+func (f *File) ReleasePages() {
+	if f.dbg != nil {
+		f.dbg.ReleasePages()
+	}
+	if f.data != nil {
+		syscall.Madvise(f.data, syscall.MADV_DONTNEED)
+	}
+}
+
 // HasDWARF reports whether the file carries .debug_info.
 func (f *File) HasDWARF() bool {
 	if f.dbg != nil {

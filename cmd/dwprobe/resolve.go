@@ -65,8 +65,19 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
-	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved { return resolveSpec(o, t, in, exe, ro) })
+	n := 0
+	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved {
+		if n++; n%releaseEvery == 0 {
+			t.ReleasePages()
+		}
+		return resolveSpec(o, t, in, exe, ro)
+	})
 }
+
+// releaseEvery is how many specs a run resolves between giving back the
+// pages of the debuginfo they read through the mapping: the 663 specs of
+// the conformance suite otherwise peak at 90 MB of them (of 215 MB RSS).
+const releaseEvery = 32
 
 // resolveEach resolves the specs ins (expanded from args) with resolve,
 // as resolveAll describes.
