@@ -34,7 +34,8 @@ func sdtArm64Operand(op string, _ SDTSymbols) (string, string, error) {
 		if err != nil {
 			return "", "", err
 		}
-		return sdtDeref(m[2], r), "", nil
+		f, err := sdtDeref(m[2], r)
+		return f, "", err
 	}
 	if strings.HasPrefix(op, "[") {
 		return "", "", errors.New("register-indexed or pre/post-indexed addressing has no fetch argument form")

@@ -119,13 +119,21 @@ func sdtRegister(m elf.Machine, reg string) (string, error) {
 }
 
 // sdtDeref writes +N(FETCH) with perf's sign rules: a displacement
-// without a sign gets '+', none at all gets "+0".
-func sdtDeref(disp, inner string) string {
-	switch {
-	case disp == "":
-		disp = "+0"
-	case disp[0] != '+' && disp[0] != '-':
+// without a sign gets '+', none at all gets "+0". The displacement is the
+// compiler's decimal: one with a leading zero (octal to the kernel's
+// kstrtol, which then refuses "08") or past 64 bits is refused.
+func sdtDeref(disp, inner string) (string, error) {
+	if disp == "" {
+		return "+0(" + inner + ")", nil
+	}
+	if digits := strings.TrimLeft(disp, "+-"); len(digits) > 1 && digits[0] == '0' {
+		return "", fmt.Errorf("displacement %s has a leading zero, which the kernel would read as octal", disp)
+	}
+	if _, err := strconv.ParseInt(disp, 10, 64); err != nil {
+		return "", fmt.Errorf("displacement %s does not fit a fetch argument", disp)
+	}
+	if disp[0] != '+' && disp[0] != '-' {
 		disp = "+" + disp
 	}
-	return disp + "(" + inner + ")"
+	return disp + "(" + inner + ")", nil
 }

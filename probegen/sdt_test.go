@@ -42,6 +42,10 @@ func TestSDTArgX86(t *testing.T) {
 		{op: "4@8+counter(%rip)", want: "arg1=@+0x4018:u32"},
 		// What no fetch argument can say.
 		{op: "8@(%rax,%rsi,8)", err: "scaled index"},
+		// kstrtol reads "08" as bad octal (FuzzSDTArg).
+		{op: "8@08(%rax)", err: "leading zero"},
+		{op: "8@0(%rax)", want: "arg1=+0(%ax):u64"},
+		{op: "8@-99999999999999999999(%rax)", err: "does not fit"},
 		{op: "-4@-24(%rsp,%rax,4)", err: "scaled index"}, // gcc 12 -O2
 		{op: "8@missing(%rip)", err: "symbol missing is not in the binary's symbol table"},
 		{op: "8@16(%rip)", err: "rip-relative without a symbol"},
@@ -84,6 +88,7 @@ func TestSDTArgArm64(t *testing.T) {
 		{op: "8@[x0, x1]", err: "register-indexed"},
 		{op: "8@[x0, 8]!", err: "register-indexed"},
 		{op: "8@x31", err: "not an operand"},
+		{op: "8@[sp, 016]", err: "leading zero"},
 		{op: "8@v0", err: "not an operand"},
 	} {
 		a, err := SDTArg(elf.EM_AARCH64, 0, tt.op, nil)
@@ -272,7 +277,7 @@ func TestSDTResolveErrors(t *testing.T) {
 // FuzzSDTArg: SDTArg never panics, and what it accepts the kernel's rules
 // (tracefs's validator) accept too.
 func FuzzSDTArg(f *testing.F) {
-	for _, s := range []string{"8@%rbp", "-4@-20(%rbp)", "8@foo(%rip)", "4@$-1", "8@[sp, 16]", "-4@[x29, -12]", "8@x1", "1@%ah", "(%rax,%rsi,8)"} {
+	for _, s := range []string{"8@%rbp", "-4@-20(%rbp)", "8@foo(%rip)", "4@$-1", "8@[sp, 16]", "-4@[x29, -12]", "8@x1", "1@%ah", "(%rax,%rsi,8)", "08(%ax)"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}

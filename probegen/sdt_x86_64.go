@@ -75,7 +75,8 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
 	if sign != "" && disp == "" {
 		return "", "", errors.New("a sign with no displacement")
 	}
-	return sdtDeref(sign+disp, r), "", nil
+	f, err := sdtDeref(sign+disp, r)
+	return f, "", err
 }
 
 // sdtX86Register names the kernel's register for a gas name, and the
