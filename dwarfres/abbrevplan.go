@@ -14,10 +14,11 @@ type planOp struct {
 	kind planKind
 	attr uint16 // opKeep: the attribute's index in abbrev.attrs
 	// opSkip: the bytes to step over, fixed plus offs offset-sized and
-	// addrs address-sized values; opSkipForm: the form to step over.
+	// addrs address-sized values; opSkipForm: how the value's size is
+	// coded.
 	fixed       uint32
 	offs, addrs uint16
-	form        form
+	vsize       varSize
 }
 
 type planKind uint8
@@ -53,11 +54,12 @@ func planAttrs(attrs []abbrevAttr) []planOp {
 			continue
 		}
 		fixed, offs, addrs, ok := formSize(aa.form)
+		vs := formVarSize(aa.form)
 		switch {
-		case !ok && !skippableForm(aa.form):
+		case !ok && vs == varUnknown:
 			return nil
 		case !ok:
-			plan = append(plan, planOp{kind: opSkipForm, form: aa.form})
+			plan = append(plan, planOp{kind: opSkipForm, vsize: vs})
 		case len(plan) > 0 && plan[len(plan)-1].kind == opSkip:
 			last := &plan[len(plan)-1]
 			last.fixed += fixed
@@ -97,15 +99,41 @@ func formSize(fm form) (fixed uint32, offs, addrs uint16, ok bool) {
 	return 0, 0, 0, false
 }
 
-// skippableForm reports whether skipForm steps over fm.
-func skippableForm(fm form) bool {
+// varSize is how the size of a variable-size form's value is coded.
+type varSize uint8
+
+const (
+	varUnknown   varSize = iota // not a form a plan steps over
+	varULEB                     // the value is a uleb128 (or sleb128)
+	varBlockULEB                // a uleb128 length, then that many bytes
+	varBlock1                   // a 1-byte length, then the bytes
+	varBlock2
+	varBlock4
+	varCstr    // a NUL-terminated string
+	varRefAddr // address-sized in DWARF 2, offset-sized after
+)
+
+// formVarSize says how fm's value size is coded, for the forms formSize
+// does not size.
+func formVarSize(fm form) varSize {
 	switch fm {
 	case formSdata, formUdata, formRefUdata, formStrx, formGNUStrIndex, formLoclistx, formRnglistx,
-		formAddrx, formGNUAddrIndex, formBlock, formExprloc, formBlock1, formBlock2, formBlock4,
-		formString, formRefAddr:
-		return true
+		formAddrx, formGNUAddrIndex:
+		return varULEB
+	case formBlock, formExprloc:
+		return varBlockULEB
+	case formBlock1:
+		return varBlock1
+	case formBlock2:
+		return varBlock2
+	case formBlock4:
+		return varBlock4
+	case formString:
+		return varCstr
+	case formRefAddr:
+		return varRefAddr
 	}
-	return false
+	return varUnknown
 }
 
 // runPlan reads d's attributes by a's plan.
@@ -119,29 +147,28 @@ func (r *reader) runPlan(d *die, a *abbrev) {
 		case opSkip:
 			b.skip(int(op.fixed) + int(op.offs)*r.u.offSize + int(op.addrs)*r.u.addrSize)
 		case opSkipForm:
-			r.skipForm(op.form)
+			r.skipVar(op.vsize)
 		}
 	}
 }
 
-// skipForm steps over a value of a variable-size form (skippableForm).
-func (r *reader) skipForm(fm form) {
+// skipVar steps over a value whose size is coded as vs says.
+func (r *reader) skipVar(vs varSize) {
 	b := &r.b
-	switch fm {
-	case formSdata, formUdata, formRefUdata, formStrx, formGNUStrIndex, formLoclistx, formRnglistx,
-		formAddrx, formGNUAddrIndex:
+	switch vs {
+	case varULEB:
 		b.uleb()
-	case formBlock, formExprloc:
+	case varBlockULEB:
 		r.block(b.uleb())
-	case formBlock1:
+	case varBlock1:
 		r.block(uint64(b.u8()))
-	case formBlock2:
+	case varBlock2:
 		r.block(uint64(b.u16()))
-	case formBlock4:
+	case varBlock4:
 		r.block(uint64(b.u32()))
-	case formString:
+	case varCstr:
 		b.skipCstr()
-	case formRefAddr:
+	case varRefAddr:
 		if r.u.version <= 2 {
 			b.skip(r.u.addrSize)
 		} else {
