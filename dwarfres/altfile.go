@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
@@ -62,11 +61,11 @@ func (f *File) dwarfFile() *File {
 // true); ok is false when there is no link (or the file is itself the
 // supplementary file).
 func (f *File) altName() (name, id string, sup, ok bool) {
-	if b := f.rawSection(".gnu_debugaltlink"); len(b) > 0 {
+	if b := f.RawSection(".gnu_debugaltlink"); len(b) > 0 {
 		name, id, ok = parseAltLink(b)
 		return name, id, false, ok
 	}
-	isSup, name, id, ok := parseSup(f.rawSection(".debug_sup"))
+	isSup, name, id, ok := parseSup(f.RawSection(".debug_sup"))
 	return name, id, true, ok && !isSup && name != ""
 }
 
@@ -104,20 +103,10 @@ func parseSup(b []byte) (isSup bool, name, sum string, ok bool) {
 // checksum for a DWARF 5 link, else its GNU build-id.
 func (f *File) altID(sup bool) string {
 	if sup {
-		_, _, sum, _ := parseSup(f.rawSection(".debug_sup"))
+		_, _, sum, _ := parseSup(f.RawSection(".debug_sup"))
 		return sum
 	}
 	return f.BuildID()
-}
-
-// rawSection is a section of the file itself, never of the attached
-// debuginfo; nil if absent.
-func (f *File) rawSection(name string) []byte {
-	s := f.ELF.Section(name)
-	if s == nil || s.Type == elf.SHT_NOBITS || s.Offset+s.FileSize > uint64(len(f.data)) {
-		return nil
-	}
-	return f.data[s.Offset : s.Offset+s.FileSize]
 }
 
 // hasAlt reports whether the DWARF refers to a supplementary file, found

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
@@ -13,7 +15,7 @@ import (
 // FDEForPC binary-searches and frame.Parse does not sort).
 func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 	f.cfiOnce.Do(func() {
-		defer recoverTo(&f.cfiErr, ".debug_frame")
+		defer elfobj.Guard(&f.cfiErr, ".debug_frame")
 		ptr := 8
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
@@ -49,7 +51,7 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 // register Reg plus Offset. It is how a DW_OP_call_frame_cfa frame base
 // becomes a stack-relative fetcharg.
 func (f *File) CFA(pc uint64) (reg uint64, off int64, err error) {
-	defer recoverTo(&err, f.Path)
+	defer elfobj.Guard(&err, f.Path)
 	fdes, err := f.cfi()
 	if err != nil {
 		return 0, 0, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // saveResponse checks a server's answer and writes its body to dst: a
@@ -127,7 +129,7 @@ func elfBuildID(f *elf.File) string {
 		if err != nil {
 			continue
 		}
-		if id := buildIDNote(b, f.ByteOrder); id != "" {
+		if id := elfobj.BuildIDNote(b, f.ByteOrder); id != "" {
 			return id
 		}
 	}

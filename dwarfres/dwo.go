@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // synthetic is the file that attachSplit builds: the binary's .debug_*
@@ -17,24 +19,24 @@ type synthetic struct {
 // binary's, attaches the result as f.dbg and returns the units to use: the
 // binary's own full units and the split units, skeletons dropped.
 func (f *File) attachSplit(skels []*skeleton, dwos []*dwoSections) ([]unit, error) {
-	syn := &File{Path: f.Path, ELF: f.ELF, Machine: f.Machine, Order: f.Order, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
+	secs := map[string][]byte{}
 	for _, s := range f.ELF.Sections {
 		name := s.Name
 		if strings.HasPrefix(name, ".zdebug_") {
 			name = ".debug_" + strings.TrimPrefix(name, ".zdebug_")
 		}
 		if strings.HasPrefix(name, ".debug_") {
-			syn.secs[name] = f.sec(name)
+			secs[name] = f.sec(name)
 		}
 	}
 	// The skeletons' .debug_aranges name skeleton offsets; without it,
 	// units are mapped by their ranges.
-	syn.secs[".debug_aranges"] = nil
+	secs[".debug_aranges"] = nil
 	s := &synthetic{
-		info: clone(syn.secs[".debug_info"]), abbrev: clone(syn.secs[".debug_abbrev"]),
-		str: clone(syn.secs[".debug_str"]), strOff: clone(syn.secs[".debug_str_offsets"]),
-		loclists: clone(syn.secs[".debug_loclists"]), rnglists: clone(syn.secs[".debug_rnglists"]),
-		loc: clone(syn.secs[".debug_loc"]),
+		info: clone(secs[".debug_info"]), abbrev: clone(secs[".debug_abbrev"]),
+		str: clone(secs[".debug_str"]), strOff: clone(secs[".debug_str_offsets"]),
+		loclists: clone(secs[".debug_loclists"]), rnglists: clone(secs[".debug_rnglists"]),
+		loc: clone(secs[".debug_loc"]),
 	}
 	mainEnd := uint64(len(s.info))
 	type span struct {
@@ -50,10 +52,11 @@ func (f *File) attachSplit(skels []*skeleton, dwos []*dwoSections) ([]unit, erro
 		}
 		spans = append(spans, span{lo, uint64(len(s.info)), sp})
 	}
-	syn.secs[".debug_info"], syn.secs[".debug_abbrev"] = s.info, s.abbrev
-	syn.secs[".debug_str"], syn.secs[".debug_str_offsets"] = s.str, s.strOff
-	syn.secs[".debug_loclists"], syn.secs[".debug_rnglists"] = s.loclists, s.rnglists
-	syn.secs[".debug_loc"] = s.loc
+	secs[".debug_info"], secs[".debug_abbrev"] = s.info, s.abbrev
+	secs[".debug_str"], secs[".debug_str_offsets"] = s.str, s.strOff
+	secs[".debug_loclists"], secs[".debug_rnglists"] = s.loclists, s.rnglists
+	secs[".debug_loc"] = s.loc
+	syn := newFile(elfobj.FromSections(f.Path, f.ELF, f.Order, secs))
 	syn.splitOnce.Do(func() {}) // its skeletons are f's
 	all, err := syn.unitsList()
 	if err != nil {

@@ -2,22 +2,23 @@ package dwarfres
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // Sentinel errors. Functions document which of these the errors they return
 // wrap; test with errors.Is.
 var (
 	// ErrNotELF: the input is not an ELF file (or not a regular file).
-	ErrNotELF = errors.New("not an ELF file")
+	ErrNotELF = elfobj.ErrNotELF
 	// ErrNoDebugInfo: the ELF has no .debug_info (stripped, or debuginfo
 	// lives in a separate file that was not found).
 	ErrNoDebugInfo = errors.New("no DWARF debuginfo")
 	// ErrMalformed: the debuginfo could not be decoded; the concrete error
 	// is a *DecodeError naming section and offset.
-	ErrMalformed = errors.New("malformed debuginfo")
+	ErrMalformed = elfobj.ErrMalformed
 	// ErrNotFound: the function, file or line asked for does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = elfobj.ErrNotFound
 	// ErrNoCode: the source line exists but no instruction is attributed
 	// to it.
 	ErrNoCode = errors.New("no code at line")
@@ -35,7 +36,7 @@ var (
 	ErrSharedLine = errors.New("line shares its address with another line")
 	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
 	// does not decompress: truncated or corrupt.
-	ErrCompressed = errors.New("corrupt compressed file")
+	ErrCompressed = elfobj.ErrCompressed
 	// ErrModuleNotFound: no module of that name for the kernel release.
 	ErrModuleNotFound = errors.New("module not found")
 	// ErrRelease: a module was built for another kernel release than the
@@ -51,14 +52,12 @@ var (
 
 // DecodeError reports malformed debuginfo: which section, at which offset,
 // and what was wrong. It wraps ErrMalformed.
-type DecodeError struct {
-	Section string
-	Offset  uint64
-	Msg     string
-}
+type DecodeError = elfobj.DecodeError
 
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("malformed %s at offset %#x: %s", e.Section, e.Offset, e.Msg)
-}
+// CompressedError reports a compressed file that does not decompress
+// (truncated, corrupt, or larger than MaxDecompressed); it wraps
+// ErrCompressed.
+type CompressedError = elfobj.CompressedError
 
-func (e *DecodeError) Unwrap() error { return ErrMalformed }
+// MaxDecompressed bounds what a compressed file may expand to.
+const MaxDecompressed = elfobj.MaxDecompressed

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
@@ -14,7 +16,7 @@ import (
 // perf probe's semantics (see tools/perf/util/probe-finder.c), and names each
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
-	defer recoverTo(&err, f.Path)
+	defer elfobj.Guard(&err, f.Path)
 	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {
@@ -236,7 +238,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 // in the table. A scan of the raw table for a query's few points outside
 // .text, a table sorted once for a probe with many.
 func (f *File) funcSymbolAt(addr uint64) (Sym, bool) {
-	var best rawSym
+	var best elfobj.RawSym
 	var found bool
 	if t, ok := f.funcSyms.table(funcSymScans, f.sortedFuncSyms); ok {
 		best, found = t.at(addr)
@@ -246,9 +248,9 @@ func (f *File) funcSymbolAt(addr uint64) (Sym, bool) {
 	if !found {
 		return Sym{}, false
 	}
-	_, strtab := f.symbolTable()
-	return Sym{Name: string(strAt(strtab, best.name)), Start: best.value, End: best.value + best.size,
-		Bind: elf.ST_BIND(best.info), Type: elf.STT_FUNC, Section: f.ELF.Sections[best.shndx].Name}, true
+	_, strtab := f.SymbolTable()
+	return Sym{Name: string(elfobj.StrAt(strtab, best.Name)), Start: best.Value, End: best.Value + best.Size,
+		Bind: elf.ST_BIND(best.Info), Type: elf.STT_FUNC, Section: f.ELF.Sections[best.Shndx].Name}, true
 }
 
 // funcSymScans is how many addresses funcSymbolAt looks up by scanning:
@@ -257,10 +259,10 @@ func (f *File) funcSymbolAt(addr uint64) (Sym, bool) {
 const funcSymScans = 4
 
 // scanFuncSyms is funcSymbolAt's answer from a scan of the symbol table.
-func (f *File) scanFuncSyms(addr uint64) (best rawSym, found bool) {
-	data, _ := f.symbolTable()
-	f.eachRawSymbol(data, func(s rawSym) {
-		if f.isFuncSym(s) && addr >= s.value && addr < s.value+s.size && (!found || s.value > best.value) {
+func (f *File) scanFuncSyms(addr uint64) (best elfobj.RawSym, found bool) {
+	data, _ := f.SymbolTable()
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if f.isFuncSym(s) && addr >= s.Value && addr < s.Value+s.Size && (!found || s.Value > best.Value) {
 			best, found = s, true
 		}
 	})
@@ -269,29 +271,29 @@ func (f *File) scanFuncSyms(addr uint64) (best rawSym, found bool) {
 
 // isFuncSym reports whether s is a function defined in an executable
 // section.
-func (f *File) isFuncSym(s rawSym) bool {
-	return elf.ST_TYPE(s.info) == elf.STT_FUNC && s.shndx != elf.SHN_UNDEF && s.shndx < elf.SHN_LORESERVE &&
-		int(s.shndx) < len(f.ELF.Sections) && f.ELF.Sections[s.shndx].Flags&elf.SHF_EXECINSTR != 0
+func (f *File) isFuncSym(s elfobj.RawSym) bool {
+	return elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Shndx != elf.SHN_UNDEF && s.Shndx < elf.SHN_LORESERVE &&
+		int(s.Shndx) < len(f.ELF.Sections) && f.ELF.Sections[s.Shndx].Flags&elf.SHF_EXECINSTR != 0
 }
 
 // funcSymTable is funcSymbolAt's table: the sized function symbols of
 // executable sections, by start, in table order where they start alike,
 // and the largest size, which bounds how far back one can cover an address.
 type funcSymTable struct {
-	syms    []rawSym
+	syms    []elfobj.RawSym
 	maxSize uint64
 }
 
 func (f *File) sortedFuncSyms() funcSymTable {
-	data, _ := f.symbolTable()
+	data, _ := f.SymbolTable()
 	var t funcSymTable
-	f.eachRawSymbol(data, func(s rawSym) {
-		if f.isFuncSym(s) && s.size > 0 {
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if f.isFuncSym(s) && s.Size > 0 {
 			t.syms = append(t.syms, s)
-			t.maxSize = max(t.maxSize, s.size)
+			t.maxSize = max(t.maxSize, s.Size)
 		}
 	})
-	slices.SortStableFunc(t.syms, func(a, b rawSym) int { return cmp.Compare(a.value, b.value) })
+	slices.SortStableFunc(t.syms, func(a, b elfobj.RawSym) int { return cmp.Compare(a.Value, b.Value) })
 	return t
 }
 
@@ -299,11 +301,11 @@ func (f *File) sortedFuncSyms() funcSymTable {
 // before addr, from the last, while one could still reach it. The first
 // that covers it starts last; stable sorting kept table order among those
 // starting there, and the first of them in the table is the answer.
-func (t funcSymTable) at(addr uint64) (best rawSym, found bool) {
+func (t funcSymTable) at(addr uint64) (best elfobj.RawSym, found bool) {
 	syms := t.syms
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].value > addr })
-	for j := i - 1; j >= 0 && syms[j].value+t.maxSize > addr && (!found || syms[j].value == best.value); j-- {
-		if addr < syms[j].value+syms[j].size {
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value > addr })
+	for j := i - 1; j >= 0 && syms[j].Value+t.maxSize > addr && (!found || syms[j].Value == best.Value); j-- {
+		if addr < syms[j].Value+syms[j].Size {
 			best, found = syms[j], true
 		}
 	}

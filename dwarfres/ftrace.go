@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"slices"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // ftraceTable locates the kernel's ftrace call-site table (__mcount_loc,
@@ -141,7 +143,7 @@ type FuncDecl struct {
 // debuginfo covers it. It tells which copy of a non-unique name an
 // address is in, and whether it is the copy of an inline function.
 func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
-	defer recoverTo(&err, f.Path)
+	defer elfobj.Guard(&err, f.Path)
 	t, err := f.treeAt(addr)
 	if t == nil || err != nil {
 		return fd, false, err

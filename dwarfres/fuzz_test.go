@@ -6,18 +6,23 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // memFile builds a File over in-memory sections, for fuzzing the readers
 // without an ELF container.
-func memFile(secs map[string][]byte) *File {
-	f := &File{Path: "fuzz", ELF: &elf.File{}, Order: binary.LittleEndian, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
+func memFile(secs map[string][]byte) *File { return memFileOrder(secs, binary.LittleEndian) }
+
+// memFileOrder is memFile for a target of byte order order.
+func memFileOrder(secs map[string][]byte, order binary.ByteOrder) *File {
+	m := map[string][]byte{}
 	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
 		".debug_rnglists", ".debug_ranges", ".debug_addr", ".debug_str_offsets", ".debug_loclists", ".debug_loc", ".debug_frame"} {
-		f.secs[n] = secs[n]
+		m[n] = secs[n]
 	}
-	return f
+	return newFile(elfobj.FromSections("fuzz", &elf.File{}, order, m))
 }
 
 // fuzzSeed returns the DWARF sections of a small fixture, if built.

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // unitNames is what one unit contributes to an index, as ids into the
@@ -162,15 +160,10 @@ func (f *File) indexFiles(u *unit, add func(tab int, b []byte)) error {
 func (f *File) dropInfoPages(u *unit) {
 	df := f.dwarfFile()
 	s := df.ELF.Section(".debug_info")
-	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.data == nil || df.IsModule() { // a module's is a relocated copy
+	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.IsModule() { // a module's is a relocated copy
 		return
 	}
-	page := uint64(os.Getpagesize())
-	lo := (s.Offset + u.off + page - 1) &^ (page - 1)
-	hi := (s.Offset + u.end) &^ (page - 1)
-	if lo < hi && hi <= uint64(len(df.data)) {
-		syscall.Madvise(df.data[lo:hi], syscall.MADV_DONTNEED)
-	}
+	df.DropPages(s.Offset+u.off, u.end-u.off)
 }
 
 const (

@@ -160,7 +160,7 @@ func (d *indexDecoder) u64() uint64 {
 // index gets in its directory, distinct for each key.
 func (f *File) indexKey() (key, name string, err error) {
 	df := f.dwarfFile()
-	st, err := df.f.Stat()
+	st, err := df.Stat()
 	if err != nil {
 		return "", "", err
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // The index also keeps the symbol map (Symbols), sorted: reading and
@@ -38,7 +40,7 @@ func sameButEnd(a, b Sym) bool {
 
 // symtabID is the identity of f's symbol table: its size and checksum.
 func (f *File) symtabID() (uint64, uint32) {
-	data, _ := f.symbolTable()
+	data, _ := f.SymbolTable()
 	return uint64(len(data)), crc32.Checksum(data, castagnoli)
 }
 
@@ -67,9 +69,9 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 		}
 	}
 	// Any copy of a name in the string table will do.
-	data, strtab := f.symbolTable()
+	data, strtab := f.SymbolTable()
 	nameOff := map[string]uint32{}
-	f.eachRawSymbol(data, func(s rawSym) { nameOff[string(strAt(strtab, s.name))] = s.name })
+	f.EachRawSymbol(data, func(s elfobj.RawSym) { nameOff[string(elfobj.StrAt(strtab, s.Name))] = s.Name })
 	b = le.AppendUint32(b, uint32(len(st.all)))
 	for _, s := range st.all {
 		if s.End < s.Start || s.End-s.Start > math.MaxUint32 {
@@ -107,23 +109,23 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 // appendAddrTable appends SymbolAddr's answers: the number of the first
 // defined symbol of each name in the symbol table, sorted by name.
 func (f *File) appendAddrTable(b []byte) []byte {
-	data, strtab := f.symbolTable()
+	data, strtab := f.SymbolTable()
 	type ent struct {
 		name []byte
 		num  uint32
 	}
 	var ents []ent
 	seen := map[string]bool{}
-	size := f.symSize()
-	for i := size; i+size <= len(data); i += size {
-		s := f.decodeRawSym(data[i : i+size])
-		name := strAt(strtab, s.name)
-		if s.shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
-			continue
+	num := uint32(0)
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		num++
+		name := elfobj.StrAt(strtab, s.Name)
+		if s.Shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
+			return
 		}
 		seen[string(name)] = true
-		ents = append(ents, ent{name, uint32(i / size)})
-	}
+		ents = append(ents, ent{name, num})
+	})
 	slices.SortFunc(ents, func(a, b ent) int { return bytes.Compare(a.name, b.name) })
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(ents)))
 	for _, e := range ents {
@@ -133,13 +135,11 @@ func (f *File) appendAddrTable(b []byte) []byte {
 }
 
 // rawAt decodes symbol number n of the symbol table, ok=false past its end.
-func (e *symEnc) rawAt(n uint32) (rawSym, bool) {
-	size := e.f.symSize()
-	at := (uint64(n) + 1) * uint64(size)
-	if n == 0 || at > uint64(len(e.symdata)) {
-		return rawSym{}, false
+func (e *symEnc) rawAt(n uint32) (elfobj.RawSym, bool) {
+	if n == 0 {
+		return elfobj.RawSym{}, false
 	}
-	return e.f.decodeRawSym(e.symdata[at-uint64(size) : at]), true
+	return e.f.RawSymAt(e.symdata, n)
 }
 
 // addrOf is SymbolAddr by binary search of the index's table.
@@ -151,12 +151,12 @@ func (e *symEnc) addrOf(name string) (uint64, bool) {
 		if !ok {
 			return ""
 		}
-		return string(strAt(e.strtab, s.name))
+		return string(elfobj.StrAt(e.strtab, s.Name))
 	}
 	i := sort.Search(n, func(i int) bool { return nameOf(i) >= name })
 	if i < n && nameOf(i) == name {
 		s, _ := e.rawAt(le.Uint32(e.addrTab[4*i:]))
-		return s.value, true
+		return s.Value, true
 	}
 	return 0, false
 }
@@ -168,7 +168,7 @@ func (e *symEnc) addrOf(name string) (uint64, bool) {
 func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 	d := &indexDecoder{b: rec}
 	size, sum := d.u64(), d.u32()
-	data, strtab := f.symbolTable()
+	data, strtab := f.SymbolTable()
 	if d.bad || size != uint64(len(data)) || sum != crc32.Checksum(data, castagnoli) {
 		return nil, false
 	}
@@ -237,7 +237,7 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 	le := binary.LittleEndian
 	b := list[i*symEntSize:]
 	start := le.Uint64(b[4:])
-	return Sym{Name: string(strAt(e.strtab, le.Uint32(b))), Start: start, End: start + uint64(le.Uint32(b[12:])),
+	return Sym{Name: string(elfobj.StrAt(e.strtab, le.Uint32(b))), Start: start, End: start + uint64(le.Uint32(b[12:])),
 		Bind: elf.SymBind(b[18] >> 4), Type: elf.SymType(b[18] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[16:])].Name}
 }
 
@@ -287,7 +287,7 @@ func (e *symEnc) lookup(name string) []Sym {
 	le := binary.LittleEndian
 	var out []Sym
 	for i := 0; i*symEntSize < len(e.all); i++ {
-		if nameIs(e.strtab, le.Uint32(e.all[i*symEntSize:]), name) {
+		if elfobj.NameIs(e.strtab, le.Uint32(e.all[i*symEntSize:]), name) {
 			out = append(out, e.sym(e.all, i))
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
@@ -28,7 +30,7 @@ type LineRange struct {
 // FindLineRange is perf's debuginfo__find_line_range: the first unit that
 // has the function (or names the file) answers.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
-	defer recoverTo(&err, f.Path)
+	defer elfobj.Guard(&err, f.Path)
 	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // lineRow is one row of a line-number program.
@@ -35,7 +37,7 @@ func (t *cuTree) lineTable() (*lineTable, error) {
 // fileNames returns the file table of a unit's line program without
 // decoding the program: enough to decide whether a unit names a file.
 func (f *File) fileNames(u *unit) (names []string, err error) {
-	defer recoverTo(&err, ".debug_line")
+	defer elfobj.Guard(&err, ".debug_line")
 	d, err := f.unitData(u)
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func (f *File) fileNames(u *unit) (names []string, err error) {
 }
 
 func (f *File) readLines(u *unit) (lt *lineTable, err error) {
-	defer recoverTo(&err, ".debug_line")
+	defer elfobj.Guard(&err, ".debug_line")
 	d, err := f.unitData(u)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // A Source is one place the debuginfo of a binary may be. Each Find
@@ -278,7 +280,7 @@ func RunningKernel() Kernel {
 		k.Release = strings.TrimSpace(string(b))
 	}
 	if notes, err := os.ReadFile("/sys/kernel/notes"); err == nil {
-		k.BuildID = buildIDNote(notes, binary.NativeEndian)
+		k.BuildID = elfobj.BuildIDNote(notes, binary.NativeEndian)
 	}
 	return k
 }

@@ -100,7 +100,6 @@ func TestLocList(t *testing.T) {
 	sec := append(append([]byte{}, tab...), l...)
 	// the list starts at 12 = base 8 + 4
 	f := memFile(map[string][]byte{".debug_loclists": sec, ".debug_addr": addr})
-	f.secs[".debug_loclists"] = sec
 	u := &unit{version: 5, addrSize: 8, offSize: 4}
 	viaIndex, err := f.locList(u, 0, true, 8, 0x400000)
 	if err != nil {
@@ -133,8 +132,7 @@ func TestLocList(t *testing.T) {
 	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 4)
 	l4 = append(binary.LittleEndian.AppendUint16(l4, 1), 0x51)
 	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
-	f4 := memFile(nil)
-	f4.secs[".debug_loc"] = l4
+	f4 := memFile(map[string][]byte{".debug_loc": l4})
 	got, err := f4.locList(&unit{version: 4, addrSize: 8}, 0, false, 0, 0x100)
 	want := []LocEntry{{Low: 0x110, High: 0x120, Expr: []byte{0x50}}, {Low: 0x9000, High: 0x9004, Expr: []byte{0x51}}}
 	if err != nil || !reflect.DeepEqual(got, want) {

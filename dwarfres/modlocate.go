@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // moduleExts are the names a module file ends with: plain, and each
@@ -197,7 +199,7 @@ func walkForModule(dir, name string) string {
 // ModInfo returns the value of key in the module's .modinfo section
 // ("key=value" strings, NUL-separated), or "" when absent.
 func (f *File) ModInfo(key string) string {
-	for _, kv := range bytes.Split(f.allocData(".modinfo"), []byte{0}) {
+	for _, kv := range bytes.Split(f.RawSection(".modinfo"), []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
 			return string(v)
 		}
@@ -305,5 +307,5 @@ func LoadedModuleBuildID(name string) string {
 	if err != nil {
 		return ""
 	}
-	return buildIDNote(b, binary.NativeEndian)
+	return elfobj.BuildIDNote(b, binary.NativeEndian)
 }

@@ -6,42 +6,10 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
-
-// moduleBase is where the first allocated section of a relocatable object
-// is laid out: libdwfl's OFFLINE_REDZONE, which perf's offline reporting
-// of a .ko goes through. Address 0 stays free, as DWARF uses it for code
-// that was discarded.
-const moduleBase = 0x10000
-
-// IsModule reports whether the file is a relocatable object (ET_REL), as a
-// kernel module (.ko) is: its sections start at 0 and Open lays them out
-// (layoutSections), and its debug sections are read relocated.
-func (f *File) IsModule() bool { return f.ELF.Type == elf.ET_REL }
-
-// layoutSections gives every allocated section of a relocatable object a
-// distinct address, in section order and aligned, from moduleBase, as
-// libdwfl does for an offline ET_REL: .text, .init.text, .exit.text and
-// the data sections are told apart, and the symbols (symtab.go) and
-// relocations (reloc.go) use the same bases.
-func layoutSections(ef *elf.File) {
-	if ef.Type != elf.ET_REL {
-		return
-	}
-	next := uint64(moduleBase)
-	for _, s := range ef.Sections {
-		if s.Flags&elf.SHF_ALLOC == 0 {
-			continue
-		}
-		if a := s.Addralign; a > 1 {
-			next = (next + a - 1) &^ (a - 1)
-		}
-		s.Addr = next
-		next += s.Size
-	}
-}
 
 // SetKernelData tells a module how to learn whether the kernel it is
 // loaded into lists data symbols in kallsyms (CONFIG_KALLSYMS_ALL), which
@@ -82,22 +50,10 @@ func kallsymsHasData(path string) bool {
 	return lines == 0 || sc.Err() != nil
 }
 
-// ftraceSections are a module's tables of ftrace call sites, one per
-// architecture: x86_64's __mcount_loc and arm64's
-// __patchable_function_entries, whose entries are relocations against
-// the text sections.
-var ftraceSections = []string{"__mcount_loc", "__patchable_function_entries"}
-
-// relocatedSection reports whether section name of a module is read with
-// its relocations applied: the debug sections, and the ftrace tables.
-func relocatedSection(name string) bool {
-	return strings.HasPrefix(name, ".debug_") || slices.Contains(ftraceSections, name)
-}
-
 // moduleFtraceTable is a module's ftrace call-site table, relocated in
 // place, as [start, stop) addresses; ok is false when it has none.
 func (f *File) moduleFtraceTable() (start, stop uint64, ok bool) {
-	for _, n := range ftraceSections {
+	for _, n := range elfobj.FtraceSections {
 		s := f.ELF.Section(n)
 		if s == nil || s.Size == 0 || s.Size%8 != 0 {
 			continue
@@ -108,16 +64,6 @@ func (f *File) moduleFtraceTable() (start, stop uint64, ok bool) {
 		return s.Addr, s.Addr + s.Size, true
 	}
 	return 0, 0, false
-}
-
-// sectionBase is the laid-out address of section i (0 for a section that
-// is not allocated, and for special indexes such as SHN_ABS): what a
-// section-relative st_value of a relocatable object is added to.
-func (f *File) sectionBase(i elf.SectionIndex) uint64 {
-	if f.ELF.Type != elf.ET_REL || i == elf.SHN_UNDEF || i >= elf.SHN_LORESERVE || int(i) >= len(f.ELF.Sections) {
-		return 0
-	}
-	return f.ELF.Sections[i].Addr
 }
 
 // thisModuleNameOff is the offset of the name in struct module, which
@@ -135,12 +81,12 @@ func thisModuleNameOff(c elf.Class) int {
 // .gnu.linkonce.this_module as perf reads it, else .modinfo's name=, else
 // the file name less its .ko (and compression) suffix, with '-' as '_'.
 func (f *File) ModuleName() string {
-	if b := f.allocData(".gnu.linkonce.this_module"); len(b) > thisModuleNameOff(f.ELF.Class) {
+	if b := f.RawSection(".gnu.linkonce.this_module"); len(b) > thisModuleNameOff(f.ELF.Class) {
 		if n := cString(b[thisModuleNameOff(f.ELF.Class):]); n != "" {
 			return n
 		}
 	}
-	for _, kv := range bytes.Split(f.allocData(".modinfo"), []byte{0}) {
+	for _, kv := range bytes.Split(f.RawSection(".modinfo"), []byte{0}) {
 		if n, ok := bytes.CutPrefix(kv, []byte("name=")); ok && len(n) > 0 {
 			return string(n)
 		}
@@ -156,16 +102,6 @@ func moduleFileName(path string) string {
 		return n
 	}
 	return NormModuleName(filepath.Base(path))
-}
-
-// allocData is the file bytes of the binary's own section name (never the
-// separate debuginfo's, whose allocated sections are empty), nil if absent.
-func (f *File) allocData(name string) []byte {
-	s := f.ELF.Section(name)
-	if s == nil || s.Type == elf.SHT_NOBITS || s.Offset+s.FileSize > uint64(len(f.data)) {
-		return nil
-	}
-	return f.data[s.Offset : s.Offset+s.FileSize]
 }
 
 // cString is b up to its first NUL.

@@ -2,8 +2,6 @@ package dwarfres
 
 import (
 	"bytes"
-	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,49 +9,11 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
-// TestRelocKinds: each relocation type debug sections use writes S+A (or
-// S+A-P) in its size, little-endian, truncated.
-func TestRelocKinds(t *testing.T) {
-	const sym, addend, p = 0x10040, 0x1c, 0x20
-	cases := []struct {
-		m    elf.Machine
-		typ  uint32
-		want []byte
-	}{
-		{elf.EM_X86_64, uint32(elf.R_X86_64_64), []byte{0x5c, 0, 1, 0, 0, 0, 0, 0}},
-		{elf.EM_X86_64, uint32(elf.R_X86_64_32), []byte{0x5c, 0, 1, 0}},
-		{elf.EM_X86_64, uint32(elf.R_X86_64_32S), []byte{0x5c, 0, 1, 0}},
-		{elf.EM_X86_64, uint32(elf.R_X86_64_PC32), []byte{0x3c, 0, 1, 0}},
-		{elf.EM_X86_64, uint32(elf.R_X86_64_PC64), []byte{0x3c, 0, 1, 0, 0, 0, 0, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_ABS64), []byte{0x5c, 0, 1, 0, 0, 0, 0, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_ABS32), []byte{0x5c, 0, 1, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_ABS16), []byte{0x5c, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_PREL64), []byte{0x3c, 0, 1, 0, 0, 0, 0, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_PREL32), []byte{0x3c, 0, 1, 0}},
-		{elf.EM_AARCH64, uint32(elf.R_AARCH64_PREL16), []byte{0x3c, 0}},
-	}
-	f := &File{Order: binary.LittleEndian}
-	for _, c := range cases {
-		k, ok := relocKinds[c.m][c.typ]
-		if !ok {
-			t.Errorf("%v type %d: not supported", c.m, c.typ)
-			continue
-		}
-		out := make([]byte, 8)
-		f.writeUint(out, k.size, k.value(sym, addend, p))
-		if got := out[:len(c.want)]; !bytes.Equal(got, c.want) || k.size != len(c.want) {
-			t.Errorf("%v type %d: wrote % x (%d bytes), want % x", c.m, c.typ, got, k.size, c.want)
-		}
-	}
-	if _, ok := relocKinds[elf.EM_X86_64][uint32(elf.R_X86_64_GOTPCREL)]; ok {
-		t.Error("R_X86_64_GOTPCREL is accepted; a debug section never uses it, and it cannot be applied offline")
-	}
-}
-
 // TestModuleLayout: a relocatable object's allocated sections get
-// distinct addresses from moduleBase, its symbols and DWARF use them, and
+// distinct addresses from elfobj.ModuleBase, its symbols and DWARF use them, and
 // its name comes from .gnu.linkonce.this_module.
 func TestModuleLayout(t *testing.T) {
 	for _, name := range []string{"kmod-gcc.ko", "kmod-clang-arm64.ko"} {
@@ -69,8 +29,8 @@ func TestModuleLayout(t *testing.T) {
 			seen := map[uint64]string{}
 			for _, sec := range []string{".text", ".init.text", ".exit.text"} {
 				s := f.ELF.Section(sec)
-				if s == nil || s.Addr < moduleBase || seen[s.Addr] != "" {
-					t.Fatalf("%s: %+v; want a distinct address from %#x (seen %v)", sec, s, moduleBase, seen)
+				if s == nil || s.Addr < elfobj.ModuleBase || seen[s.Addr] != "" {
+					t.Fatalf("%s: %+v; want a distinct address from %#x (seen %v)", sec, s, elfobj.ModuleBase, seen)
 				}
 				seen[s.Addr] = sec
 			}
@@ -126,7 +86,7 @@ func TestRelocPagesDropped(t *testing.T) {
 	if rs.FileSize < 2*uint64(os.Getpagesize()) {
 		t.Fatalf(".rela.debug_info is only %d bytes: no whole page to drop", rs.FileSize)
 	}
-	if !bytes.Equal(f.data[lo:hi], raw[lo:hi]) {
+	if !bytes.Equal(f.RawSection(".rela.debug_info"), raw[lo:hi]) {
 		t.Error(".rela.debug_info reads back changed after its pages were dropped")
 	}
 }

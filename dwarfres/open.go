@@ -1,35 +1,24 @@
 package dwarfres
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"debug/elf"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
-// File is an opened ELF with its DWARF. Sections are mapped, not copied, so a
-// query on a 600 MB vmlinux touches only the pages it reads. A File is safe
-// for concurrent use by several goroutines.
+// File is an ELF object (elfobj.Object, whose methods it has) with its
+// DWARF state: the separate debuginfo and dwz file attached to it, and the
+// caches of its decoded units, abbreviations, symbols and index. A File is
+// safe for concurrent use by several goroutines.
 type File struct {
-	Path    string
-	ELF     *elf.File
-	Machine elf.Machine
-	Order   binary.ByteOrder
-
-	data []byte // the whole file, mapped read-only
-	f    *os.File
-
-	secMu sync.Mutex
-	secs  map[string][]byte
+	*elfobj.Object
 
 	unitsOnce sync.Once
 	splitOnce sync.Once // skeleton units replaced by split units
@@ -81,79 +70,28 @@ type File struct {
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;
 // queries read what they need. Errors wrap ErrNotELF or ErrNoDebugInfo.
-func Open(path string) (f *File, err error) {
-	fh, err := os.Open(path)
+func Open(path string) (*File, error) {
+	o, err := elfobj.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fh.Stat()
+	return newFile(o), nil
+}
+
+// OpenAny opens path as Open does, decompressing it first into memory when
+// it is gzip, xz or zstd compressed (elfobj.OpenAny): a module installed as
+// .ko.gz, .ko.xz or .ko.zst.
+func OpenAny(path string) (*File, error) {
+	o, err := elfobj.OpenAny(path)
 	if err != nil {
-		fh.Close()
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w (not a regular file)", path, ErrNotELF)
-	}
-	if st.Size() < 64 {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w (only %d bytes)", path, ErrNotELF, st.Size())
-	}
-	data, err := syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
-	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("%s: map: %w", path, err)
-	}
-	return openMapped(path, data, fh)
+	return newFile(o), nil
 }
 
-// openMapped parses the ELF in data, a mapping that Close unmaps (of the
-// file fh, or anonymous when fh is nil: a decompressed module).
-func openMapped(path string, data []byte, fh *os.File) (f *File, err error) {
-	nf := &File{Path: path, data: data, f: fh, secs: map[string][]byte{}, abbrevs: map[uint64]abbrevTable{}}
-	defer func() {
-		if err != nil {
-			nf.Close()
-			f = nil
-		}
-	}()
-	f = nf
-	// debug/elf can panic on hostile headers; turn that into an error.
-	defer recoverTo(&err, path)
-	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
-		if what := sniff(data); what != "" {
-			return nil, fmt.Errorf("%s: %w: it is %s", path, ErrNotELF, what)
-		}
-	}
-	ef, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotELF, err)
-	}
-	if ef.Type == elf.ET_REL {
-		// Debug sections are relocated in place (reloc.go): the
-		// mapping is private, so the file is never written.
-		if err := syscall.Mprotect(data, syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
-			return nil, fmt.Errorf("%s: map: %w", path, err)
-		}
-		layoutSections(ef)
-	}
-	nf.ELF = ef
-	nf.Machine = ef.Machine
-	nf.Order = ef.ByteOrder
-	for _, s := range ef.Sections {
-		if s.Type != elf.SHT_NOBITS && s.Offset+s.FileSize > uint64(len(data)) {
-			return nil, fmt.Errorf("%s: %w: section %s extends past the end of the file (truncated?)", path, ErrNotELF, s.Name)
-		}
-	}
-	return nf, nil
-}
-
-// recoverTo converts a panic inside debug/elf or debug/dwarf (they panic on
-// some malformed inputs) into an error wrapping ErrMalformed.
-func recoverTo(err *error, what string) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("%s: %w: %v", what, ErrMalformed, r)
-	}
+// newFile is the File of an opened object, its DWARF not read yet.
+func newFile(o *elfobj.Object) *File {
+	return &File{Object: o, abbrevs: map[uint64]abbrevTable{}}
 }
 
 // attachDebug uses the DWARF of the separate debuginfo file at path, which
@@ -176,7 +114,7 @@ func (f *File) attachDebug(path string) error {
 	return nil
 }
 
-// Close unmaps the file.
+// Close unmaps the file and what is attached to it.
 func (f *File) Close() error {
 	if f.dbg != nil {
 		f.dbg.Close()
@@ -184,14 +122,7 @@ func (f *File) Close() error {
 	if f.altf.file != nil {
 		f.altf.file.Close()
 	}
-	if f.data != nil {
-		syscall.Munmap(f.data)
-		f.data = nil
-	}
-	if f.f != nil {
-		return f.f.Close()
-	}
-	return nil
+	return f.Object.Close()
 }
 
 // ReleasePages gives back the pages of the mapped file (and of its
@@ -204,9 +135,7 @@ func (f *File) ReleasePages() {
 	if f.dbg != nil {
 		f.dbg.ReleasePages()
 	}
-	if f.data != nil {
-		syscall.Madvise(f.data, syscall.MADV_DONTNEED)
-	}
+	f.Object.ReleasePages()
 }
 
 // HasDWARF reports whether the file carries .debug_info.
@@ -214,95 +143,17 @@ func (f *File) HasDWARF() bool {
 	if f.dbg != nil {
 		return f.dbg.HasDWARF()
 	}
-	s := f.ELF.Section(".debug_info")
-	if s == nil {
-		s = f.zdebugSection(".debug_info")
-	}
+	s := f.SectionHeader(".debug_info")
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
 }
 
-// BuildID returns the GNU build-id as hex, or "".
-func (f *File) BuildID() string {
-	for _, s := range f.ELF.Sections {
-		if s.Type != elf.SHT_NOTE {
-			continue
-		}
-		if id := buildIDNote(f.data[s.Offset:s.Offset+s.FileSize], f.Order); id != "" {
-			return id
-		}
-	}
-	return ""
-}
-
-// buildIDNote finds the NT_GNU_BUILD_ID note among ELF notes (a note
-// section, or the kernel's /sys/kernel/notes) and returns its
-// descriptor as hex, or "".
-func buildIDNote(b []byte, order binary.ByteOrder) string {
-	for len(b) >= 12 {
-		nsz, dsz, typ := order.Uint32(b), order.Uint32(b[4:]), order.Uint32(b[8:])
-		n := 12 + align4(nsz)
-		if uint64(len(b)) < uint64(n)+uint64(align4(dsz)) {
-			break
-		}
-		if typ == ntGNUBuildID && nsz == 4 && string(b[12:15]) == "GNU" {
-			return hex.EncodeToString(b[n : n+dsz])
-		}
-		b = b[n+align4(dsz):]
-	}
-	return ""
-}
-
-// ntGNUBuildID is NT_GNU_BUILD_ID, which debug/elf does not name.
-const ntGNUBuildID = 3
-
-func align4(n uint32) uint32 { return (n + 3) &^ 3 }
-
-// section returns the contents of a section, decompressing SHF_COMPRESSED
-// sections once; nil if absent.
+// section returns the contents of a section (elfobj.Object.Section): the
+// separate debuginfo's for a .debug_ one when it is attached.
 func (f *File) section(name string) ([]byte, error) {
 	if f.dbg != nil && strings.HasPrefix(name, ".debug_") {
 		return f.dbg.section(name)
 	}
-	f.secMu.Lock()
-	defer f.secMu.Unlock()
-	if b, ok := f.secs[name]; ok {
-		return b, nil
-	}
-	s := f.ELF.Section(name)
-	if s == nil {
-		if z := f.zdebugSection(name); z != nil && z.Type != elf.SHT_NOBITS {
-			b, err := inflateZdebug(f.data[z.Offset : z.Offset+z.FileSize])
-			if err != nil {
-				return nil, &DecodeError{Section: z.Name, Offset: 0, Msg: "cannot decompress: " + err.Error()}
-			}
-			f.secs[name] = b
-			return b, nil
-		}
-	}
-	if s == nil || s.Type == elf.SHT_NOBITS {
-		f.secs[name] = nil
-		return nil, nil
-	}
-	var b []byte
-	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		var err error
-		func() {
-			defer recoverTo(&err, name)
-			b, err = s.Data()
-		}()
-		if err != nil {
-			return nil, &DecodeError{Section: name, Offset: 0, Msg: "cannot decompress: " + err.Error()}
-		}
-	} else {
-		b = f.data[s.Offset : s.Offset+s.FileSize]
-	}
-	if f.IsModule() && relocatedSection(name) {
-		if err := f.relocate(sectionIndex(f.ELF, s), b); err != nil {
-			return nil, err
-		}
-	}
-	f.secs[name] = b
-	return b, nil
+	return f.Section(name)
 }
 
 // sec is section for the sections whose absence is not an error: a
@@ -317,7 +168,7 @@ func (f *File) sec(name string) []byte {
 // unit keeps a query proportional to what it reads. Offsets inside the
 // returned Data are relative to the unit start.
 func (f *File) unitData(u *unit) (d *dwarf.Data, err error) {
-	defer recoverTo(&err, ".debug_info")
+	defer elfobj.Guard(&err, ".debug_info")
 	if u.splitCU() { // the line table is the skeleton's
 		u = &u.split.skel.u
 	}
@@ -350,9 +201,9 @@ func (f *File) readInfo(b []byte, off uint64) int {
 	if n := uint64(len(info)) - off; uint64(len(b)) > n {
 		b = b[:n]
 	}
-	if f.f != nil && !f.IsModule() { // a module's is relocated: read the copy
+	if f.Mapped() && !f.IsModule() { // a module's is relocated: read the copy
 		if s := f.ELF.Section(".debug_info"); s != nil && s.Flags&elf.SHF_COMPRESSED == 0 {
-			if n, err := f.f.ReadAt(b, int64(s.Offset+off)); err == nil {
+			if n, err := f.ReadAt(b, int64(s.Offset+off)); err == nil {
 				return n
 			}
 		}

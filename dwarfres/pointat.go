@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"encoding/binary"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // arange is one address range of a unit, from .debug_aranges.
@@ -151,7 +153,7 @@ func (m *PointMapper) File() *File {
 
 // ProbePointAt is File.ProbePointAt, reusing the units decoded before.
 func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
-	defer recoverTo(&err, m.f.Path)
+	defer elfobj.Guard(&err, m.f.Path)
 	t, err := m.treeAt(addr)
 	if t == nil || err != nil {
 		return pt, false, err

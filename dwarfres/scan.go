@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // candidates returns the indexes of units that may contain the query, and
@@ -245,6 +247,6 @@ func parallel(n int, fn func(w, i int) error) error {
 // callRecovered is fn(w, i) with a panic on malformed input turned into
 // an error: the readers' own recover cannot reach a worker goroutine.
 func callRecovered(fn func(w, i int) error, w, i int) (err error) {
-	defer recoverTo(&err, "debuginfo")
+	defer elfobj.Guard(&err, "debuginfo")
 	return fn(w, i)
 }

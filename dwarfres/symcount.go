@@ -1,6 +1,10 @@
 package dwarfres
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+)
 
 // afterScans holds a table built once, after a number of questions were
 // answered by scans of a whole table (the caller's): a query asks about
@@ -38,7 +42,7 @@ const countScans = 64
 func nameCounts(st *Symtab) map[string]int32 {
 	m := make(map[string]int32, len(st.names))
 	for _, off := range st.names {
-		m[string(strAt(st.strtab, off))]++
+		m[string(elfobj.StrAt(st.strtab, off))]++
 	}
 	return m
 }

@@ -31,17 +31,17 @@ func TestScanTablesAgree(t *testing.T) {
 			checked, notrace := 0, 0
 			for i := 0; i < len(syms.syms); i += 401 { // each scan reads the whole table
 				s := syms.syms[i]
-				for _, a := range []uint64{s.value, s.value + s.size/2, s.value + s.size - 1, s.value + s.size} {
+				for _, a := range []uint64{s.Value, s.Value + s.Size/2, s.Value + s.Size - 1, s.Value + s.Size} {
 					wb, wf := f.scanFuncSyms(a)
 					gb, gf := syms.at(a)
 					if wb != gb || wf != gf {
 						t.Fatalf("funcSymbolAt(%#x): scan %+v %v, table %+v %v", a, wb, wf, gb, gf)
 					}
 				}
-				wf, wk := f.scanFtraceSites(start, stop, s.value, s.value+s.size)
-				gf, gk := ftraceSiteIn(sites, s.value, s.value+s.size)
+				wf, wk := f.scanFtraceSites(start, stop, s.Value, s.Value+s.Size)
+				gf, gk := ftraceSiteIn(sites, s.Value, s.Value+s.Size)
 				if wf != gf || wk != gk {
-					t.Fatalf("hasFtraceSite(%#x-%#x): scan %v %v, table %v %v", s.value, s.value+s.size, wf, wk, gf, gk)
+					t.Fatalf("hasFtraceSite(%#x-%#x): scan %v %v, table %v %v", s.Value, s.Value+s.Size, wf, wk, gf, gk)
 				}
 				checked++
 				if !wf {

@@ -6,6 +6,8 @@ import (
 	"debug/elf"
 	"slices"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // Sym is one ELF symbol as perf's symbol map sees it: End is st_value +
@@ -36,7 +38,7 @@ type Symtab struct {
 // Symbols loads the symbol table once, from the index when it has it.
 func (f *File) Symbols() *Symtab {
 	f.symOnce.Do(func() {
-		if f.dbg != nil && !f.hasSymbols() && f.dbg.hasSymtab() {
+		if f.dbg != nil && !f.HasSymbols() && f.dbg.HasSymtab() {
 			// The kernel image's vmlinux, a strip -s binary: the
 			// separate debuginfo's symbols, as gdb reads them. A
 			// library keeps its .dynsym: the debuginfo's .symtab
@@ -56,140 +58,36 @@ func (f *File) Symbols() *Symtab {
 	return f.syms
 }
 
-func (f *File) hasSymtab() bool {
-	data, _ := f.symbolSection(elf.SHT_SYMTAB)
-	return data != nil
-}
-
-// hasSymbols reports whether the file has a symbol table of its own,
-// static or dynamic.
-func (f *File) hasSymbols() bool {
-	if f.hasSymtab() {
-		return true
-	}
-	data, _ := f.symbolSection(elf.SHT_DYNSYM)
-	return data != nil
-}
-
 // IsKernel reports whether the file looks like a vmlinux.
 func (f *File) IsKernel() bool { return f.Symbols().kernel }
-
-// rawSym is one symbol-table entry, its name still an offset in strtab.
-type rawSym struct {
-	name  uint32
-	info  uint8
-	shndx elf.SectionIndex
-	value uint64
-	size  uint64
-}
-
-// symbolSection returns the first section of type typ (SHT_SYMTAB or
-// SHT_DYNSYM) and its string table, straight from the mapping: debug/elf's
-// Symbols allocates every name of a 120k-symbol vmlinux, which costs more
-// than the query that needs a few of them.
-func (f *File) symbolSection(typ elf.SectionType) (data, strtab []byte) {
-	for _, sec := range f.ELF.Sections {
-		if sec.Type != typ || int(sec.Link) >= len(f.ELF.Sections) {
-			continue
-		}
-		str := f.ELF.Sections[sec.Link]
-		if sec.Offset+sec.FileSize > uint64(len(f.data)) || str.Offset+str.FileSize > uint64(len(f.data)) {
-			return nil, nil
-		}
-		return f.data[sec.Offset : sec.Offset+sec.FileSize], f.data[str.Offset : str.Offset+str.FileSize]
-	}
-	return nil, nil
-}
-
-// eachRawSymbol calls fn for every entry of a symbol section but the null one.
-func (f *File) eachRawSymbol(data []byte, fn func(rawSym)) {
-	size := f.symSize()
-	for i := size; i+size <= len(data); i += size {
-		fn(f.decodeRawSym(data[i : i+size]))
-	}
-}
-
-// symSize is the size of one symbol-table entry.
-func (f *File) symSize() int {
-	if f.ELF.Class == elf.ELFCLASS32 {
-		return 16
-	}
-	return 24
-}
-
-// decodeRawSym decodes one symbol-table entry. A relocatable object's
-// st_value is relative to its section: the section's laid-out address is
-// added (layoutSections), so symbols, DWARF and relocations agree.
-func (f *File) decodeRawSym(e []byte) rawSym {
-	var r rawSym
-	r.name = f.Order.Uint32(e)
-	if len(e) == 24 {
-		r.info, r.shndx = e[4], elf.SectionIndex(f.Order.Uint16(e[6:]))
-		r.value, r.size = f.Order.Uint64(e[8:]), f.Order.Uint64(e[16:])
-	} else {
-		r.value, r.size = uint64(f.Order.Uint32(e[4:])), uint64(f.Order.Uint32(e[8:]))
-		r.info, r.shndx = e[12], elf.SectionIndex(f.Order.Uint16(e[14:]))
-	}
-	r.value += f.sectionBase(r.shndx)
-	return r
-}
-
-// nameIs reports whether the NUL-terminated string at off is name, without
-// searching for its end: symbol-table scans compare 150k names of a
-// vmlinux, and finding each one's NUL cost more than the comparisons.
-func nameIs(tab []byte, off uint32, name string) bool {
-	end := uint64(off) + uint64(len(name))
-	return end < uint64(len(tab)) && tab[end] == 0 && string(tab[off:end]) == name
-}
-
-// strAt returns the NUL-terminated bytes at off, without copying.
-func strAt(tab []byte, off uint32) []byte {
-	if int(off) >= len(tab) {
-		return nil
-	}
-	b := tab[off:]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
-}
-
-// symbolTable is .symtab, or .dynsym in a stripped file, with its strings.
-func (f *File) symbolTable() (data, strtab []byte) {
-	data, strtab = f.symbolSection(elf.SHT_SYMTAB)
-	if data == nil {
-		data, strtab = f.symbolSection(elf.SHT_DYNSYM)
-	}
-	return data, strtab
-}
 
 // loadSymbols reads the symbol table into perf's kernel or user map.
 func (f *File) loadSymbols() *Symtab {
 	st := &Symtab{}
-	data, strtab := f.symbolTable()
+	data, strtab := f.SymbolTable()
 	st.strtab = strtab
 	st.module = f.IsModule()
-	f.eachRawSymbol(data, func(s rawSym) {
-		if s.shndx != elf.SHN_UNDEF && nameIs(strtab, s.name, "_text") {
-			st.Text, st.HasText = s.value, true
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if s.Shndx != elf.SHN_UNDEF && elfobj.NameIs(strtab, s.Name, "_text") {
+			st.Text, st.HasText = s.Value, true
 			st.kernel = f.ELF.Section(".init.text") != nil || f.ELF.Section("__ksymtab") != nil
 		}
 	})
-	f.eachRawSymbol(data, func(s rawSym) {
-		typ := elf.ST_TYPE(s.info)
-		if int(s.name) >= len(strtab) || strtab[s.name] == 0 || s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		typ := elf.ST_TYPE(s.Info)
+		if int(s.Name) >= len(strtab) || strtab[s.Name] == 0 || s.Shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
 			return // no name, or not a symbol kallsyms lists
 		}
-		st.names = append(st.names, s.name)
-		if s.shndx >= elf.SHN_LORESERVE || int(s.shndx) >= len(f.ELF.Sections) {
+		st.names = append(st.names, s.Name)
+		if s.Shndx >= elf.SHN_LORESERVE || int(s.Shndx) >= len(f.ELF.Sections) {
 			return
 		}
-		sec := f.ELF.Sections[s.shndx]
+		sec := f.ELF.Sections[s.Shndx]
 		if sec.Flags&elf.SHF_EXECINSTR == 0 {
 			return // inMap's first test, before the name's end is looked for
 		}
-		if name := strAt(strtab, s.name); st.inMap(sec, typ, name) {
-			st.all = append(st.all, Sym{Name: string(name), Start: s.value, End: s.value + s.size, Bind: elf.ST_BIND(s.info), Type: typ, Section: sec.Name})
+		if name := elfobj.StrAt(strtab, s.Name); st.inMap(sec, typ, name) {
+			st.all = append(st.all, Sym{Name: string(name), Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
 		}
 	})
 	st.all = sortByAddr(st.all)
@@ -317,7 +215,7 @@ func (st *Symtab) Count(name string) int {
 	}
 	n := 0
 	for _, off := range st.names {
-		if nameIs(st.strtab, off, name) {
+		if elfobj.NameIs(st.strtab, off, name) {
 			n++
 		}
 	}
@@ -328,7 +226,7 @@ func (st *Symtab) Count(name string) int {
 // kallsyms lists), in symbol-table order.
 func (st *Symtab) EachName(fn func(string)) {
 	for _, off := range st.names {
-		fn(string(strAt(st.strtab, off)))
+		fn(string(elfobj.StrAt(st.strtab, off)))
 	}
 }
 
@@ -348,29 +246,29 @@ func (st *Symtab) Each(fn func(Sym)) {
 // object (or other non-function) symbol containing addr. A linear scan of
 // the raw table: a probe asks for a few globals at most.
 func (f *File) DataSymbol(addr uint64, prefer string) (name string, start uint64, ok bool) {
-	data, strtab := f.symbolTable()
-	var best rawSym
+	data, strtab := f.SymbolTable()
+	var best elfobj.RawSym
 	found := false
-	f.eachRawSymbol(data, func(s rawSym) {
-		typ := elf.ST_TYPE(s.info)
-		if s.shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_FUNC {
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		typ := elf.ST_TYPE(s.Info)
+		if s.Shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION || typ == elf.STT_FUNC {
 			return
 		}
-		n := strAt(strtab, s.name)
-		if len(n) == 0 || addr < s.value || addr >= s.value+max(s.size, 1) {
+		n := elfobj.StrAt(strtab, s.Name)
+		if len(n) == 0 || addr < s.Value || addr >= s.Value+max(s.Size, 1) {
 			return
 		}
 		switch {
 		case !found,
-			prefer != "" && string(n) == prefer && s.value == addr,
-			string(strAt(strtab, best.name)) != prefer && s.value > best.value:
+			prefer != "" && string(n) == prefer && s.Value == addr,
+			string(elfobj.StrAt(strtab, best.Name)) != prefer && s.Value > best.Value:
 			best, found = s, true
 		}
 	})
 	if !found {
 		return "", 0, false
 	}
-	return string(strAt(strtab, best.name)), best.value, true
+	return string(elfobj.StrAt(strtab, best.Name)), best.Value, true
 }
 
 // SymbolAddr returns the address of the first non-function symbol named
@@ -385,14 +283,14 @@ func (f *File) SymbolAddr(name string) (uint64, bool) {
 }
 
 func (f *File) symbolAddr(name string) (uint64, bool) {
-	data, strtab := f.symbolTable()
+	data, strtab := f.SymbolTable()
 	var addr uint64
 	found := false
-	f.eachRawSymbol(data, func(s rawSym) {
-		if found || s.shndx == elf.SHN_UNDEF || !nameIs(strtab, s.name, name) {
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if found || s.Shndx == elf.SHN_UNDEF || !elfobj.NameIs(strtab, s.Name, name) {
 			return
 		}
-		addr, found = s.value, true
+		addr, found = s.Value, true
 	})
 	return addr, found
 }
@@ -419,9 +317,9 @@ func (f *File) KallsymsHasData() bool {
 		}
 		num := uint64(f.Order.Uint32(b))
 		var funcs, objs uint64
-		data, _ := f.symbolSection(elf.SHT_SYMTAB)
-		f.eachRawSymbol(data, func(s rawSym) {
-			switch elf.ST_TYPE(s.info) {
+		data, _ := f.SymbolSection(elf.SHT_SYMTAB)
+		f.EachRawSymbol(data, func(s elfobj.RawSym) {
+			switch elf.ST_TYPE(s.Info) {
 			case elf.STT_FUNC:
 				funcs++
 			case elf.STT_OBJECT:
@@ -445,11 +343,11 @@ func (f *File) ExportedData(name string) bool {
 			return false
 		}
 	}
-	data, strtab := f.symbolSection(elf.SHT_DYNSYM)
+	data, strtab := f.SymbolSection(elf.SHT_DYNSYM)
 	found := false
-	f.eachRawSymbol(data, func(s rawSym) {
-		if !found && s.shndx != elf.SHN_UNDEF && elf.ST_TYPE(s.info) == elf.STT_OBJECT &&
-			elf.ST_BIND(s.info) == elf.STB_GLOBAL && string(strAt(strtab, s.name)) == name {
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if !found && s.Shndx != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_OBJECT &&
+			elf.ST_BIND(s.Info) == elf.STB_GLOBAL && string(elfobj.StrAt(strtab, s.Name)) == name {
 			found = true
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // scopeAnswers is what the variables of item_score's parameter look like
@@ -87,7 +89,7 @@ func TestCountTable(t *testing.T) {
 	st := f.Symbols()
 	want := map[string]int{"no such symbol": 0}
 	for _, off := range st.names {
-		want[string(strAt(st.strtab, off))]++
+		want[string(elfobj.StrAt(st.strtab, off))]++
 	}
 	for range countScans + 1 {
 		st.Count("main")

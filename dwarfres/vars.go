@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // Scope is a resolved probe address with the DWARF scope it was found in
@@ -681,7 +683,7 @@ func (s *treeScope) LocatedLater(v Entry) bool {
 // is one, else an external declaration (the symbol table then gives the
 // address). Statics of other units are not candidates.
 func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
-	defer recoverTo(&err, f.Path)
+	defer elfobj.Guard(&err, f.Path)
 	units, err := f.unitsList()
 	if err != nil {
 		return Entry{}, false, err

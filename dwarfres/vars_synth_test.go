@@ -31,10 +31,9 @@ func synFile(t testing.TB, version int, root *dwarftest.DIE, secs map[string][]b
 // synFileBE is synFile for a big-endian target (s390x, ppc64).
 func synFileBE(t testing.TB, version int, root *dwarftest.DIE) *File {
 	t.Helper()
-	f := memFile(nil)
-	f.secs[".debug_info"], f.secs[".debug_abbrev"] = dwarftest.Unit(t, binary.BigEndian, version, root)
-	f.Order = binary.BigEndian
-	return f
+	secs := map[string][]byte{}
+	secs[".debug_info"], secs[".debug_abbrev"] = dwarftest.Unit(t, binary.BigEndian, version, root)
+	return memFileOrder(secs, binary.BigEndian)
 }
 
 // synScope is the scope FindProbes gives for fn+off: the public route

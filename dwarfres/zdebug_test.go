@@ -1,41 +1,13 @@
 package dwarfres
 
 import (
-	"bytes"
-	"compress/zlib"
-	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
-
-func TestInflateZdebug(t *testing.T) {
-	want := []byte("the uncompressed section")
-	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
-	w.Write(want)
-	w.Close()
-	raw := binary.BigEndian.AppendUint64([]byte("ZLIB"), uint64(len(want)))
-	raw = append(raw, z.Bytes()...)
-	if got, err := inflateZdebug(raw); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("inflateZdebug = %q, %v; want %q", got, err, want)
-	}
-	if got, err := inflateZdebug([]byte("plain")); err != nil || string(got) != "plain" {
-		t.Errorf("a section without the ZLIB header: %q, %v; want it as it is", got, err)
-	}
-	bad := binary.BigEndian.AppendUint64([]byte("ZLIB"), 100)
-	if _, err := inflateZdebug(append(bad, 1, 2, 3)); err == nil {
-		t.Error("a corrupt stream decoded without error")
-	}
-	huge := binary.BigEndian.AppendUint64([]byte("ZLIB"), uint64(len(z.Bytes()))*1033)
-	if _, err := inflateZdebug(append(huge, z.Bytes()...)); err == nil || !strings.Contains(err.Error(), "claims") {
-		t.Errorf("a size past what deflate can expand to: %v; want it refused before reading", err)
-	}
-}
 
 // TestZdebugFile resolves a function in a file whose DWARF is in GNU
 // .zdebug_ sections (gcc -gz=zlib-gnu; Go before 1.12).

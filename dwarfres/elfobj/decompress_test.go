@@ -1,4 +1,4 @@
-package dwarfres
+package elfobj
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // tinyELF is a 3 KB ELF with DWARF from probegen's fuzz seeds.
 func tinyELF(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	b, err := os.ReadFile("../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +36,8 @@ func TestOpenAnyCompressed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenAny: %v", err)
 			}
-			if f.Path != p || !f.HasDWARF() || !bytes.Equal(f.data, plain) {
-				t.Errorf("OpenAny(%s): path %q, DWARF %v, same bytes %v", ext, f.Path, f.HasDWARF(), bytes.Equal(f.data, plain))
+			if f.Path != p || f.SectionHeader(".debug_info") == nil || !bytes.Equal(f.data, plain) {
+				t.Errorf("OpenAny(%s): path %q, DWARF %v, same bytes %v", ext, f.Path, f.SectionHeader(".debug_info") != nil, bytes.Equal(f.data, plain))
 			}
 			f.Close()
 			corrupt := append([]byte(nil), z...)
@@ -61,7 +61,7 @@ func TestOpenAnyPlain(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.ko")
 	os.WriteFile(p, tinyELF(t), 0o644)
 	f, err := OpenAny(p)
-	if err != nil || !f.HasDWARF() {
+	if err != nil || f.SectionHeader(".debug_info") == nil {
 		t.Fatalf("OpenAny(plain) = %v", err)
 	}
 	f.Close()
@@ -91,7 +91,7 @@ func TestDecompressBound(t *testing.T) {
 // what OpenAny does with a compressed file: an error or a File, never a
 // panic nor an unbounded allocation.
 func FuzzDecompress(f *testing.F) {
-	b, err := os.ReadFile("../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	b, err := os.ReadFile("../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,10 +1,8 @@
-package dwarfres
+package elfobj
 
 import (
 	"debug/elf"
 	"fmt"
-	"os"
-	"syscall"
 )
 
 // A relocatable object (a kernel module) leaves the addresses and section
@@ -61,101 +59,65 @@ const relocNone = 0
 // once. Symbols resolve through rawSymAt, so to the laid-out section
 // addresses. x86_64 and arm64 objects use RELA only; a SHT_REL section,
 // whose addends sit in the bytes it rewrites, is refused.
-func (f *File) relocate(target int, b []byte) error {
-	for _, rs := range f.ELF.Sections {
+func (o *Object) relocate(target int, b []byte) error {
+	for _, rs := range o.ELF.Sections {
 		if rs.Type != elf.SHT_RELA && rs.Type != elf.SHT_REL || int(rs.Info) != target {
 			continue
 		}
 		if rs.Type == elf.SHT_REL {
 			return &DecodeError{Section: rs.Name, Msg: "SHT_REL relocations are not supported (x86_64 and arm64 objects use SHT_RELA)"}
 		}
-		if err := f.applyRelocs(rs, b, f.ELF.Sections[target]); err != nil {
+		if err := o.applyRelocs(rs, b, o.ELF.Sections[target]); err != nil {
 			return err
 		}
-		f.dropPages(rs.Offset, rs.FileSize)
+		o.DropPages(rs.Offset, rs.FileSize)
 	}
 	return nil
 }
 
-// dropPages gives back the pages wholly inside the file range [off,
-// off+n) of a relocation section once applied (13 MB for btrfs's
-// .rela.debug_info): nothing reads it again, and a page of a file mapping
-// that is read again is read from the file. An anonymous mapping (a
-// decompressed module) would read back zeros: its pages are kept.
-func (f *File) dropPages(off, n uint64) {
-	if f.f == nil {
-		return
-	}
-	pg := uint64(os.Getpagesize())
-	lo, hi := (off+pg-1)/pg*pg, (off+n)/pg*pg
-	if hi > lo && hi <= uint64(len(f.data)) {
-		syscall.Madvise(f.data[lo:hi], syscall.MADV_DONTNEED)
-	}
-}
-
 // applyRelocs applies the RELA section rs to out, the contents of section
 // dst.
-func (f *File) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error {
-	kinds := relocKinds[f.Machine]
-	if kinds == nil || f.ELF.Class != elf.ELFCLASS64 {
-		return &DecodeError{Section: rs.Name, Msg: fmt.Sprintf("relocations of %v %v objects are not supported", f.ELF.Class, f.Machine)}
+func (o *Object) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) error {
+	kinds := relocKinds[o.Machine]
+	if kinds == nil || o.ELF.Class != elf.ELFCLASS64 {
+		return &DecodeError{Section: rs.Name, Msg: fmt.Sprintf("relocations of %v %v objects are not supported", o.ELF.Class, o.Machine)}
 	}
-	if rs.Offset+rs.FileSize > uint64(len(f.data)) {
+	if rs.Offset+rs.FileSize > uint64(len(o.data)) {
 		return &DecodeError{Section: rs.Name, Msg: "extends past the end of the file"}
 	}
-	data := f.data[rs.Offset : rs.Offset+rs.FileSize]
-	syms, _ := f.symbolSection(elf.SHT_SYMTAB)
+	data := o.data[rs.Offset : rs.Offset+rs.FileSize]
+	syms, _ := o.SymbolSection(elf.SHT_SYMTAB)
 	for i := 0; i+24 <= len(data); i += 24 {
-		off := f.Order.Uint64(data[i:])
-		info := f.Order.Uint64(data[i+8:])
-		addend := f.Order.Uint64(data[i+16:])
+		off := o.Order.Uint64(data[i:])
+		info := o.Order.Uint64(data[i+8:])
+		addend := o.Order.Uint64(data[i+16:])
 		typ, symIdx := uint32(info), uint32(info>>32)
 		if typ == relocNone {
 			continue
 		}
 		k, ok := kinds[typ]
 		if !ok {
-			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation type %d for %v is not supported", typ, f.Machine)}
+			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation type %d for %v is not supported", typ, o.Machine)}
 		}
 		if off+uint64(k.size) > uint64(len(out)) {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation at %#x past the end of %s", off, dst.Name)}
 		}
-		s, ok := f.rawSymAt(syms, symIdx)
+		s, ok := o.RawSymAt(syms, symIdx)
 		if !ok {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation against symbol %d, which the symbol table does not have", symIdx)}
 		}
-		f.writeUint(out[off:], k.size, k.value(s.value, addend, dst.Addr+off))
+		o.writeUint(out[off:], k.size, k.value(s.Value, addend, dst.Addr+off))
 	}
 	return nil
 }
 
-// rawSymAt is entry i of the symbol section data, its value laid out.
-func (f *File) rawSymAt(data []byte, i uint32) (rawSym, bool) {
-	size := uint64(f.symSize())
-	at := uint64(i) * size
-	if i == 0 || at+size > uint64(len(data)) {
-		return rawSym{}, i == 0 // the null symbol is 0
-	}
-	return f.decodeRawSym(data[at : at+size]), true
-}
-
-func (f *File) writeUint(b []byte, size int, v uint64) {
+func (o *Object) writeUint(b []byte, size int, v uint64) {
 	switch size {
 	case 2:
-		f.Order.PutUint16(b, uint16(v))
+		o.Order.PutUint16(b, uint16(v))
 	case 4:
-		f.Order.PutUint32(b, uint32(v))
+		o.Order.PutUint32(b, uint32(v))
 	default:
-		f.Order.PutUint64(b, v)
+		o.Order.PutUint64(b, v)
 	}
-}
-
-// sectionIndex is the index of s in ef.Sections.
-func sectionIndex(ef *elf.File, s *elf.Section) int {
-	for i, x := range ef.Sections {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }

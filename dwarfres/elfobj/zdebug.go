@@ -1,25 +1,12 @@
-package dwarfres
+package elfobj
 
 import (
 	"bytes"
 	"compress/zlib"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"strings"
 )
-
-// zdebugSection returns the .zdebug_X section standing for .debug_X: the
-// GNU compression that predates SHF_COMPRESSED, which gcc -gz=zlib-gnu
-// and Go toolchains before 1.12 write; nil when there is none.
-func (f *File) zdebugSection(name string) *elf.Section {
-	rest, ok := strings.CutPrefix(name, ".debug_")
-	if !ok {
-		return nil
-	}
-	return f.ELF.Section(".zdebug_" + rest)
-}
 
 const maxDeflateRatio = 1032
 

@@ -1,4 +1,4 @@
-package dwarfres
+package elfobj
 
 import (
 	"bytes"

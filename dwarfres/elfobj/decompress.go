@@ -1,4 +1,4 @@
-package dwarfres
+package elfobj
 
 import (
 	"bytes"
@@ -78,7 +78,7 @@ func (e *CompressedError) Unwrap() error { return ErrCompressed }
 // it is gzip, xz or zstd compressed (a module installed as .ko.gz, .ko.xz
 // or .ko.zst): no temporary file is written. The File keeps path as its
 // name. Errors wrap those of Open, or ErrCompressed (a *CompressedError).
-func OpenAny(path string) (*File, error) {
+func OpenAny(path string) (*Object, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func decompress(c *codec, r io.Reader, limit int) ([]byte, error) {
 
 // openMemory opens the ELF in data, copied into an anonymous mapping so
 // that the File is unmapped by Close as a mapped file is.
-func openMemory(path string, data []byte) (*File, error) {
+func openMemory(path string, data []byte) (*Object, error) {
 	if len(data) < 64 {
 		return nil, fmt.Errorf("%s: %w (only %d bytes decompressed)", path, ErrNotELF, len(data))
 	}

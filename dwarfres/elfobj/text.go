@@ -1,4 +1,4 @@
-package dwarfres
+package elfobj
 
 import (
 	"debug/elf"
@@ -7,17 +7,17 @@ import (
 
 // Bytes returns n bytes of the loaded image at virtual address addr, from
 // the section that contains it.
-func (f *File) Bytes(addr, n uint64) ([]byte, error) {
-	for _, s := range f.ELF.Sections {
+func (o *Object) Bytes(addr, n uint64) ([]byte, error) {
+	for _, s := range o.ELF.Sections {
 		if s.Flags&elf.SHF_ALLOC == 0 || s.Type == elf.SHT_NOBITS {
 			continue
 		}
 		if addr >= s.Addr && addr+n <= s.Addr+s.Size {
 			off := s.Offset + (addr - s.Addr)
-			if off+n > uint64(len(f.data)) {
+			if off+n > uint64(len(o.data)) {
 				break
 			}
-			return f.data[off : off+n], nil
+			return o.data[off : off+n], nil
 		}
 	}
 	return nil, fmt.Errorf("address %#x: %w in any section", addr, ErrNotFound)
@@ -25,8 +25,8 @@ func (f *File) Bytes(addr, n uint64) ([]byte, error) {
 
 // FileOffset maps a virtual address to its offset in the file through the
 // PT_LOAD segments (what uprobe_events wants).
-func (f *File) FileOffset(addr uint64) (uint64, error) {
-	for _, p := range f.ELF.Progs {
+func (o *Object) FileOffset(addr uint64) (uint64, error) {
+	for _, p := range o.ELF.Progs {
 		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr < p.Vaddr+p.Filesz {
 			return addr - p.Vaddr + p.Off, nil
 		}
@@ -39,8 +39,8 @@ func (f *File) FileOffset(addr uint64) (uint64, error) {
 // probe_vaddr - probe_file_offset + OFFSET, i.e. assuming the code
 // segment's address-to-offset delta, so data in another segment (and .bss,
 // which has no file bytes) is expressed relative to that delta.
-func (f *File) UprobeDataOffset(probe, addr uint64) (uint64, error) {
-	for _, p := range f.ELF.Progs {
+func (o *Object) UprobeDataOffset(probe, addr uint64) (uint64, error) {
+	for _, p := range o.ELF.Progs {
 		if p.Type == elf.PT_LOAD && probe >= p.Vaddr && probe < p.Vaddr+p.Filesz {
 			if addr < p.Vaddr-p.Off {
 				break
@@ -54,8 +54,8 @@ func (f *File) UprobeDataOffset(probe, addr uint64) (uint64, error) {
 // SectionName names the allocated section holding addr, "" if none. A
 // kernel global in ".data..percpu" is a per-CPU variable: its address is
 // an offset each CPU adds its own base to.
-func (f *File) SectionName(addr uint64) string {
-	for _, s := range f.ELF.Sections {
+func (o *Object) SectionName(addr uint64) string {
+	for _, s := range o.ELF.Sections {
 		if s.Flags&elf.SHF_ALLOC != 0 && addr >= s.Addr && addr < s.Addr+s.Size {
 			return s.Name
 		}

@@ -1,0 +1,22 @@
+// Package elfobj is one ELF object, mapped: its sections (SHF_COMPRESSED
+// and GNU .zdebug_ ones decompressed, a relocatable object's debug
+// sections relocated), the bytes at a virtual address, notes and the GNU
+// build-id, the raw symbol-table entries, a kernel module's section
+// layout, and compressed modules opened in memory. It knows nothing of
+// DWARF: dwarfres builds its debuginfo state on an Object, as debug/dwarf
+// is built from debug/elf's sections.
+//
+//   - object.go: Object, Open (a mapped file), FromSections (sections held
+//     in memory: split DWARF's synthetic file, tests), Close, ReleasePages.
+//   - guard.go: Guard, the one recover of a panic in debug/elf or
+//     debug/dwarf on a hostile file.
+//   - section.go: Section (decompressed, relocated, cached), RawSection,
+//     zdebug.go the GNU .zdebug_ form.
+//   - notes.go: the GNU build-id note.
+//   - rawsym.go: symbol-table entries straight from the mapping.
+//   - module.go, reloc.go: a relocatable object's layout and relocations.
+//   - text.go: bytes, file offsets and sections of virtual addresses.
+//   - decompress.go: OpenAny, a gzip, xz or zstd compressed file;
+//     sniff.go names what a file that is not ELF is.
+//   - errors.go: the sentinels and the *DecodeError of malformed input.
+package elfobj

@@ -1,0 +1,120 @@
+package elfobj
+
+import (
+	"bytes"
+	"debug/elf"
+)
+
+// RawSym is one symbol-table entry, its name still an offset in the
+// string table and its value laid out (SectionBase added for a
+// relocatable object).
+type RawSym struct {
+	Name  uint32
+	Info  uint8
+	Shndx elf.SectionIndex
+	Value uint64
+	Size  uint64
+}
+
+// SymbolSection returns the first section of type typ (SHT_SYMTAB or
+// SHT_DYNSYM) and its string table, straight from the mapping: debug/elf's
+// Symbols allocates every name of a 120k-symbol vmlinux, which costs more
+// than the query that needs a few of them.
+func (o *Object) SymbolSection(typ elf.SectionType) (data, strtab []byte) {
+	for _, sec := range o.ELF.Sections {
+		if sec.Type != typ || int(sec.Link) >= len(o.ELF.Sections) {
+			continue
+		}
+		str := o.ELF.Sections[sec.Link]
+		if sec.Offset+sec.FileSize > uint64(len(o.data)) || str.Offset+str.FileSize > uint64(len(o.data)) {
+			return nil, nil
+		}
+		return o.data[sec.Offset : sec.Offset+sec.FileSize], o.data[str.Offset : str.Offset+str.FileSize]
+	}
+	return nil, nil
+}
+
+// SymbolTable is .symtab, or .dynsym in a stripped file, with its strings.
+func (o *Object) SymbolTable() (data, strtab []byte) {
+	data, strtab = o.SymbolSection(elf.SHT_SYMTAB)
+	if data == nil {
+		data, strtab = o.SymbolSection(elf.SHT_DYNSYM)
+	}
+	return data, strtab
+}
+
+// HasSymtab reports whether the file has a .symtab.
+func (o *Object) HasSymtab() bool {
+	data, _ := o.SymbolSection(elf.SHT_SYMTAB)
+	return data != nil
+}
+
+// HasSymbols reports whether the file has a symbol table of its own,
+// static or dynamic.
+func (o *Object) HasSymbols() bool {
+	data, _ := o.SymbolTable()
+	return data != nil
+}
+
+// EachRawSymbol calls fn for every entry of a symbol section but the null one.
+func (o *Object) EachRawSymbol(data []byte, fn func(RawSym)) {
+	size := o.symSize()
+	for i := size; i+size <= len(data); i += size {
+		fn(o.decodeRawSym(data[i : i+size]))
+	}
+}
+
+// RawSymAt is entry i of the symbol section data, its value laid out.
+func (o *Object) RawSymAt(data []byte, i uint32) (RawSym, bool) {
+	size := uint64(o.symSize())
+	at := uint64(i) * size
+	if i == 0 || at+size > uint64(len(data)) {
+		return RawSym{}, i == 0 // the null symbol is 0
+	}
+	return o.decodeRawSym(data[at : at+size]), true
+}
+
+// symSize is the size of one symbol-table entry.
+func (o *Object) symSize() int {
+	if o.ELF.Class == elf.ELFCLASS32 {
+		return 16
+	}
+	return 24
+}
+
+// decodeRawSym decodes one symbol-table entry. A relocatable object's
+// st_value is relative to its section: the section's laid-out address is
+// added (layoutSections), so symbols, DWARF and relocations agree.
+func (o *Object) decodeRawSym(e []byte) RawSym {
+	var r RawSym
+	r.Name = o.Order.Uint32(e)
+	if len(e) == 24 {
+		r.Info, r.Shndx = e[4], elf.SectionIndex(o.Order.Uint16(e[6:]))
+		r.Value, r.Size = o.Order.Uint64(e[8:]), o.Order.Uint64(e[16:])
+	} else {
+		r.Value, r.Size = uint64(o.Order.Uint32(e[4:])), uint64(o.Order.Uint32(e[8:]))
+		r.Info, r.Shndx = e[12], elf.SectionIndex(o.Order.Uint16(e[14:]))
+	}
+	r.Value += o.SectionBase(r.Shndx)
+	return r
+}
+
+// NameIs reports whether the NUL-terminated string at off is name, without
+// searching for its end: symbol-table scans compare 150k names of a
+// vmlinux, and finding each one's NUL cost more than the comparisons.
+func NameIs(tab []byte, off uint32, name string) bool {
+	end := uint64(off) + uint64(len(name))
+	return end < uint64(len(tab)) && tab[end] == 0 && string(tab[off:end]) == name
+}
+
+// StrAt returns the NUL-terminated bytes at off, without copying.
+func StrAt(tab []byte, off uint32) []byte {
+	if int(off) >= len(tab) {
+		return nil
+	}
+	b := tab[off:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
