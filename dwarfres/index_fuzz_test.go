@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // fuzzIndexSeed is the index file of a small synthetic unit.
@@ -61,10 +62,10 @@ func FuzzIndex(f *testing.F) {
 		ix.candidates(Query{File: "synth.c"}, sourceName{name: "synth.c"})
 		ix.nameUnits("inl")
 		decodeUnits(ix.hdrs, ix.infoSize, ix.units)
-		if st, ok := memFile(nil).decodeSyms(ix.syms); ok {
+		if st, ok := elfsym.Decode(memFile(nil).Object, ix.syms); ok {
 			st.At(0)
 			st.Lookup("inl")
-			st.enc.addrOf("inl")
+			st.AddrOf("inl")
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // tabNames lists the names of table tab.
@@ -438,6 +439,13 @@ func TestIndexDefiningUnits(t *testing.T) {
 	t.Logf("%d queries", len(qs))
 }
 
+// eachName lists st's names through EachName.
+func eachName(st *Symtab) []string {
+	var out []string
+	st.EachName(func(n string) { out = append(out, n) })
+	return out
+}
+
 // eachSym lists st's symbols through Each.
 func eachSym(st *Symtab) []Sym {
 	var out []Sym
@@ -449,14 +457,16 @@ func eachSym(st *Symtab) []Sym {
 // the same symbols, names and answers to At and Lookup.
 func sameSymbols(t *testing.T, f, g *File) {
 	t.Helper()
-	if _, ok := g.decodeSyms(g.index().syms); !ok {
+	if _, ok := elfsym.Decode(g.Object, g.index().syms); !ok {
 		t.Fatal("the index holds no symbol map of this binary")
 	}
 	a, b := f.Symbols(), g.Symbols()
 	all := eachSym(a)
-	if !slices.Equal(all, eachSym(b)) || !slices.Equal(a.names, b.names) ||
-		a.Text != b.Text || a.HasText != b.HasText || a.kernel != b.kernel || a.module != b.module {
-		t.Fatalf("symbol map differs with the index: %d symbols, %d/%d names", len(all), len(a.names), len(b.names))
+	ak, am := a.Kind()
+	bk, bm := b.Kind()
+	if !slices.Equal(all, eachSym(b)) || !slices.Equal(eachName(a), eachName(b)) ||
+		a.Text != b.Text || a.HasText != b.HasText || ak != bk || am != bm {
+		t.Fatalf("symbol map differs with the index: %d symbols, %d/%d names", len(all), len(eachName(a)), len(eachName(b)))
 	}
 	for i, s := range all {
 		for _, addr := range []uint64{s.Start, s.Start - 1, s.End, s.End - 1} {
@@ -489,10 +499,10 @@ func TestIndexSymbolsOfItsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if _, ok := h.decodeSyms(g.encodeSyms(g.loadSymbols())); ok {
+	if _, ok := elfsym.Decode(h.Object, elfsym.Encode(g.Object, elfsym.Load(g.Object))); ok {
 		t.Error("a record of another symbol table was used")
 	}
-	if st, ok := g.decodeSyms(g.encodeSyms(g.loadSymbols())); !ok || !slices.Equal(eachSym(st), eachSym(f.Symbols())) {
+	if st, ok := elfsym.Decode(g.Object, elfsym.Encode(g.Object, elfsym.Load(g.Object))); !ok || !slices.Equal(eachSym(st), eachSym(f.Symbols())) {
 		t.Error("a record of this symbol table does not read back")
 	}
 }
@@ -501,7 +511,7 @@ func TestIndexSymbolsOfItsTable(t *testing.T) {
 // scan, for every step-th name of the symbol map and a few others.
 func sameSymbolAddrs(t *testing.T, f, g *File, step int) {
 	t.Helper()
-	if g.Symbols().enc == nil {
+	if !g.Symbols().Encoded() {
 		t.Fatal("no SymbolAddr table in the index")
 	}
 	names := []string{"no_such_symbol", "_sinittext", "_einittext", "kallsyms_num_syms"}

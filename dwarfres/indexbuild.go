@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // unitNames is what one unit contributes to an index, as ids into the
@@ -92,7 +94,7 @@ func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
 		return nil, err
 	}
 	ix := f.mergeIndex(units, tabs, per)
-	ix.syms = f.encodeSyms(f.loadSymbols()) // not Symbols: it may be what asked for the index
+	ix.syms = elfsym.Encode(f.Object, elfsym.Load(f.Object)) // not Symbols: it may be what asked for the index
 	ix.hdrs = f.unitsRecord(units)
 	return ix, nil
 }

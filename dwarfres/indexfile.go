@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/record"
 )
 
 // The index file:
@@ -32,8 +34,6 @@ const (
 	indexVersion = 2 // 2: definition flags, unit headers
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // encodeIndex writes ix for the binary whose key is key.
 func encodeIndex(ix *Index, key string) []byte {
@@ -72,7 +72,7 @@ func encodeIndex(ix *Index, key string) []byte {
 
 // indexSum is the checksum of the header's version and flags and of body.
 func indexSum(hdr, body []byte) uint32 {
-	return crc32.Update(crc32.Checksum(hdr[8:16], castagnoli), castagnoli, body)
+	return crc32.Update(crc32.Checksum(hdr[8:16], record.Castagnoli), record.Castagnoli, body)
 }
 
 // decodeIndex checks and decodes an index file for the binary whose key
@@ -92,8 +92,8 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 	if indexSum(b, body) != le.Uint32(b[24:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrIndexCorrupt)
 	}
-	d := &indexDecoder{b: body}
-	if k := d.bytes(int(d.u32())); d.bad || string(k) != key {
+	d := &record.Decoder{B: body}
+	if k := d.Bytes(int(d.U32())); d.Bad || string(k) != key {
 		return nil, fmt.Errorf("%w (%s)", ErrIndexForeign, k)
 	}
 	flags := le.Uint32(b[12:])
@@ -101,55 +101,24 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrIndexCorrupt, flags)
 	}
 	ix := &Index{byteScan: flags&1 != 0, onlyC: flags&2 != 0}
-	ix.units = int(d.u32())
-	ix.infoSize = d.u64()
-	ix.strs = d.bytes(int(d.u32()))
+	ix.units = int(d.U32())
+	ix.infoSize = d.U64()
+	ix.strs = d.Bytes(int(d.U32()))
 	for i := range ix.tabs {
-		n, pl := int(d.u32()), int(d.u32())
+		n, pl := int(d.U32()), int(d.U32())
 		if n > len(body)/entSize {
-			d.bad = true
+			d.Bad = true
 			break
 		}
-		ix.tabs[i].ents = d.bytes(n * entSize)
-		ix.tabs[i].posts = d.bytes(pl)
+		ix.tabs[i].ents = d.Bytes(n * entSize)
+		ix.tabs[i].posts = d.Bytes(pl)
 	}
-	ix.syms = d.bytes(int(d.u32()))
-	ix.hdrs = d.bytes(int(d.u32()))
-	if d.bad || len(d.b) != 0 {
+	ix.syms = d.Bytes(int(d.U32()))
+	ix.hdrs = d.Bytes(int(d.U32()))
+	if d.Bad || len(d.B) != 0 {
 		return nil, fmt.Errorf("%w: tables do not decode", ErrIndexCorrupt)
 	}
 	return ix, nil
-}
-
-// indexDecoder reads the body; a read past the end sets bad.
-type indexDecoder struct {
-	b   []byte
-	bad bool
-}
-
-func (d *indexDecoder) bytes(n int) []byte {
-	if n < 0 || n > len(d.b) {
-		d.bad = true
-		d.b = nil
-		return nil
-	}
-	out := d.b[:n:n]
-	d.b = d.b[n:]
-	return out
-}
-
-func (d *indexDecoder) u32() uint32 {
-	if b := d.bytes(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (d *indexDecoder) u64() uint64 {
-	if b := d.bytes(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
 }
 
 // indexKey names the debuginfo an index is for: its build-id (without

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
@@ -19,23 +20,13 @@ import (
 // safe for concurrent use by several goroutines.
 type File struct {
 	*elfobj.Object
+	*elfsym.Image // its symbols: the separate debuginfo's or the index's when they have them
 
 	unitsOnce sync.Once
 	splitOnce sync.Once // skeleton units replaced by split units
 	units     []unit
 	unitsErr  error
 	headers   []unit // units as their headers say, before splitUnits
-
-	symOnce      sync.Once
-	kallsymsOnce sync.Once
-	ftraceOnce   sync.Once
-	mcountStart  uint64
-	mcountStop   uint64
-	ftraceSites  afterScans[[]uint64]
-	funcSyms     afterScans[funcSymTable]
-	kallsymsData bool
-	kernelData   func() bool // a module's kernel: whether its kallsyms lists data (SetKernelData)
-	syms         *Symtab
 
 	cfiOnce sync.Once
 	fdes    frame.FrameDescriptionEntries
@@ -58,8 +49,7 @@ type File struct {
 	// dwz's shared DIEs in partial units).
 	foreign sync.Map // unit index -> *cuTree
 
-	trees    treeCache   // decoded units, shared by queries
-	symAddrs symbolAddrs // SymbolAddr's answers
+	trees treeCache // decoded units, shared by queries
 
 	// The index (index*.go), when UseIndex attached one.
 	idxMu   sync.Mutex
@@ -91,7 +81,9 @@ func OpenAny(path string) (*File, error) {
 
 // newFile is the File of an opened object, its DWARF not read yet.
 func newFile(o *elfobj.Object) *File {
-	return &File{Object: o, abbrevs: map[uint64]abbrevTable{}}
+	f := &File{Object: o, abbrevs: map[uint64]abbrevTable{}}
+	f.Image = elfsym.NewImage(o, f.symbolSource)
+	return f
 }
 
 // attachDebug uses the DWARF of the separate debuginfo file at path, which

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
-
-	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // scopeAnswers is what the variables of item_score's parameter look like
@@ -75,32 +73,6 @@ func TestTreeCacheShared(t *testing.T) {
 	scopeAnswers(t, f)
 	if f.trees.decodes != n {
 		t.Errorf("the same query again decoded %d units more; want 0", f.trees.decodes-n)
-	}
-}
-
-// TestCountTable: once Count has built its table, it answers as the scan
-// does, for every name.
-func TestCountTable(t *testing.T) {
-	f, err := Open(needBin(t, "app-gcc-O2-dwarf5"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st := f.Symbols()
-	want := map[string]int{"no such symbol": 0}
-	for _, off := range st.names {
-		want[string(elfobj.StrAt(st.strtab, off))]++
-	}
-	for range countScans + 1 {
-		st.Count("main")
-	}
-	if !st.counts.built {
-		t.Fatalf("%d lookups and no table", countScans+1)
-	}
-	for n, c := range want {
-		if got := st.Count(n); got != c {
-			t.Errorf("Count(%q) = %d with the table, %d by scan", n, got, c)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // openModule opens the kernel module at path (-m PATH) with its
@@ -66,7 +67,7 @@ func kernelListsData(m *dwarfres.File, vmlinux string) bool {
 		if rel == "" || m.ModuleRelease() != rel {
 			return true
 		}
-		return dwarfres.RunningKallsymsHasData()
+		return elfsym.RunningKallsymsHasData()
 	}
 	k, err := dwarfres.Open(vmlinux)
 	if err != nil {

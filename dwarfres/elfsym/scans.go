@@ -1,4 +1,4 @@
-package dwarfres
+package elfsym
 
 import (
 	"sync"

@@ -1,27 +1,27 @@
-package dwarfres
+package elfsym
 
 import (
 	"bytes"
 	"strconv"
 )
 
-// KernelVersion returns the major and minor version of the kernel f is,
+// KernelVersion returns the major and minor version of the kernel im is,
 // read from its linux_banner ("Linux version 6.1.0-18-amd64 (...)"); ok is
 // false for a file that is no kernel or whose banner can't be read (a
 // debuginfo file without the data).
-func (f *File) KernelVersion() (major, minor int, ok bool) {
-	b, ok := f.banner()
+func (im *Image) KernelVersion() (major, minor int, ok bool) {
+	b, ok := im.banner()
 	if !ok {
 		return 0, 0, false
 	}
 	return parseBanner(b)
 }
 
-// KernelRelease returns the release of the kernel f is, as uname -r gives
+// KernelRelease returns the release of the kernel im is, as uname -r gives
 // it, from its linux_banner ("Linux version 6.1.0-18-amd64 (...)"); ok as
 // KernelVersion's.
-func (f *File) KernelRelease() (string, bool) {
-	b, ok := f.banner()
+func (im *Image) KernelRelease() (string, bool) {
+	b, ok := im.banner()
 	if !ok {
 		return "", false
 	}
@@ -33,13 +33,13 @@ func (f *File) KernelRelease() (string, bool) {
 	return string(rel), true
 }
 
-// banner is the start of f's linux_banner, long enough for any release.
-func (f *File) banner() ([]byte, bool) {
-	addr, found := f.SymbolAddr("linux_banner")
+// banner is the start of im's linux_banner, long enough for any release.
+func (im *Image) banner() ([]byte, bool) {
+	addr, found := im.SymbolAddr("linux_banner")
 	if !found {
 		return nil, false
 	}
-	b, err := f.Bytes(addr, 128)
+	b, err := im.obj.Bytes(addr, 128)
 	return b, err == nil
 }
 

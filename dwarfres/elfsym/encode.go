@@ -1,4 +1,4 @@
-package dwarfres
+package elfsym
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/record"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
@@ -39,15 +41,15 @@ func sameButEnd(a, b Sym) bool {
 }
 
 // symtabID is the identity of f's symbol table: its size and checksum.
-func (f *File) symtabID() (uint64, uint32) {
-	data, _ := f.SymbolTable()
-	return uint64(len(data)), crc32.Checksum(data, castagnoli)
+func symtabID(obj *elfobj.Object) (uint64, uint32) {
+	data, _ := obj.SymbolTable()
+	return uint64(len(data)), crc32.Checksum(data, record.Castagnoli)
 }
 
-// encodeSyms records st, the symbol map of f.
-func (f *File) encodeSyms(st *Symtab) []byte {
+// Encode records st, the symbol map of obj, as the index stores it.
+func Encode(obj *elfobj.Object, st *Symtab) []byte {
 	le := binary.LittleEndian
-	size, sum := f.symtabID()
+	size, sum := symtabID(obj)
 	b := le.AppendUint64(nil, size)
 	b = le.AppendUint32(b, sum)
 	b = le.AppendUint64(b, st.Text)
@@ -63,15 +65,15 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	}
 	b = le.AppendUint32(b, flags)
 	secIdx := map[string]uint16{}
-	for i, s := range f.ELF.Sections {
+	for i, s := range obj.ELF.Sections {
 		if _, ok := secIdx[s.Name]; !ok {
 			secIdx[s.Name] = uint16(i)
 		}
 	}
 	// Any copy of a name in the string table will do.
-	data, strtab := f.SymbolTable()
+	data, strtab := obj.SymbolTable()
 	nameOff := map[string]uint32{}
-	f.EachRawSymbol(data, func(s elfobj.RawSym) { nameOff[string(elfobj.StrAt(strtab, s.Name))] = s.Name })
+	obj.EachRawSymbol(data, func(s elfobj.RawSym) { nameOff[string(elfobj.StrAt(strtab, s.Name))] = s.Name })
 	b = le.AppendUint32(b, uint32(len(st.all)))
 	for _, s := range st.all {
 		if s.End < s.Start || s.End-s.Start > math.MaxUint32 {
@@ -103,13 +105,13 @@ func (f *File) encodeSyms(st *Symtab) []byte {
 	for _, n := range st.names {
 		b = le.AppendUint32(b, n)
 	}
-	return f.appendAddrTable(b)
+	return appendAddrTable(obj, b)
 }
 
 // appendAddrTable appends SymbolAddr's answers: the number of the first
 // defined symbol of each name in the symbol table, sorted by name.
-func (f *File) appendAddrTable(b []byte) []byte {
-	data, strtab := f.SymbolTable()
+func appendAddrTable(obj *elfobj.Object, b []byte) []byte {
+	data, strtab := obj.SymbolTable()
 	type ent struct {
 		name []byte
 		num  uint32
@@ -117,7 +119,7 @@ func (f *File) appendAddrTable(b []byte) []byte {
 	var ents []ent
 	seen := map[string]bool{}
 	num := uint32(0)
-	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
 		num++
 		name := elfobj.StrAt(strtab, s.Name)
 		if s.Shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
@@ -139,7 +141,7 @@ func (e *symEnc) rawAt(n uint32) (elfobj.RawSym, bool) {
 	if n == 0 {
 		return elfobj.RawSym{}, false
 	}
-	return e.f.RawSymAt(e.symdata, n)
+	return e.obj.RawSymAt(e.symdata, n)
 }
 
 // addrOf is SymbolAddr by binary search of the index's table.
@@ -161,26 +163,26 @@ func (e *symEnc) addrOf(name string) (uint64, bool) {
 	return 0, false
 }
 
-// decodeSyms is the symbol map a record holds, ok=false when it is of
+// Decode is the symbol map a record holds, ok=false when it is of
 // another symbol table or does not decode. The symbols stay encoded: a
 // query looks up a few of 60k (symEnc), and decoding them all would cost
 // more than the rest of it.
-func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
-	d := &indexDecoder{b: rec}
-	size, sum := d.u64(), d.u32()
-	data, strtab := f.SymbolTable()
-	if d.bad || size != uint64(len(data)) || sum != crc32.Checksum(data, castagnoli) {
+func Decode(obj *elfobj.Object, rec []byte) (st *Symtab, ok bool) {
+	d := &record.Decoder{B: rec}
+	size, sum := d.U64(), d.U32()
+	data, strtab := obj.SymbolTable()
+	if d.Bad || size != uint64(len(data)) || sum != crc32.Checksum(data, record.Castagnoli) {
 		return nil, false
 	}
-	st = &Symtab{strtab: strtab, Text: d.u64()}
-	flags := d.u32()
+	st = &Symtab{strtab: strtab, Text: d.U64()}
+	flags := d.U32()
 	st.HasText, st.kernel, st.module = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	enc := &symEnc{f: f, strtab: strtab, symdata: data}
-	enc.all = d.bytes(symEntSize * int(d.u32()))
-	enc.byAddr = d.bytes(mapEntSize * int(d.u32()))
-	names := d.bytes(4 * int(d.u32()))
-	enc.addrTab = d.bytes(4 * int(d.u32()))
-	if d.bad || len(d.b) != 0 || !enc.valid() {
+	enc := &symEnc{obj: obj, strtab: strtab, symdata: data}
+	enc.all = d.Bytes(symEntSize * int(d.U32()))
+	enc.byAddr = d.Bytes(mapEntSize * int(d.U32()))
+	names := d.Bytes(4 * int(d.U32()))
+	enc.addrTab = d.Bytes(4 * int(d.U32()))
+	if d.Bad || len(d.B) != 0 || !enc.valid() {
 		return nil, false
 	}
 	st.enc = enc
@@ -196,7 +198,7 @@ func (f *File) decodeSyms(rec []byte) (st *Symtab, ok bool) {
 // symbol, by address, entries of symEntSize bytes) and byAddr (perf's
 // map, entries of mapEntSize bytes naming symbols of all).
 type symEnc struct {
-	f               *File
+	obj             *elfobj.Object
 	strtab, symdata []byte
 	all, byAddr     []byte
 	addrTab         []byte // SymbolAddr's table
@@ -206,7 +208,7 @@ type symEnc struct {
 func (e *symEnc) valid() bool {
 	le := binary.LittleEndian
 	for i := 0; i+symEntSize <= len(e.all); i += symEntSize {
-		if int(le.Uint32(e.all[i:])) >= len(e.strtab) || int(le.Uint16(e.all[i+16:])) >= len(e.f.ELF.Sections) {
+		if int(le.Uint32(e.all[i:])) >= len(e.strtab) || int(le.Uint16(e.all[i+16:])) >= len(e.obj.ELF.Sections) {
 			return false
 		}
 	}
@@ -238,7 +240,7 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 	b := list[i*symEntSize:]
 	start := le.Uint64(b[4:])
 	return Sym{Name: string(elfobj.StrAt(e.strtab, le.Uint32(b))), Start: start, End: start + uint64(le.Uint32(b[12:])),
-		Bind: elf.SymBind(b[18] >> 4), Type: elf.SymType(b[18] & 0xf), Section: e.f.ELF.Sections[le.Uint16(b[16:])].Name}
+		Bind: elf.SymBind(b[18] >> 4), Type: elf.SymType(b[18] & 0xf), Section: e.obj.ELF.Sections[le.Uint16(b[16:])].Name}
 }
 
 // before is the index of the last entry of perf's map starting at or
@@ -299,4 +301,19 @@ func (e *symEnc) each(fn func(Sym)) {
 	for i := 0; i*symEntSize < len(e.all); i++ {
 		fn(e.sym(e.all, i))
 	}
+}
+
+// Encoded reports whether st was decoded from an index (Decode), its
+// symbols still encoded.
+func (st *Symtab) Encoded() bool { return st.enc != nil }
+
+// AddrOf is SymbolAddr's answer from an index's table: the address of
+// the first defined symbol named name. known is false for a map read
+// from the symbol table, which keeps no such table.
+func (st *Symtab) AddrOf(name string) (addr uint64, ok, known bool) {
+	if st.enc == nil {
+		return 0, false, false
+	}
+	addr, ok = st.enc.addrOf(name)
+	return addr, ok, true
 }

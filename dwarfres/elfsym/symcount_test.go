@@ -1,9 +1,10 @@
-package dwarfres
+package elfsym
 
 import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // TestScanTablesAgree: the tables built for probes with many points answer
@@ -14,11 +15,12 @@ import (
 func TestScanTablesAgree(t *testing.T) {
 	for _, arch := range []string{"amd64", "arm64"} {
 		t.Run(arch, func(t *testing.T) {
-			f, err := Open(dwarftest.NeedCorpus(t, arch+"/vmlinux"))
+			o, err := elfobj.Open(dwarftest.NeedCorpus(t, arch+"/vmlinux"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
+			defer o.Close()
+			f := NewImage(o, nil)
 			start, stop, ok := f.ftraceTable()
 			if !ok {
 				t.Fatal("no ftrace table")
@@ -50,21 +52,5 @@ func TestScanTablesAgree(t *testing.T) {
 			}
 			t.Logf("%d functions checked, %d of them without an ftrace site", checked, notrace)
 		})
-	}
-}
-
-// TestReleasePages: a query after ReleasePages answers as before it, the
-// pages read again from the file.
-func TestReleasePages(t *testing.T) {
-	f, err := Open(needBin(t, "app-gcc-O2-dwarf5"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	q := Query{Function: "item_score"}
-	before := probesString(f.FindProbes(q))
-	f.ReleasePages()
-	if after := probesString(f.FindProbes(q)); after != before {
-		t.Fatalf("after ReleasePages: %s, before: %s", after, before)
 	}
 }

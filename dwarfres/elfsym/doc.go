@@ -1,0 +1,22 @@
+// Package elfsym is perf's view of an ELF object's symbols and the kernel
+// image's symbol facts: the text symbol map perf probe names addresses
+// with (symbol+offset, aliases and zero-sized symbols resolved as its
+// rbtree does), name counts for kallsyms uniqueness, the function symbol
+// covering an address, data symbols and addresses by name, and for a
+// vmlinux or module its ftrace call sites (notrace), whether kallsyms
+// lists data, and linux_banner's version. It reads an elfobj.Object and no
+// DWARF.
+//
+//   - image.go: Image, an object's symbol facts, each read once.
+//   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Count, Each).
+//   - encode.go: a Symtab as an index stores it (Encode, Decode); a
+//     decoded map answers through the same methods, its symbols still
+//     encoded.
+//   - funcsym.go: the function symbol covering an address, outside perf's
+//     map too (FuncSymbolAt).
+//   - data.go: data symbols (DataSymbol, ExportedData) and SymbolAddr.
+//   - ftrace.go: the ftrace call-site table and Notrace.
+//   - kallsyms.go: whether a kernel's kallsyms lists data symbols.
+//   - kversion.go: the kernel's version and release from linux_banner.
+//   - scans.go: answering by scans first, by a table built once after.
+package elfsym

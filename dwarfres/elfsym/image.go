@@ -1,0 +1,56 @@
+package elfsym
+
+import (
+	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+)
+
+// Image is the symbol facts of one ELF object: perf's symbol map
+// (Symbols), data symbols and addresses by name, the function symbol
+// covering an address, and for a kernel image its ftrace call sites,
+// kallsyms and version. Each is read once, when first asked. An Image is
+// safe for concurrent use.
+type Image struct {
+	obj *elfobj.Object
+	// source, when not nil, gives the symbol map before the object's
+	// own table is read: a separate debuginfo's, or an index's.
+	source func() *Symtab
+
+	symOnce sync.Once
+	syms    *Symtab
+
+	kallsymsOnce sync.Once
+	kallsymsData bool
+	kernelData   func() bool // a module's kernel: whether its kallsyms lists data (SetKernelData)
+
+	ftraceOnce  sync.Once
+	mcountStart uint64
+	mcountStop  uint64
+	ftraceSites afterScans[[]uint64]
+	funcSyms    afterScans[funcSymTable]
+
+	symAddrs symbolAddrs // SymbolAddr's answers
+}
+
+// NewImage is the symbol facts of obj. source, when not nil, is asked
+// first for the symbol map; a nil answer reads obj's own table.
+func NewImage(obj *elfobj.Object, source func() *Symtab) *Image {
+	return &Image{obj: obj, source: source}
+}
+
+// Symbols loads the symbol map once: source's, else the object's table.
+func (im *Image) Symbols() *Symtab {
+	im.symOnce.Do(func() {
+		if im.source != nil {
+			im.syms = im.source()
+		}
+		if im.syms == nil {
+			im.syms = Load(im.obj)
+		}
+	})
+	return im.syms
+}
+
+// IsKernel reports whether the file looks like a vmlinux.
+func (im *Image) IsKernel() bool { return im.Symbols().kernel }

@@ -1,0 +1,220 @@
+package elfsym
+
+import (
+	"bytes"
+	"cmp"
+	"debug/elf"
+	"slices"
+	"sort"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+)
+
+// Sym is one ELF symbol as perf's symbol map sees it: End is st_value +
+// st_size, or the next symbol's start for zero-sized ones.
+type Sym struct {
+	Name       string
+	Start, End uint64
+	Bind       elf.SymBind
+	Type       elf.SymType
+	Section    string
+}
+
+// Symtab is the function-symbol map used to name probe addresses the way
+// perf does (symbol+offset), plus name counts for kallsyms uniqueness.
+type Symtab struct {
+	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
+	all     []Sym    // every text symbol, including aliases
+	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
+	counts  afterScans[map[string]int32]
+	strtab  []byte
+	enc     *symEnc // all and byAddr as an index holds them, instead
+	Text    uint64  // address of _text (kernel) or 0
+	HasText bool
+	kernel  bool // a vmlinux: _text plus kernel-only sections
+	module  bool // a kernel module: labels count as in the kernel's map
+}
+
+// Load reads obj's symbol table into perf's kernel or user map.
+func Load(obj *elfobj.Object) *Symtab {
+	st := &Symtab{}
+	data, strtab := obj.SymbolTable()
+	st.strtab = strtab
+	st.module = obj.IsModule()
+	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
+		if s.Shndx != elf.SHN_UNDEF && elfobj.NameIs(strtab, s.Name, "_text") {
+			st.Text, st.HasText = s.Value, true
+			st.kernel = obj.ELF.Section(".init.text") != nil || obj.ELF.Section("__ksymtab") != nil
+		}
+	})
+	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
+		typ := elf.ST_TYPE(s.Info)
+		if int(s.Name) >= len(strtab) || strtab[s.Name] == 0 || s.Shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+			return // no name, or not a symbol kallsyms lists
+		}
+		st.names = append(st.names, s.Name)
+		if s.Shndx >= elf.SHN_LORESERVE || int(s.Shndx) >= len(obj.ELF.Sections) {
+			return
+		}
+		sec := obj.ELF.Sections[s.Shndx]
+		if sec.Flags&elf.SHF_EXECINSTR == 0 {
+			return // inMap's first test, before the name's end is looked for
+		}
+		if name := elfobj.StrAt(strtab, s.Name); st.inMap(sec, typ, name) {
+			st.all = append(st.all, Sym{Name: string(name), Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
+		}
+	})
+	st.all = sortByAddr(st.all)
+	st.byAddr = addrMap(st.all)
+	return st
+}
+
+// inMap reports whether perf's symbol map holds a symbol of type typ named
+// name in section sec: functions in executable sections, less local labels.
+func (st *Symtab) inMap(sec *elf.Section, typ elf.SymType, name []byte) bool {
+	if sec.Flags&elf.SHF_EXECINSTR == 0 {
+		return false
+	}
+	// perf's kernel map holds .text only; other text sections
+	// (.init.text) live in separate maps it does not search. A module
+	// file is mapped whole: .init.text and .exit.text are searched too.
+	if st.kernel && sec.Name != ".text" {
+		return false
+	}
+	if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && (st.kernel || st.module)) {
+		return false
+	}
+	return !bytes.HasPrefix(name, []byte(".L")) && !bytes.HasPrefix(name, []byte("$"))
+}
+
+// sortByAddr sorts symbols by address, stably (symbol-table order among
+// aliases matters); an index sort avoids moving the structs around.
+func sortByAddr(all []Sym) []Sym {
+	idx := make([]int32, len(all))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(all[a].Start, all[b].Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sorted := make([]Sym, len(all))
+	for i, j := range idx {
+		sorted[i] = all[j]
+	}
+	return sorted
+}
+
+// addrMap is perf's map of sorted symbols: one per address, each ending
+// where the next begins when it has no size.
+func addrMap(sorted []Sym) []Sym {
+	var out []Sym
+	// perf probe keeps aliases (symbol_conf.allow_aliases) in an rbtree
+	// filled in symbol-table order; a lookup meets the alias inserted
+	// first, since later ones at the same address go below it. Keep that
+	// one, unless it is a zero-sized label and a sized symbol follows.
+	for _, s := range sorted {
+		n := len(out)
+		if n > 0 && out[n-1].Start == s.Start {
+			if prev := out[n-1]; prev.End == prev.Start && s.End > s.Start {
+				out[n-1] = s
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	// symbols__fixup_end: a zero-sized symbol ends where the next begins.
+	for i := range out {
+		if out[i].End == out[i].Start && i+1 < len(out) {
+			out[i].End = out[i+1].Start
+		}
+	}
+	return out
+}
+
+// At returns the symbol containing addr, as perf's map__find_symbol does.
+func (st *Symtab) At(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.at(addr)
+	}
+	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
+	if i >= 0 && addr < st.byAddr[i].End {
+		return st.byAddr[i], true
+	}
+	return Sym{}, false
+}
+
+// UniqueBefore returns the closest symbol of the map at or before addr,
+// in the section of the symbol containing addr, whose name no other
+// symbol bears: a name the kernel resolves to that one symbol, from which
+// an offset reaches addr.
+func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
+	if st.enc != nil {
+		return st.enc.uniqueBefore(addr, st.Count)
+	}
+	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
+	if i < 0 {
+		return Sym{}, false
+	}
+	sec := st.byAddr[i].Section
+	for ; i >= 0 && st.byAddr[i].Section == sec; i-- {
+		if st.Count(st.byAddr[i].Name) == 1 {
+			return st.byAddr[i], true
+		}
+	}
+	return Sym{}, false
+}
+
+// Lookup returns every text symbol named name, in address order. A linear
+// scan: a query asks a handful of times, building a map would cost more.
+func (st *Symtab) Lookup(name string) []Sym {
+	if st.enc != nil {
+		return st.enc.lookup(name)
+	}
+	var out []Sym
+	for _, s := range st.all {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Count returns how many symbols (of any kind kallsyms lists) bear name.
+func (st *Symtab) Count(name string) int {
+	if m, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
+		return int(m[name])
+	}
+	n := 0
+	for _, off := range st.names {
+		if elfobj.NameIs(st.strtab, off, name) {
+			n++
+		}
+	}
+	return n
+}
+
+// EachName calls fn with the name of every defined symbol (of any kind
+// kallsyms lists), in symbol-table order.
+func (st *Symtab) EachName(fn func(string)) {
+	for _, off := range st.names {
+		fn(string(elfobj.StrAt(st.strtab, off)))
+	}
+}
+
+// Each calls fn for every text symbol in address order.
+func (st *Symtab) Each(fn func(Sym)) {
+	if st.enc != nil {
+		st.enc.each(fn)
+		return
+	}
+	for _, s := range st.all {
+		fn(s)
+	}
+}
+
+// Kind says whether the map is a vmlinux's (_text and kernel-only
+// sections: .text alone is mapped) or a kernel module's (labels count).
+func (st *Symtab) Kind() (kernel, module bool) { return st.kernel, st.module }
