@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -30,13 +31,13 @@ func (e *SDTNotFoundError) Error() string {
 func (e *SDTNotFoundError) Unwrap() error { return dwarfres.ErrNotFound }
 
 // SDTMarkerName is a marker's name as perf lists it: sdt_PROVIDER:NAME.
-func SDTMarkerName(m dwarfres.SDTMarker) string {
+func SDTMarkerName(m sdt.Marker) string {
 	return SDTGroupPrefix + m.Provider + ":" + m.Name
 }
 
 // SDTNames lists the markers' names, each once, in note order (a marker
 // may sit at several places: one note each).
-func SDTNames(ms []dwarfres.SDTMarker) []string {
+func SDTNames(ms []sdt.Marker) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -50,7 +51,7 @@ func SDTNames(ms []dwarfres.SDTMarker) []string {
 
 // sdtMatch is perf's find_cached_events test: the group glob (if given)
 // against sdt_PROVIDER, the event glob against the marker's name.
-func sdtMatch(p *Point, m dwarfres.SDTMarker) bool {
+func sdtMatch(p *Point, m sdt.Marker) bool {
 	return (p.Group == "" || lazymatch.Glob(SDTGroupPrefix+m.Provider, p.Group)) &&
 		lazymatch.Glob(m.Name, p.Event)
 }
@@ -64,7 +65,7 @@ func sdtMatch(p *Point, m dwarfres.SDTMarker) bool {
 // note naming it. Beyond perf (which ignores a spec's arguments here),
 // arguments [NAME=]argN[:TYPE] pick, rename or retype the note's: "file=
 // arg1:string" reads the string arg1 points to. Errors wrap
-// dwarfres.ErrNoSDT (no markers), *SDTNotFoundError (none matches),
+// sdt.ErrNoSDT (no markers), *SDTNotFoundError (none matches),
 // ErrSyntax (an argument not argN, or past the note's), an *SDTArgError
 // (an argument asked for that the kernel cannot read), or tracefs's for a
 // definition the kernel would refuse.
@@ -72,7 +73,7 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 	if err := checkSDTArgs(spec); err != nil {
 		return nil, err
 	}
-	ms, err := f.SDTMarkers()
+	ms, err := sdt.Markers(f.Object)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 
 // sdtDefinition is one marker's uprobe, checked as the kernel would:
 // its arguments are the note's, or those the spec picks.
-func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string, spec *Spec) (tracefs.Event, []string, error) {
+func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, []string, error) {
 	target := fmt.Sprintf("%s:0x%x", exe, m.Offset)
 	if m.RefCtr != 0 {
 		target += fmt.Sprintf("(0x%x)", m.RefCtr)
@@ -136,7 +137,7 @@ func sdtDefinition(f *dwarfres.File, m dwarfres.SDTMarker, exe string, spec *Spe
 
 // sdtPoint says where a marker lies: its link-time address, the function
 // symbol holding it.
-func sdtPoint(f *dwarfres.File, m dwarfres.SDTMarker) ResolvedPoint {
+func sdtPoint(f *dwarfres.File, m sdt.Marker) ResolvedPoint {
 	rp := ResolvedPoint{Addr: m.Loc}
 	if s, ok := f.Symbols().At(m.Loc); ok {
 		rp.Symbol, rp.Offset, rp.Function = s.Name, m.Loc-s.Start, s.Name
@@ -146,7 +147,7 @@ func sdtPoint(f *dwarfres.File, m dwarfres.SDTMarker) ResolvedPoint {
 
 // sdtNoteArgs is every argument of marker m's note that the kernel can
 // read, and a note for each one it can't.
-func sdtNoteArgs(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []string) {
+func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []string) {
 	var args []tracefs.Arg
 	var notes []string
 	for i, op := range ops {
@@ -164,7 +165,7 @@ func sdtNoteArgs(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTS
 // operand that can't be read is an error here, since it was asked for. A
 // string type reads the string the argument points to (+0(FETCH)): the
 // kernel takes strings from memory only.
-func sdtPicked(f *dwarfres.File, m dwarfres.SDTMarker, ops []string, syms SDTSymbols, spec *Spec) ([]tracefs.Arg, error) {
+func sdtPicked(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols, spec *Spec) ([]tracefs.Arg, error) {
 	var out []tracefs.Arg
 	for _, a := range spec.Args {
 		i, _ := sdtArgIndex(a.Expr)

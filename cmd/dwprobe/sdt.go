@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 )
@@ -73,7 +74,7 @@ func resolveSpec(o *options, t *dwarfres.File, in specInput, exe string, ro prob
 // sdt names them (sdt_PROVIDER:NAME), sorted, each once, those --filter
 // passes.
 func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
-	ms, err := t.SDTMarkers()
+	ms, err := sdt.Markers(t.Object)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
 		}
 		keep = f.Match
 	}
-	var sel []dwarfres.SDTMarker
+	var sel []sdt.Marker
 	for _, m := range ms {
 		if keep(probegen.SDTMarkerName(m)) {
 			sel = append(sel, m)
@@ -125,7 +126,7 @@ type jsonMarker struct {
 }
 
 // sdtJSON is the --sdt listing of the markers of bin, in note order.
-func sdtJSON(bin string, ms []dwarfres.SDTMarker) jsonSDT {
+func sdtJSON(bin string, ms []sdt.Marker) jsonSDT {
 	js := jsonSDT{Schema: jsonSchema, Mode: "sdt", Binary: bin, Markers: []jsonMarker{}}
 	for _, m := range ms {
 		js.Markers = append(js.Markers, jsonMarker{Name: probegen.SDTMarkerName(m), Provider: m.Provider,

@@ -1,4 +1,4 @@
-package dwarfres
+package sdt
 
 import (
 	"debug/elf"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // sdtNote assembles one note of a 64-bit little-endian .note.stapsdt.
@@ -36,11 +37,11 @@ func TestParseSDTNotes(t *testing.T) {
 	data = append(data, sdtNote("GNU", 3, 1, 2, 3, "x\x00y\x00\x00")...) // another owner: skipped
 	data = append(data, sdtNote("stapsdt", 3, 0x1150, 0x2004, 0x4010, "app\x00noargs\x00\x00")...)
 	data = append(data, sdtNote("stapsdt", 3, 0x1160, 0x2004, 0, "app\x00colon\x00:\x00")...)
-	ms, err := ParseSDTNotes(data, binary.LittleEndian, elf.ELFCLASS64)
+	ms, err := ParseNotes(data, binary.LittleEndian, elf.ELFCLASS64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []SDTMarker{
+	want := []Marker{
 		{Provider: "app", Name: "tick", Args: "-4@-20(%rbp) 8@%rax", Loc: 0x1139, Base: 0x2004},
 		{Provider: "app", Name: "noargs", Loc: 0x1150, Base: 0x2004, Semaphore: 0x4010},
 		{Provider: "app", Name: "colon", Loc: 0x1160, Base: 0x2004},
@@ -55,7 +56,7 @@ func TestParseSDTNotes(t *testing.T) {
 	}
 }
 
-// TestParseSDTNotes32: an ELFCLASS32 note's addresses are 4 bytes.
+// TestParseNotes32: an ELFCLASS32 note's addresses are 4 bytes.
 func TestParseSDTNotes32(t *testing.T) {
 	desc := binary.BigEndian.AppendUint32(nil, 0x10400)
 	desc = binary.BigEndian.AppendUint32(desc, 0x10800)
@@ -65,8 +66,8 @@ func TestParseSDTNotes32(t *testing.T) {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(desc)))
 	b = binary.BigEndian.AppendUint32(b, 3)
 	b = append(append(b, "stapsdt\x00"...), desc...)
-	ms, err := ParseSDTNotes(b, binary.BigEndian, elf.ELFCLASS32)
-	want := SDTMarker{Provider: "p", Name: "n", Args: "4@r3", Loc: 0x10400, Base: 0x10800, Semaphore: 0x20000}
+	ms, err := ParseNotes(b, binary.BigEndian, elf.ELFCLASS32)
+	want := Marker{Provider: "p", Name: "n", Args: "4@r3", Loc: 0x10400, Base: 0x10800, Semaphore: 0x20000}
 	if err != nil || len(ms) != 1 || ms[0] != want {
 		t.Errorf("got %+v, %v; want %+v", ms, err, want)
 	}
@@ -80,16 +81,16 @@ func TestParseSDTNotesMalformed(t *testing.T) {
 		"short desc":       sdtNote("stapsdt", 3, 1, 2, 3, "")[:12+8+24],
 		"no NUL":           sdtNote("stapsdt", 3, 1, 2, 3, "provider"),
 	} {
-		_, err := ParseSDTNotes(data, binary.LittleEndian, elf.ELFCLASS64)
-		var de *DecodeError
-		if !errors.As(err, &de) || !errors.Is(err, ErrMalformed) {
+		_, err := ParseNotes(data, binary.LittleEndian, elf.ELFCLASS64)
+		var de *elfobj.DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, elfobj.ErrMalformed) {
 			t.Errorf("%s: got %v, want a *DecodeError", name, err)
 		}
 	}
 	// A stapsdt note of another type ends the list, as in perf.
 	data := append(sdtNote("stapsdt", 3, 1, 2, 0, "p\x00a\x00\x00"), sdtNote("stapsdt", 4, 1, 2, 0, "p\x00b\x00\x00")...)
 	data = append(data, sdtNote("stapsdt", 3, 1, 2, 0, "p\x00c\x00\x00")...)
-	ms, err := ParseSDTNotes(data, binary.LittleEndian, elf.ELFCLASS64)
+	ms, err := ParseNotes(data, binary.LittleEndian, elf.ELFCLASS64)
 	if err != nil || len(ms) != 1 || ms[0].Name != "a" {
 		t.Errorf("got %+v, %v; want marker a only", ms, err)
 	}
@@ -99,33 +100,33 @@ func TestSDTAdjust(t *testing.T) {
 	// python3.11's function__entry: .stapsdt.base at 0x8cc5a0 (file offset
 	// 0x4cc5a0), .probes at 0xa84260 (0x683260); perf 6.1 prints
 	// /usr/bin/python3.11:0xf20a1(0x683260).
-	m := SDTMarker{Loc: 0x4f20a1, Base: 0x8cc5a0, Semaphore: 0xa84260}
+	m := Marker{Loc: 0x4f20a1, Base: 0x8cc5a0, Semaphore: 0xa84260}
 	m.adjust(&elf.Section{SectionHeader: elf.SectionHeader{Addr: 0x8cc5a0, Offset: 0x4cc5a0}},
 		&elf.Section{SectionHeader: elf.SectionHeader{Addr: 0xa84260, Offset: 0x683260}})
 	if m.Offset != 0xf20a1 || m.RefCtr != 0x683260 {
 		t.Errorf("got %#x(%#x), want 0xf20a1(0x683260)", m.Offset, m.RefCtr)
 	}
-	m = SDTMarker{Loc: 0x1139, Base: 0x2004}
+	m = Marker{Loc: 0x1139, Base: 0x2004}
 	m.adjust(nil, nil)
 	if m.Offset != 0x1139 || m.RefCtr != 0 {
 		t.Errorf("without sections: got %#x(%#x), want 0x1139(0)", m.Offset, m.RefCtr)
 	}
 }
 
-// TestSDTMarkersPython reads Debian's python3.11, whose markers perf 6.1
+// TestMarkersPython reads Debian's python3.11, whose markers perf 6.1
 // lists (perf buildid-cache --add; perf probe -x ... -D 'sdt_python:*').
-func TestSDTMarkersPython(t *testing.T) {
+func TestMarkersPython(t *testing.T) {
 	const py = "/usr/bin/python3.11"
 	if _, err := os.Stat(py); err != nil {
 		dwarftest.Skip(t, "%s missing (apt-get install python3.11)", py)
 		return
 	}
-	f, err := Open(py)
+	f, err := elfobj.Open(py)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ms, err := f.SDTMarkers()
+	ms, err := Markers(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,22 +141,22 @@ func TestSDTMarkersPython(t *testing.T) {
 	t.Errorf("no python:function__entry among %d markers", len(ms))
 }
 
-func TestSDTMarkersNone(t *testing.T) {
+func TestMarkersNone(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(exe)
+	f, err := elfobj.Open(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.SDTMarkers(); !errors.Is(err, ErrNoSDT) || !errors.Is(err, ErrNotFound) {
+	if _, err := Markers(f); !errors.Is(err, ErrNoSDT) || !errors.Is(err, elfobj.ErrNotFound) {
 		t.Errorf("a Go test binary: got %v, want ErrNoSDT", err)
 	}
 }
 
-// FuzzSDTNote: ParseSDTNotes never panics, and returns markers or a
+// FuzzSDTNote: ParseNotes never panics, and returns markers or a
 // *DecodeError, never both.
 func FuzzSDTNote(f *testing.F) {
 	f.Add(sdtNote("stapsdt", 3, 0x1139, 0x2004, 0x4010, "app\x00tick\x00-4@-20(%rbp) 8@%rax\x00"), false)
@@ -165,8 +166,8 @@ func FuzzSDTNote(f *testing.F) {
 		if is32 {
 			class = elf.ELFCLASS32
 		}
-		ms, err := ParseSDTNotes(data, binary.LittleEndian, class)
-		var de *DecodeError
+		ms, err := ParseNotes(data, binary.LittleEndian, class)
+		var de *elfobj.DecodeError
 		if err != nil && (ms != nil || !errors.As(err, &de)) {
 			t.Fatalf("got %v and %d markers", err, len(ms))
 		}

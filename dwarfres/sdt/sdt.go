@@ -1,10 +1,12 @@
-package dwarfres
+package sdt
 
 import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // SystemTap's SDT note: section, owner and type (sys/sdt.h, perf's
@@ -18,18 +20,18 @@ const (
 )
 
 // ErrNoSDT: the binary has no SDT markers (no .note.stapsdt, or no
-// stapsdt note in it). It wraps ErrNotFound: asking for a marker of such a
+// stapsdt note in it). It wraps elfobj.ErrNotFound: asking for a marker of such a
 // binary is a probe that does not resolve.
 var ErrNoSDT error = noSDTError{}
 
 type noSDTError struct{}
 
 func (noSDTError) Error() string { return "no SDT markers (no " + sdtNoteSection + " notes)" }
-func (noSDTError) Unwrap() error { return ErrNotFound }
+func (noSDTError) Unwrap() error { return elfobj.ErrNotFound }
 
-// SDTMarker is one SystemTap SDT/USDT marker (a stapsdt note of
+// Marker is one SystemTap SDT/USDT marker (a stapsdt note of
 // .note.stapsdt), as <sys/sdt.h> writes it.
-type SDTMarker struct {
+type Marker struct {
 	Provider, Name string
 	// Args is the operand string, "N@OP" words separated by spaces
 	// ("8@%rbp -4@-20(%rbp)"); "" when the marker has none.
@@ -46,10 +48,10 @@ type SDTMarker struct {
 	Offset, RefCtr uint64
 }
 
-// SDTMarkers reads f's SDT markers in note order. Errors wrap ErrNoSDT
+// Markers reads f's SDT markers in note order. Errors wrap ErrNoSDT
 // when there are none, ErrMalformed (a *DecodeError) when a note cannot
 // be decoded.
-func (f *File) SDTMarkers() ([]SDTMarker, error) {
+func Markers(f *elfobj.Object) ([]Marker, error) {
 	sec := f.ELF.Section(sdtNoteSection)
 	// perf ignores a .note.stapsdt that is not a non-allocated note.
 	if sec == nil || sec.Type != elf.SHT_NOTE || sec.Flags&elf.SHF_ALLOC != 0 {
@@ -57,9 +59,9 @@ func (f *File) SDTMarkers() ([]SDTMarker, error) {
 	}
 	data, err := sec.Data()
 	if err != nil {
-		return nil, &DecodeError{Section: sdtNoteSection, Msg: err.Error()}
+		return nil, &elfobj.DecodeError{Section: sdtNoteSection, Msg: err.Error()}
 	}
-	ms, err := ParseSDTNotes(data, f.ELF.ByteOrder, f.ELF.Class)
+	ms, err := ParseNotes(data, f.ELF.ByteOrder, f.ELF.Class)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func (f *File) SDTMarkers() ([]SDTMarker, error) {
 
 // adjust sets Offset and RefCtr from the note's addresses, as perf 6.1
 // does: nothing moves when the section is missing or at file offset 0.
-func (m *SDTMarker) adjust(base, probes *elf.Section) {
+func (m *Marker) adjust(base, probes *elf.Section) {
 	m.Offset, m.RefCtr = m.Loc, m.Semaphore
 	if base != nil && base.Offset != 0 {
 		m.Offset = m.Loc + base.Offset - m.Base
@@ -86,14 +88,14 @@ func (m *SDTMarker) adjust(base, probes *elf.Section) {
 	}
 }
 
-// ParseSDTNotes decodes the notes of a .note.stapsdt section: each
+// ParseNotes decodes the notes of a .note.stapsdt section: each
 // stapsdt note of type 3 is three addresses (4 or 8 bytes by class), then
 // the provider, name and argument strings, NUL-terminated. Notes of other
 // owners are skipped; a stapsdt note of another type ends the list, as in
 // perf's construct_sdt_notes_list. Offset and RefCtr are left as Loc and
 // Semaphore (SDTMarkers adjusts them).
-func ParseSDTNotes(data []byte, order binary.ByteOrder, class elf.Class) ([]SDTMarker, error) {
-	var out []SDTMarker
+func ParseNotes(data []byte, order binary.ByteOrder, class elf.Class) ([]Marker, error) {
+	var out []Marker
 	for off := 0; off < len(data); {
 		if len(data)-off < 12 {
 			return nil, sdtErr(off, "truncated note header")
@@ -126,17 +128,17 @@ func ParseSDTNotes(data []byte, order binary.ByteOrder, class elf.Class) ([]SDTM
 func sdtAlign(n uint64) uint64 { return (n + 3) &^ 3 }
 
 func sdtErr(off int, msg string) error {
-	return &DecodeError{Section: sdtNoteSection, Offset: uint64(off), Msg: msg}
+	return &elfobj.DecodeError{Section: sdtNoteSection, Offset: uint64(off), Msg: msg}
 }
 
-// sdtDescError is a malformed note description; ParseSDTNotes places it.
+// sdtDescError is a malformed note description; ParseNotes places it.
 type sdtDescError string
 
 func (e sdtDescError) Error() string { return string(e) }
 
 // parseSDTDesc decodes one note's description (perf's populate_sdt_note).
-func parseSDTDesc(d []byte, order binary.ByteOrder, class elf.Class) (SDTMarker, error) {
-	var m SDTMarker
+func parseSDTDesc(d []byte, order binary.ByteOrder, class elf.Class) (Marker, error) {
+	var m Marker
 	size := 8
 	if class == elf.ELFCLASS32 {
 		size = 4

@@ -1,0 +1,8 @@
+// Package sdt reads the SystemTap SDT (USDT) markers of an ELF object:
+// the stapsdt notes of .note.stapsdt as <sys/sdt.h> writes them, with
+// perf's prelink and semaphore adjustments (populate_sdt_note). No DWARF
+// is needed. probegen turns a marker's operands into fetch arguments.
+//
+//   - sdt.go: Marker, Markers (an object's), ParseNotes (a note section's
+//     bytes), ErrNoSDT.
+package sdt
