@@ -5,38 +5,46 @@ import (
 	"debug/elf"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
+// cfiTable is a file's call-frame information, parsed and sorted once.
+type cfiTable struct {
+	once sync.Once
+	fdes frame.FrameDescriptionEntries
+	err  error
+}
+
 // cfi is the parsed call-frame information, sorted by start address (delve's
 // FDEForPC binary-searches and frame.Parse does not sort).
 func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
-	f.cfiOnce.Do(func() {
-		defer elfobj.Guard(&f.cfiErr, ".debug_frame")
+	f.frames.once.Do(func() {
+		defer elfobj.Guard(&f.frames.err, ".debug_frame")
 		ptr := 8
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
 		}
 		if b := f.sec(".debug_frame"); len(b) > 0 {
-			f.fdes, f.cfiErr = frame.Parse(b, f.Order, 0, ptr, 0)
+			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, 0)
 		} else if s := f.ELF.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {
 			b, err := f.section(".eh_frame")
 			if err != nil {
-				f.cfiErr = err
+				f.frames.err = err
 				return
 			}
-			f.fdes, f.cfiErr = frame.Parse(b, f.Order, 0, ptr, s.Addr)
+			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, s.Addr)
 		}
-		if f.cfiErr != nil {
-			f.cfiErr = &DecodeError{Section: ".debug_frame", Msg: f.cfiErr.Error()}
+		if f.frames.err != nil {
+			f.frames.err = &DecodeError{Section: ".debug_frame", Msg: f.frames.err.Error()}
 			return
 		}
-		slices.SortFunc(f.fdes, func(a, b *frame.FrameDescriptionEntry) int { return cmp.Compare(a.Begin(), b.Begin()) })
+		slices.SortFunc(f.frames.fdes, func(a, b *frame.FrameDescriptionEntry) int { return cmp.Compare(a.Begin(), b.Begin()) })
 		cies := map[*frame.CommonInformationEntry]bool{}
-		for _, fde := range f.fdes {
+		for _, fde := range f.frames.fdes {
 			fde.Instructions = vendorCFAAsNop(fde.Instructions, ptr)
 			if fde.CIE != nil && !cies[fde.CIE] {
 				cies[fde.CIE] = true
@@ -44,7 +52,7 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 			}
 		}
 	})
-	return f.fdes, f.cfiErr
+	return f.frames.fdes, f.frames.err
 }
 
 // CFA returns the rule for the canonical frame address at pc: the CFA is

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -42,34 +43,43 @@ func (r IndexReport) Noteworthy() bool {
 	return r.Stale != nil || errors.As(r.Err, &ie)
 }
 
+// attachedIndex is a File's index: the options UseIndex set, and the index
+// they give, found or built once, when first needed.
+type attachedIndex struct {
+	mu   sync.Mutex
+	opts *IndexOptions
+	once sync.Once
+	idx  *Index
+}
+
 // UseIndex makes f's queries choose their units through its index in
 // o.Dir, loaded or built (and saved) on first need. Answers are the same
 // without it; only the work to reach them differs.
 func (f *File) UseIndex(o IndexOptions) {
-	f.idxMu.Lock()
-	defer f.idxMu.Unlock()
-	if f.idxOpts == nil {
-		f.idxOpts = &o
+	f.ix.mu.Lock()
+	defer f.ix.mu.Unlock()
+	if f.ix.opts == nil {
+		f.ix.opts = &o
 	}
 }
 
 // index is the attached index, loaded or built on the first call; nil
 // when none is attached or it cannot be had.
 func (f *File) index() *Index {
-	f.idxMu.Lock()
-	o := f.idxOpts
-	f.idxMu.Unlock()
+	f.ix.mu.Lock()
+	o := f.ix.opts
+	f.ix.mu.Unlock()
 	if o == nil {
 		return nil
 	}
-	f.idxOnce.Do(func() {
+	f.ix.once.Do(func() {
 		var r IndexReport
-		f.idx, r = f.EnsureIndex(*o)
+		f.ix.idx, r = f.EnsureIndex(*o)
 		if r.Noteworthy() && o.Note != nil {
 			o.Note(r)
 		}
 	})
-	return f.idx
+	return f.ix.idx
 }
 
 // EnsureIndex loads f's index from o.Dir, or builds and saves it when it

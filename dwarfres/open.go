@@ -10,8 +10,6 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
-
-	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
 // File is an ELF object (elfobj.Object, whose methods it has) with its
@@ -28,9 +26,7 @@ type File struct {
 	unitsErr  error
 	headers   []unit // units as their headers say, before splitUnits
 
-	cfiOnce sync.Once
-	fdes    frame.FrameDescriptionEntries
-	cfiErr  error
+	frames cfiTable // .debug_frame or .eh_frame, parsed once (cfa.go)
 
 	arOnce  sync.Once
 	aranges []arange
@@ -51,11 +47,7 @@ type File struct {
 
 	trees treeCache // decoded units, shared by queries
 
-	// The index (index*.go), when UseIndex attached one.
-	idxMu   sync.Mutex
-	idxOpts *IndexOptions
-	idxOnce sync.Once
-	idx     *Index
+	ix attachedIndex // the index (index*.go), when UseIndex attached one
 }
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;
