@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // isCVarName is perf's is_c_varname: a C variable (to look up in DWARF)
@@ -143,14 +141,7 @@ func (e *argEnv) checkRaw(s string) error {
 	case strings.HasPrefix(s, "$"):
 		return fmt.Errorf("unknown special variable %q", s)
 	case strings.HasPrefix(s, "%"):
-		m := reRawReg.FindStringSubmatch(s)
-		if m == nil || !tracefs.HasRegister(e.m, m[1]) {
-			if hint := tracefs.RegisterHint(e.m, s); hint != "" {
-				return fmt.Errorf("the kernel has no register %s on %s; it calls it %s", s, tracefs.MachineName(e.m), hint)
-			}
-			return fmt.Errorf("the kernel has no register %s on %s", s, tracefs.MachineName(e.m))
-		}
-		return nil
+		return checkRawReg(e.m, s)
 	case strings.HasPrefix(s, `\`):
 		if len(s) > 1 && s[1] == '"' {
 			return nil

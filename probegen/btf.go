@@ -2,7 +2,6 @@ package probegen
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -91,8 +91,8 @@ type btfFunc struct {
 // for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
 // ErrNotSupported.
 func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
-	if _, ok := callConvs[k.Machine]; !ok {
-		return nil, nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", tracefs.MachineName(k.Machine), ErrNotSupported)}
+	if _, ok := callConvFor(k.Machine); !ok {
+		return nil, nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
 	}
 	env := k.env(spec)
 	if err := btfCheckArgs(env, spec.Args); err != nil {
@@ -280,9 +280,6 @@ func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []string {
 	return out
 }
 
-// arm64NOP is the A64 NOP instruction.
-const arm64NOP = 0xd503201f
-
 // entrySkip is how far past its symbol an entry probe goes: on arm64,
 // past the two NOPs of the kernel's -fpatchable-function-entry=2 (the
 // second is ftrace's call site, where 6.1's arm64, without
@@ -293,21 +290,23 @@ const arm64NOP = 0xd503201f
 // return probe stays at +0: the kernel takes kretprobes at a symbol's
 // start only (arch_kprobe_on_func_entry).
 func (k *BTFTarget) entrySkip(env *argEnv, s dwarfres.Sym) uint64 {
-	if k.Machine != elf.EM_AARCH64 || env.ret {
+	a, ok := arch.For(k.Machine)
+	if !ok || a.EntryNOPs == 0 || env.ret {
 		return 0
 	}
+	size := a.EntryNOPs * a.InsnSize
 	if k.Syms == nil {
-		return 8
+		return uint64(size)
 	}
-	if code, ok := k.Syms.Code(s, 8); ok && len(code) == 8 {
-		n := uint64(0)
-		for n < 2 && binary.LittleEndian.Uint32(code[4*n:]) == arm64NOP {
+	if code, ok := k.Syms.Code(s, size); ok && len(code) == size {
+		n := 0
+		for n < a.EntryNOPs && a.IsNOP(code[n*a.InsnSize:]) {
 			n++
 		}
-		return 4 * n
+		return uint64(n * a.InsnSize)
 	}
 	if nt, known := k.Syms.Notrace(s); known && nt {
 		return 0
 	}
-	return 8
+	return uint64(size)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // callConv is where a function's integer-class arguments are at its first
@@ -20,14 +22,15 @@ type callConv struct {
 	stackOff int64
 }
 
-// callConvs are the tables per ELF machine, beside regtab_*.go's DWARF
-// register tables: names are the kernel's fetcharg register names.
-var callConvs = map[elf.Machine]callConv{
-	// System V AMD64 psABI 1.0, 3.2.3 "Parameter Passing".
-	elf.EM_X86_64: {regs: []string{"%di", "%si", "%dx", "%cx", "%r8", "%r9"}, stackOff: 8},
-	// Arm AAPCS64, 6.8.2 "Parameter passing rules": x0-x7, then the stack
-	// from sp in 8-byte slots.
-	elf.EM_AARCH64: {regs: []string{"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"}, stackOff: 0},
+// callConvFor is the convention of ELF machine m, from its arch.Arch
+// (IntArgRegs, StackArgOffset), with the registers spelled as fetchargs;
+// false for a machine without one.
+func callConvFor(m elf.Machine) (callConv, bool) {
+	a, ok := arch.For(m)
+	if !ok {
+		return callConv{}, false
+	}
+	return callConv{regs: fetchRegs(a.IntArgRegs), stackOff: a.StackArgOffset}, true
 }
 
 // paramLoc is one parameter and where it is at the function's entry: in a

@@ -46,7 +46,7 @@ func btfCheckArgs(env *argEnv, args []Arg) error {
 // expanding $params (and $vars, which BTF can only answer with the
 // parameters) as convertArgs does.
 func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
-	cc := callConvs[env.m]
+	cc, _ := callConvFor(env.m)
 	params := cc.place(fn.proto)
 	var out []argSlot
 	for i, a := range args {
@@ -168,9 +168,10 @@ func BTFVars(k *BTFTarget, spec *Spec, o ResolveOptions, filter string) ([]VarLi
 		match = flt.Match
 	}
 	var out []VarList
+	cc, _ := callConvFor(k.Machine)
 	for _, fn := range fns {
 		vl := VarList{Point: fn.name + "+0"}
-		for _, p := range callConvs[k.Machine].place(fn.proto) {
+		for _, p := range cc.place(fn.proto) {
 			switch {
 			case p.name == "" || !match(p.name):
 			case p.why != "":

@@ -11,7 +11,9 @@
 // names (ns::C::m, "quoted", FUNC@*, main.fn:LINE) are parsed in spec.go;
 // Go's %return is refused and FUNC%ret probes each return instruction,
 // reading results from the ABI's registers (goret.go); overload.go lists a
-// C++ name's overloads.
+// C++ name's overloads. Every fact that differs between machines
+// (registers, calling conventions, instruction rules) is a field or method
+// of the file's probegen/arch value, chosen from its ELF machine.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

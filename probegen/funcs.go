@@ -1,13 +1,12 @@
 package probegen
 
 import (
-	"debug/elf"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // DefaultFuncFilter is perf 6.1's filter for the function list.
@@ -39,7 +38,7 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 		// data (ovl_aops) and local labels (.LC0) are listed too, not
 		// arm64's mapping symbols ($x, $d).
 		t.Symbols().EachName(func(n string) {
-			if !isMappingSymbol(t.Machine, n) {
+			if !arch.IsMappingSymbol(t.Machine, n) {
 				add(n)
 			}
 		})
@@ -77,14 +76,4 @@ func filterFuncs(names []string, rules string) ([]string, error) {
 func sortedOnce(names []string) []string {
 	sort.Strings(names)
 	return slices.Compact(names)
-}
-
-// isMappingSymbol is perf's test for the ARM ELF mapping symbols ($a, $d,
-// $t, $x, optionally followed by ".suffix"), which mark code and data
-// runs rather than name anything.
-func isMappingSymbol(m elf.Machine, name string) bool {
-	if m != elf.EM_ARM && m != elf.EM_AARCH64 || len(name) < 2 || name[0] != '$' || !strings.ContainsRune("adtx", rune(name[1])) {
-		return false
-	}
-	return len(name) == 2 || name[2] == '.'
 }

@@ -8,10 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/arch/arm64/arm64asm"
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // ErrGoReturn is the refusal of FUNC%return in a Go program. A uretprobe
@@ -25,14 +23,6 @@ var ErrGoReturn = errors.New("a return probe (uretprobe) crashes Go programs: th
 // each of its return instructions, read before it returns, which is what
 // works in Go programs instead of %return.
 const retInsnSuffix = "ret"
-
-// goIntResultRegs are the registers of Go's internal ABI (ABIInternal)
-// that carry integer, pointer and boolean results, in order, by machine,
-// in the kernel's fetcharg spelling.
-var goIntResultRegs = map[elf.Machine][]string{
-	elf.EM_X86_64:  {"%ax", "%bx", "%cx", "%di", "%si", "%r8", "%r9", "%r10", "%r11"},
-	elf.EM_AARCH64: {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7", "%x8", "%x9", "%x10", "%x11", "%x12", "%x13", "%x14", "%x15"},
-}
 
 // resolveRetInsns resolves FUNC%ret: a probe at each return instruction
 // of each function symbol matching FUNC.
@@ -67,42 +57,10 @@ func retInsns(t *dwarfres.File, s dwarfres.Sym) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch t.ELF.Machine {
-	case elf.EM_X86_64:
-		return x86Rets(code, s.Start), nil
-	case elf.EM_AARCH64:
-		return arm64Rets(code, s.Start), nil
+	if a, ok := arch.For(t.ELF.Machine); ok {
+		return a.Rets(code, s.Start), nil
 	}
 	return nil, fmt.Errorf("return instructions of %s: %w for %v", s.Name, ErrNotSupported, t.ELF.Machine)
-}
-
-// x86Rets decodes amd64 code at addr and lists its RET instructions. A
-// byte that does not decode is stepped over: it cannot start a RET.
-func x86Rets(code []byte, addr uint64) []uint64 {
-	var out []uint64
-	for i := 0; i < len(code); {
-		in, err := x86asm.Decode(code[i:], 64)
-		if err != nil || in.Len == 0 {
-			i++
-			continue
-		}
-		if in.Op == x86asm.RET {
-			out = append(out, addr+uint64(i))
-		}
-		i += in.Len
-	}
-	return out
-}
-
-// arm64Rets lists the RET instructions of arm64 code at addr.
-func arm64Rets(code []byte, addr uint64) []uint64 {
-	var out []uint64
-	for i := 0; i+4 <= len(code); i += 4 {
-		if in, err := arm64asm.Decode(code[i : i+4]); err == nil && in.Op == arm64asm.RET {
-			out = append(out, addr+uint64(i))
-		}
-	}
-	return out
 }
 
 // funcBytes reads the bytes of function symbol s from its section.
@@ -193,10 +151,11 @@ func funcResults(t *dwarfres.File, fn string) ([]dwarfres.Entry, error) {
 // here), and a result that takes more than one register (a string, a
 // slice, an interface) is refused.
 func resultReg(m elf.Machine, results []dwarfres.Entry, k int) (string, string, error) {
-	regs := goIntResultRegs[m]
-	if regs == nil {
+	a, ok := arch.For(m)
+	if !ok {
 		return "", "", fmt.Errorf("results of Go functions on %v: %w", m, ErrNotSupported)
 	}
+	regs := fetchRegs(a.GoIntResultRegs)
 	if k >= len(results) {
 		return "", "", fmt.Errorf("the function has %d result(s)", len(results))
 	}

@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -617,50 +616,53 @@ func globOrExact(pat string) func(string) bool {
 	return func(s string) bool { return s == pat }
 }
 
-// checkBoundary refuses an offset that is not on an instruction boundary,
-// decoding from the containing symbol's start (x86_64 only; other
-// architectures have fixed-size instructions checked by alignment). The
-// message speaks in the user's offset from fn (userOff), which differs from
+// checkBoundary refuses an offset that is not on an instruction boundary:
+// where instruction sizes vary (x86_64), decoding from the containing
+// symbol's start; where they are fixed (arm64), by alignment. The message
+// speaks in the user's offset from fn (userOff), which differs from
 // pr.Offset when the function's entry is not its symbol's start (arm64's
 // patchable-function-entry NOPs).
 func checkBoundary(t *dwarfres.File, pr dwarfres.Probe, fn string, userOff uint64) error {
+	a, ok := arch.For(t.Machine)
+	if !ok {
+		return nil
+	}
 	start := pr.Addr - pr.Offset
 	skew := pr.Offset - userOff // the entry's offset in its symbol
 	where := fmt.Sprintf("%s+%d", fn, userOff)
 	if skew != 0 || fn != pr.Symbol {
 		where += fmt.Sprintf(" (symbol %s+%d)", pr.Symbol, pr.Offset)
 	}
-	switch t.Machine {
-	case elf.EM_X86_64:
-		code, err := t.Bytes(start, pr.Offset+16)
-		if err != nil {
-			code, err = t.Bytes(start, pr.Offset)
-			if err != nil {
-				return nil // not in the image (e.g. init text): let the kernel check
-			}
-		}
-		var pc, last uint64 // last: the boundary before pc
-		for pc < pr.Offset {
-			inst, err := x86asm.Decode(code[pc:], 64)
-			if err != nil || inst.Len == 0 {
-				return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
-			}
-			last, pc = pc, pc+uint64(inst.Len)
-		}
-		if pc != pr.Offset {
-			if last >= skew {
-				return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, fn, last-skew, fn, pc-skew)
-			}
-			return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, pr.Symbol, last, pr.Symbol, pc)
-		}
-	case elf.EM_AARCH64:
-		if pr.Offset%4 != 0 {
-			near := pr.Offset &^ 3
+	if sz := uint64(a.InsnSize); sz != 0 {
+		if pr.Offset%sz != 0 {
+			near := pr.Offset - pr.Offset%sz
 			if near < skew {
-				return fmt.Errorf("%s is not on an instruction (arm64 instructions are 4 bytes): try %s+%d", where, fn, near+4-skew)
+				return fmt.Errorf("%s is not on an instruction (%s instructions are %d bytes): try %s+%d", where, a.Name, sz, fn, near+sz-skew)
 			}
-			return fmt.Errorf("%s is not on an instruction (arm64 instructions are 4 bytes): try %s+%d or %s+%d", where, fn, near-skew, fn, near+4-skew)
+			return fmt.Errorf("%s is not on an instruction (%s instructions are %d bytes): try %s+%d or %s+%d", where, a.Name, sz, fn, near-skew, fn, near+sz-skew)
 		}
+		return nil
+	}
+	code, err := t.Bytes(start, pr.Offset+16)
+	if err != nil {
+		code, err = t.Bytes(start, pr.Offset)
+		if err != nil {
+			return nil // not in the image (e.g. init text): let the kernel check
+		}
+	}
+	var pc, last uint64 // last: the boundary before pc
+	for pc < pr.Offset {
+		n, err := a.InsnLen(code[pc:])
+		if err != nil || n == 0 {
+			return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
+		}
+		last, pc = pc, pc+uint64(n)
+	}
+	if pc != pr.Offset {
+		if last >= skew {
+			return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, fn, last-skew, fn, pc-skew)
+		}
+		return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, pr.Symbol, last, pr.Symbol, pc)
 	}
 	return nil
 }

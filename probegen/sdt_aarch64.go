@@ -1,10 +1,11 @@
 package probegen
 
 import (
-	"debug/elf"
 	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // arm64 SDT operands are what gcc prints for <sys/sdt.h>'s "nor"
@@ -12,11 +13,8 @@ import (
 // 6.1's arch/arm64/util/perf_regs.c converts xN (as %xN) and [sp, NUM]
 // (as +NUM(%sp)) only; dwprobe writes those the same way and also
 // converts wN, other base registers, negative displacements and
-// constants.
-func init() { sdtParsers[elf.EM_AARCH64] = sdtArm64Operand }
-
-// sdtArm64Reg is a general register: xN, wN (its low half) or sp.
-var sdtArm64Reg = regexp.MustCompile(`^(?:([xw])([0-9]|[12][0-9]|30)|(sp|wsp))$`)
+// constants. The register names are arch.ARM64's AsmRegister.
+func init() { sdtParsers[arch.ARM64] = sdtArm64Operand }
 
 // sdtArm64Mem is [REG], [REG, NUM] or [REG, #NUM].
 var sdtArm64Mem = regexp.MustCompile(`^\[([a-z0-9]+)(?:, ?#?([+-]?[0-9]+))?\]$`)
@@ -46,12 +44,9 @@ func sdtArm64Operand(op string, _ SDTSymbols) (string, string, error) {
 
 // sdtArm64Register names the kernel's register: %xN for xN and wN, %sp.
 func sdtArm64Register(s string) (string, error) {
-	m := sdtArm64Reg.FindStringSubmatch(s)
-	if m == nil {
+	name, _, ok := arch.ARM64.AsmRegister(s)
+	if !ok {
 		return "", errors.New("not an operand the kernel can read")
 	}
-	if m[3] != "" {
-		return sdtRegister(elf.EM_AARCH64, "sp")
-	}
-	return sdtRegister(elf.EM_AARCH64, "x"+m[2])
+	return sdtRegister(arch.ARM64, name)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -33,11 +34,11 @@ func (e *SDTArgError) Unwrap() error { return ErrNotSupported }
 type SDTSymbols func(name string) (off uint64, ok bool)
 
 // sdtOperandParser converts one operand (without its "N@") into a fetch
-// argument for one machine; the tables live in sdt_x86_64.go and
-// sdt_aarch64.go.
+// argument for one machine; the grammars live in sdt_x86_64.go and
+// sdt_aarch64.go, the register names they accept in probegen/arch.
 type sdtOperandParser func(op string, syms SDTSymbols) (fetch, typ string, err error)
 
-var sdtParsers = map[elf.Machine]sdtOperandParser{}
+var sdtParsers = map[*arch.Arch]sdtOperandParser{}
 
 // sdtTypes is perf's type_to_suffix, indexed by the note's size + 8: a
 // negative size is signed ("-4@%eax" is s32), a size with no kernel type
@@ -69,9 +70,10 @@ func SDTArg(m elf.Machine, i int, operand string, syms SDTSymbols) (tracefs.Arg,
 	bad := func(format string, a ...any) (tracefs.Arg, error) {
 		return tracefs.Arg{}, &SDTArgError{Index: i + 1, Operand: operand, Msg: fmt.Sprintf(format, a...)}
 	}
-	parse := sdtParsers[m]
+	a, _ := arch.For(m)
+	parse := sdtParsers[a]
 	if parse == nil {
-		return bad("SDT operands of %s binaries are not supported", tracefs.MachineName(m))
+		return bad("SDT operands of %s binaries are not supported", arch.MachineName(m))
 	}
 	op, typ := operand, ""
 	if at := strings.IndexByte(operand, '@'); at >= 0 {
@@ -110,10 +112,10 @@ func sdtImmediate(n string) (string, error) {
 	return "", fmt.Errorf("bad constant %q", n)
 }
 
-// sdtRegister checks a register name the kernel must know on m.
-func sdtRegister(m elf.Machine, reg string) (string, error) {
-	if !tracefs.HasRegister(m, reg) {
-		return "", fmt.Errorf("register %%%s is not one the kernel reads on %s", reg, tracefs.MachineName(m))
+// sdtRegister checks a register name the kernel must know on a.
+func sdtRegister(a *arch.Arch, reg string) (string, error) {
+	if !a.HasRegister(reg) {
+		return "", fmt.Errorf("register %%%s is not one the kernel reads on %s", reg, a.Name)
 	}
 	return "%" + reg, nil
 }

@@ -1,40 +1,25 @@
 package probegen
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // x86_64 SDT operands are AT&T assembler operands as gas prints them for
 // <sys/sdt.h>'s "nor" constraints. perf 6.1's arch/x86/util/perf_regs.c
 // converts +/-NUM(REG) and REG (sdt_reg_tbl renames the register) and skips
-// the rest; dwprobe writes those the same way and also converts constants
-// ($5: \5) and rip-relative symbols (foo+8(%rip): @+OFFS).
-func init() { sdtParsers[elf.EM_X86_64] = sdtX86Operand }
-
-// sdtX86Regs is perf's sdt_reg_tbl: gas names of the parts of a register
-// and the kernel's name of the whole ("%eax" and "%al" read "%ax").
-// Names that are the kernel's already ("%ax", "%r8") are not listed.
-var sdtX86Regs = map[string]string{
-	"eax": "ax", "rax": "ax", "al": "ax",
-	"ebx": "bx", "rbx": "bx", "bl": "bx",
-	"ecx": "cx", "rcx": "cx", "cl": "cx",
-	"edx": "dx", "rdx": "dx", "dl": "dx",
-	"esi": "si", "rsi": "si", "sil": "si",
-	"edi": "di", "rdi": "di", "dil": "di",
-	"ebp": "bp", "rbp": "bp", "bpl": "bp",
-	"esp": "sp", "rsp": "sp", "spl": "sp",
-	"rip": "ip", "eip": "ip",
-}
-
-// sdtX86High are the high-byte registers: perf 6.1 reads %ah as %ax, the
-// wrong byte; dwprobe reads bits 8-15 of the register as a bitfield.
-var sdtX86High = map[string]string{"ah": "ax", "bh": "bx", "ch": "cx", "dh": "dx"}
+// the rest (its sdt_reg_tbl of register names is arch.X86_64's
+// AsmRegister); dwprobe writes those the same way and also converts
+// constants ($5: \5) and rip-relative symbols (foo+8(%rip): @+OFFS). A
+// high-byte register (%ah) is read as bits 8-15 of its register, where
+// perf 6.1 reads the wrong byte.
+func init() { sdtParsers[arch.X86_64] = sdtX86Operand }
 
 // sdtX86Op is perf's SDT_OP_REGEX, with the parentheses required to pair:
 // sign, displacement, register.
@@ -61,15 +46,18 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
 	if mem == "" && (sign != "" || disp != "") {
 		return "", "", errors.New("not an operand the kernel can read")
 	}
-	name, bits := sdtX86Register(strings.TrimPrefix(mem+reg, "%"))
-	r, err := sdtRegister(elf.EM_X86_64, name)
+	name, high, _ := arch.X86_64.AsmRegister(strings.TrimPrefix(mem+reg, "%"))
+	r, err := sdtRegister(arch.X86_64, name)
 	if err != nil {
 		return "", "", err
 	}
 	if mem == "" {
-		return r, bits, nil
+		if high {
+			return r, "b8@8/64", nil
+		}
+		return r, "", nil
 	}
-	if bits != "" {
+	if high {
 		return "", "", errors.New("a high-byte register can't be an address")
 	}
 	if sign != "" && disp == "" {
@@ -77,22 +65,6 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
 	}
 	f, err := sdtDeref(sign+disp, r)
 	return f, "", err
-}
-
-// sdtX86Register names the kernel's register for a gas name, and the
-// bitfield to read for a high-byte one.
-func sdtX86Register(gas string) (name, bits string) {
-	if r, ok := sdtX86High[gas]; ok {
-		return r, "b8@8/64"
-	}
-	if r, ok := sdtX86Regs[gas]; ok {
-		return r, ""
-	}
-	// %r8d, %r8w, %r8b are parts of %r8.
-	if len(gas) > 2 && gas[0] == 'r' && strings.ContainsAny(gas[len(gas)-1:], "dwb") {
-		return gas[:len(gas)-1], ""
-	}
-	return gas, ""
 }
 
 // sdtX86Rip converts a rip-relative operand: the address is the symbol's,

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // Dialect is what one kernel's probe language has beyond the grammar
@@ -29,6 +30,14 @@ type Dialect struct {
 // which later kernels added.
 var types61 = set("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
 	"x8", "x16", "x32", "x64", "string", "ustring", "symstr", "symbol", "b", "[]")
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
 
 // KernelDialect is the dialect of Linux major.minor on machine m, as far
 // as this package knows it: the 6.1 series exactly; other versions get
@@ -57,14 +66,11 @@ func (t *FS) Dialect() Dialect {
 	return d
 }
 
-// hostMachine is the ELF machine of the running kernel: the only place
-// the host's architecture is the right answer.
+// hostMachine is the ELF machine of the running kernel (arch.Host): the
+// only place the host's architecture is the right answer.
 func hostMachine() elf.Machine {
-	switch runtime.GOARCH {
-	case "amd64":
-		return elf.EM_X86_64
-	case "arm64":
-		return elf.EM_AARCH64
+	if a, ok := arch.Host(); ok {
+		return a.Machine
 	}
 	return 0
 }
@@ -158,15 +164,19 @@ func (d Dialect) CheckArg(i int, a Arg) error {
 	if d.Machine == 0 || strings.HasPrefix(a.Fetch, `\"`) {
 		return nil
 	}
+	mach, known := arch.For(d.Machine)
 	for _, at := range regRE.FindAllStringIndex(a.Fetch, -1) {
 		reg := a.Fetch[at[0]:at[1]]
-		if HasRegister(d.Machine, reg[1:]) {
+		if !known {
+			return bad(body+at[0], "the kernel has no register %s on %s", reg, arch.MachineName(d.Machine))
+		}
+		if mach.HasRegister(reg[1:]) {
 			continue
 		}
-		if hint := RegisterHint(d.Machine, reg); hint != "" {
-			return bad(body+at[0], "the kernel has no register %s on %s; it calls it %s", reg, MachineName(d.Machine), hint)
+		if hint := mach.RegisterHint(reg); hint != "" {
+			return bad(body+at[0], "the kernel has no register %s on %s; it calls it %s", reg, mach.Name, hint)
 		}
-		return bad(body+at[0], "the kernel has no register %s on %s", reg, MachineName(d.Machine))
+		return bad(body+at[0], "the kernel has no register %s on %s", reg, mach.Name)
 	}
 	return nil
 }

@@ -1,0 +1,22 @@
+// Package arch is dwprobe's one model of a machine: every fact that
+// differs between the architectures it writes probes for is reached from
+// one Arch value per architecture, chosen from the ELF machine of the file
+// probed (For), never from the host's (Host is for the running kernel
+// only).
+//
+// An Arch holds the DWARF register numbers and the kernel's names for them
+// (DWARFRegister), the names the kernel's regs_query_register_offset
+// accepts and their byte offsets in struct pt_regs (HasRegister,
+// PtRegsOffset), assembler spellings of registers (RegisterHint for a
+// user's "%rax", AsmRegister for an SDT note's operands), the C and Go
+// calling conventions (IntArgRegs, StackArgOffset, GoIntResultRegs) and
+// the instruction rules (InsnSize, InsnLen, Rets, EntryNOPs, IsNOP,
+// MappingSymbols).
+//
+// arch.go holds the type and what is common; x86_64.go and arm64.go hold
+// one architecture each, with links to the ABI documents and kernel files
+// their tables come from. The file names avoid Go's _amd64/_arm64
+// suffixes, which would make them build constraints: every table is
+// present on every host. Register names are the kernel's, without a
+// fetcharg's '%'.
+package arch
