@@ -11,7 +11,9 @@
 // names (ns::C::m, "quoted", FUNC@*, main.fn:LINE) are parsed in spec.go;
 // Go's %return is refused and FUNC%ret probes each return instruction,
 // reading results from the ABI's registers (goret.go); overload.go lists a
-// C++ name's overloads.
+// C++ name's overloads. An argument's VAR->a.b[N] and its fetch type
+// come from one walk (ctypewalk.go) over one view of C types (ctype.go),
+// from DWARF (ctype_dwarf.go) or BTF (ctype_btf.go).
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):
