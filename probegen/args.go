@@ -12,7 +12,7 @@ import (
 )
 
 // The arguments of a probe: checked before any DWARF work (argcheck.go),
-// each turned into a fetcharg at each point (fetchbuild.go, argtypes.go),
+// each turned into a fetcharg at each point (fetchbuild.go, ctypewalk.go),
 // filled where a point lacks one (argmissing.go).
 
 // argEnv is what turning perf probe arguments into fetchargs needs besides
@@ -68,6 +68,25 @@ func (e *argEnv) entryErr(a Arg, ent dwarfres.Entry, err error) error {
 	return se
 }
 
+// valErr is argErr for a failure of the member walk at cur: entryErr when
+// cur came from a DIE.
+func (e *argEnv) valErr(a Arg, cur cval, err error) error {
+	if ent, ok := cur.node.(dwarfres.Entry); ok {
+		return e.entryErr(a, ent, err)
+	}
+	return e.argErr(a, "%v", err)
+}
+
+// describeEntry names e for a message; its DIE offset goes in
+// SyntaxError.Detail, shown under -v only.
+func describeEntry(e dwarfres.Entry) string {
+	n := e.Name()
+	if n == "" {
+		n = "(unnamed)"
+	}
+	return n
+}
+
 // argSlot is one argument of one point: converted, or missing there (the
 // variable is not in scope or has no usable location at that address).
 type argSlot struct {
@@ -106,7 +125,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			if n == "" {
 				continue
 			}
-			if tp, ok := v.RealType(true); ok && isAggregate(tp.Tag()) {
+			if tp, ok := realType(dwarfTypeOf(v)); ok && aggregate(tp) {
 				e.note(fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
@@ -172,14 +191,14 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
 	if err != nil {
 		return tracefs.Arg{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 	}
-	cur := v
+	cur := dwarfVal(v)
 	for _, fl := range fields {
-		if cur, err = e.step(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, e.entryErr(a, cur, err)
+		if cur, err = stepField(f, cur, fl, a.User); err != nil {
+			return tracefs.Arg{}, e.valErr(a, cur, err)
 		}
 	}
-	if r.Type, err = e.typeOf(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, e.entryErr(a, cur, err)
+	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, e.valErr(a, cur, err)
 	}
 	if r.Fetch, err = f.String(); err != nil {
 		return tracefs.Arg{}, e.argErr(a, "%s: %v", a.Expr, err)

@@ -101,12 +101,12 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 	}
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	var f *fetch
-	var cur btfCur
+	var cur cval
 	if ret {
 		if a.Name == "" && len(fields) == 0 {
 			r.Name = "" // the kernel names $retval arg1... as perf leaves it
 		}
-		f, cur = &fetch{base: retvalExpr}, btfCur{name: "the return value of " + fn.name, typ: fn.proto.Return}
+		f, cur = &fetch{base: retvalExpr}, btfVal("the return value of "+fn.name, fn.proto.Return)
 	} else {
 		p, ok := btfParam(params, vname)
 		if !ok {
@@ -115,15 +115,15 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 		if p.why != "" {
 			return tracefs.Arg{}, env.argErr(a, "parameter %s of %s is not where a fetcharg can name it at the entry: %s (%s)", vname, fn.name, p.why, needDWARF)
 		}
-		f, cur = p.fetch(), btfCur{name: vname, typ: p.typ}
+		f, cur = p.fetch(), btfVal(vname, p.typ)
 	}
 	for _, fl := range fields {
-		if cur, err = btfStep(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, env.argErr(a, "%v", err)
+		if cur, err = stepField(f, cur, fl, a.User); err != nil {
+			return tracefs.Arg{}, env.valErr(a, cur, err)
 		}
 	}
-	if r.Type, err = btfTypeOf(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, env.argErr(a, "%v", err)
+	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, env.valErr(a, cur, err)
 	}
 	if r.Fetch, err = f.String(); err != nil {
 		return tracefs.Arg{}, env.argErr(a, "%s: %v", a.Expr, err)

@@ -14,6 +14,9 @@
 // C++ name's overloads. Every fact that differs between machines
 // (registers, calling conventions, instruction rules) is a field or method
 // of the file's probegen/arch value, chosen from its ELF machine.
+// An argument's VAR->a.b[N] and its fetch type
+// come from one walk (ctypewalk.go) over one view of C types (ctype.go),
+// from DWARF (ctype_dwarf.go) or BTF (ctype_btf.go).
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

@@ -251,21 +251,20 @@ func synErr(spec string, col int, msg string) *SyntaxError {
 	return &SyntaxError{Spec: spec, Col: col, Msg: msg}
 }
 
-// isControl reports ASCII control characters and DEL.
-func isControl(c byte) bool { return c < 0x20 || c == 0x7f }
-
-// checkChars rejects control characters in s, which starts at byte base of
-// spec. In a whole command (command true) spaces and tabs separate tokens;
-// in a single token both are errors.
+// checkChars rejects control characters (tracefs.LineByte's) in s, which
+// starts at byte base of spec. In a whole command (command true) spaces
+// and tabs separate tokens; in a single token both are errors. '#' and
+// byte 0xa0 are not refused here: tracefs refuses them where they reach
+// a definition line.
 func checkChars(spec, s string, base int, command bool) error {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
+		switch k := tracefs.LineByte(c); {
 		case c == '\t' && command:
-		case isControl(c):
+		case k.Control():
 			return synErr(spec, base+i+1,
 				fmt.Sprintf("control character %s not allowed", strconv.QuoteRune(rune(c))))
-		case c == ' ' && !command:
+		case k == tracefs.SpaceByte && !command:
 			return synErr(spec, base+i+1, "unexpected space in probe point")
 		}
 	}

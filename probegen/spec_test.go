@@ -388,3 +388,36 @@ func TestParseNum(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckChars pins which bytes a probe command and a single token
+// refuse (tracefs.LineByte's control characters; spaces in a token; tabs
+// too in a token) and which they leave to tracefs ('#', 0xa0).
+func TestCheckChars(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		command bool
+		want    string
+	}{
+		{"vfs_read x=%ax", true, ""},
+		{"vfs_read\tx=%ax", true, ""},
+		{"vfs_read\tx", false, `control character '\t' not allowed`},
+		{"vfs read", false, "unexpected space in probe point"},
+		{"vfs_read\n", true, `control character '\n' not allowed`},
+		{"vfs\x00", true, `control character '\x00' not allowed`},
+		{"vfs\x1b", false, `control character '\x1b' not allowed`},
+		{"vfs\x7f", true, `control character '\x7f' not allowed`},
+		{"vfs#1", false, ""},
+		{"v\xc3\xa0", true, ""},
+	} {
+		err := checkChars(c.s, c.s, 0, c.command)
+		got := ""
+		if se, ok := err.(*SyntaxError); ok {
+			got = se.Msg
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("checkChars(%q, %v) = %q; want %q", c.s, c.command, got, c.want)
+		}
+	}
+}

@@ -163,7 +163,7 @@ func (vl *VarList) leaveOut(name string, a dwarfres.Avail) {
 // varLine is perf's "TYPE\tNAME" line for a, with --range's [VAL], [INV]
 // or [EXT] prefix and location ranges.
 func varLine(sc *dwarfres.Scope, a dwarfres.Avail, inv, ranges bool) string {
-	typ, ok := a.Var.TypeName()
+	typ, ok := typeName(dwarfTypeOf(a.Var))
 	if !ok {
 		typ = "(unknown_type)"
 	}

@@ -10,7 +10,8 @@
 //
 // printed by Event.String, read by ParseDefinition and checked by
 // Event.Validate against Linux 6.1's kernel/trace/ parser: its limits, its
-// name rules (ValidateName, SanitizeName), the fetcharg grammar of
+// name rules (ValidateName, SanitizeName), the bytes a line may hold
+// (LineByte, linebytes.go, which probegen asks too), the fetcharg grammar of
 // trace_probe.c. What differs between kernels (fetch types, register
 // names) is a Dialect: of a kernel version offline, of the running
 // kernel's README live.

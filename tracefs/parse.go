@@ -133,28 +133,6 @@ func fields(line string) (fs []string, offs []int) {
 	return fs, offs
 }
 
-// byteProblem says why line can't be written as one command, and at which
-// byte, or "" if it can.
-func byteProblem(line string) (string, int) {
-	for i := 0; i < len(line); i++ {
-		switch c := line[i]; {
-		case c == '\n':
-			return fmt.Sprintf("newline at byte %d would start a second command", i), i
-		case c == 0:
-			return fmt.Sprintf("NUL at byte %d would end the command", i), i
-		case c < 0x20 || c == 0x7f:
-			return fmt.Sprintf("control character %q at byte %d", rune(c), i), i
-		case c == '#':
-			return fmt.Sprintf("'#' at byte %d would start a comment and drop the rest", i), i
-		case c == 0xa0:
-			// The kernel's ctype table counts Latin-1 NBSP as a space,
-			// so argv_split would cut the field there.
-			return fmt.Sprintf("byte 0xa0 at byte %d, which the kernel reads as a space", i), i
-		}
-	}
-	return "", 0
-}
-
 // parseListing parses kprobe_events or uprobe_events as the kernel prints
 // them (trace_kprobe_show, trace_uprobe_show):
 //

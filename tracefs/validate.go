@@ -163,23 +163,3 @@ func typeProblem(a Arg) string {
 	}
 	return ""
 }
-
-// fieldProblem says why s can't be one space-separated field of a
-// definition, or "" if it can.
-func fieldProblem(s string) string {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == ' ':
-			return "contains a space"
-		case c < 0x20 || c == 0x7f:
-			return "contains control character " + strconv.QuoteRune(rune(c))
-		case c == '#':
-			return "contains '#', which starts a comment"
-		case c == 0xa0:
-			// The kernel's ctype table counts Latin-1 NBSP as a space,
-			// so argv_split would cut a UTF-8 "à" (c3 a0) in two.
-			return "contains byte 0xa0, which the kernel reads as a space"
-		}
-	}
-	return ""
-}

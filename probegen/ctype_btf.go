@@ -1,0 +1,187 @@
+package probegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+)
+
+// The BTF view of a C type (ctype.go), answering as DWARF's DIEs do: a
+// multi-dimensional array is one array with several dimensions (gcc's
+// subranges), arrays and functions have no size.
+
+type btfType struct{ t btf.Type }
+
+// btfTypeOf is the ctype of t; nil for void.
+func btfTypeOf(t btf.Type) ctype {
+	switch t.(type) {
+	case nil, *btf.Void:
+		return nil
+	}
+	return btfType{t}
+}
+
+// btfVal is where a member walk starts from: a parameter or the return
+// value, of type t, named name in messages.
+func btfVal(name string, t btf.Type) cval {
+	return cval{name: name, typ: btfTypeOf(t)}
+}
+
+// btfTypeName is perf's type name in -V (typeName) for BTF's type t.
+func btfTypeName(t btf.Type) string {
+	n, ok := typeName(btfTypeOf(t))
+	if !ok {
+		return "(unknown_type)"
+	}
+	return n
+}
+
+func (b btfType) kind() ckind {
+	switch u := b.t.(type) {
+	case *btf.Int, *btf.Float:
+		return cBase
+	case *btf.Enum:
+		return cEnum
+	case *btf.Pointer:
+		return cPtr
+	case *btf.Array:
+		return cArray
+	case *btf.Struct:
+		return cStruct
+	case *btf.Union:
+		return cUnion
+	case *btf.Fwd:
+		// A declaration, as DWARF's DW_AT_declaration: no members.
+		if u.Kind == btf.FwdUnion {
+			return cUnion
+		}
+		return cStruct
+	case *btf.FuncProto:
+		return cFunc
+	case *btf.Typedef:
+		return cTypedef
+	case *btf.Const, *btf.Volatile, *btf.Restrict, *btf.TypeTag:
+		return cQual
+	}
+	return cOther
+}
+
+func (b btfType) name() string { return b.t.TypeName() }
+
+func (b btfType) size() (int64, bool) {
+	switch u := b.t.(type) {
+	case *btf.Int:
+		return int64(u.Size), true
+	case *btf.Enum:
+		return int64(u.Size), true
+	case *btf.Float:
+		return int64(u.Size), true
+	case *btf.Pointer:
+		return 8, true
+	case *btf.Struct:
+		return int64(u.Size), true
+	case *btf.Union:
+		return int64(u.Size), true
+	}
+	return 0, false
+}
+
+// signed is die_is_signed_type for integers; an enumeration is signed when
+// BTF says so (kind_flag: one value is negative), where DWARF's enumeration
+// has no encoding and reads as unsigned.
+func (b btfType) signed() bool {
+	switch u := b.t.(type) {
+	case *btf.Int:
+		return u.Encoding&btf.Signed != 0
+	case *btf.Enum:
+		return u.Signed
+	}
+	return false
+}
+
+func (b btfType) elem() ctype {
+	switch u := b.t.(type) {
+	case *btf.Pointer:
+		return btfTypeOf(u.Target)
+	case *btf.Array:
+		for {
+			in, ok := u.Type.(*btf.Array)
+			if !ok {
+				return btfTypeOf(u.Type)
+			}
+			u = in
+		}
+	case *btf.Typedef:
+		return btfTypeOf(u.Type)
+	case *btf.Const:
+		return btfTypeOf(u.Type)
+	case *btf.Volatile:
+		return btfTypeOf(u.Type)
+	case *btf.Restrict:
+		return btfTypeOf(u.Type)
+	case *btf.TypeTag:
+		return btfTypeOf(u.Type)
+	}
+	return nil
+}
+
+func (b btfType) dims() []int64 {
+	var out []int64
+	for u, ok := b.t.(*btf.Array); ok; u, ok = u.Type.(*btf.Array) {
+		out = append(out, int64(u.Nelems))
+	}
+	return out
+}
+
+func (b btfType) members() []cmember {
+	var ms []btf.Member
+	switch u := b.t.(type) {
+	case *btf.Struct:
+		ms = u.Members
+	case *btf.Union:
+		ms = u.Members
+	}
+	out := make([]cmember, len(ms))
+	for i, m := range ms {
+		out[i] = btfMember{m}
+	}
+	return out
+}
+
+func (b btfType) node() any { return nil }
+
+// btfMember is a member of a BTF structure or union.
+type btfMember struct{ m btf.Member }
+
+func (m btfMember) name() string           { return m.m.Name }
+func (m btfMember) typ() ctype             { return btfTypeOf(m.m.Type) }
+func (m btfMember) offset() (int64, error) { return int64(m.m.Offset / 8), nil }
+func (m btfMember) bitSize() int64         { return int64(m.m.BitfieldSize) }
+func (m btfMember) node() any              { return nil }
+
+// bitField places the bitfield in the unit of its type's size, aligned,
+// that holds its first bit, as dwarfres.Entry.BitField does from
+// DW_AT_data_bit_offset (the machines BTF is read for, x86-64 and arm64,
+// are little-endian).
+func (m btfMember) bitField() (dwarfres.BitField, error) {
+	w := int64(m.m.BitfieldSize)
+	tp, _ := realType(m.typ())
+	var size int64
+	ok := false
+	if tp != nil {
+		size, ok = tp.size()
+	}
+	if !ok || size <= 0 {
+		return dwarfres.BitField{}, fmt.Errorf("bitfield %s has no type size", m.m.Name)
+	}
+	bits := size * 8
+	off := int64(m.m.Offset)
+	unit := off / bits * size
+	shift := off - unit*8
+	if shift+w > bits {
+		return dwarfres.BitField{}, fmt.Errorf("bitfield %s straddles a %d-byte unit", m.m.Name, size)
+	}
+	return dwarfres.BitField{Width: w, Shift: shift, Container: size, ByteOffset: unit}, nil
+}
