@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"errors"
 	"fmt"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // Sentinel errors. Functions document which of these the errors they return
@@ -12,7 +14,7 @@ var (
 	ErrNotELF = errors.New("not an ELF file")
 	// ErrNoDebugInfo: the ELF has no .debug_info (stripped, or debuginfo
 	// lives in a separate file that was not found).
-	ErrNoDebugInfo = errors.New("no DWARF debuginfo")
+	ErrNoDebugInfo = locate.ErrNoDebugInfo
 	// ErrMalformed: the debuginfo could not be decoded; the concrete error
 	// is a *DecodeError naming section and offset.
 	ErrMalformed = errors.New("malformed debuginfo")
@@ -37,7 +39,7 @@ var (
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = errors.New("corrupt compressed file")
 	// ErrModuleNotFound: no module of that name for the kernel release.
-	ErrModuleNotFound = errors.New("module not found")
+	ErrModuleNotFound = locate.ErrModuleNotFound
 	// ErrRelease: a module was built for another kernel release than the
 	// kernel it is probed with.
 	ErrRelease = errors.New("module built for another kernel release")
@@ -46,7 +48,7 @@ var (
 	ErrBuildIDMismatch = errors.New("debuginfo build-id mismatch")
 	// ErrDebugLinkCRC: the file a .gnu_debuglink names has another CRC-32
 	// than the link records.
-	ErrDebugLinkCRC = errors.New("debuglink CRC mismatch")
+	ErrDebugLinkCRC = locate.ErrDebugLinkCRC
 )
 
 // DecodeError reports malformed debuginfo: which section, at which offset,

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // moduleBase is where the first allocated section of a relocatable object
@@ -152,10 +154,10 @@ func (f *File) ModuleName() string {
 // ".../overlay.ko.xz" (ModuleName's rule), else its base name, with '-'
 // written '_' as the kernel does.
 func moduleFileName(path string) string {
-	if n, ok := ModuleName(path); ok {
+	if n, ok := locate.ModuleName(path); ok {
 		return n
 	}
-	return NormModuleName(filepath.Base(path))
+	return locate.NormModuleName(filepath.Base(path))
 }
 
 // allocData is the file bytes of the binary's own section name (never the

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -86,9 +88,9 @@ func isKernelErr(err error) bool {
 func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
-		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
+		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed, locate.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs,
-		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, dwarfres.ErrDebuginfod, dwarfres.ErrNoBTF)
+		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, dwarfres.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {

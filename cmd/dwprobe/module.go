@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // openModule opens the kernel module at path (-m PATH) with its
@@ -81,7 +82,7 @@ func kernelListsData(m *dwarfres.File, vmlinux string) bool {
 // installed for release (the -k vmlinux's; "" for the running kernel's),
 // found as modprobe finds it.
 func modulePath(o *options, loc *dwarfres.Locator, release string) (string, error) {
-	if dwarfres.IsModulePath(o.module) {
+	if locate.IsModulePath(o.module) {
 		return o.module, nil
 	}
 	if release == "" {
@@ -91,7 +92,7 @@ func modulePath(o *options, loc *dwarfres.Locator, release string) (string, erro
 		return "", errorWith(dwarfres.ErrModuleNotFound, "-m %s: the running kernel's release is unknown (no /proc/sys/kernel/osrelease): give the module's path", o.module)
 	}
 	p, err := loc.FindModule(release, o.module)
-	var nf *dwarfres.ModuleNotFoundError
+	var nf *locate.ModuleNotFoundError
 	if errors.As(err, &nf) && !nf.Builtin {
 		return "", fmt.Errorf("%w (give the module's path, or -k the vmlinux of another release)", err)
 	}
@@ -147,7 +148,7 @@ func checkRunningModule(m *dwarfres.File) error {
 // moduleDebugErr words a module without debuginfo: the places tried, and
 // where such debuginfo comes from.
 func moduleDebugErr(err error) error {
-	var nf *dwarfres.NotFoundError
+	var nf *locate.NotFoundError
 	if !errors.As(err, &nf) || nf.Path == "" {
 		return err
 	}

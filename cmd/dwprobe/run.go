@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // options holds perf probe 6.1's options, with its names.
@@ -309,7 +310,7 @@ func positional(o *options, rest []string) error {
 	}
 	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
 		// perf's set_target: a module when it ends in .ko.
-		if _, ok := dwarfres.ModuleName(rest[0]); ok {
+		if _, ok := locate.ModuleName(rest[0]); ok {
 			o.module = rest[0]
 		} else {
 			o.exec = rest[0]
@@ -400,7 +401,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	} else {
 		f, err = loc.OpenKernel(dwarfres.RunningKernel())
 	}
-	var nf *dwarfres.NotFoundError
+	var nf *locate.NotFoundError
 	switch {
 	case err == nil:
 		return f, nil
@@ -422,7 +423,7 @@ func newLocator(symfs string) *dwarfres.Locator {
 		dirs = strings.Split(p, ":")
 	}
 	loc := dwarfres.NewRootLocator(symfs, dirs...)
-	if c := perfCacheDir(); c != "" {
+	if c := locate.PerfCacheDir(); c != "" {
 		loc.Debug = append(loc.Debug, dwarfres.PerfBuildIDCache(c))
 	}
 	return loc
