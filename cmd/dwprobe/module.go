@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
@@ -152,9 +151,9 @@ func moduleDebugErr(err error) error {
 	if !errors.As(err, &nf) || nf.Path == "" {
 		return err
 	}
-	if len(nf.Tried) == 0 {
-		return fmt.Errorf("%s: %w (stripped, and no build-id to find its debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
+	hint := ""
+	if len(nf.Tried) > 0 {
+		hint = " (a stripped module: install the kernel's -dbg package, or name its tree in DWPROBE_DEBUGINFO_PATH)"
 	}
-	return fmt.Errorf("%s: %w (a stripped module: install the kernel's -dbg package, or name its tree in DWPROBE_DEBUGINFO_PATH); tried %s",
-		nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+	return fmt.Errorf("%s: %w%s%s", nf.Path, dwarfres.ErrNoDebugInfo, hint, debuginfoTried(nf))
 }

@@ -408,11 +408,9 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	case !errors.As(err, &nf):
 		return nil, err
 	case nf.Path == "":
-		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", nf.Release, strings.Join(nf.Tried, ", "))
-	case len(nf.Tried) == 0:
-		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
+		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s%s (install the -dbg package or give -k VMLINUX)", nf.Release, debuginfoTried(nf))
 	}
-	return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+	return nil, fmt.Errorf("%s: %w%s", nf.Path, dwarfres.ErrNoDebugInfo, debuginfoTried(nf))
 }
 
 // newLocator is perf's debuginfo search, with the directories of
