@@ -84,7 +84,7 @@ unit:
 FUZZTIME ?= 100000x
 FUZZMINIMIZE ?= 1000x
 fuzz:
-	@for pkg in ./lazymatch ./probegen ./dwarfres ./tracefs; do \
+	@for pkg in ./lazymatch ./probegen ./dwarfres ./dwarfres/locate ./dwarfres/debuginfod ./tracefs; do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg > .fuzz.log 2>&1 || { cat .fuzz.log; rm -f .fuzz.log; exit 1; }; \
