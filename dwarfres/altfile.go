@@ -5,9 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // altLink is a file's supplementary DWARF file: the dwz common file named
@@ -20,7 +21,7 @@ type altLink struct {
 	err  error
 	// dirs are the debug directories searched by build-id and under .dwz
 	// (a Locator's, DWPROBE_DEBUGINFO_PATH and --symfs included); nil
-	// means DefaultDebugDir.
+	// means locate.DefaultDebugDir.
 	dirs []string
 	// fetch, when not nil, fetches a file by build-id when no candidate
 	// has it (a Locator's debuginfod, see altFetch).
@@ -127,45 +128,19 @@ func (f *File) alt() (*File, error) {
 		}
 		dirs := f.altf.dirs
 		if dirs == nil {
-			dirs = []string{DefaultDebugDir}
+			dirs = []string{locate.DefaultDebugDir}
 		}
 		from, err := filepath.Abs(d.Path) // the error names absolute paths
 		if err != nil {
 			from = d.Path
 		}
-		cands := altCandidates(from, name, id, dirs)
+		cands := locate.AltCandidates(from, name, id, dirs)
 		d.altf.file, d.altf.err = openAlt(cands, name, id, sup)
 		if d.altf.err != nil && f.altf.fetch != nil && !sup && id != "" {
 			d.altf.file, d.altf.err = fetchAlt(f.altf.fetch, cands, name, id)
 		}
 	})
 	return d.altf.file, d.altf.err
-}
-
-// altCandidates lists where gdb and libdw look for a supplementary file:
-// the path as linked (relative to the linking file's directory), then in
-// each debug directory by build-id and under .dwz.
-func altCandidates(from, name, id string, dirs []string) []string {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(filepath.Dir(from), p)
-	}
-	out := []string{p}
-	// Debian links /usr/lib/debug/.dwz/ARCH/PKG.debug: under another
-	// debug directory (a sysroot's), the same path below it.
-	rest, under := strings.CutPrefix(name, DefaultDebugDir+"/")
-	if !under {
-		rest = ".dwz/" + filepath.Base(name)
-	}
-	for _, d := range dirs {
-		if len(id) > 2 {
-			out = append(out, d+"/.build-id/"+id[:2]+"/"+id[2:]+".debug")
-		}
-		if q := filepath.Join(d, rest); !slices.Contains(out, q) {
-			out = append(out, q)
-		}
-	}
-	return out
 }
 
 // SetDebugDirs sets the debug directories a dwz common file is looked for
@@ -198,14 +173,17 @@ func (f *File) altSec(name string) []byte {
 	return a.sec(name)
 }
 
-// debugDirs are the build-id trees l searches, in order: where a dwz
-// common file is looked for too.
-func (l *Locator) debugDirs() []string {
-	var out []string
-	for _, s := range l.Debug {
-		if d, ok := s.(BuildIDDir); ok {
-			out = append(out, string(d))
-		}
+// fetchAlt fetches the supplementary file of build-id id after the local
+// candidates failed: a server's failure is the error (naming its URL);
+// none having the file is the *AltFileError, the URLs among the places
+// tried.
+func fetchAlt(fetch func(string) (string, []string, error), cands []string, name, id string) (*File, error) {
+	p, tried, err := fetch(id)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	if p == "" {
+		return nil, &AltFileError{Name: name, BuildID: id, Tried: append(cands, tried...)}
+	}
+	return openAlt([]string{p}, name, id, false)
 }

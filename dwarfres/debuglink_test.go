@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // TestDebugLinkPlaces finds the debuglink fixture's debuginfo in each
@@ -57,7 +57,7 @@ func TestDebugLinkCRCMismatch(t *testing.T) {
 	fh.Write([]byte{0})
 	fh.Close()
 	_, err = NewRootLocator(root).Open(app)
-	var ce *DebugLinkCRCError
+	var ce *locate.DebugLinkCRCError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrNoDebugInfo) || ce.Path != bad {
 		t.Fatalf("Open = %v; want a DebugLinkCRCError on %s", err, bad)
 	}
@@ -99,49 +99,16 @@ func TestPerfBuildIDCache(t *testing.T) {
 			}
 			dwarftest.PlaceFile(t, app, filepath.Join(d, "elf"))
 			dwarftest.PlaceFile(t, dbg, filepath.Join(d, "debug"))
-			got, tried, err := find([]Source{PerfBuildIDCache(cache)}, Wanted{Path: app, BuildID: bid})
+			got, tried, err := PerfBuildIDCache(cache).Find(locate.Wanted{Path: app, BuildID: bid})
 			if err != nil || got != filepath.Join(d, "debug") {
 				t.Errorf("find = %q (tried %q), %v; want %s/debug", got, tried, err, d)
 			}
 			os.Remove(filepath.Join(d, "debug"))
-			if got, _, _ := find([]Source{PerfBuildIDCache(cache)}, Wanted{Path: app, BuildID: bid}); got != "" {
+			if got, _, _ := PerfBuildIDCache(cache).Find(locate.Wanted{Path: app, BuildID: bid}); got != "" {
 				t.Errorf("find without debug = %q; want the stripped elf passed over", got)
 			}
 		})
 	}
-}
-
-// TestParseDebugLink decodes the section in both byte orders and refuses
-// what is not one.
-func TestParseDebugLink(t *testing.T) {
-	le := []byte("app.debug\x00\x00\x00\x78\x56\x34\x12")
-	if l, err := ParseDebugLink(le, binary.LittleEndian); err != nil || l != (DebugLink{"app.debug", 0x12345678}) {
-		t.Errorf("little-endian = %+v, %v", l, err)
-	}
-	if l, err := ParseDebugLink(le, binary.BigEndian); err != nil || l.CRC != 0x78563412 {
-		t.Errorf("big-endian = %+v, %v", l, err)
-	}
-	for _, bad := range []string{"", "\x00abc", "app.debug", "app.debug\x00\x00\x00\x78", "../x\x00\x00\x00\x00\x00\x00\x00"} {
-		if _, err := ParseDebugLink([]byte(bad), binary.LittleEndian); !errors.Is(err, ErrMalformed) {
-			t.Errorf("ParseDebugLink(%q) = %v; want ErrMalformed", bad, err)
-		}
-	}
-}
-
-// FuzzDebugLink: an error if and only if no name, never a panic, and a
-// name never leaves its directory.
-func FuzzDebugLink(f *testing.F) {
-	f.Add([]byte("app.debug\x00\x00\x00\x78\x56\x34\x12"))
-	f.Add([]byte("a\x00\x00\x00\x01\x02\x03\x04"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := ParseDebugLink(b, binary.LittleEndian)
-		if (err == nil) == (l.Name == "") {
-			t.Fatalf("ParseDebugLink = %+v, %v", l, err)
-		}
-		if strings.Contains(l.Name, "/") {
-			t.Fatalf("name %q has a directory", l.Name)
-		}
-	})
 }
 
 // TestDistroDebugPaths finds a binary's debuginfo at perf 6.1's

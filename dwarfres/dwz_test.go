@@ -231,26 +231,6 @@ func TestDwzProbePointAt(t *testing.T) {
 	}
 }
 
-func TestAltCandidates(t *testing.T) {
-	id := "b8c18a61d80b863a1aa24fbfe7e86475f04f052a"
-	for _, c := range []struct {
-		from, name string
-		dirs       []string
-		want       []string
-	}{
-		{"/bin/app", "../lib/common.debug", []string{"/usr/lib/debug"}, []string{
-			"/lib/common.debug", "/usr/lib/debug/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/usr/lib/debug/.dwz/common.debug"}},
-		{"/usr/lib/debug/.build-id/12/34.debug", "/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug", []string{"/mine", "/root/usr/lib/debug"}, []string{
-			"/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug",
-			"/mine/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/mine/.dwz/x86_64-linux-gnu/libc6.debug",
-			"/root/usr/lib/debug/.build-id/b8/c18a61d80b863a1aa24fbfe7e86475f04f052a.debug", "/root/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug"}},
-	} {
-		if got := altCandidates(c.from, c.name, id, c.dirs); !slices.Equal(got, c.want) {
-			t.Errorf("altCandidates(%s, %s) =\n%q\nwant\n%q", c.from, c.name, got, c.want)
-		}
-	}
-}
-
 // TestDwzCommonFileByBuildID: a dwz -m program copied away from its
 // common file finds it in a Locator's debug directory by build-id, as
 // Debian installs it (.build-id/xx/yyyy.debug).

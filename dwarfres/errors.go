@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // Sentinel errors. Functions document which of these the errors they return
@@ -13,7 +15,7 @@ var (
 	ErrNotELF = elfobj.ErrNotELF
 	// ErrNoDebugInfo: the ELF has no .debug_info (stripped, or debuginfo
 	// lives in a separate file that was not found).
-	ErrNoDebugInfo = errors.New("no DWARF debuginfo")
+	ErrNoDebugInfo = locate.ErrNoDebugInfo
 	// ErrMalformed: the debuginfo could not be decoded; the concrete error
 	// is a *DecodeError naming section and offset.
 	ErrMalformed = elfobj.ErrMalformed
@@ -38,16 +40,16 @@ var (
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = elfobj.ErrCompressed
 	// ErrModuleNotFound: no module of that name for the kernel release.
-	ErrModuleNotFound = errors.New("module not found")
+	ErrModuleNotFound = locate.ErrModuleNotFound
 	// ErrRelease: a module was built for another kernel release than the
 	// kernel it is probed with.
 	ErrRelease = errors.New("module built for another kernel release")
 	// ErrBuildIDMismatch: a separate debuginfo file was found whose
 	// build-id is not the binary's.
-	ErrBuildIDMismatch = errors.New("debuginfo build-id mismatch")
+	ErrBuildIDMismatch = elfobj.ErrBuildIDMismatch
 	// ErrDebugLinkCRC: the file a .gnu_debuglink names has another CRC-32
 	// than the link records.
-	ErrDebugLinkCRC = errors.New("debuglink CRC mismatch")
+	ErrDebugLinkCRC = locate.ErrDebugLinkCRC
 )
 
 // DecodeError reports malformed debuginfo: which section, at which offset,

@@ -6,148 +6,46 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
-// A Source is one place the debuginfo of a binary may be. Each Find
-// answers for the binary described by w: the path of a file to use, or ""
-// and the places it looked (for the error naming every place tried). A
-// build-id tree (BuildIDDir), the places of a .gnu_debuglink
-// (DebugLinkDirs), perf's ~/.debug cache (PerfBuildIDCache); a debuginfod
-// client fetches into a cache, then answers the cached path. An error
-// wrapping ErrDebugLinkCRC is a candidate passed over: the search goes on,
-// and it is returned only when nothing else is found.
-type Source interface {
-	Find(w Wanted) (path string, tried []string, err error)
-}
+// Locator opens a target with its debuginfo: the binary itself when it
+// has DWARF, else the separate debuginfo file the embedded locate.Locator
+// finds (its Debug sources); for the running kernel, first its vmlinux
+// (its Kernel sources). Finding is locate's; opening is here.
+type Locator struct{ locate.Locator }
 
-// Wanted describes the binary whose debuginfo is looked for.
-type Wanted struct {
-	Path    string // the binary; "" for a kernel not yet found
-	BuildID string // GNU build-id as hex; "" when it has none
-	Release string // kernel release (uname -r), for a kernel or a module's vermagic
-	Module  string // the module's name, for a kernel module
-	// Link is the binary's .gnu_debuglink, nil when it has none.
-	Link *DebugLink
-}
+// NotFoundError is locate.NotFoundError, which File.MissingDebug returns.
+type NotFoundError = locate.NotFoundError
 
-// BuildIDDir is a tree of separate debuginfo files named by build-id,
-// ROOT/.build-id/xx/yyyy.debug, as gdb and perf look for them.
-type BuildIDDir string
-
-// Find looks up w's build-id under the tree.
-func (d BuildIDDir) Find(w Wanted) (string, []string, error) {
-	if len(w.BuildID) < 3 {
-		return "", nil, nil
-	}
-	p := string(d) + "/.build-id/" + w.BuildID[:2] + "/" + w.BuildID[2:] + ".debug"
-	return firstExisting([]string{p}, exists)
-}
-
-// VmlinuxPaths is where perf looks for a kernel's vmlinux by release, in
-// its order (perf's vmlinux_path), less the build-id file BuildIDDir finds;
-// the system paths under Root (perf's --symfs) when set.
-type VmlinuxPaths struct{ Root string }
-
-// Find tries perf's vmlinux paths for w.Release.
-func (v VmlinuxPaths) Find(w Wanted) (string, []string, error) {
-	rel := w.Release
-	paths := []string{"vmlinux"}
-	for _, p := range []string{
-		"/boot/vmlinux",
-		"/boot/vmlinux-" + rel,
-		"/usr/lib/debug/boot/vmlinux-" + rel,
-		"/lib/modules/" + rel + "/build/vmlinux",
-		"/usr/lib/debug/lib/modules/" + rel + "/vmlinux",
-		"/usr/lib/debug/boot/vmlinux-" + rel + ".debug",
-	} {
-		paths = append(paths, (&Locator{Root: v.Root}).rooted(p))
-	}
-	return firstExisting(paths, isRegular)
-}
-
-// firstExisting returns the first of paths that ok accepts, and the paths
-// tried up to it.
-func firstExisting(paths []string, ok func(string) bool) (string, []string, error) {
-	for i, p := range paths {
-		if ok(p) {
-			return p, paths[:i+1], nil
-		}
-	}
-	return "", paths, nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-func isRegular(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// DefaultDebugDir is where distributions install separate debuginfo.
-const DefaultDebugDir = "/usr/lib/debug"
-
-// Locator finds the debuginfo of a target: the binary itself when it has
-// DWARF, else a separate debuginfo file from Debug; for the running kernel,
-// first its vmlinux from Kernel; a kernel module by name (FindModule).
-type Locator struct {
-	// Root is perf's --symfs: the system paths looked at (perf's vmlinux
-	// paths, /lib/modules, /usr/lib/debug) are taken under it.
-	Root string
-	// Debug are the sources of separate debuginfo, searched in order.
-	Debug []Source
-	// Kernel are the sources of a kernel's vmlinux, searched in order.
-	Kernel []Source
-}
-
-// NewLocator is perf's search: separate debuginfo by build-id under dirs
-// and then DefaultDebugDir (and a module's by its installed path, see
-// ModuleDebugTree); a kernel's vmlinux at perf's paths and then by
-// build-id under DefaultDebugDir; then the file a .gnu_debuglink names,
-// where gdb looks for it (DebugLinkDirs); then perf's distribution paths
-// (DistroDebugPaths).
+// NewLocator is locate.NewLocator's search, for opening.
 func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
 
-// NewRootLocator is NewLocator with the system paths under root (perf's
-// --symfs); dirs are taken as given.
+// NewRootLocator is locate.NewRootLocator's search (system paths under
+// root, perf's --symfs), for opening.
 func NewRootLocator(root string, dirs ...string) *Locator {
-	l := &Locator{Root: root}
-	sys := l.rooted(DefaultDebugDir)
-	l.Kernel = []Source{VmlinuxPaths{Root: root}, BuildIDDir(sys)}
-	for _, d := range append(dirs, sys) {
-		l.Debug = append(l.Debug, BuildIDDir(d), ModuleDebugTree(d))
-	}
-	l.Debug = append(l.Debug, DebugLinkDirs{Global: sys, Root: root}, DistroDebugPaths{Dir: sys, Root: root})
-	return l
+	return &Locator{*locate.NewRootLocator(root, dirs...)}
 }
 
-// NotFoundError reports that no debuginfo was found; it wraps
-// ErrNoDebugInfo. Path is the binary (empty when no vmlinux was found for
-// the kernel Release) and Tried every place looked at, in order (empty
-// for a stripped binary without a build-id to look by).
-type NotFoundError struct {
-	Path    string
-	Release string
-	Tried   []string
+// PerfBuildIDCache is perf's build-id cache at dir as a source, taking a
+// candidate only when it carries DWARF.
+func PerfBuildIDCache(dir string) locate.Source {
+	return locate.PerfBuildIDCache{Dir: dir, HasDWARF: carriesDWARF}
 }
 
-func (e *NotFoundError) Error() string {
-	what := e.Path
-	if what == "" {
-		what = "kernel " + e.Release
+// carriesDWARF reports whether p is an ELF file with .debug_info.
+func carriesDWARF(p string) bool {
+	f, err := Open(p)
+	if err != nil {
+		return false
 	}
-	if len(e.Tried) == 0 {
-		return fmt.Sprintf("%s: %v", what, ErrNoDebugInfo)
-	}
-	return fmt.Sprintf("%s: %v; tried %s", what, ErrNoDebugInfo, strings.Join(e.Tried, ", "))
+	defer f.Close()
+	return f.HasDWARF()
 }
-
-func (e *NotFoundError) Unwrap() error { return ErrNoDebugInfo }
 
 // Open opens the binary at path with its debuginfo: its own DWARF, or a
 // separate file from l.Debug attached (see attachDebug). A compressed
@@ -175,13 +73,13 @@ func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.SetDebugDirs(l.debugDirs())
+	f.SetDebugDirs(l.BuildIDDirs())
 	f.altf.fetch = l.altFetch()
 	if f.HasDWARF() {
 		return f, nil
 	}
 	err = l.attach(f)
-	var nf *NotFoundError
+	var nf *locate.NotFoundError
 	if symbolsOnly && errors.As(err, &nf) && f.hasFuncSymbols() {
 		f.missing = nf
 		return f, nil
@@ -195,7 +93,7 @@ func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
 
 // MissingDebug is where debuginfo was looked for when f was opened for
 // its symbols alone (OpenOrSymbols); nil when f has debuginfo.
-func (f *File) MissingDebug() *NotFoundError { return f.missing }
+func (f *File) MissingDebug() *locate.NotFoundError { return f.missing }
 
 // hasFuncSymbols reports whether f defines a function symbol.
 func (f *File) hasFuncSymbols() bool {
@@ -208,74 +106,79 @@ func (f *File) hasFuncSymbols() bool {
 	return found
 }
 
-// attach finds and attaches separate debuginfo for f.
+// attach finds and attaches separate debuginfo for f: locate is told the
+// facts of the binary it looks by.
 func (l *Locator) attach(f *File) error {
-	w := Wanted{Path: f.Path, BuildID: f.BuildID()}
+	w := locate.Wanted{Path: f.Path, BuildID: f.BuildID()}
 	if link, ok, err := f.DebugLink(); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	} else if ok {
 		w.Link = &link
 	}
 	if f.IsModule() {
-		w.Module, w.Release = NormModuleName(f.ModuleName()), f.ModuleRelease()
+		w.Module, w.Release = locate.NormModuleName(f.ModuleName()), f.ModuleRelease()
 	}
-	p, tried, err := find(l.Debug, w)
+	p, err := l.Debuginfo(w)
 	if err != nil {
 		return err
-	}
-	if p == "" {
-		return &NotFoundError{Path: f.Path, Tried: tried}
 	}
 	return f.attachDebug(p)
 }
 
+// altFetch is the fetcher of dwz supplementary files by build-id: l's
+// Fetcher, nil when it has none.
+func (l *Locator) altFetch() func(string) (string, []string, error) {
+	if fe := l.Fetcher(); fe != nil {
+		return fe.Debuginfo
+	}
+	return nil
+}
+
+// DebugLink returns the binary's .gnu_debuglink; ok is false when it has
+// none. A malformed one is an error wrapping elfobj.ErrMalformed.
+func (f *File) DebugLink() (l locate.DebugLink, ok bool, err error) {
+	b, err := f.section(".gnu_debuglink")
+	if err != nil || b == nil {
+		return locate.DebugLink{}, false, err
+	}
+	l, err = locate.ParseDebugLink(b, f.Order)
+	return l, err == nil, err
+}
+
+// BuildIDMismatchError reports a separate debuginfo file found for a
+// binary whose build-id is not the binary's: the debuginfo of another
+// build. It wraps ErrBuildIDMismatch and ErrNoDebugInfo.
+type BuildIDMismatchError struct {
+	Path, Binary string
+	Got, Want    string
+}
+
+func (e *BuildIDMismatchError) Error() string {
+	got := e.Got
+	if got == "" {
+		got = "none"
+	}
+	return fmt.Sprintf("%s: build-id %s does not match %s's %s (debuginfo of another build)", e.Path, got, e.Binary, e.Want)
+}
+
+func (e *BuildIDMismatchError) Unwrap() []error { return []error{ErrBuildIDMismatch, ErrNoDebugInfo} }
+
 // OpenKernel opens the debuginfo of kernel k (release and build-id) found
 // through l.Kernel, as perf does without -k, then as Open.
-func (l *Locator) OpenKernel(k Kernel) (*File, error) {
-	p, tried, err := find(l.Kernel, Wanted{BuildID: k.BuildID, Release: k.Release})
+func (l *Locator) OpenKernel(k locate.Kernel) (*File, error) {
+	p, err := l.Vmlinux(k)
 	if err != nil {
 		return nil, err
 	}
-	if p == "" {
-		return nil, &NotFoundError{Release: k.Release, Tried: tried}
-	}
 	return l.Open(p)
-}
-
-// find asks each source in turn and gathers every place tried. A
-// candidate passed over (ErrDebugLinkCRC) does not end the search; it is
-// the answer when nothing else is found.
-func find(srcs []Source, w Wanted) (string, []string, error) {
-	var all []string
-	var passed error
-	for _, s := range srcs {
-		p, tried, err := s.Find(w)
-		all = append(all, tried...)
-		if err != nil && errors.Is(err, ErrDebugLinkCRC) {
-			if passed == nil {
-				passed = err
-			}
-			continue
-		}
-		if err != nil || p != "" {
-			return p, all, err
-		}
-	}
-	return "", all, passed
-}
-
-// Kernel identifies a kernel build.
-type Kernel struct {
-	Release string // uname -r
-	BuildID string // GNU build-id as hex, "" when unknown
 }
 
 // RunningKernel reads the running kernel's release from
 // /proc/sys/kernel/osrelease and its build-id from /sys/kernel/notes
 // (the kernel's own ELF notes, in the host's byte order). What cannot be
 // read is left empty.
-func RunningKernel() Kernel {
-	var k Kernel
+func RunningKernel() locate.Kernel {
+	var k locate.Kernel
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		k.Release = strings.TrimSpace(string(b))
 	}
@@ -283,6 +186,17 @@ func RunningKernel() Kernel {
 		k.BuildID = elfobj.BuildIDNote(notes, binary.NativeEndian)
 	}
 	return k
+}
+
+// LoadedModuleBuildID returns the build-id of module name as the running
+// kernel loaded it (its notes in /sys/module/NAME/notes, in the host's
+// byte order), "" when it is not loaded or has none.
+func LoadedModuleBuildID(name string) string {
+	b, err := os.ReadFile(filepath.Join("/sys/module", locate.NormModuleName(name), "notes/.note.gnu.build-id"))
+	if err != nil {
+		return ""
+	}
+	return elfobj.BuildIDNote(b, binary.NativeEndian)
 }
 
 // OpenModule opens the kernel module at path as Open does, and refuses it

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"path/filepath"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // thisModuleNameOff is the offset of the name in struct module, which
@@ -38,10 +40,10 @@ func (f *File) ModuleName() string {
 // ".../overlay.ko.xz" (ModuleName's rule), else its base name, with '-'
 // written '_' as the kernel does.
 func moduleFileName(path string) string {
-	if n, ok := ModuleName(path); ok {
+	if n, ok := locate.ModuleName(path); ok {
 		return n
 	}
-	return NormModuleName(filepath.Base(path))
+	return locate.NormModuleName(filepath.Base(path))
 }
 
 // cString is b up to its first NUL.

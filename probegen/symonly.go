@@ -2,9 +2,9 @@ package probegen
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // symbolsOnly reports whether t was opened for its symbol table alone: no
@@ -36,23 +36,32 @@ func checkSymbolsOnly(t *dwarfres.File, spec *Spec) error {
 }
 
 // NeedsDebuginfo refuses what, asked of t, needs debuginfo t does not
-// have, naming where it was looked for; nil when t has debuginfo. The
-// error wraps dwarfres.ErrNoDebugInfo.
+// have, with where it was looked for; nil when t has debuginfo. The error
+// is a *NeedsDebuginfoError.
 func NeedsDebuginfo(t *dwarfres.File, what string) error {
 	nf := t.MissingDebug()
 	if nf == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %s needs debuginfo: %w (%s)", t.Path, what, dwarfres.ErrNoDebugInfo, lookedAt(nf))
+	return &NeedsDebuginfoError{Path: t.Path, What: what, Missing: nf}
 }
 
-// lookedAt says where debuginfo was looked for.
-func lookedAt(nf *dwarfres.NotFoundError) string {
-	if len(nf.Tried) == 0 {
-		return "no build-id or .gnu_debuglink to find separate debuginfo by"
-	}
-	return "looked for at " + strings.Join(nf.Tried, ", ")
+// NeedsDebuginfoError refuses What, which needs debuginfo, on the binary
+// at Path, opened for its symbol table alone. Missing says where
+// debuginfo was looked for; the command words it into Tried, the end of
+// the message (left out while empty). It wraps dwarfres.ErrNoDebugInfo.
+type NeedsDebuginfoError struct {
+	Path    string
+	What    string
+	Missing *locate.NotFoundError
+	Tried   string
 }
+
+func (e *NeedsDebuginfoError) Error() string {
+	return fmt.Sprintf("%s: %s needs debuginfo: %v%s", e.Path, e.What, dwarfres.ErrNoDebugInfo, e.Tried)
+}
+
+func (e *NeedsDebuginfoError) Unwrap() error { return dwarfres.ErrNoDebugInfo }
 
 // symbolsOnlyNote says what a probe from the symbol table lacks.
 func symbolsOnlyNote(t *dwarfres.File) string {

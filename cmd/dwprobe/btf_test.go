@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // needRunningBTF skips (or fails under DWPROBE_REQUIRE_ALL) without the
@@ -64,7 +65,7 @@ func TestBTFRunningKernel(t *testing.T) {
 }
 
 // runningHasDebuginfo reports whether dwprobe would find DWARF for k.
-func runningHasDebuginfo(k dwarfres.Kernel) bool {
+func runningHasDebuginfo(k locate.Kernel) bool {
 	f, err := dwarfres.NewLocator().OpenKernel(k)
 	if err != nil {
 		return false

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // debuginfodSystem is --debuginfod without URLS: the servers of
@@ -17,10 +19,10 @@ const debuginfodUsage = "fetch debuginfo and sources from the debuginfod servers
 // debuginfodOf is the debuginfod client of o: perf's --debuginfod=URLS
 // stands for $DEBUGINFOD_URLS, which elfutils reads otherwise. nil when
 // no server is named.
-func debuginfodOf(o *options) *dwarfres.Debuginfod {
-	d := dwarfres.DebuginfodFromEnv()
+func debuginfodOf(o *options) *debuginfod.Client {
+	d := debuginfod.FromEnv()
 	if o.debuginfod != "" && o.debuginfod != debuginfodSystem {
-		d = dwarfres.NewDebuginfod(strings.Fields(o.debuginfod))
+		d = debuginfod.New(strings.Fields(o.debuginfod))
 	}
 	if d == nil || len(d.URLs) == 0 {
 		return nil
@@ -35,15 +37,15 @@ func debuginfodOf(o *options) *dwarfres.Debuginfod {
 // as gdb and perf ask it after the local places.
 func addDebuginfod(loc *dwarfres.Locator, o *options) {
 	if d := debuginfodOf(o); d != nil {
-		loc.Debug = append(loc.Debug, d)
+		loc.Debug = append(loc.Debug, locate.Fetched{Fetcher: d})
 	}
 }
 
 // fetchSource is probegen's Sources.Fetch: a source by the binary's
 // build-id; a server's failure is named among the places tried.
-func fetchSource(d *dwarfres.Debuginfod, buildID string) func(string) (string, []string) {
+func fetchSource(d *debuginfod.Client, buildID string) func(string) (string, []string) {
 	return func(path string) (string, []string) {
-		p, found, err := d.Fetch(buildID, dwarfres.KindSource, path)
+		p, found, err := d.Fetch(buildID, debuginfod.KindSource, path)
 		switch {
 		case err != nil:
 			return "", []string{err.Error()}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest/debuginfodtest"
 )
@@ -149,7 +150,7 @@ func TestDebuginfodServer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("debuginfod-find %v: %v", kind, err)
 			}
-			d := &dwarfres.Debuginfod{URLs: []string{srv.URL}, Cache: ours}
+			d := &debuginfod.Client{URLs: []string{srv.URL}, Cache: ours}
 			src := ""
 			if len(kind) > 1 {
 				src = kind[1]
@@ -162,7 +163,7 @@ func TestDebuginfodServer(t *testing.T) {
 				t.Errorf("%v: ours %s, debuginfod-find's %s", kind, p, out)
 			}
 			// Each reads the other's cache with no server up.
-			down := &dwarfres.Debuginfod{URLs: []string{"http://127.0.0.1:1"}, Cache: theirs}
+			down := &debuginfod.Client{URLs: []string{"http://127.0.0.1:1"}, Cache: theirs}
 			if p, found, err := down.Fetch(id, kind[0], src); err != nil || !found || !strings.HasPrefix(p, theirs) {
 				t.Errorf("%v from debuginfod-find's cache: %s %v", kind, p, err)
 			}

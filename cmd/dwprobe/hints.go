@@ -32,6 +32,10 @@ func withHints(err error, o *options) error {
 	if errors.As(err, &pe) && errors.Is(pe.Err, dwarfres.ErrTooMany) && pe.Hint == "" {
 		pe.Hint = "raise --max-probes"
 	}
+	var nd *probegen.NeedsDebuginfoError
+	if errors.As(err, &nd) && nd.Tried == "" {
+		nd.Tried = debuginfoTried(nd.Missing)
+	}
 	var lazy *probegen.LazyMissError
 	if errors.As(err, &lazy) && lazy.Hint == "" && lazy.Function != "" && len(lazy.Lines) > 0 {
 		lazy.Hint = "see -L " + lazy.Function

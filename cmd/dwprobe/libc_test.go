@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 const systemLibc = "/lib/x86_64-linux-gnu/libc.so.6"
@@ -25,7 +26,7 @@ func needLibcDebug(t *testing.T) {
 	}
 	id := f.BuildID()
 	f.Close()
-	p := filepath.Join(dwarfres.DefaultDebugDir, ".build-id", id[:2], id[2:]+".debug")
+	p := filepath.Join(locate.DefaultDebugDir, ".build-id", id[:2], id[2:]+".debug")
 	if _, err := os.Stat(p); err != nil {
 		dwarftest.Skip(t, "glibc's debuginfo is not installed (make deps installs libc6-dbg): %v", err)
 	}

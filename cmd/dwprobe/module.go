@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // openModule opens the kernel module at path (-m PATH) with its
@@ -82,7 +82,7 @@ func kernelListsData(m *dwarfres.File, vmlinux string) bool {
 // installed for release (the -k vmlinux's; "" for the running kernel's),
 // found as modprobe finds it.
 func modulePath(o *options, loc *dwarfres.Locator, release string) (string, error) {
-	if dwarfres.IsModulePath(o.module) {
+	if locate.IsModulePath(o.module) {
 		return o.module, nil
 	}
 	if release == "" {
@@ -92,7 +92,7 @@ func modulePath(o *options, loc *dwarfres.Locator, release string) (string, erro
 		return "", errorWith(dwarfres.ErrModuleNotFound, "-m %s: the running kernel's release is unknown (no /proc/sys/kernel/osrelease): give the module's path", o.module)
 	}
 	p, err := loc.FindModule(release, o.module)
-	var nf *dwarfres.ModuleNotFoundError
+	var nf *locate.ModuleNotFoundError
 	if errors.As(err, &nf) && !nf.Builtin {
 		return "", fmt.Errorf("%w (give the module's path, or -k the vmlinux of another release)", err)
 	}
@@ -148,13 +148,13 @@ func checkRunningModule(m *dwarfres.File) error {
 // moduleDebugErr words a module without debuginfo: the places tried, and
 // where such debuginfo comes from.
 func moduleDebugErr(err error) error {
-	var nf *dwarfres.NotFoundError
+	var nf *locate.NotFoundError
 	if !errors.As(err, &nf) || nf.Path == "" {
 		return err
 	}
-	if len(nf.Tried) == 0 {
-		return fmt.Errorf("%s: %w (stripped, and no build-id to find its debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
+	hint := ""
+	if len(nf.Tried) > 0 {
+		hint = " (a stripped module: install the kernel's -dbg package, or name its tree in DWPROBE_DEBUGINFO_PATH)"
 	}
-	return fmt.Errorf("%s: %w (a stripped module: install the kernel's -dbg package, or name its tree in DWPROBE_DEBUGINFO_PATH); tried %s",
-		nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+	return fmt.Errorf("%s: %w%s%s", nf.Path, dwarfres.ErrNoDebugInfo, hint, debuginfoTried(nf))
 }

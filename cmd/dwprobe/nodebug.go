@@ -1,7 +1,10 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -16,4 +19,16 @@ func needsDebuginfo(o *options, t *dwarfres.File) error {
 		return probegen.NeedsDebuginfo(t, "listing variables (-V)")
 	}
 	return nil
+}
+
+// debuginfoTried is the one wording of where debuginfo was looked for in
+// vain, ending a message that says there is none (a program, a module,
+// the running kernel, what needs debuginfo on a program probed from its
+// symbols): "; tried A, B", or, with nothing to look by, " (stripped, and
+// no build-id to find separate debuginfo by)".
+func debuginfoTried(nf *locate.NotFoundError) string {
+	if len(nf.Tried) == 0 {
+		return " (stripped, and no build-id to find separate debuginfo by)"
+	}
+	return "; tried " + strings.Join(nf.Tried, ", ")
 }

@@ -71,7 +71,7 @@ func TestNoDebuginfo(t *testing.T) {
 		if strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
 			t.Errorf("%v: %q; want one line with %q", c.args, msg, c.want)
 		}
-		if c.code == exitInput && !strings.Contains(msg, "looked for at ") {
+		if c.code == exitInput && !strings.Contains(msg, "; tried ") {
 			t.Errorf("%v: %q does not say where debuginfo was looked for", c.args, msg)
 		}
 	}

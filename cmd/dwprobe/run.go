@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // options holds perf probe 6.1's options, with its names.
@@ -309,7 +310,7 @@ func positional(o *options, rest []string) error {
 	}
 	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
 		// perf's set_target: a module when it ends in .ko.
-		if _, ok := dwarfres.ModuleName(rest[0]); ok {
+		if _, ok := locate.ModuleName(rest[0]); ok {
 			o.module = rest[0]
 		} else {
 			o.exec = rest[0]
@@ -400,18 +401,16 @@ func openTarget(o *options) (*dwarfres.File, error) {
 	} else {
 		f, err = loc.OpenKernel(dwarfres.RunningKernel())
 	}
-	var nf *dwarfres.NotFoundError
+	var nf *locate.NotFoundError
 	switch {
 	case err == nil:
 		return f, nil
 	case !errors.As(err, &nf):
 		return nil, err
 	case nf.Path == "":
-		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s; tried %s (install the -dbg package or give -k VMLINUX)", nf.Release, strings.Join(nf.Tried, ", "))
-	case len(nf.Tried) == 0:
-		return nil, fmt.Errorf("%s: %w (stripped, and no build-id to find separate debuginfo by)", nf.Path, dwarfres.ErrNoDebugInfo)
+		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s%s (install the -dbg package or give -k VMLINUX)", nf.Release, debuginfoTried(nf))
 	}
-	return nil, fmt.Errorf("%s: %w (stripped? no separate debuginfo at %s)", nf.Path, dwarfres.ErrNoDebugInfo, strings.Join(nf.Tried, ", "))
+	return nil, fmt.Errorf("%s: %w%s", nf.Path, dwarfres.ErrNoDebugInfo, debuginfoTried(nf))
 }
 
 // newLocator is perf's debuginfo search, with the directories of
@@ -422,7 +421,7 @@ func newLocator(symfs string) *dwarfres.Locator {
 		dirs = strings.Split(p, ":")
 	}
 	loc := dwarfres.NewRootLocator(symfs, dirs...)
-	if c := perfCacheDir(); c != "" {
+	if c := locate.PerfCacheDir(); c != "" {
 		loc.Debug = append(loc.Debug, dwarfres.PerfBuildIDCache(c))
 	}
 	return loc

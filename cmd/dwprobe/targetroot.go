@@ -6,10 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // targetRoot is the directory -x's path is looked up under: --symfs DIR
@@ -72,7 +70,7 @@ func execPaths(o *options) (open, kernel string, err error) {
 		}
 		return o.exec, abs, nil
 	}
-	inner, err := resolveUnder(root, abs)
+	inner, err := locate.ResolveUnder(root, abs)
 	if err != nil {
 		return "", "", fmt.Errorf("%s under %s: %w", o.exec, root, err)
 	}
@@ -80,67 +78,4 @@ func execPaths(o *options) (open, kernel string, err error) {
 		return root + inner, root + inner, nil
 	}
 	return root + inner, inner, nil
-}
-
-// maxLinks bounds the symlinks followed in one path, as the kernel's 40.
-const maxLinks = 40
-
-// resolveUnder resolves the absolute path p inside root as a process
-// whose root is root sees it: every symlink followed, an absolute one from
-// root, ".." never above root. It returns the resolved path inside root.
-func resolveUnder(root, p string) (string, error) {
-	parts := strings.Split(p, "/")
-	cur, links := "", 0
-	for len(parts) > 0 {
-		c := parts[0]
-		parts = parts[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = parentOf(cur)
-			continue
-		}
-		next := cur + "/" + c
-		fi, err := os.Lstat(root + next)
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", &os.PathError{Op: "resolve", Path: next, Err: syscall.ELOOP}
-		}
-		t, err := os.Readlink(root + next)
-		if err != nil {
-			return "", err
-		}
-		if strings.HasPrefix(t, "/") {
-			cur = ""
-		}
-		parts = append(strings.Split(t, "/"), parts...)
-	}
-	if cur == "" {
-		return "/", nil
-	}
-	return cur, nil
-}
-
-// parentOf is the directory of an inner path, "" (the root) for the root.
-func parentOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
-	}
-	return ""
-}
-
-// perfCacheDir is perf's build-id cache: $PERF_BUILDID_DIR (which perf
-// exports to the programs it runs, its --buildid-dir), else ~/.debug.
-func perfCacheDir() string {
-	if d := os.Getenv("PERF_BUILDID_DIR"); d != "" {
-		return d
-	}
-	return dwarfres.DefaultPerfCache()
 }

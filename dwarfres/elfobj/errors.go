@@ -17,6 +17,9 @@ var (
 	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = errors.New("corrupt compressed file")
+	// ErrBuildIDMismatch: a file was found whose build-id is not the one
+	// wanted (separate debuginfo of another build, a wrong download).
+	ErrBuildIDMismatch = errors.New("debuginfo build-id mismatch")
 )
 
 // DecodeError reports malformed input: which section, at which offset,

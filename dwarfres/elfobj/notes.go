@@ -19,6 +19,24 @@ func (o *Object) BuildID() string {
 	return ""
 }
 
+// BuildIDOf is the GNU build-id of f's note sections as hex, or "": for a
+// file read with debug/elf alone (a debuginfod download being checked).
+func BuildIDOf(f *elf.File) string {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE || s.Size > 1<<20 {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			continue
+		}
+		if id := BuildIDNote(b, f.ByteOrder); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
 // BuildIDNote finds the NT_GNU_BUILD_ID note among ELF notes (a note
 // section, or the kernel's /sys/kernel/notes) and returns its
 // descriptor as hex, or "".

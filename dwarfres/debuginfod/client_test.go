@@ -1,4 +1,4 @@
-package dwarfres
+package debuginfod
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // smallELF is a small ELF with a GNU build-id (Debian's /bin/true), its
@@ -31,7 +33,7 @@ func smallELF(t testing.TB) ([]byte, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := elfBuildID(f)
+	id := elfobj.BuildIDOf(f)
 	if id == "" {
 		dwarftest.Skip(t, "/bin/true has no build-id")
 	}
@@ -53,7 +55,7 @@ func cacheFiles(t *testing.T, dir string) []string {
 
 // TestDebuginfodBadServers: a server that is down, slow, answers an HTTP
 // error, garbage, a file of another build or a cut body gives one error
-// line naming the URL and the cause, wrapping ErrDebuginfod, and leaves
+// line naming the URL and the cause, wrapping ErrFetch, and leaves
 // nothing in the cache; a 404 passes on to the next server.
 func TestDebuginfodBadServers(t *testing.T) {
 	elfBytes, id := smallELF(t)
@@ -97,14 +99,14 @@ func TestDebuginfodBadServers(t *testing.T) {
 		{"empty", serve(body(nil)), "empty body"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := &Debuginfod{URLs: []string{c.url}, Cache: t.TempDir(), Timeout: time.Second}
-			p, tried, err := d.Find(Wanted{Path: "/bin/app", BuildID: id})
+			d := &Client{URLs: []string{c.url}, Cache: t.TempDir(), Timeout: time.Second}
+			p, tried, err := find(d, locate.Wanted{Path: "/bin/app", BuildID: id})
 			if err == nil || p != "" {
 				t.Fatalf("got %q, %v", p, err)
 			}
 			msg := err.Error()
 			wantURL := c.url + "/buildid/" + id + "/debuginfo"
-			if !errors.Is(err, ErrDebuginfod) || !strings.Contains(msg, c.want) || !strings.HasPrefix(msg, "/bin/app: debuginfod "+wantURL+": ") || strings.Contains(msg, "\n") {
+			if !errors.Is(err, ErrFetch) || !strings.Contains(msg, c.want) || !strings.HasPrefix(msg, "/bin/app: debuginfod "+wantURL+": ") || strings.Contains(msg, "\n") {
 				t.Errorf("error %q: want one line naming /bin/app, %s and %q", msg, wantURL, c.want)
 			}
 			if len(tried) != 1 || tried[0] != wantURL {
@@ -142,15 +144,15 @@ func TestDebuginfodServersInOrder(t *testing.T) {
 		w.Write(elfBytes)
 	}))
 	defer has.Close()
-	d := &Debuginfod{URLs: []string{missing.URL, has.URL}, Cache: t.TempDir()}
-	p, tried, err := d.Find(Wanted{BuildID: id})
+	d := &Client{URLs: []string{missing.URL, has.URL}, Cache: t.TempDir()}
+	p, tried, err := find(d, locate.Wanted{BuildID: id})
 	if err != nil || p != filepath.Join(d.Cache, id, "debuginfo") || len(tried) != 2 {
 		t.Fatalf("Find: %q %q %v", p, tried, err)
 	}
 	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o400 {
 		t.Errorf("cached file: %v %v", st, err)
 	}
-	if _, _, err := d.Find(Wanted{BuildID: id}); err != nil {
+	if _, _, err := find(d, locate.Wanted{BuildID: id}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"missing /buildid/" + id + "/debuginfo", "has /buildid/" + id + "/debuginfo"}
@@ -167,8 +169,8 @@ func TestDebuginfodServersInOrder(t *testing.T) {
 func TestDebuginfodNotFound(t *testing.T) {
 	s := httptest.NewServer(http.NotFoundHandler())
 	defer s.Close()
-	d := &Debuginfod{URLs: []string{s.URL}, Cache: t.TempDir()}
-	p, tried, err := d.Find(Wanted{BuildID: "abcdef"})
+	d := &Client{URLs: []string{s.URL}, Cache: t.TempDir()}
+	p, tried, err := find(d, locate.Wanted{BuildID: "abcdef"})
 	if p != "" || err != nil || len(tried) != 1 || tried[0] != s.URL+"/buildid/abcdef/debuginfo" {
 		t.Fatalf("got %q %q %v", p, tried, err)
 	}
@@ -177,7 +179,7 @@ func TestDebuginfodNotFound(t *testing.T) {
 // TestDebuginfodCachePath: libdebuginfod's names, checked against
 // debuginfod-find's in the command's tests.
 func TestDebuginfodCachePath(t *testing.T) {
-	d := &Debuginfod{Cache: "/c"}
+	d := &Client{Cache: "/c"}
 	for _, c := range []struct{ kind, src, want string }{
 		{KindDebuginfo, "", "/c/ab12/debuginfo"},
 		{KindExecutable, "", "/c/ab12/executable"},
@@ -192,29 +194,29 @@ func TestDebuginfodCachePath(t *testing.T) {
 	}
 }
 
-// TestDebuginfodFromEnv: elfutils' variables.
-func TestDebuginfodFromEnv(t *testing.T) {
+// TestFromEnv: elfutils' variables.
+func TestFromEnv(t *testing.T) {
 	t.Setenv("DEBUGINFOD_URLS", "  http://a:1  http://b:2 ")
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "")
 	t.Setenv("XDG_CACHE_HOME", "/xdg")
 	t.Setenv("DEBUGINFOD_TIMEOUT", "7")
-	d := DebuginfodFromEnv()
+	d := FromEnv()
 	if d == nil || strings.Join(d.URLs, ",") != "http://a:1,http://b:2" || d.Cache != "/xdg/debuginfod_client" || d.Timeout != 7*time.Second {
 		t.Fatalf("%+v", d)
 	}
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "/cp")
 	t.Setenv("DEBUGINFOD_TIMEOUT", "x")
-	if d := DebuginfodFromEnv(); d.Cache != "/cp" || d.Timeout != DefaultDebuginfodTimeout {
+	if d := FromEnv(); d.Cache != "/cp" || d.Timeout != DefaultTimeout {
 		t.Fatalf("%+v", d)
 	}
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "")
 	t.Setenv("HOME", "/h")
-	if got := DebuginfodCacheDir(); got != "/h/.cache/debuginfod_client" {
+	if got := CacheDir(); got != "/h/.cache/debuginfod_client" {
 		t.Errorf("cache %s", got)
 	}
 	t.Setenv("DEBUGINFOD_URLS", " ")
-	if d := DebuginfodFromEnv(); d != nil {
+	if d := FromEnv(); d != nil {
 		t.Errorf("no URLs: %+v", d)
 	}
 }
@@ -266,7 +268,7 @@ func TestDebuginfodProgress(t *testing.T) {
 	}))
 	defer s.Close()
 	var out bytes.Buffer
-	d := &Debuginfod{URLs: []string{s.URL}, Cache: t.TempDir(), Progress: &out}
+	d := &Client{URLs: []string{s.URL}, Cache: t.TempDir(), Progress: &out}
 	if _, found, err := d.Fetch("ab", KindSource, "/src/small.c"); err != nil || !found || out.Len() != 0 {
 		t.Fatalf("small: %v %v, progress %q", found, err, out.String())
 	}
@@ -281,4 +283,9 @@ func TestDebuginfodProgress(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "\r") || !strings.HasSuffix(out.String(), want) {
 		t.Errorf("progress %q, want it to end %q", out.String(), want)
 	}
+}
+
+// find asks d as locate asks its sources.
+func find(d *Client, w locate.Wanted) (string, []string, error) {
+	return locate.Fetched{Fetcher: d}.Find(w)
 }

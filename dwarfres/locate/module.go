@@ -1,9 +1,7 @@
-package dwarfres
+package locate
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +54,7 @@ type ModuleDep struct {
 
 // ParseModulesDep reads modules.dep as depmod writes it, one
 // "PATH: DEP..." line per module. A line without the colon is malformed
-// (a *DecodeError naming its line, wrapping ErrMalformed).
+// (a *elfobj.DecodeError naming its line, wrapping elfobj.ErrMalformed).
 func ParseModulesDep(r io.Reader) ([]ModuleDep, error) {
 	var out []ModuleDep
 	sc := bufio.NewScanner(r)
@@ -69,7 +67,7 @@ func ParseModulesDep(r io.Reader) ([]ModuleDep, error) {
 		path, deps, found := strings.Cut(line, ":")
 		name, ok := ModuleName(strings.TrimSpace(path))
 		if !found || !ok {
-			return nil, &DecodeError{Section: "modules.dep", Offset: n, Msg: fmt.Sprintf("line %d is not \"MODULE.ko: DEPS\"", n)}
+			return nil, &elfobj.DecodeError{Section: "modules.dep", Offset: n, Msg: fmt.Sprintf("line %d is not \"MODULE.ko: DEPS\"", n)}
 		}
 		d := ModuleDep{Name: name, Path: strings.TrimSpace(path)}
 		if f := strings.Fields(deps); len(f) > 0 {
@@ -105,7 +103,7 @@ func (e *ModuleNotFoundError) Unwrap() error { return ErrModuleNotFound }
 
 // ModuleDir is where the modules of release are installed, under l.Root.
 func (l *Locator) ModuleDir(release string) string {
-	return filepath.Join(l.rooted("/lib/modules"), release)
+	return filepath.Join(Rooted(l.Root, "/lib/modules"), release)
 }
 
 // FindModule returns the file of module name for kernel release, as
@@ -196,56 +194,14 @@ func walkForModule(dir, name string) string {
 	return found
 }
 
-// ModInfo returns the value of key in the module's .modinfo section
-// ("key=value" strings, NUL-separated), or "" when absent.
-func (f *File) ModInfo(key string) string {
-	for _, kv := range bytes.Split(f.RawSection(".modinfo"), []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
-			return string(v)
-		}
-	}
-	return ""
-}
-
-// ModuleRelease is the kernel release the module was built for: the first
-// word of its vermagic ("6.1.0-56-cloud-amd64 SMP mod_unload modversions"),
-// or "".
-func (f *File) ModuleRelease() string {
-	w := strings.Fields(f.ModInfo("vermagic"))
+// VermagicRelease is the kernel release a module's vermagic names: its
+// first word ("6.1.0-56-cloud-amd64 SMP mod_unload modversions"), or "".
+func VermagicRelease(vermagic string) string {
+	w := strings.Fields(vermagic)
 	if len(w) == 0 {
 		return ""
 	}
 	return w[0]
-}
-
-// ReleaseError reports a module built for another kernel release than the
-// kernel's; it wraps ErrRelease.
-type ReleaseError struct {
-	Module        string // the module's file
-	ModRelease    string // from its vermagic
-	Kernel        string // the kernel's file, "" for the running kernel
-	KernelRelease string
-}
-
-func (e *ReleaseError) Error() string {
-	k := "the running kernel"
-	if e.Kernel != "" {
-		k = e.Kernel
-	}
-	return fmt.Sprintf("%s: %v: the module's vermagic is %s, %s is %s", e.Module, ErrRelease, e.ModRelease, k, e.KernelRelease)
-}
-
-func (e *ReleaseError) Unwrap() error { return ErrRelease }
-
-// CheckRelease refuses module m when its vermagic names another release
-// than release (the kernel's, from kernel's banner or uname -r). A module
-// without vermagic, or an unknown release, is not refused.
-func CheckRelease(m *File, kernel, release string) error {
-	mr := m.ModuleRelease()
-	if mr == "" || release == "" || mr == release {
-		return nil
-	}
-	return &ReleaseError{Module: m.Path, ModRelease: mr, Kernel: kernel, KernelRelease: release}
 }
 
 // ModuleDebugTree is a tree of separate module debuginfo laid out as the
@@ -288,24 +244,4 @@ func stripCompression(p string) string {
 		}
 	}
 	return p
-}
-
-// rooted is path under l.Root (perf's --symfs), for the system paths the
-// Locator looks at by itself.
-func (l *Locator) rooted(path string) string {
-	if l.Root == "" {
-		return path
-	}
-	return filepath.Join(l.Root, path)
-}
-
-// LoadedModuleBuildID returns the build-id of module name as the running
-// kernel loaded it (its notes in /sys/module/NAME/notes, in the host's
-// byte order), "" when it is not loaded or has none.
-func LoadedModuleBuildID(name string) string {
-	b, err := os.ReadFile(filepath.Join("/sys/module", NormModuleName(name), "notes/.note.gnu.build-id"))
-	if err != nil {
-		return ""
-	}
-	return elfobj.BuildIDNote(b, binary.NativeEndian)
 }

@@ -1,4 +1,4 @@
-package dwarfres
+package debuginfod
 
 import (
 	"debug/elf"
@@ -21,7 +21,7 @@ import (
 // when the body is done.
 func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, progress func(int64, bool)) error {
 	if resp.StatusCode != http.StatusOK {
-		return &DebuginfodError{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
+		return &Error{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
@@ -99,41 +99,20 @@ func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64, b
 // checkELFBuildID refuses a file that is no ELF, or whose GNU build-id is
 // not want.
 func checkELFBuildID(path, want string) (err error) {
-	defer func() {
-		if r := recover(); r != nil { // debug/elf panics on some hostile files
-			err = fmt.Errorf("%w: %v", ErrNotELF, r)
-		}
-	}()
+	defer elfobj.Guard(&err, path) // debug/elf panics on some hostile files
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrNotELF, err)
+		return fmt.Errorf("%w: %v", elfobj.ErrNotELF, err)
 	}
 	defer f.Close()
-	got := elfBuildID(f)
+	got := elfobj.BuildIDOf(f)
 	if got != want {
 		if got == "" {
 			got = "none"
 		}
-		return fmt.Errorf("%w: the server sent a file of build-id %s, not %s", ErrBuildIDMismatch, got, want)
+		return fmt.Errorf("%w: the server sent a file of build-id %s, not %s", elfobj.ErrBuildIDMismatch, got, want)
 	}
 	return nil
-}
-
-// elfBuildID is the GNU build-id of f's note sections, or "".
-func elfBuildID(f *elf.File) string {
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOTE || s.Size > 1<<20 {
-			continue
-		}
-		b, err := s.Data()
-		if err != nil {
-			continue
-		}
-		if id := elfobj.BuildIDNote(b, f.ByteOrder); id != "" {
-			return id
-		}
-	}
-	return ""
 }
 
 // idleWatch cancels a transfer when no data came for a while: elfutils'
@@ -188,7 +167,7 @@ const progressMin = 4 << 20
 
 // progress returns the progress reporter of a download of size bytes (-1:
 // unknown) from u, nil when there is nothing to show.
-func (d *Debuginfod) progress(u string, size int64) func(int64, bool) {
+func (d *Client) progress(u string, size int64) func(int64, bool) {
 	if d.Progress == nil || (size >= 0 && size < progressMin) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package dwarfres
+package locate
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // DebugLink is a binary's .gnu_debuglink: the file name of its separate
@@ -21,32 +23,21 @@ type DebugLink struct {
 
 // ParseDebugLink decodes a .gnu_debuglink section: a NUL-terminated file
 // name (no directory), padding to 4 bytes, and the CRC-32 (IEEE, as
-// zlib's crc32) in the file's byte order. Errors wrap ErrMalformed.
+// zlib's crc32) in the file's byte order. Errors wrap elfobj.ErrMalformed.
 func ParseDebugLink(b []byte, order binary.ByteOrder) (DebugLink, error) {
 	n := bytes.IndexByte(b, 0)
 	if n <= 0 {
-		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Msg: "no NUL-terminated file name"}
+		return DebugLink{}, &elfobj.DecodeError{Section: ".gnu_debuglink", Msg: "no NUL-terminated file name"}
 	}
 	name := string(b[:n])
 	if strings.Contains(name, "/") || name == "." || name == ".." {
-		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Msg: fmt.Sprintf("file name %q is not a plain name", name)}
+		return DebugLink{}, &elfobj.DecodeError{Section: ".gnu_debuglink", Msg: fmt.Sprintf("file name %q is not a plain name", name)}
 	}
 	off := (n + 4) &^ 3
 	if off+4 > len(b) {
-		return DebugLink{}, &DecodeError{Section: ".gnu_debuglink", Offset: uint64(off), Msg: "no CRC after the file name"}
+		return DebugLink{}, &elfobj.DecodeError{Section: ".gnu_debuglink", Offset: uint64(off), Msg: "no CRC after the file name"}
 	}
 	return DebugLink{Name: name, CRC: order.Uint32(b[off:])}, nil
-}
-
-// DebugLink returns the binary's .gnu_debuglink; ok is false when it has
-// none. A malformed one is an error wrapping ErrMalformed.
-func (f *File) DebugLink() (l DebugLink, ok bool, err error) {
-	b, err := f.section(".gnu_debuglink")
-	if err != nil || b == nil {
-		return DebugLink{}, false, err
-	}
-	l, err = ParseDebugLink(b, f.Order)
-	return l, err == nil, err
 }
 
 // DebugLinkDirs finds the file a .gnu_debuglink names where gdb looks for
@@ -54,8 +45,8 @@ func (f *File) DebugLink() (l DebugLink, ok bool, err error) {
 // directory followed by the binary's directory (/usr/lib/debug/usr/bin/
 // for /usr/bin/app). Global is that directory, already under a --symfs
 // root; Root is the root itself, taken off the binary's path to make the
-// global one. A file whose CRC-32 is not the link's is passed over; when
-// no candidate matches and one had another CRC, Find returns a
+// global one (Inner). A file whose CRC-32 is not the link's is passed
+// over; when no candidate matches and one had another CRC, Find returns a
 // *DebugLinkCRCError.
 type DebugLinkDirs struct {
 	Global string
@@ -70,13 +61,7 @@ func (d DebugLinkDirs) Find(w Wanted) (string, []string, error) {
 	dir := filepath.Dir(w.Path)
 	paths := []string{filepath.Join(dir, w.Link.Name), filepath.Join(dir, ".debug", w.Link.Name)}
 	if d.Global != "" {
-		inner := dir
-		if d.Root != "" {
-			if rel, err := filepath.Rel(d.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
-				inner = "/" + rel
-			}
-		}
-		paths = append(paths, filepath.Join(d.Global, inner, w.Link.Name))
+		paths = append(paths, filepath.Join(d.Global, innerOr(d.Root, dir), w.Link.Name))
 	}
 	var bad *DebugLinkCRCError
 	for i, p := range paths {
@@ -145,12 +130,7 @@ func (d DistroDebugPaths) Find(w Wanted) (string, []string, error) {
 	if w.Path == "" || w.Module != "" || !filepath.IsAbs(w.Path) {
 		return "", nil, nil
 	}
-	inner := w.Path
-	if d.Root != "" {
-		if rel, err := filepath.Rel(d.Root, w.Path); err == nil && !strings.HasPrefix(rel, "..") {
-			inner = "/" + rel
-		}
-	}
+	inner := innerOr(d.Root, w.Path)
 	paths := []string{
 		filepath.Join(d.Dir, inner) + ".debug",
 		filepath.Join(d.Dir, inner),
@@ -160,4 +140,16 @@ func (d DistroDebugPaths) Find(w Wanted) (string, []string, error) {
 		paths = append(paths, filepath.Join(d.Dir, "lib", rest))
 	}
 	return firstExisting(paths, isRegular)
+}
+
+// innerOr is p as seen inside root (Inner), or p itself when there is no
+// root or p is not under it.
+func innerOr(root, p string) string {
+	if root == "" {
+		return p
+	}
+	if in, ok := Inner(root, p); ok {
+		return in
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package dwarfres
+package debuginfod
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"time"
 )
 
-// ErrDebuginfod: a debuginfod server gave no usable file (down, slow, an
+// ErrFetch: a debuginfod server gave no usable file (down, slow, an
 // HTTP error, a file of another build or no ELF at all).
-var ErrDebuginfod = errors.New("debuginfod")
+var ErrFetch = errors.New("debuginfod")
 
 // The kinds of file a debuginfod server serves by build-id.
 const (
@@ -26,16 +26,16 @@ const (
 	KindSource     = "source"
 )
 
-// DefaultDebuginfodTimeout is elfutils' DEBUGINFOD_TIMEOUT default.
-const DefaultDebuginfodTimeout = 90 * time.Second
+// DefaultTimeout is elfutils' DEBUGINFOD_TIMEOUT default.
+const DefaultTimeout = 90 * time.Second
 
-// Debuginfod is a debuginfod client as elfutils' libdebuginfod: servers
+// Client is a debuginfod client as elfutils' libdebuginfod: servers
 // tried in order, files cached in its layout (so a cache filled by gdb,
 // perf or debuginfod-find is reused, and the other way round). It is a
-// Source of debuginfo by build-id.
-type Debuginfod struct {
+// locate.Fetcher of debuginfo by build-id.
+type Client struct {
 	URLs  []string // servers, in order
-	Cache string   // the cache directory (DebuginfodCacheDir)
+	Cache string   // the cache directory (CacheDir)
 	// Timeout bounds connecting and each wait for data, as elfutils'
 	// DEBUGINFOD_TIMEOUT does (not the whole transfer).
 	Timeout time.Duration
@@ -43,32 +43,32 @@ type Debuginfod struct {
 	Progress io.Writer
 }
 
-// DebuginfodFromEnv is the client elfutils makes from the environment:
-// DEBUGINFOD_URLS (space-separated), then as NewDebuginfod. nil when
+// FromEnv is the client elfutils makes from the environment:
+// DEBUGINFOD_URLS (space-separated), then as New. nil when
 // DEBUGINFOD_URLS names no server.
-func DebuginfodFromEnv() *Debuginfod {
+func FromEnv() *Client {
 	urls := strings.Fields(os.Getenv("DEBUGINFOD_URLS"))
 	if len(urls) == 0 {
 		return nil
 	}
-	return NewDebuginfod(urls)
+	return New(urls)
 }
 
-// NewDebuginfod is a client of the servers urls with the cache and the
-// timeout of the environment: DEBUGINFOD_CACHE_PATH (DebuginfodCacheDir)
+// New is a client of the servers urls with the cache and the
+// timeout of the environment: DEBUGINFOD_CACHE_PATH (CacheDir)
 // and DEBUGINFOD_TIMEOUT (seconds, default 90).
-func NewDebuginfod(urls []string) *Debuginfod {
-	d := &Debuginfod{URLs: urls, Cache: DebuginfodCacheDir(), Timeout: DefaultDebuginfodTimeout}
+func New(urls []string) *Client {
+	d := &Client{URLs: urls, Cache: CacheDir(), Timeout: DefaultTimeout}
 	if s, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_TIMEOUT"))); err == nil && s > 0 {
 		d.Timeout = time.Duration(s) * time.Second
 	}
 	return d
 }
 
-// DebuginfodCacheDir is libdebuginfod's cache: $DEBUGINFOD_CACHE_PATH,
+// CacheDir is libdebuginfod's cache: $DEBUGINFOD_CACHE_PATH,
 // else $XDG_CACHE_HOME/debuginfod_client, else
 // $HOME/.cache/debuginfod_client.
-func DebuginfodCacheDir() string {
+func CacheDir() string {
 	if p := os.Getenv("DEBUGINFOD_CACHE_PATH"); p != "" {
 		return p
 	}
@@ -82,7 +82,7 @@ func DebuginfodCacheDir() string {
 // CachePath is where libdebuginfod caches a file: CACHE/BUILDID/KIND, a
 // source as CACHE/BUILDID/source followed by its path escaped ('/' as
 // "##", '#' as "#_"), as debuginfod-client.c's path_escape.
-func (d *Debuginfod) CachePath(buildID, kind, src string) string {
+func (d *Client) CachePath(buildID, kind, src string) string {
 	name := kind
 	if kind == KindSource {
 		name += escapeSourcePath(src)
@@ -94,30 +94,24 @@ func escapeSourcePath(p string) string {
 	return strings.NewReplacer("/", "##", "#", "#_").Replace(p)
 }
 
-// Find fetches w's debuginfo by build-id (a Source); the servers asked
-// are the places tried. A server without the file is passed over; any
-// other failure is the answer when no server has the file.
-func (d *Debuginfod) Find(w Wanted) (string, []string, error) {
-	if w.BuildID == "" {
-		return "", nil, nil
-	}
-	p, tried, err := d.fetchAll(w.BuildID, KindDebuginfo, "")
-	if err != nil && w.Path != "" {
-		err = fmt.Errorf("%s: %w", w.Path, err)
-	}
-	return p, tried, err
+// Debuginfo fetches the debuginfo of buildID (locate.Fetcher): the
+// cached path, or "" when no server has it, and the cache and the URLs
+// asked. A server without the file is passed over; any other failure is
+// the answer when no server has the file.
+func (d *Client) Debuginfo(buildID string) (string, []string, error) {
+	return d.fetchAll(buildID, KindDebuginfo, "")
 }
 
 // Fetch returns the cached path of a file by build-id (src is a source
 // file's absolute path, for KindSource), fetched from the first server
 // that has it when not cached yet. Found is false, with a nil error, when
-// no server has it. Errors are *DebuginfodError.
-func (d *Debuginfod) Fetch(buildID, kind, src string) (path string, found bool, err error) {
+// no server has it. Errors are *Error.
+func (d *Client) Fetch(buildID, kind, src string) (path string, found bool, err error) {
 	p, _, err := d.fetchAll(buildID, kind, src)
 	return p, p != "", err
 }
 
-func (d *Debuginfod) fetchAll(buildID, kind, src string) (string, []string, error) {
+func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 	dst := d.CachePath(buildID, kind, src)
 	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		return dst, []string{dst}, nil // an empty file is elfutils' "not found" mark
@@ -131,7 +125,7 @@ func (d *Debuginfod) fetchAll(buildID, kind, src string) (string, []string, erro
 		if err == nil {
 			return dst, tried, nil
 		}
-		var de *DebuginfodError
+		var de *Error
 		if errors.As(err, &de) && de.Status == http.StatusNotFound {
 			continue
 		}
@@ -151,66 +145,66 @@ func fileURL(base, buildID, kind, src string) string {
 	return u
 }
 
-// DebuginfodError names the URL asked and what went wrong: an HTTP
+// Error names the URL asked and what went wrong: an HTTP
 // status, no answer within the timeout, or a file refused. It wraps
-// ErrDebuginfod and the cause.
-type DebuginfodError struct {
+// ErrFetch and the cause.
+type Error struct {
 	URL    string
 	Status int // the HTTP status; 0 when none was received
 	Err    error
 }
 
-func (e *DebuginfodError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("debuginfod %s: %v", e.URL, e.Err)
 }
 
-func (e *DebuginfodError) Unwrap() []error { return []error{ErrDebuginfod, e.Err} }
+func (e *Error) Unwrap() []error { return []error{ErrFetch, e.Err} }
 
 // fetch downloads u into dst through a temporary file beside it, renamed
 // only when complete and verified; nothing else stays.
-func (d *Debuginfod) fetch(u, buildID, kind, dst string) error {
+func (d *Client) fetch(u, buildID, kind, dst string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	watch := newIdleWatch(d.timeout(), cancel)
 	defer watch.stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return &DebuginfodError{URL: u, Err: err}
+		return &Error{URL: u, Err: err}
 	}
 	resp, err := d.client().Do(req)
 	if err != nil {
-		return &DebuginfodError{URL: u, Err: watch.explain(unwrapURLError(err))}
+		return &Error{URL: u, Err: watch.explain(unwrapURLError(err))}
 	}
 	defer resp.Body.Close()
 	err = saveResponse(resp, &watchedReader{r: resp.Body, w: watch}, buildID, kind, dst, d.progress(u, resp.ContentLength))
 	if err != nil {
-		var de *DebuginfodError
+		var de *Error
 		if errors.As(err, &de) {
 			de.URL, de.Err = u, watch.explain(de.Err)
 			return de
 		}
-		return &DebuginfodError{URL: u, Status: resp.StatusCode, Err: watch.explain(err)}
+		return &Error{URL: u, Status: resp.StatusCode, Err: watch.explain(err)}
 	}
 	return nil
 }
 
-func (d *Debuginfod) timeout() time.Duration {
+func (d *Client) timeout() time.Duration {
 	if d.Timeout > 0 {
 		return d.Timeout
 	}
-	return DefaultDebuginfodTimeout
+	return DefaultTimeout
 }
 
 // client connects within the timeout; the rest of the waits are the
 // idle watch's.
-func (d *Debuginfod) client() *http.Client {
+func (d *Client) client() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: d.timeout()}).DialContext
 	return &http.Client{Transport: tr}
 }
 
 // unwrapURLError drops net/http's *url.Error wrapping, whose text repeats
-// the method and URL the DebuginfodError already names.
+// the method and URL the Error already names.
 func unwrapURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -1,0 +1,55 @@
+package dwarfres
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
+)
+
+// ModInfo returns the value of key in the module's .modinfo section
+// ("key=value" strings, NUL-separated), or "" when absent.
+func (f *File) ModInfo(key string) string {
+	for _, kv := range bytes.Split(f.RawSection(".modinfo"), []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// ModuleRelease is the kernel release the module was built for, from its
+// vermagic (locate.VermagicRelease), or "".
+func (f *File) ModuleRelease() string {
+	return locate.VermagicRelease(f.ModInfo("vermagic"))
+}
+
+// ReleaseError reports a module built for another kernel release than the
+// kernel's; it wraps ErrRelease.
+type ReleaseError struct {
+	Module        string // the module's file
+	ModRelease    string // from its vermagic
+	Kernel        string // the kernel's file, "" for the running kernel
+	KernelRelease string
+}
+
+func (e *ReleaseError) Error() string {
+	k := "the running kernel"
+	if e.Kernel != "" {
+		k = e.Kernel
+	}
+	return fmt.Sprintf("%s: %v: the module's vermagic is %s, %s is %s", e.Module, ErrRelease, e.ModRelease, k, e.KernelRelease)
+}
+
+func (e *ReleaseError) Unwrap() error { return ErrRelease }
+
+// CheckRelease refuses module m when its vermagic names another release
+// than release (the kernel's, from kernel's banner or uname -r). A module
+// without vermagic, or an unknown release, is not refused.
+func CheckRelease(m *File, kernel, release string) error {
+	mr := m.ModuleRelease()
+	if mr == "" || release == "" || mr == release {
+		return nil
+	}
+	return &ReleaseError{Module: m.Path, ModRelease: mr, Kernel: kernel, KernelRelease: release}
+}
