@@ -11,7 +11,9 @@
 // names (ns::C::m, "quoted", FUNC@*, main.fn:LINE) are parsed in spec.go;
 // Go's %return is refused and FUNC%ret probes each return instruction,
 // reading results from the ABI's registers (goret.go); overload.go lists a
-// C++ name's overloads.
+// C++ name's overloads. What answers for a target (its DWARF, its symbol
+// table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
+// (target.go), from openers the caller gives; btf.go resolves from BTF.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

@@ -27,22 +27,6 @@ var (
 	runningBTFPath  = btf.RunningPath
 )
 
-// btfFallback reports whether err, openTarget's for o, is a kernel or a
-// kernel module without DWARF that BTF may answer for.
-func btfFallback(o *options, err error) bool {
-	return o.exec == "" && btf.Answers(err)
-}
-
-// strippedWithBTF is why a -k vmlinux opened for its symbols alone (no
-// DWARF found) is answered from its .BTF instead: nil when it has DWARF
-// or no .BTF (perf's symbol-table answers then), or is not -k's kernel.
-func strippedWithBTF(o *options, t *dwarfres.File) error {
-	if o.exec != "" || o.module != "" {
-		return nil
-	}
-	return btf.Stripped(t)
-}
-
 // btfKernel is a kernel opened for BTF resolution: its target, the
 // files it holds, and where the types and symbols come from.
 type btfKernel struct {
