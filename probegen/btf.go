@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -31,25 +32,13 @@ var ErrNeedsDWARF = errors.New("needs DWARF debuginfo")
 const needDWARF = "install the kernel's debuginfo (the -dbg or -debuginfo package) or fetch it with debuginfod, and give -k VMLINUX"
 
 // KernelSymbols is what the BTF path asks of the kernel's function
-// symbols: the vmlinux's symbol table (dwarfres.ELFKernelSyms), or the
-// running kernel's kallsyms and ftrace list (dwarfres.Kallsyms).
-type KernelSymbols interface {
-	// FuncSyms returns the text symbols named name, one per address,
-	// in address order.
-	FuncSyms(name string) []dwarfres.Sym
-	// Text returns the address of _text, for _text+OFFS targets.
-	Text() (uint64, bool)
-	// Notrace reports whether s has no ftrace call site; known is false
-	// when that cannot be told.
-	Notrace(s dwarfres.Sym) (notrace, known bool)
-	// Code returns the first n bytes of s's code; false when the code
-	// is not at hand (the running kernel's).
-	Code(s dwarfres.Sym, n int) ([]byte, bool)
-}
+// symbols: the vmlinux's symbol table (btf.ELFSyms of dwarfres/btf), or
+// the running kernel's kallsyms and ftrace list (its Kallsyms).
+type KernelSymbols = kbtf.Symbols
 
 // BTFTarget is a kernel known from BTF.
 type BTFTarget struct {
-	Types   *dwarfres.BTF
+	Types   *kbtf.Types
 	Machine elf.Machine
 	// Major, Minor is the kernel's version, for its dialect of fetch
 	// types; 0, 0 leaves the types to the kernel.
@@ -63,9 +52,16 @@ type BTFTarget struct {
 	Module string
 }
 
+// BTFTargetOf is the target of k, a kernel or module opened from BTF
+// (dwarfres/btf's Open). k stays its owner: the target reads k's files
+// until k is closed.
+func BTFTargetOf(k *kbtf.Kernel) *BTFTarget {
+	return &BTFTarget{Types: k.Types, Machine: k.Machine, Major: k.Major, Minor: k.Minor, Syms: k.Syms, Module: k.Module}
+}
+
 // moduleAnchors is what a module's symbols add to KernelSymbols: the
 // nearest unique symbol before an address, to name one copy of a name
-// the module has several of (dwarfres.ELFKernelSyms has it).
+// the module has several of (dwarfres/btf's ELFSyms has it).
 type moduleAnchors interface {
 	UniqueBefore(addr uint64) (dwarfres.Sym, bool)
 }

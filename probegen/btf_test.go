@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
@@ -99,7 +100,7 @@ func (fakeSyms) Code(s dwarfres.Sym, n int) ([]byte, bool) {
 }
 
 func testTarget(t testing.TB, m elf.Machine) *BTFTarget {
-	types, err := dwarfres.ParseBTF(testBTF(t), "test.btf")
+	types, err := kbtf.Parse(testBTF(t), "test.btf")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@
 // An argument's VAR->a.b[N] and its fetch type
 // come from one walk (ctypewalk.go) over one view of C types (ctype.go),
 // from DWARF (ctype_dwarf.go) or BTF (ctype_btf.go).
+// What answers for a target (its DWARF, its symbol
+// table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
+// (target.go), from openers the caller gives; btf.go resolves from BTF.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

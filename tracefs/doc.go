@@ -23,9 +23,11 @@
 // batch alike), so a failed Add leaves nothing behind. So is a batch whose
 // context ends (a signal), or that another tracer taking no lock (perf)
 // races; a journal next to the lock lets the next process roll back the
-// batch of one that was killed. The lock lives where only its user can
-// create it and is never followed through a link or waited on when it is
-// not that user's. The root is a
-// parameter (Open), so the package is tested on a plain directory standing
-// in for tracefs.
+// batch of one that was killed, and a record there (added.go:
+// RecordAdded, ChangeCheck) keeps the size and build-id of the binary
+// under each uprobe added, so a listing can tell it has changed since.
+// The lock lives where only its user can create it and is never followed
+// through a link or waited on when it is not that user's. The root is a
+// parameter (Open), so the package is tested on a plain directory
+// standing in for tracefs.
 package tracefs

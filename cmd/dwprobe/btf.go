@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -22,129 +22,75 @@ import (
 // kallsymsPath and filterFuncsPath are the running kernel's symbols and
 // ftrace's traceable functions (variables: tests point them elsewhere).
 var (
-	kallsymsPath    = "/proc/kallsyms"
+	kallsymsPath    = btf.KallsymsPath
 	filterFuncsPath = "available_filter_functions" // under tracefs's root
-	runningBTFPath  = dwarfres.RunningBTFPath
+	runningBTFPath  = btf.RunningPath
 )
 
-// btfFallback reports whether err, openTarget's for o, is a kernel or a
-// kernel module without DWARF that BTF may answer for.
-func btfFallback(o *options, err error) bool {
-	return o.exec == "" && errors.Is(err, dwarfres.ErrNoDebugInfo)
-}
-
-// strippedWithBTF is why a -k vmlinux opened for its symbols alone (no
-// DWARF found) is answered from its .BTF instead: nil when it has DWARF
-// or no .BTF (perf's symbol-table answers then), or is not -k's kernel.
-func strippedWithBTF(o *options, t *dwarfres.File) error {
-	if o.exec != "" || o.module != "" || t.MissingDebug() == nil || !t.IsKernel() || t.ELF.Section(".BTF") == nil {
-		return nil
-	}
-	return t.MissingDebug()
-}
-
-// btfKernel is a kernel opened for BTF resolution, with what to close.
+// btfKernel is a kernel opened for BTF resolution: its target, the
+// files it holds, and where the types and symbols come from.
 type btfKernel struct {
+	*btf.Kernel
 	target *probegen.BTFTarget
-	elf    *dwarfres.File // the vmlinux, nil without one
-	mod    *dwarfres.File // -m's module, nil without -m
-	what   string         // where the types and symbols come from, for the note
 }
 
-func (k *btfKernel) close() {
-	if k.elf != nil {
-		k.elf.Close()
-	}
-	if k.mod != nil {
-		k.mod.Close()
-	}
-}
-
-// openBTF finds the BTF for o: --btf FILE (an ELF with .BTF, or a raw
-// blob; -k's vmlinux then gives the symbols, machine and version), -k's
-// own .BTF, or the running kernel's. A raw blob other than the running
-// kernel's says neither machine nor version: the running kernel's are
-// taken, and its symbols are not.
+// openBTF finds the BTF for o (btf.Open): --btf FILE, -k's own .BTF, or
+// the running kernel's; with -m, the module's split on it.
 func openBTF(o *options) (*btfKernel, error) {
-	k := &btfKernel{}
-	var err error
-	if o.vmlinux != "" {
-		if k.elf, err = dwarfres.Open(o.vmlinux); err != nil {
-			return nil, err
-		}
-	}
-	types, err := loadTypes(o, k)
-	if err != nil {
-		k.close()
-		return nil, err
-	}
-	t := &probegen.BTFTarget{Types: types, Machine: types.Machine, Major: types.Major, Minor: types.Minor}
-	switch {
-	case k.elf != nil:
-		t.Machine = k.elf.Machine
-		t.Major, t.Minor, _ = k.elf.KernelVersion()
-		t.Syms = dwarfres.ELFKernelSyms{F: k.elf}
-		if o.module == "" {
-			k.what += " with " + k.elf.Path + "'s symbols"
-		}
-	case types.Machine == elf.EM_NONE:
-		t.Machine = tracefs.HostDialect().Machine
-		rel, _ := runningKernel()
-		t.Major, t.Minor, _ = dwarfres.ParseRelease(rel)
-		switch {
-		case sameFile(types.Path, runningBTFPath) && o.module != "":
-			// The module's own symbols answer (moduleTarget).
-		case sameFile(types.Path, runningBTFPath):
-			t.Syms, err = runningSyms()
+	bo := btf.Options{BTF: o.btf, Vmlinux: o.vmlinux, Running: runningBTFPath, Kallsyms: kallsymsPath, Traceable: traceable}
+	bo.Release, _ = runningKernel()
+	if o.module != "" {
+		bo.OpenModule = func() (*dwarfres.File, error) {
+			_, path, rel, err := moduleFileOf(o)
 			if err != nil {
-				k.close()
 				return nil, err
 			}
-			k.what += " with " + kallsymsPath
-		default:
-			k.what += rawBlobNote(o, t.Machine, rel)
+			return dwarfres.OpenModuleFile(path, o.vmlinux, rel)
 		}
 	}
-	if o.module != "" {
-		if err := moduleTarget(o, k, t); err != nil {
-			k.close()
-			return nil, err
-		}
-	}
-	k.target = t
-	return k, nil
-}
-
-// moduleTarget turns t, the kernel's, into -m's module's: its BTF split
-// on the kernel's, its .ko's symbols and machine.
-func moduleTarget(o *options, k *btfKernel, t *probegen.BTFTarget) error {
-	_, path, rel, err := moduleFileOf(o)
+	k, err := btf.Open(bo)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if k.mod, err = dwarfres.OpenModuleFile(path, o.vmlinux, rel); err != nil {
-		return err
-	}
-	if t.Types, err = moduleTypes(k, t.Types); err != nil {
-		return err
-	}
-	t.Syms, t.Machine, t.Module = dwarfres.ELFKernelSyms{F: k.mod}, k.mod.Machine, k.mod.ModuleName()
-	return nil
+	return &btfKernel{Kernel: k, target: probegen.BTFTargetOf(k)}, nil
 }
 
-// moduleTypes reads k.mod's BTF, split on base: the running kernel's
-// /sys/kernel/btf/MODULE when base is the running kernel's and it has
-// loaded the module, else the .ko's .BTF.
-func moduleTypes(k *btfKernel, base *dwarfres.BTF) (*dwarfres.BTF, error) {
-	if sameFile(base.Path, runningBTFPath) {
-		p := filepath.Join(filepath.Dir(runningBTFPath), k.mod.ModuleName())
-		if raw, err := os.ReadFile(p); err == nil {
-			k.what += "; the module's from " + p + " with " + k.mod.Path + "'s symbols"
-			return dwarfres.ParseSplitBTF(raw, base, p)
-		}
+// traceable is ftrace's list of traceable functions, nil when tracefs is
+// not mounted or the list cannot be read.
+func traceable() io.Reader {
+	fsys, err := liveFS()
+	if err != nil {
+		return nil
 	}
-	k.what += "; the module's from " + k.mod.Path + "'s .BTF with its symbols"
-	return k.mod.SplitBTF(base)
+	b, err := os.ReadFile(filepath.Join(fsys.Root(), filterFuncsPath))
+	if err != nil {
+		return nil
+	}
+	return bytes.NewReader(b)
+}
+
+// btfWhat says where k's types and symbols come from, for the note.
+func btfWhat(o *options, k *btfKernel) string {
+	from := k.From
+	what := from.TypesPath
+	if from.Types == btf.TypesVmlinux {
+		what += "'s .BTF"
+	}
+	switch {
+	case from.Syms == btf.SymsELF && o.module == "":
+		what += " with " + from.SymsPath + "'s symbols"
+	case from.Syms == btf.SymsKallsyms:
+		what += " with " + from.SymsPath
+	case from.Assumed:
+		what += rawBlobNote(o, from.Machine, from.Release)
+	}
+	switch {
+	case from.ModuleRunning:
+		what += "; the module's from " + from.ModuleTypes + " with " + k.ModFile.Path + "'s symbols"
+	case from.ModuleTypes != "":
+		what += "; the module's from " + k.ModFile.Path + "'s .BTF with its symbols"
+	}
+	return what
 }
 
 // rawBlobNote says what a raw blob other than the running kernel's is
@@ -155,50 +101,6 @@ func rawBlobNote(o *options, m elf.Machine, rel string) string {
 		return fmt.Sprintf(" taken for the running kernel's version, %s (give -k VMLINUX for another kernel's)", rel)
 	}
 	return fmt.Sprintf(" taken for the running kernel's machine, %s, and version, %s: a raw blob names neither (give -k VMLINUX for another kernel's)", tracefs.MachineName(m), rel)
-}
-
-// loadTypes reads the BTF o names: --btf's file, -k's .BTF or the
-// running kernel's.
-func loadTypes(o *options, k *btfKernel) (*dwarfres.BTF, error) {
-	switch {
-	case o.btf != "":
-		k.what = o.btf
-		b, err := dwarfres.LoadBTF(o.btf)
-		if err == nil && k.elf == nil && b.Machine != elf.EM_NONE {
-			// An ELF with .BTF: its symbols too.
-			k.elf, err = dwarfres.Open(o.btf)
-		}
-		return b, err
-	case k.elf != nil:
-		k.what = k.elf.Path + "'s .BTF"
-		return k.elf.BTF()
-	}
-	k.what = runningBTFPath
-	return dwarfres.LoadBTF(runningBTFPath)
-}
-
-// runningSyms reads the running kernel's kallsyms and, when tracefs is
-// mounted, ftrace's traceable functions.
-func runningSyms() (*dwarfres.Kallsyms, error) {
-	ks, err := os.Open(kallsymsPath)
-	if err != nil {
-		return nil, err
-	}
-	defer ks.Close()
-	var filter io.Reader
-	if fsys, err := liveFS(); err == nil {
-		if b, err := os.ReadFile(filepath.Join(fsys.Root(), filterFuncsPath)); err == nil {
-			filter = bytes.NewReader(b)
-		}
-	}
-	return dwarfres.ParseKallsyms(ks, filter)
-}
-
-// sameFile reports whether a and b are one file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // dispatchBTF runs the mode o asks for from BTF; why is the DWARF path's
@@ -214,9 +116,9 @@ func dispatchBTF(ctx context.Context, o *options, why error, stdout, stderr io.W
 		}
 		return err
 	}
-	defer k.close()
+	defer k.Close()
 	if !o.quiet {
-		fmt.Fprintf(stderr, "note: %sfrom BTF (%s): function entries and returns, their parameters and return values only\n", btfReason(o, why), k.what)
+		fmt.Fprintf(stderr, "note: %sfrom BTF (%s): function entries and returns, their parameters and return values only\n", btfReason(o, why), btfWhat(o, k))
 	}
 	switch {
 	case len(o.adds) > 0:
@@ -267,13 +169,13 @@ func btfRefusal(why error, what string) error {
 // btfCheckRunning refuses to add kprobes from a vmlinux that is not the
 // running kernel; the running kernel's BTF is the running kernel's.
 func btfCheckRunning(k *btfKernel) error {
-	if k.mod != nil {
-		return checkRunningModule(k.mod)
+	if k.ModFile != nil {
+		return checkRunningModule(k.ModFile)
 	}
-	if k.elf == nil {
+	if k.Vmlinux == nil {
 		return nil
 	}
-	return checkRunningKernel(k.elf)
+	return checkRunningKernel(k.Vmlinux)
 }
 
 // resolveAllBTF is resolveAll from BTF.

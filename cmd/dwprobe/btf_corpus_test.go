@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -38,12 +39,12 @@ func TestBTFAgreesWithDWARF(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			types, err := f.BTF()
+			types, err := kbtf.FromFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			major, minor, _ := f.KernelVersion()
-			k := &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: major, Minor: minor, Syms: dwarfres.ELFKernelSyms{F: f}}
+			k := &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: major, Minor: minor, Syms: kbtf.ELFSyms{F: f}}
 			agree, eligible, differ := 0, 0, []string{}
 			tally := map[string][]string{}
 			for _, fn := range btfSample(types, c.sample) {
@@ -86,7 +87,7 @@ func TestBTFAgreesWithDWARF(t *testing.T) {
 
 // btfSample is every n-th function of BTF, in name order, about want of
 // them.
-func btfSample(types *dwarfres.BTF, want int) []string {
+func btfSample(types *kbtf.Types, want int) []string {
 	names := types.FuncNames()
 	step := max(1, len(names)/want)
 	var out []string
@@ -99,7 +100,7 @@ func btfSample(types *dwarfres.BTF, want int) []string {
 // btfCrossSpec is "FUNC p1 p2... p->first p->last", the members the
 // first and last scalar or pointer members of the first parameter that
 // points to a structure; nparams counts the parameters.
-func btfCrossSpec(types *dwarfres.BTF, fn string) (spec string, nparams int, ok bool) {
+func btfCrossSpec(types *kbtf.Types, fn string) (spec string, nparams int, ok bool) {
 	fns := types.Funcs(fn)
 	if len(fns) != 1 {
 		return "", 0, false

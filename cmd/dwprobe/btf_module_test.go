@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 )
@@ -39,7 +40,7 @@ func TestBTFModuleAgreesWithDWARF(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer vml.Close()
-			base, err := vml.BTF()
+			base, err := btf.FromFile(vml)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +62,7 @@ func TestBTFModuleAgreesWithDWARF(t *testing.T) {
 
 // crossModule cross-checks about n functions of module rel: how many
 // agree, how many were eligible, and the disagreements.
-func crossModule(t *testing.T, arch, rel string, base *dwarfres.BTF, n int) (agree, eligible int, differ []string) {
+func crossModule(t *testing.T, arch, rel string, base *btf.Types, n int) (agree, eligible int, differ []string) {
 	img, err := dwarfres.OpenModuleFile(imageModule(t, arch, rel), "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +73,12 @@ func crossModule(t *testing.T, arch, rel string, base *dwarfres.BTF, n int) (agr
 		t.Fatal(err)
 	}
 	defer dbg.Close()
-	types, err := img.SplitBTF(base)
+	types, err := btf.SplitFromFile(img, base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := &probegen.BTFTarget{Types: types, Machine: img.Machine, Major: base.Major, Minor: base.Minor,
-		Syms: dwarfres.ELFKernelSyms{F: img}, Module: img.ModuleName()}
+		Syms: btf.ELFSyms{F: img}, Module: img.ModuleName()}
 	for _, fn := range btfSample(types, n*3) {
 		spec, nparams, ok := btfCrossSpec(types, fn)
 		if !ok {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
@@ -17,7 +18,7 @@ import (
 // running kernel's BTF.
 func needRunningBTF(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(dwarfres.RunningBTFPath); err != nil {
+	if _, err := os.Stat(btf.RunningPath); err != nil {
 		dwarftest.Skip(t, "no BTF for the running kernel: %v", err)
 	}
 }
@@ -32,27 +33,27 @@ func TestBTFRunningKernel(t *testing.T) {
 		vfsRead = regexp.MustCompile(`^p:probe/vfs_read vfs_read\+0 name=\+0\(\+\d+\(\+\d+\(%x0\)\)\):string count=%x2:x64\n$`)
 	}
 	spec := "vfs_read file->f_path.dentry->d_name.name:string count"
-	out, errs, code := runBin(t, "--btf", dwarfres.RunningBTFPath, "-D", spec)
-	if code != 0 || !vfsRead.MatchString(out) || !strings.Contains(errs, "note: from BTF ("+dwarfres.RunningBTFPath+" with /proc/kallsyms)") {
+	out, errs, code := runBin(t, "--btf", btf.RunningPath, "-D", spec)
+	if code != 0 || !vfsRead.MatchString(out) || !strings.Contains(errs, "note: from BTF ("+btf.RunningPath+" with /proc/kallsyms)") {
 		t.Errorf("--btf -D: exit %d\n%s%s", code, out, errs)
 	}
-	out, errs, code = runBin(t, "--btf", dwarfres.RunningBTFPath, "-n", "-a", spec)
+	out, errs, code = runBin(t, "--btf", btf.RunningPath, "-n", "-a", spec)
 	if code != 0 || !vfsRead.MatchString(out) || !strings.Contains(errs, "Dry run: nothing written to kprobe_events") {
 		t.Errorf("--btf -n -a: exit %d\n%s%s", code, out, errs)
 	}
-	out, _, code = runBin(t, "--btf", dwarfres.RunningBTFPath, "-D", "vfs_read%return $retval")
+	out, _, code = runBin(t, "--btf", btf.RunningPath, "-D", "vfs_read%return $retval")
 	if code != 0 || out != "r:probe/vfs_read__return vfs_read+0 $retval:s64\n" {
 		t.Errorf("--btf -D %%return: exit %d %q", code, out)
 	}
-	out, _, code = runBin(t, "--btf", dwarfres.RunningBTFPath, "-V", "vfs_read")
+	out, _, code = runBin(t, "--btf", btf.RunningPath, "-V", "vfs_read")
 	if code != 0 || !strings.Contains(out, "@<vfs_read+0> from BTF") || !strings.Contains(out, "\t\tsize_t\tcount\n") {
 		t.Errorf("--btf -V: exit %d\n%s", code, out)
 	}
-	out, _, code = runBin(t, "--btf", dwarfres.RunningBTFPath, "--bootconfig", "-D", "vfs_read count")
+	out, _, code = runBin(t, "--btf", btf.RunningPath, "--bootconfig", "-D", "vfs_read count")
 	if code != 0 || !regexp.MustCompile(`^ftrace\.event\.kprobes\.vfs_read\.probes = 'vfs_read\+\d+ count=%(dx|x2):x64'\n$`).MatchString(out) {
 		t.Errorf("--btf --bootconfig: exit %d %q", code, out)
 	}
-	out, _, code = runBin(t, "--btf", dwarfres.RunningBTFPath, "-F", "vfs_rea*")
+	out, _, code = runBin(t, "--btf", btf.RunningPath, "-F", "vfs_rea*")
 	if code != 0 || !strings.HasPrefix(out, "vfs_read\n") {
 		t.Errorf("--btf -F: exit %d\n%s", code, out)
 	}
@@ -94,12 +95,12 @@ func TestBTFRefusalsCLI(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "vfs_read:3"}, exitUnresolved, "a source line or file needs DWARF debuginfo: BTF has no source lines; install the kernel's debuginfo (the -dbg or -debuginfo package) or fetch it with debuginfod"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "vfs_read+4 count"}, exitUnresolved, "an offset inside a function (+4) needs DWARF debuginfo"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "vfs_read ret"}, exitUnresolved, "vfs_read has no parameter ret (its parameters: file, buf, count, pos); BTF knows no local variables"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-D", "no_such_function_xyz"}, exitUnresolved, "neither in BTF nor in the symbol table"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-L", "vfs_read"}, exitUnresolved, "-L lists source lines, which BTF does not have"},
-		{[]string{"--btf", dwarfres.RunningBTFPath, "-x", "/bin/true", "-D", "main"}, exitUsage, "--btf describes a kernel's vmlinux: it does not go with -x"},
+		{[]string{"--btf", btf.RunningPath, "-D", "vfs_read:3"}, exitUnresolved, "a source line or file needs DWARF debuginfo: BTF has no source lines; install the kernel's debuginfo (the -dbg or -debuginfo package) or fetch it with debuginfod"},
+		{[]string{"--btf", btf.RunningPath, "-D", "vfs_read+4 count"}, exitUnresolved, "an offset inside a function (+4) needs DWARF debuginfo"},
+		{[]string{"--btf", btf.RunningPath, "-D", "vfs_read ret"}, exitUnresolved, "vfs_read has no parameter ret (its parameters: file, buf, count, pos); BTF knows no local variables"},
+		{[]string{"--btf", btf.RunningPath, "-D", "no_such_function_xyz"}, exitUnresolved, "neither in BTF nor in the symbol table"},
+		{[]string{"--btf", btf.RunningPath, "-L", "vfs_read"}, exitUnresolved, "-L lists source lines, which BTF does not have"},
+		{[]string{"--btf", btf.RunningPath, "-x", "/bin/true", "-D", "main"}, exitUsage, "--btf describes a kernel's vmlinux: it does not go with -x"},
 		{[]string{"--btf", notBTF, "-D", "vfs_read"}, exitInput, "no BTF"},
 	} {
 		_, errs, code := runBin(t, c.args...)

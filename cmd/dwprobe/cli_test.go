@@ -417,7 +417,7 @@ func TestListChangedBinary(t *testing.T) {
 	if _, _, err := dw("-q", "-x", app, "-a", "work", "-a", "g:e=compute"); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := os.ReadFile(addedPath(fsys))
+	rec, err := os.ReadFile(fsys.AddedPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestListChangedBinary(t *testing.T) {
 	if _, _, err := dw("-q", "-x", app, "-a", "g:f=compute"); err != nil {
 		t.Fatal(err)
 	}
-	if rec, _ := os.ReadFile(addedPath(fsys)); strings.Contains(string(rec), "g/e\t") || !strings.Contains(string(rec), "g/f\t") {
+	if rec, _ := os.ReadFile(fsys.AddedPath()); strings.Contains(string(rec), "g/e\t") || !strings.Contains(string(rec), "g/f\t") {
 		t.Errorf("record after -d g:e and -a g:f:\n%s", rec)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -89,7 +90,7 @@ func isInputErr(err error) bool {
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs,
-		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, dwarfres.ErrNoBTF)
+		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {

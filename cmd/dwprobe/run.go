@@ -13,6 +13,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // options holds perf probe 6.1's options, with its names.
@@ -253,22 +254,18 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.apply != "":
 		return runApply(ctx, o, stdout, stderr)
 	}
-	if o.btf != "" {
-		return dispatchBTF(ctx, o, nil, stdout, stderr)
-	}
-	t, done, err := openCached(o)
-	if btfFallback(o, err) {
-		return dispatchBTF(ctx, o, err, stdout, stderr)
-	}
+	tgt, done, err := openFor(o)
 	if err != nil {
-		if t, done, err = openWithoutDebug(o, err); err != nil {
-			return err
-		}
+		return err
 	}
 	defer done()
-	if why := strippedWithBTF(o, t); why != nil {
-		return dispatchBTF(ctx, o, why, stdout, stderr)
+	switch tgt.Source {
+	case probegen.SourceBTF:
+		return dispatchBTF(ctx, o, tgt.Why, stdout, stderr)
+	case probegen.SourceSDT:
+		o.noDebug = tgt.Why
 	}
+	t := tgt.File
 	if err := needsDebuginfo(o, t); err != nil {
 		return err
 	}

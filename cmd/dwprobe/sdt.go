@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,28 +12,40 @@ import (
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
-// openWithoutDebug opens -x when its debuginfo is missing (openErr) and
-// the run may need none: SDT markers are read from .note.stapsdt, so
-// -D and -a of sdt_PROVIDER:NAME specs, and --sdt, work on a stripped
-// binary. openErr is kept in o for the specs that do need debuginfo.
-func openWithoutDebug(o *options, openErr error) (*dwarfres.File, func(), error) {
-	if o.exec == "" && sdtSpecGiven(o) {
-		return nil, nil, errorWith(probegen.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
+// openFor opens o's target and says what answers for it
+// (probegen.OpenTarget): its DWARF, its symbols, the kernel's BTF (--btf,
+// or no debuginfo found), or -x's SDT markers when its debuginfo is
+// missing and the run may need none: SDT markers are read from
+// .note.stapsdt, so -D and -a of sdt_PROVIDER:NAME specs, and --sdt, work
+// on a stripped binary. done closes what was opened.
+func openFor(o *options) (tgt *probegen.Target, done func(), err error) {
+	done = func() {}
+	to := probegen.TargetOptions{
+		User: o.exec != "", Module: o.module != "", BTF: o.btf != "",
+		WithoutDebug: len(o.defs) > 0 || len(o.adds) > 0 || o.sdt,
+		Open: func() (*dwarfres.File, error) {
+			f, d, err := openCached(o)
+			if err == nil {
+				done = d
+			}
+			return f, err
+		},
+		OpenBinary: func() (*dwarfres.File, error) {
+			exe, _, err := execPaths(o) // where -x is read: under --symfs or --target-ns
+			if err != nil {
+				return nil, err
+			}
+			f, err := dwarfres.Open(exe)
+			if err == nil {
+				done = func() { f.Close() }
+			}
+			return f, err
+		},
 	}
-	if o.exec == "" || !errors.Is(openErr, dwarfres.ErrNoDebugInfo) ||
-		(len(o.defs) == 0 && len(o.adds) == 0 && !o.sdt) {
-		return nil, nil, openErr
+	if tgt, err = probegen.OpenTarget(to); err != nil && o.exec == "" && sdtSpecGiven(o) {
+		err = errorWith(probegen.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
 	}
-	exe, _, err := execPaths(o) // where -x is read: under --symfs or --target-ns
-	if err != nil {
-		return nil, nil, openErr
-	}
-	f, err := dwarfres.Open(exe)
-	if err != nil {
-		return nil, nil, openErr
-	}
-	o.noDebug = openErr
-	return f, func() { f.Close() }, nil
+	return tgt, done, err
 }
 
 // sdtSpecGiven reports whether a spec of -D or -a (not of a spec file)

@@ -1,4 +1,4 @@
-package dwarfres
+package btf
 
 import (
 	"bufio"
@@ -7,51 +7,70 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
 )
 
 // The symbols a probe from BTF needs besides BTF: is the function's name
 // unique, where is each copy (for _text+OFFS), is it traceable. From a
-// vmlinux's symbol table (ELFKernelSyms) offline, or from the running
-// kernel's /proc/kallsyms and ftrace's available_filter_functions
-// (Kallsyms) when there is no vmlinux at all.
+// vmlinux's symbol table (ELFSyms) offline, or from the running kernel's
+// /proc/kallsyms and ftrace's available_filter_functions (Kallsyms) when
+// there is no vmlinux at all.
 
-// ELFKernelSyms answers from a vmlinux's symbol table and ftrace table,
-// as the DWARF path does.
-type ELFKernelSyms struct{ F *File }
+// Symbols is what a probe from BTF asks of the kernel's function
+// symbols: the vmlinux's symbol table (ELFSyms), or the running kernel's
+// kallsyms and ftrace list (Kallsyms).
+type Symbols interface {
+	// FuncSyms returns the text symbols named name, one per address,
+	// in address order.
+	FuncSyms(name string) []dwarfres.Sym
+	// Text returns the address of _text, for _text+OFFS targets.
+	Text() (uint64, bool)
+	// Notrace reports whether s has no ftrace call site; known is false
+	// when that cannot be told.
+	Notrace(s dwarfres.Sym) (notrace, known bool)
+	// Code returns the first n bytes of s's code; false when the code
+	// is not at hand (the running kernel's).
+	Code(s dwarfres.Sym, n int) ([]byte, bool)
+}
+
+// ELFSyms answers from a vmlinux's (or a module's) symbol table and
+// ftrace table, as the DWARF path does.
+type ELFSyms struct{ F *dwarfres.File }
 
 // FuncSyms returns the function symbols named name, one per address:
 // those of perf's kernel map (.text), else the one symbol of the name
 // elsewhere (an __init function in .init.text, which the map leaves out).
-func (k ELFKernelSyms) FuncSyms(name string) []Sym {
-	var out []Sym
+func (k ELFSyms) FuncSyms(name string) []dwarfres.Sym {
+	var out []dwarfres.Sym
 	for _, s := range k.F.Symbols().Lookup(name) {
-		if s.Type == elf.STT_FUNC && !slices.ContainsFunc(out, func(o Sym) bool { return o.Start == s.Start }) {
+		if s.Type == elf.STT_FUNC && !slices.ContainsFunc(out, func(o dwarfres.Sym) bool { return o.Start == s.Start }) {
 			out = append(out, s)
 		}
 	}
 	if addr, ok := k.F.SymbolAddr(name); ok && len(out) == 0 {
-		out = append(out, Sym{Name: name, Start: addr, Type: elf.STT_FUNC, Section: k.F.SectionName(addr)})
+		out = append(out, dwarfres.Sym{Name: name, Start: addr, Type: elf.STT_FUNC, Section: k.F.SectionName(addr)})
 	}
 	return out
 }
 
 // Text returns _text's address.
-func (k ELFKernelSyms) Text() (uint64, bool) {
+func (k ELFSyms) Text() (uint64, bool) {
 	st := k.F.Symbols()
 	return st.Text, st.HasText
 }
 
 // UniqueBefore is the nearest symbol before addr whose name is unique,
 // to name one copy of a module's function of several copies.
-func (k ELFKernelSyms) UniqueBefore(addr uint64) (Sym, bool) {
+func (k ELFSyms) UniqueBefore(addr uint64) (dwarfres.Sym, bool) {
 	return k.F.Symbols().UniqueBefore(addr)
 }
 
-// Notrace is File.Notrace at the symbol's start.
-func (k ELFKernelSyms) Notrace(s Sym) (bool, bool) { return k.F.Notrace(s.Start) }
+// Notrace is dwarfres.File.Notrace at the symbol's start.
+func (k ELFSyms) Notrace(s dwarfres.Sym) (bool, bool) { return k.F.Notrace(s.Start) }
 
 // Code returns the first n bytes of s's code.
-func (k ELFKernelSyms) Code(s Sym, n int) ([]byte, bool) {
+func (k ELFSyms) Code(s dwarfres.Sym, n int) ([]byte, bool) {
 	b, err := k.F.Bytes(s.Start, uint64(n))
 	return b, err == nil
 }
@@ -60,7 +79,7 @@ func (k ELFKernelSyms) Code(s Sym, n int) ([]byte, bool) {
 // modules') and, when ftrace's list could be read, its traceable
 // functions.
 type Kallsyms struct {
-	byName    map[string][]Sym
+	byName    map[string][]dwarfres.Sym
 	text      uint64
 	hasText   bool
 	traceable map[string]bool // nil when unknown
@@ -71,7 +90,7 @@ type Kallsyms struct {
 // line). Addresses read as zero (kptr_restrict, not root) leave _text
 // unknown: a name that is not unique then cannot be probed by address.
 func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
-	k := &Kallsyms{byName: map[string][]Sym{}}
+	k := &Kallsyms{byName: map[string][]dwarfres.Sym{}}
 	sc := bufio.NewScanner(kallsyms)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -85,8 +104,8 @@ func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
 		if f[2] == "_text" && addr != 0 {
 			k.text, k.hasText = addr, true
 		}
-		if !slices.ContainsFunc(k.byName[f[2]], func(s Sym) bool { return s.Start == addr && addr != 0 }) {
-			k.byName[f[2]] = append(k.byName[f[2]], Sym{Name: f[2], Start: addr, Type: elf.STT_FUNC})
+		if !slices.ContainsFunc(k.byName[f[2]], func(s dwarfres.Sym) bool { return s.Start == addr && addr != 0 }) {
+			k.byName[f[2]] = append(k.byName[f[2]], dwarfres.Sym{Name: f[2], Start: addr, Type: elf.STT_FUNC})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -106,17 +125,17 @@ func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
 }
 
 // FuncSyms returns the text symbols named name.
-func (k *Kallsyms) FuncSyms(name string) []Sym { return k.byName[name] }
+func (k *Kallsyms) FuncSyms(name string) []dwarfres.Sym { return k.byName[name] }
 
 // Text returns _text's address, unknown when kallsyms hides addresses.
 func (k *Kallsyms) Text() (uint64, bool) { return k.text, k.hasText }
 
 // Code is unknown: the running kernel's text is not read.
-func (k *Kallsyms) Code(Sym, int) ([]byte, bool) { return nil, false }
+func (k *Kallsyms) Code(dwarfres.Sym, int) ([]byte, bool) { return nil, false }
 
 // Notrace reports a function ftrace does not list as traceable: by name,
 // so a name of several copies is traceable if one is.
-func (k *Kallsyms) Notrace(s Sym) (bool, bool) {
+func (k *Kallsyms) Notrace(s dwarfres.Sym) (bool, bool) {
 	if k.traceable == nil {
 		return false, false
 	}

@@ -1,4 +1,4 @@
-package dwarfres
+package btf
 
 import (
 	"encoding/binary"
@@ -9,20 +9,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf/btf"
+	ebtf "github.com/cilium/ebpf/btf"
 
+	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // minimalBTF is "int f(int a); static int f(long a);" in raw BTF.
 func minimalBTF(t testing.TB) []byte {
 	t.Helper()
-	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	i64 := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
-	types := []btf.Type{
-		&btf.Func{Name: "f", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "a", Type: i32}}}},
-		&btf.Func{Name: "f", Linkage: btf.StaticFunc, Type: &btf.FuncProto{Return: i32, Params: []btf.FuncParam{{Name: "a", Type: i64}}}},
-		&btf.Func{Name: "g", Linkage: btf.GlobalFunc, Type: &btf.FuncProto{Return: i32}},
+	i32 := &ebtf.Int{Name: "int", Size: 4, Encoding: ebtf.Signed}
+	i64 := &ebtf.Int{Name: "long", Size: 8, Encoding: ebtf.Signed}
+	types := []ebtf.Type{
+		&ebtf.Func{Name: "f", Linkage: ebtf.GlobalFunc, Type: &ebtf.FuncProto{Return: i32, Params: []ebtf.FuncParam{{Name: "a", Type: i32}}}},
+		&ebtf.Func{Name: "f", Linkage: ebtf.StaticFunc, Type: &ebtf.FuncProto{Return: i32, Params: []ebtf.FuncParam{{Name: "a", Type: i64}}}},
+		&ebtf.Func{Name: "g", Linkage: ebtf.GlobalFunc, Type: &ebtf.FuncProto{Return: i32}},
 	}
 	return dwarftest.BTF(t, types...)
 }
@@ -30,7 +31,7 @@ func minimalBTF(t testing.TB) []byte {
 // TestParseBTF pins the loader on a raw blob: functions indexed by name,
 // several FUNCs of one name kept, names sorted; garbage wraps ErrNoBTF.
 func TestParseBTF(t *testing.T) {
-	b, err := ParseBTF(minimalBTF(t), "blob")
+	b, err := Parse(minimalBTF(t), "blob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestParseBTF(t *testing.T) {
 		t.Errorf("names %q, %d f, machine %v", got, len(b.Funcs("f")), b.Machine)
 	}
 	for _, bad := range [][]byte{nil, []byte("not btf at all"), minimalBTF(t)[:30]} {
-		if _, err := ParseBTF(bad, "bad"); !errors.Is(err, ErrNoBTF) {
+		if _, err := Parse(bad, "bad"); !errors.Is(err, ErrNoBTF) {
 			t.Errorf("%q: %v, want ErrNoBTF", bad, err)
 		}
 	}
@@ -61,17 +62,17 @@ func TestLoadBTFFromELF(t *testing.T) {
 	if msg, err := exec.Command(objcopy, "--add-section", ".BTF="+blob, self, out).CombinedOutput(); err != nil {
 		t.Fatalf("objcopy: %v: %s", err, msg)
 	}
-	b, err := LoadBTF(out)
+	b, err := Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.Machine == 0 || len(b.Funcs("g")) != 1 {
 		t.Errorf("machine %v, g %d", b.Machine, len(b.Funcs("g")))
 	}
-	if _, err := LoadBTF(self); !errors.Is(err, ErrNoBTF) {
+	if _, err := Load(self); !errors.Is(err, ErrNoBTF) {
 		t.Errorf("no .BTF: %v, want ErrNoBTF", err)
 	}
-	if b, err := LoadBTF(blob); err != nil || len(b.FuncNames()) != 2 {
+	if b, err := Load(blob); err != nil || len(b.FuncNames()) != 2 {
 		t.Errorf("raw file: %v", err)
 	}
 }
@@ -109,7 +110,7 @@ func TestParseKallsyms(t *testing.T) {
 	if _, ok := k.Text(); ok || len(k.FuncSyms("dup")) != 2 {
 		t.Errorf("hidden addresses: _text known, or dup not twice (%d)", len(k.FuncSyms("dup")))
 	}
-	if _, known := k.Notrace(Sym{Name: "vfs_read"}); known {
+	if _, known := k.Notrace(dwarfres.Sym{Name: "vfs_read"}); known {
 		t.Error("no ftrace list: notrace known")
 	}
 }
@@ -128,10 +129,10 @@ func TestParseRelease(t *testing.T) {
 
 // TestRunningBTF loads this host's /sys/kernel/btf/vmlinux.
 func TestRunningBTF(t *testing.T) {
-	if _, err := os.Stat(RunningBTFPath); err != nil {
-		dwarftest.Skip(t, "no %s: %v", RunningBTFPath, err)
+	if _, err := os.Stat(RunningPath); err != nil {
+		dwarftest.Skip(t, "no %s: %v", RunningPath, err)
 	}
-	b, err := LoadBTF(RunningBTFPath)
+	b, err := Load(RunningPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func FuzzBTFLoad(f *testing.F) {
 	f.Add(raw[:len(raw)-3])
 	f.Add([]byte{0x9f, 0xeb, 1, 0, 24, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := ParseBTF(data, "fuzz")
+		b, err := Parse(data, "fuzz")
 		if (err == nil) == (b == nil) {
 			t.Fatalf("error %v and BTF %v", err, b)
 		}
@@ -158,9 +159,9 @@ func FuzzBTFLoad(f *testing.F) {
 		}
 		for _, n := range b.FuncNames() {
 			for _, fn := range b.Funcs(n) {
-				fp := fn.Type.(*btf.FuncProto)
+				fp := fn.Type.(*ebtf.FuncProto)
 				for _, p := range fp.Params {
-					_ = btf.UnderlyingType(p.Type)
+					_ = ebtf.UnderlyingType(p.Type)
 				}
 			}
 		}
@@ -172,16 +173,16 @@ func FuzzBTFLoad(f *testing.F) {
 // modfn(void)" on minimalBTF's int.
 func TestParseSplitBTF(t *testing.T) {
 	baseRaw := minimalBTF(t)
-	base, err := ParseBTF(baseRaw, "vmlinux")
+	base, err := Parse(baseRaw, "vmlinux")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base.Machine, base.Major, base.Minor = 62, 6, 1
-	intID, err := base.Spec.TypeID(base.Funcs("g")[0].Type.(*btf.FuncProto).Return)
+	intID, err := base.Spec.TypeID(base.Funcs("g")[0].Type.(*ebtf.FuncProto).Return)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last btf.TypeID
+	var last ebtf.TypeID
 	for typ := range base.Spec.All() {
 		id, _ := base.Spec.TypeID(typ)
 		last = max(last, id)
@@ -197,16 +198,16 @@ func TestParseSplitBTF(t *testing.T) {
 		raw = le.AppendUint32(raw, v)
 	}
 	raw = append(append(raw, types...), strs...)
-	mod, err := ParseSplitBTF(raw, base, "mod")
+	mod, err := ParseSplit(raw, base, "mod")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fns := mod.Funcs("modfn"); len(fns) != 1 || mod.Major != 6 || mod.Machine != 62 || len(mod.Funcs("g")) != 0 {
 		t.Errorf("modfn %d, version %d.%d, machine %v, g %d", len(fns), mod.Major, mod.Minor, mod.Machine, len(mod.Funcs("g")))
-	} else if ret := fns[0].Type.(*btf.FuncProto).Return; ret.TypeName() != "int" {
+	} else if ret := fns[0].Type.(*ebtf.FuncProto).Return; ret.TypeName() != "int" {
 		t.Errorf("modfn returns %v", ret)
 	}
-	if _, err := ParseSplitBTF(raw[:30], base, "mod"); !errors.Is(err, ErrNoBTF) {
+	if _, err := ParseSplit(raw[:30], base, "mod"); !errors.Is(err, ErrNoBTF) {
 		t.Errorf("truncated: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package dwarfres
+package btf
 
 import (
 	"bytes"
@@ -7,54 +7,65 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/cilium/ebpf/btf"
+	ebtf "github.com/cilium/ebpf/btf"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // ErrNoBTF: the input carries no BTF (an ELF without a .BTF section), or
 // the BTF could not be decoded (the error says which).
 var ErrNoBTF = errors.New("no BTF")
 
-// RunningBTFPath is where the running kernel exposes its BTF; the BTF of
-// a loaded module is the file of its name in the same directory, split
-// BTF on the vmlinux's.
-const RunningBTFPath = "/sys/kernel/btf/vmlinux"
+// RunningPath is where the running kernel exposes its BTF; the BTF of a
+// loaded module is the file of its name in the same directory, split BTF
+// on the vmlinux's (RunningModulePath).
+const RunningPath = "/sys/kernel/btf/vmlinux"
 
-// BTF is a kernel's type information from BTF, parsed by cilium/ebpf/btf,
+// RunningModulePath is where the running kernel whose BTF is at running
+// (RunningPath, or a stand-in for it) exposes the BTF of its loaded
+// module name.
+func RunningModulePath(running, name string) string {
+	return filepath.Join(filepath.Dir(running), name)
+}
+
+// Types is a kernel's type information from BTF, parsed by cilium/ebpf/btf,
 // with what the input says of the kernel it describes. A raw blob says
 // neither machine nor version: they are 0 then, and the caller decides.
-type BTF struct {
-	Spec         *btf.Spec
+type Types struct {
+	Spec         *ebtf.Spec
 	Path         string      // where the types came from, for messages
 	Machine      elf.Machine // the ELF's machine; elf.EM_NONE for a raw blob
 	Major, Minor int         // the kernel's version; 0, 0 when unknown
 
-	funcs map[string][]*btf.Func // every FUNC by name, built once
-	names []string               // funcs' keys, sorted
+	funcs map[string][]*ebtf.Func // every FUNC by name, built once
+	names []string                // funcs' keys, sorted
 }
 
-// LoadBTF reads path: an ELF with a .BTF section (a vmlinux, stripped or
+// Load reads path: an ELF with a .BTF section (a vmlinux, stripped or
 // not: its machine and linux_banner's version are kept) or a raw BTF
-// blob (/sys/kernel/btf/vmlinux). Errors wrap ErrNoBTF, ErrNotELF or the
-// file system's.
-func LoadBTF(path string) (*BTF, error) {
+// blob (/sys/kernel/btf/vmlinux). Errors wrap ErrNoBTF, dwarfres.ErrNotELF
+// or the file system's.
+func Load(path string) (*Types, error) {
 	if isELF(path) {
 		// Mapped: a vmlinux with DWARF is hundreds of megabytes, .BTF a few.
-		f, err := Open(path)
+		f, err := dwarfres.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return f.BTF()
+		return FromFile(f)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseBTF(data, path)
+	return Parse(data, path)
 }
 
 // isELF reports whether path starts with the ELF magic.
@@ -69,15 +80,15 @@ func isELF(path string) bool {
 	return err == nil && string(magic) == elf.ELFMAG
 }
 
-// BTF reads f's .BTF section, with f's machine and kernel version.
+// FromFile reads f's .BTF section, with f's machine and kernel version.
 // Errors wrap ErrNoBTF.
-func (f *File) BTF() (*BTF, error) {
-	raw, err := f.section(".BTF")
+func FromFile(f *dwarfres.File) (*Types, error) {
+	raw, err := f.Section(".BTF")
 	if err != nil || len(raw) == 0 {
 		return nil, fmt.Errorf("%s: %w (no .BTF section)", f.Path, ErrNoBTF)
 	}
 	// A copy: the decoder keeps the bytes, and f's mapping may go first.
-	b, err := ParseBTF(bytes.Clone(raw), f.Path)
+	b, err := Parse(bytes.Clone(raw), f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -86,25 +97,25 @@ func (f *File) BTF() (*BTF, error) {
 	return b, nil
 }
 
-// ParseBTF decodes a raw BTF blob (not an ELF) named name in messages. It
+// Parse decodes a raw BTF blob (not an ELF) named name in messages. It
 // never panics: cilium/ebpf decodes types lazily and some hostile inputs
 // panic inside it, so every type is decoded here once, under recover, and
 // the functions indexed. Errors wrap ErrNoBTF.
-func ParseBTF(raw []byte, name string) (b *BTF, err error) {
-	defer recoverBTF(&err, name)
-	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
+func Parse(raw []byte, name string) (b *Types, err error) {
+	defer elfobj.GuardWith(&err, malformed(name))
+	spec, err := ebtf.LoadSpecFromReader(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrNoBTF, err)
 	}
 	return indexBTF(spec, name)
 }
 
-// ParseSplitBTF decodes a module's split BTF (/sys/kernel/btf/MODULE)
-// on base, its kernel's; the result has base's machine and version and
-// finds the module's functions only.
-func ParseSplitBTF(raw []byte, base *BTF, name string) (b *BTF, err error) {
-	defer recoverBTF(&err, name)
-	spec, err := btf.LoadSplitSpecFromReader(bytes.NewReader(raw), base.Spec)
+// ParseSplit decodes a module's split BTF (/sys/kernel/btf/MODULE) on
+// base, its kernel's; the result has base's machine and version and finds
+// the module's functions only.
+func ParseSplit(raw []byte, base *Types, name string) (b *Types, err error) {
+	defer elfobj.GuardWith(&err, malformed(name))
+	spec, err := ebtf.LoadSplitSpecFromReader(bytes.NewReader(raw), base.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrNoBTF, err)
 	}
@@ -115,14 +126,15 @@ func ParseSplitBTF(raw []byte, base *BTF, name string) (b *BTF, err error) {
 	return b, nil
 }
 
-// SplitBTF reads the .BTF section of f, a kernel module, as split BTF
-// on base, its kernel's; the result has f's machine. Errors wrap ErrNoBTF.
-func (f *File) SplitBTF(base *BTF) (*BTF, error) {
-	raw, err := f.section(".BTF")
+// SplitFromFile reads the .BTF section of f, a kernel module, as split
+// BTF on base, its kernel's; the result has f's machine. Errors wrap
+// ErrNoBTF.
+func SplitFromFile(f *dwarfres.File, base *Types) (*Types, error) {
+	raw, err := f.Section(".BTF")
 	if err != nil || len(raw) == 0 {
 		return nil, fmt.Errorf("%s: %w (no .BTF section)", f.Path, ErrNoBTF)
 	}
-	b, err := ParseSplitBTF(bytes.Clone(raw), base, f.Path)
+	b, err := ParseSplit(bytes.Clone(raw), base, f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -130,26 +142,24 @@ func (f *File) SplitBTF(base *BTF) (*BTF, error) {
 	return b, nil
 }
 
-// recoverBTF turns a panic of the BTF decoder into an error.
-func recoverBTF(err *error, name string) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("%s: %w: malformed BTF (%v)", name, ErrNoBTF, r)
-	}
+// malformed words a panic of the BTF decoder on name as an error.
+func malformed(name string) func(r any) error {
+	return func(r any) error { return fmt.Errorf("%s: %w: malformed BTF (%v)", name, ErrNoBTF, r) }
 }
 
 // indexBTF decodes every type of spec, so that later walks of the types
 // (members, pointers) read decoded Go values only, and indexes the FUNCs.
-func indexBTF(spec *btf.Spec, name string) (*BTF, error) {
-	b := &BTF{Spec: spec, Path: name, funcs: map[string][]*btf.Func{}}
+func indexBTF(spec *ebtf.Spec, name string) (*Types, error) {
+	b := &Types{Spec: spec, Path: name, funcs: map[string][]*ebtf.Func{}}
 	for t, err := range spec.All() {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", name, ErrNoBTF, err)
 		}
-		fn, ok := t.(*btf.Func)
+		fn, ok := t.(*ebtf.Func)
 		if !ok || fn.Name == "" {
 			continue
 		}
-		if _, ok := fn.Type.(*btf.FuncProto); !ok {
+		if _, ok := fn.Type.(*ebtf.FuncProto); !ok {
 			return nil, fmt.Errorf("%s: %w: function %s has no prototype", name, ErrNoBTF, fn.Name)
 		}
 		if len(b.funcs[fn.Name]) == 0 {
@@ -163,11 +173,11 @@ func indexBTF(spec *btf.Spec, name string) (*BTF, error) {
 
 // Funcs returns the FUNC entries named name: several for static
 // functions of one name in different files whose prototypes differ.
-func (b *BTF) Funcs(name string) []*btf.Func { return b.funcs[name] }
+func (b *Types) Funcs(name string) []*ebtf.Func { return b.funcs[name] }
 
 // FuncNames returns the name of every function BTF describes, sorted,
 // each once.
-func (b *BTF) FuncNames() []string { return b.names }
+func (b *Types) FuncNames() []string { return b.names }
 
 // ParseRelease reads MAJOR.MINOR from a kernel release ("6.18.44-fc").
 func ParseRelease(rel string) (major, minor int, ok bool) {

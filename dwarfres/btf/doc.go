@@ -1,0 +1,22 @@
+// Package btf reads a kernel's BTF, for probes when the kernel has no
+// DWARF: the types (a vmlinux's .BTF section, a raw blob, a module's
+// split BTF on its kernel's), the symbols that place them, and which
+// kernel, module and files answer.
+//
+//   - btf.go: Types, one BTF decoded whole under recover and its
+//     functions indexed (Load, FromFile, Parse; a module's SplitFromFile,
+//     ParseSplit), the running kernel's RunningPath and ParseRelease.
+//   - syms.go: Symbols, what a probe from BTF asks of the kernel's
+//     function symbols: a vmlinux's or module's symbol table (ELFSyms),
+//     or the running kernel's kallsyms and ftrace list (Kallsyms).
+//   - kernel.go: Open, the choice of types and symbols for a kernel or
+//     module (--btf FILE, a vmlinux's .BTF, /sys/kernel/btf/vmlinux and
+//     /sys/kernel/btf/MODULE, a raw blob's assumed machine and version),
+//     with Source saying where each came from; Answers and Stripped, when
+//     BTF answers for a kernel without DWARF.
+//
+// It reads ELF files through dwarfres (dwarfres does not import it) and
+// the kernel's BTF through cilium/ebpf/btf, imported as ebtf here. Errors
+// wrap ErrNoBTF or are dwarfres's or the file system's; their wording for
+// the command line is cmd/dwprobe's.
+package btf
