@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
@@ -22,6 +23,27 @@ func (f *File) ModInfo(key string) string {
 // vermagic (locate.VermagicRelease), or "".
 func (f *File) ModuleRelease() string {
 	return locate.VermagicRelease(f.ModInfo("vermagic"))
+}
+
+// KernelListsData reports whether the kallsyms of the kernel module m is
+// probed with lists data symbols (CONFIG_KALLSYMS_ALL), through which a
+// module global is read: the vmlinux's (Image.KallsymsHasData), or, with
+// none, the running kernel's (release running) when m was built for it.
+// True when it cannot tell. It is what File.SetKernelData wants for a
+// module.
+func KernelListsData(m *File, vmlinux, running string) bool {
+	if vmlinux == "" {
+		if running == "" || m.ModuleRelease() != running {
+			return true
+		}
+		return elfsym.RunningKallsymsHasData()
+	}
+	k, err := Open(vmlinux)
+	if err != nil {
+		return true
+	}
+	defer k.Close()
+	return k.KallsymsHasData()
 }
 
 // ReleaseError reports a module built for another kernel release than the

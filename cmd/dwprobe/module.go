@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
@@ -37,7 +36,7 @@ func openModuleOf(o *options) (*dwarfres.File, error) {
 	}
 	f, err := openModuleAt(loc, path, o.vmlinux, rel)
 	if err == nil {
-		f.SetKernelData(func() bool { return kernelListsData(f, o.vmlinux) })
+		f.SetKernelData(func() bool { return dwarfres.KernelListsData(f, o.vmlinux, runningRelease()) })
 	}
 	return f, err
 }
@@ -55,26 +54,6 @@ func moduleFileOf(o *options) (loc *dwarfres.Locator, path, rel string, err erro
 	addDebuginfod(loc, o)
 	path, err = modulePath(o, loc, rel)
 	return loc, path, rel, err
-}
-
-// kernelListsData reports whether the kallsyms of the -k vmlinux, or of
-// the running kernel when module m was built for it, lists data symbols
-// (CONFIG_KALLSYMS_ALL): a module global is read through it. True when it
-// cannot tell.
-func kernelListsData(m *dwarfres.File, vmlinux string) bool {
-	if vmlinux == "" {
-		rel := runningRelease()
-		if rel == "" || m.ModuleRelease() != rel {
-			return true
-		}
-		return elfsym.RunningKallsymsHasData()
-	}
-	k, err := dwarfres.Open(vmlinux)
-	if err != nil {
-		return true
-	}
-	defer k.Close()
-	return k.KallsymsHasData()
 }
 
 // modulePath is the file -m names: a path as given (it has a '/' or a

@@ -7,11 +7,12 @@ import (
 	"os"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // KallsymsPath is the running kernel's symbol list.
-const KallsymsPath = "/proc/kallsyms"
+const KallsymsPath = elfsym.KallsymsPath
 
 // Options says which kernel Open reads. The zero value is the running
 // kernel from its own BTF and kallsyms.

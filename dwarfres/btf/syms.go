@@ -5,10 +5,10 @@ import (
 	"debug/elf"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // The symbols a probe from BTF needs besides BTF: is the function's name
@@ -91,31 +91,26 @@ type Kallsyms struct {
 // unknown: a name that is not unique then cannot be probed by address.
 func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
 	k := &Kallsyms{byName: map[string][]dwarfres.Sym{}}
-	sc := bufio.NewScanner(kallsyms)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 || len(f[1]) != 1 || !strings.ContainsAny(f[1], "tT") && f[2] != "_text" {
-			continue // a module's symbol, or not text
+	err := elfsym.ReadKallsyms(kallsyms, func(s elfsym.Kallsym) bool {
+		if s.Module != "" || s.Type != 't' && s.Type != 'T' && s.Name != "_text" {
+			return true // a module's symbol, or not text
 		}
-		addr, err := strconv.ParseUint(f[0], 16, 64)
-		if err != nil {
-			continue
+		if s.Name == "_text" && s.Addr != 0 {
+			k.text, k.hasText = s.Addr, true
 		}
-		if f[2] == "_text" && addr != 0 {
-			k.text, k.hasText = addr, true
+		if !slices.ContainsFunc(k.byName[s.Name], func(o dwarfres.Sym) bool { return o.Start == s.Addr && s.Addr != 0 }) {
+			k.byName[s.Name] = append(k.byName[s.Name], dwarfres.Sym{Name: s.Name, Start: s.Addr, Type: elf.STT_FUNC})
 		}
-		if !slices.ContainsFunc(k.byName[f[2]], func(s dwarfres.Sym) bool { return s.Start == addr && addr != 0 }) {
-			k.byName[f[2]] = append(k.byName[f[2]], dwarfres.Sym{Name: f[2], Start: addr, Type: elf.STT_FUNC})
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return true
+	})
+	if err != nil {
 		return nil, err
 	}
 	if filter == nil {
 		return k, nil
 	}
 	k.traceable = map[string]bool{}
-	sc = bufio.NewScanner(filter)
+	sc := bufio.NewScanner(filter)
 	for sc.Scan() {
 		if f := strings.Fields(sc.Text()); len(f) == 1 {
 			k.traceable[f[0]] = true
