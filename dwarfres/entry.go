@@ -230,32 +230,6 @@ func (e Entry) children() []Entry {
 	return out
 }
 
-// FindMember is perf's die_find_member: the first member named name, or
-// the first unnamed member whose type (recursively) has it; the caller
-// then descends into that unnamed member.
-func (e Entry) FindMember(name string) (Entry, bool) {
-	for _, c := range e.children() {
-		if c.Tag() != dwarf.TagMember {
-			continue
-		}
-		n := c.Name()
-		if n == name {
-			return c, true
-		}
-		if n == "" {
-			// perf (die_get_type) stops at a qualifier and misses the
-			// members of "const struct { ... };" (struct vm_fault):
-			// qualifiers and typedefs are skipped here.
-			if tp, ok := c.RealType(true); ok {
-				if _, ok := tp.FindMember(name); ok {
-					return c, true
-				}
-			}
-		}
-	}
-	return Entry{}, false
-}
-
 // ArrayLen is an array type's element count from its first subrange
 // (DW_AT_count or DW_AT_upper_bound + 1); ok is false for flexible arrays.
 func (e Entry) ArrayLen() (int64, bool) {
@@ -264,38 +238,6 @@ func (e Entry) ArrayLen() (int64, bool) {
 		return 0, false
 	}
 	return dims[0], true
-}
-
-// TypeName is perf's die_get_typename for a variable or member: the type
-// as written ("struct file*", "char*", "(function_type)"), "" when unknown.
-func (e Entry) TypeName() (string, bool) {
-	tp, ok := e.RealType(false)
-	if !ok {
-		return "", false
-	}
-	switch tp.Tag() {
-	case dwarf.TagArrayType, dwarf.TagPointerType:
-		inner, ok := tp.TypeName()
-		if !ok {
-			return "", false
-		}
-		return inner + "*", true
-	case dwarf.TagSubroutineType:
-		return "(function_type)", true
-	}
-	n := tp.Name()
-	if n == "" {
-		return "", false
-	}
-	switch tp.Tag() {
-	case dwarf.TagUnionType:
-		return "union " + n, true
-	case dwarf.TagStructType:
-		return "struct " + n, true
-	case dwarf.TagEnumerationType:
-		return "enum " + n, true
-	}
-	return n, true
 }
 
 // HasLocation reports whether the DIE itself has DW_AT_location.
@@ -331,21 +273,15 @@ func upperBound(s attrSet) (int64, bool) {
 	return int64(x.v), true
 }
 
-// MemberNames lists the names FindMember can find in e: its named members
-// and, through unnamed ones (anonymous structs and unions), theirs.
-func (e Entry) MemberNames() []string {
-	var names []string
+// Members lists a structure's, union's or class's direct members (its
+// DW_TAG_member children), for probegen's C-type walk, which looks
+// through unnamed ones itself as FindMember does.
+func (e Entry) Members() []Entry {
+	var out []Entry
 	for _, c := range e.children() {
-		if c.Tag() != dwarf.TagMember {
-			continue
-		}
-		if n := c.Name(); n != "" {
-			names = append(names, n)
-			continue
-		}
-		if tp, ok := c.RealType(true); ok {
-			names = append(names, tp.MemberNames()...)
+		if c.Tag() == dwarf.TagMember {
+			out = append(out, c)
 		}
 	}
-	return names
+	return out
 }
