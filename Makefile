@@ -12,13 +12,13 @@ MODDIR     = $(firstword $(wildcard $(CORPUS)/amd64/dbg/usr/lib/debug/lib/module
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm
+APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm libtraceevent1
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build docs install deps langtools corpus fixtures test unit fuzz lint conformance conformance-scan golden bench demo clean
+.PHONY: all build docs install deps langtools corpus corpus-6.12 fixtures test unit fuzz lint conformance conformance-scan golden bench demo clean
 
 all: build
 
@@ -67,6 +67,12 @@ langtools:
 corpus:
 	bash testdata/scripts/corpus.sh
 
+# corpus-6.12 adds the second reference kernel, Debian trixie's 6.12 (both
+# machines, its source) and perf 6.12, through an apt configuration of the
+# corpus's own; make test needs it, make demo does not.
+corpus-6.12: corpus
+	bash testdata/scripts/corpus612.sh
+
 lint: deps
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$bad" ] || { echo "gofmt: $$bad"; exit 1; }
 	$(GO) vet ./...
@@ -112,7 +118,7 @@ golden: deps corpus
 	bash testdata/scripts/golden.sh --modules $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh --modules $(CORPUS)/arm64/vmlinux $(SRC)
 
-test: deps langtools corpus lint
+test: deps langtools corpus corpus-6.12 lint
 	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance-scan
