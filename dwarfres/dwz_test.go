@@ -35,7 +35,7 @@ func TestDwzStringsAndTypesFromCommonFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			ps, err := f.FindProbes(Query{Function: "work"})
+			ps, err := f.FindProbes(Query{Function: exactName("work")})
 			if err != nil || len(ps) != 1 || ps[0].Func != "work" {
 				t.Fatalf("FindProbes(work) = %+v, %v; want one point in work", ps, err)
 			}
@@ -79,7 +79,7 @@ func probeFuncs(t *testing.T, path, fn string) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ps, err := f.FindProbes(Query{Function: fn})
+	ps, err := f.FindProbes(Query{Function: exactName(fn)})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -119,7 +119,7 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		_, err = f.FindProbes(Query{Function: "work"})
+		_, err = f.FindProbes(Query{Function: exactName("work")})
 		var ae *AltFileError
 		if !errors.As(err, &ae) || !errors.Is(err, ErrNoDebugInfo) {
 			t.Fatalf("FindProbes = %v, want an *AltFileError", err)
@@ -177,7 +177,7 @@ func TestCompressedSectionsCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			_, err = f.FindProbes(Query{Function: "work"})
+			_, err = f.FindProbes(Query{Function: exactName("work")})
 			var de *DecodeError
 			if !errors.As(err, &de) && !errors.Is(err, ErrNoDebugInfo) {
 				t.Errorf("FindProbes = %v, want a decode error", err)
@@ -221,7 +221,7 @@ func TestDwzProbePointAt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := base.FindProbes(Query{Function: c.fn})
+		ps, err := base.FindProbes(Query{Function: exactName(c.fn)})
 		if err != nil || len(ps) == 0 {
 			t.Fatalf("%s: FindProbes(%s) = %v, %v", c.plain, c.fn, ps, err)
 		}
@@ -285,7 +285,7 @@ func TestDwzCommonFileByBuildID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if ps, err := f.FindProbes(Query{Function: "work"}); err != nil || len(ps) != 1 {
+	if ps, err := f.FindProbes(Query{Function: exactName("work")}); err != nil || len(ps) != 1 {
 		t.Errorf("FindProbes(work) = %v, %v; want the point found through the common file in %s", ps, err, dbg)
 	}
 }

@@ -94,7 +94,7 @@ func TestFixtureShapes(t *testing.T) {
 			}
 			defer f.Close()
 			for _, c := range cases {
-				ps, err := f.FindProbes(Query{Function: c.fn})
+				ps, err := f.FindProbes(Query{Function: exactName(c.fn)})
 				if err != nil {
 					t.Errorf("%s: %v", c.fn, err)
 					continue
@@ -145,10 +145,10 @@ func TestFixturesAgainstPerf(t *testing.T) {
 			for _, m := range perfOff.FindAllStringSubmatch(string(out), -1) {
 				want = append(want, m[1])
 			}
-			q := Query{Function: fn}
+			q := Query{Function: exactName(fn)}
 			if i := indexColon(fn); i >= 0 {
 				n, _ := strconv.Atoi(fn[i+1:])
-				q = Query{Function: fn[:i], Line: n, HasLine: true}
+				q = Query{Function: exactName(fn[:i]), Line: n, HasLine: true}
 			}
 			ps, err := f.FindProbes(q)
 			var got []string
@@ -193,7 +193,7 @@ func TestProbePointAtWithoutAranges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := f.FindProbes(Query{Function: "work"})
+		ps, err := f.FindProbes(Query{Function: exactName("work")})
 		if err != nil || len(ps) == 0 {
 			t.Fatalf("%s: work: %v %v", v, ps, err)
 		}

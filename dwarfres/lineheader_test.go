@@ -17,7 +17,7 @@ import (
 func TestLineFileCountPastHeader(t *testing.T) {
 	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineFileCount(bin, 1<<40) })
 	var de *DecodeError
-	if _, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true}); !errors.As(err, &de) {
+	if _, err := f.FindProbes(Query{Function: exactName("work"), Line: 4, HasLine: true}); !errors.As(err, &de) {
 		t.Errorf("-D work:4: %v; want a DecodeError", err)
 	}
 	if _, err := f.FindLineRange(LineQuery{File: "app_util.c", End: 1 << 30}); !errors.As(err, &de) {
@@ -41,7 +41,7 @@ func TestLineHeaderRefused(t *testing.T) {
 	} {
 		f := openCorrupted(t, "app-gcc-O2-dwarf5", c.corrupt)
 		var de *DecodeError
-		_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
+		_, err := f.FindProbes(Query{Function: exactName("work"), Line: 4, HasLine: true})
 		if !errors.As(err, &de) || !strings.Contains(de.Msg, c.msg) {
 			t.Errorf("%s: -D work:4: %v; want a DecodeError %q", c.name, err, c.msg)
 		}

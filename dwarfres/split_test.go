@@ -75,7 +75,7 @@ func probeAddrs(t *testing.T, bin, fn string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ps, err := f.FindProbes(Query{Function: fn})
+	ps, err := f.FindProbes(Query{Function: exactName(fn)})
 	if err != nil {
 		t.Fatalf("%s %s: %v", bin, fn, err)
 	}
@@ -99,7 +99,7 @@ func TestSplitBadDWO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.FindProbes(Query{Function: "checksum"})
+		_, err = f.FindProbes(Query{Function: exactName("checksum")})
 		f.Close()
 		var de *DWOError
 		if !errors.As(err, &de) || !errors.Is(err, ErrSplitDWARF) || !errors.Is(err, ErrNoDebugInfo) {
@@ -213,7 +213,7 @@ func TestSplitHostileDWP(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, fn := range []string{"checksum", "sum_list"} {
-				ps, err := f.FindProbes(Query{Function: fn})
+				ps, err := f.FindProbes(Query{Function: exactName(fn)})
 				for _, pr := range ps { // locations: outside FindProbes' recover
 					if pr.Scope != nil {
 						for _, v := range pr.Scope.Vars(true) {
