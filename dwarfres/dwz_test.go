@@ -93,20 +93,6 @@ func probeFuncs(t *testing.T, path, fn string) []string {
 	return out
 }
 
-// copyTo copies src into dir under its base name.
-func copyTo(t *testing.T, src, dir string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, filepath.Base(src))
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestDwzCommonFileMissingOrWrong: without its common file, or with
 // another one in its place (another build-id), a query fails with an
 // *AltFileError naming the file, the build-id wanted and the paths tried.
@@ -114,7 +100,7 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 	src := needDwz(t, "dwz-m/app-gcc-O2-dwarf5")
 	probe := func(t *testing.T, dir string) *AltFileError {
 		t.Helper()
-		f, err := Open(copyTo(t, src, dir))
+		f, err := Open(dwarftest.CopyFile(t, src, filepath.Join(dir, filepath.Base(src)), 0o644))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +121,7 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 	t.Run("other build-id", func(t *testing.T) {
 		dir := t.TempDir()
 		// dwz-m5's common file: a DWARF 5 supplementary file, no build-id.
-		copyTo(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), dir)
+		dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), filepath.Join(dir, "common.debug"), 0o644)
 		probe(t, dir)
 	})
 }
@@ -277,10 +263,10 @@ func TestDwzCommonFileByBuildID(t *testing.T) {
 	probe.Close()
 	p := filepath.Join(dbg, ".build-id", id[:2], id[2:]+".debug")
 	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.Rename(copyTo(t, filepath.Join(filepath.Dir(src), "common.debug"), dbg), p); err != nil {
+	if err := os.Rename(dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "common.debug"), filepath.Join(dbg, "common.debug"), 0o644), p); err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewLocator(dbg).Open(copyTo(t, src, t.TempDir()))
+	f, err := NewLocator(dbg).Open(dwarftest.CopyFile(t, src, filepath.Join(t.TempDir(), filepath.Base(src)), 0o644))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,59 +2,26 @@ package dwarfres
 
 import (
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
-var (
-	fixOnce sync.Once
-	fixDir  string
-	fixErr  error
-	fixMiss bool // clang missing: gcc variants only
-)
-
-// fixtures builds testdata/fixtures once per test binary (the script is
-// idempotent and keeps its output between runs) and returns the directory.
+// fixtures builds testdata/fixtures once per test binary and returns the
+// directory (dwarftest.Fixtures).
 func fixtures(t testing.TB) string {
 	t.Helper()
-	fixOnce.Do(func() {
-		fixDir = dwarftest.FixtureDir("..")
-		cmd := exec.Command("bash", "../testdata/scripts/fixtures.sh", fixDir)
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			fixMiss = true
-			err = nil
-		}
-		if err != nil {
-			fixErr = errors.New(string(out) + err.Error())
-		}
-	})
-	if fixErr != nil {
-		t.Fatalf("building fixtures: %v", fixErr)
-	}
-	return fixDir
+	return dwarftest.Fixtures(t, "..")
 }
 
 // needBin returns a fixture binary, skipping (or, under make test, failing)
 // when clang variants could not be built.
 func needBin(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(fixtures(t), name)
-	if _, err := os.Stat(p); err != nil {
-		if fixMiss {
-			dwarftest.Skip(t, "%s not built (clang missing)", name)
-		}
-		t.Fatalf("fixture %s: %v", name, err)
-	}
-	return p
+	return dwarftest.Fixture(t, "..", name)
 }
 
 var variants = []string{

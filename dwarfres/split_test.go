@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -205,7 +204,7 @@ func TestSplitHostileDWP(t *testing.T) {
 			if err := os.WriteFile(p, bin, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p+".dwp", garble(t, pkg, sec, fill), 0o644); err != nil {
+			if err := os.WriteFile(p+".dwp", dwarftest.Garble(t, pkg, sec, fill), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			f, err := Open(p)
@@ -229,24 +228,6 @@ func TestSplitHostileDWP(t *testing.T) {
 			f.Close()
 		}
 	}
-}
-
-// garble returns a copy of the ELF b with section sec overwritten.
-func garble(t *testing.T, b []byte, sec string, fill byte) []byte {
-	t.Helper()
-	ef, err := elf.NewFile(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ef.Section(sec)
-	if s == nil {
-		t.Fatalf("no %s", sec)
-	}
-	out := append([]byte(nil), b...)
-	for i := s.Offset; i < s.Offset+s.FileSize; i++ {
-		out[i] = fill ^ byte(i*7)
-	}
-	return out
 }
 
 func TestDWOPaths(t *testing.T) {
