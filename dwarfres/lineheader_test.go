@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,19 +50,7 @@ func TestLineHeaderRefused(t *testing.T) {
 // openCorrupted opens a copy of fixture name passed through corrupt.
 func openCorrupted(t *testing.T, name string, corrupt func([]byte) ([]byte, error)) *File {
 	t.Helper()
-	bin, err := os.ReadFile(needBin(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := corrupt(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+"-corrupt")
-	if err := os.WriteFile(p, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(p)
+	f, err := Open(dwarftest.CopyEdited(t, needBin(t, name), filepath.Join(t.TempDir(), name+"-corrupt"), 0o644, corrupt))
 	if err != nil {
 		t.Fatal(err)
 	}

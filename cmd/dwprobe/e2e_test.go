@@ -69,15 +69,8 @@ func fixture(t *testing.T, name string) string {
 // corrupt copies src to dir with section sec garbled (dwarftest.Garble).
 func corrupt(t *testing.T, src, dir, sec string, fill byte) string {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, strings.TrimPrefix(sec, ".")+"-garbage")
-	if err := os.WriteFile(p, dwarftest.Garble(t, b, sec, fill), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	garble := func(b []byte) ([]byte, error) { return dwarftest.Garble(t, b, sec, fill), nil }
+	return dwarftest.CopyEdited(t, src, filepath.Join(dir, strings.TrimPrefix(sec, ".")+"-garbage"), 0o644, garble)
 }
 
 // TestHostileInputs: each bad input gets one clear error line and a

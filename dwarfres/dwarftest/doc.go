@@ -13,9 +13,10 @@
 // Inputs on disk: fixtures.go builds the fixture binaries once per test
 // binary (Fixtures, Fixture), split.go the split DWARF ones; compile.go
 // builds a program from source (Compile); corpus.go finds the corpus;
-// sepdebug.go lays out separate debuginfo; files.go copies files
-// (CopyFile) and garbles an ELF section (Garble); corrupt.go damages line
-// tables; compress.go compresses as kernel modules are.
+// sepdebug.go lays out separate debuginfo; files.go copies files, edited
+// or not (CopyFile, CopyEdited), and garbles an ELF section (Garble);
+// corrupt.go damages line tables; compress.go compresses as kernel modules
+// are.
 //
 // require.go: a test that needs the corpus, root, QEMU or a tool skips with
 // a reason (Skip, NeedTool, NeedCorpus) under plain go test and fails under

@@ -13,9 +13,22 @@ import (
 // the shared fixture.
 func CopyFile(t testing.TB, src, dst string, perm os.FileMode) string {
 	t.Helper()
+	return CopyEdited(t, src, dst, perm, nil)
+}
+
+// CopyEdited is CopyFile with the bytes of src passed through edit (a
+// corruption such as EmptyLineFiles) on the way; an error from edit fails
+// the test.
+func CopyEdited(t testing.TB, src, dst string, perm os.FileMode, edit func([]byte) ([]byte, error)) string {
+	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		if b, err = edit(b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		t.Fatal(err)
