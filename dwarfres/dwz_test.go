@@ -35,7 +35,7 @@ func TestDwzStringsAndTypesFromCommonFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			ps, err := f.FindProbes(Query{Function: "work"})
+			ps, err := f.FindProbes(Query{Function: exactName("work")})
 			if err != nil || len(ps) != 1 || ps[0].Func != "work" {
 				t.Fatalf("FindProbes(work) = %+v, %v; want one point in work", ps, err)
 			}
@@ -79,7 +79,7 @@ func probeFuncs(t *testing.T, path, fn string) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ps, err := f.FindProbes(Query{Function: fn})
+	ps, err := f.FindProbes(Query{Function: exactName(fn)})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -93,20 +93,6 @@ func probeFuncs(t *testing.T, path, fn string) []string {
 	return out
 }
 
-// copyTo copies src into dir under its base name.
-func copyTo(t *testing.T, src, dir string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, filepath.Base(src))
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestDwzCommonFileMissingOrWrong: without its common file, or with
 // another one in its place (another build-id), a query fails with an
 // *AltFileError naming the file, the build-id wanted and the paths tried.
@@ -114,12 +100,12 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 	src := needDwz(t, "dwz-m/app-gcc-O2-dwarf5")
 	probe := func(t *testing.T, dir string) *AltFileError {
 		t.Helper()
-		f, err := Open(copyTo(t, src, dir))
+		f, err := Open(dwarftest.CopyFile(t, src, filepath.Join(dir, filepath.Base(src)), 0o644))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		_, err = f.FindProbes(Query{Function: "work"})
+		_, err = f.FindProbes(Query{Function: exactName("work")})
 		var ae *AltFileError
 		if !errors.As(err, &ae) || !errors.Is(err, ErrNoDebugInfo) {
 			t.Fatalf("FindProbes = %v, want an *AltFileError", err)
@@ -135,7 +121,7 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 	t.Run("other build-id", func(t *testing.T) {
 		dir := t.TempDir()
 		// dwz-m5's common file: a DWARF 5 supplementary file, no build-id.
-		copyTo(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), dir)
+		dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), filepath.Join(dir, "common.debug"), 0o644)
 		probe(t, dir)
 	})
 }
@@ -165,7 +151,7 @@ func TestCompressedSectionsCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			_, err = f.FindProbes(Query{Function: "work"})
+			_, err = f.FindProbes(Query{Function: exactName("work")})
 			var de *DecodeError
 			if !errors.As(err, &de) && !errors.Is(err, ErrNoDebugInfo) {
 				t.Errorf("FindProbes = %v, want a decode error", err)
@@ -209,7 +195,7 @@ func TestDwzProbePointAt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := base.FindProbes(Query{Function: c.fn})
+		ps, err := base.FindProbes(Query{Function: exactName(c.fn)})
 		if err != nil || len(ps) == 0 {
 			t.Fatalf("%s: FindProbes(%s) = %v, %v", c.plain, c.fn, ps, err)
 		}
@@ -245,15 +231,15 @@ func TestDwzCommonFileByBuildID(t *testing.T) {
 	probe.Close()
 	p := filepath.Join(dbg, ".build-id", id[:2], id[2:]+".debug")
 	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.Rename(copyTo(t, filepath.Join(filepath.Dir(src), "common.debug"), dbg), p); err != nil {
+	if err := os.Rename(dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "common.debug"), filepath.Join(dbg, "common.debug"), 0o644), p); err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewLocator(dbg).Open(copyTo(t, src, t.TempDir()))
+	f, err := NewLocator(dbg).Open(dwarftest.CopyFile(t, src, filepath.Join(t.TempDir(), filepath.Base(src)), 0o644))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if ps, err := f.FindProbes(Query{Function: "work"}); err != nil || len(ps) != 1 {
+	if ps, err := f.FindProbes(Query{Function: exactName("work")}); err != nil || len(ps) != 1 {
 		t.Errorf("FindProbes(work) = %v, %v; want the point found through the common file in %s", ps, err, dbg)
 	}
 }

@@ -139,7 +139,7 @@ func (f *File) unitsReferring(units []unit, off uint64) []int {
 // programs there); their instances are in this file.
 func (s *search) supplementary() error {
 	q := s.q
-	if q.Function == "" || q.File != "" || q.NoInlines {
+	if q.fn() == "" || q.File != "" || q.NoInlines {
 		return nil
 	}
 	alt, err := s.f.alt()

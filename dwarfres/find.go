@@ -18,20 +18,19 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	if err != nil {
 		return nil, err
 	}
-	q.Match = q.matcher()
 	src := sourceName{name: q.File}
 	cands, paths, err := f.candidates(units, q, src)
 	if err != nil {
 		return nil, err
 	}
-	if q.Function == "" {
+	if q.fn() == "" {
 		if src, err = src.disambiguate(paths); err != nil {
 			return nil, err
 		}
 	}
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
 	var need func(*unit) (bool, error)
-	if q.Function != "" {
+	if q.fn() != "" {
 		if defs, ok := f.definingUnits(q, cands); ok {
 			cands = defs
 		} else {
@@ -82,7 +81,7 @@ func (s *search) unit(t *cuTree) error {
 		if err != nil || fname == "" {
 			return err
 		}
-		if q.Function == "" {
+		if q.fn() == "" {
 			if q.LazyLines != nil {
 				return s.lazy(-1, fname)
 			}
@@ -112,7 +111,7 @@ func (s *search) unit(t *cuTree) error {
 		if err != nil {
 			return err
 		}
-		if !q.Glob && t.u.cOnly() {
+		if !q.Function.IsGlob() && t.u.cOnly() {
 			break // C has one function of a name; C++ overloads all go
 		}
 	}
@@ -288,8 +287,8 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 	if s.q.File != "" {
 		where = fmt.Sprintf("%s:%d", s.q.File, rl) // as the user named the file
 	}
-	if s.q.Function != "" {
-		if sc := s.bestScope(fname, lineno, addr); sc >= 0 && s.q.Match(t.name(sc)) {
+	if s.q.fn() != "" {
+		if sc := s.bestScope(fname, lineno, addr); sc >= 0 && s.q.Function.Match(t.name(sc)) {
 			if dl, ok := t.declLine(sc); ok {
 				where = fmt.Sprintf("%s:%d", t.name(sc), rl-dl)
 			}
@@ -307,8 +306,8 @@ func (s *search) bestScope(fname string, line int, addr uint64) int {
 		if fname != "" && t.declFile(fn) != fname {
 			continue
 		}
-		if s.q.Function != "" {
-			if s.q.Match(t.name(fn)) {
+		if s.q.fn() != "" {
+			if s.q.Function.Match(t.name(fn)) {
 				return fn
 			}
 			continue

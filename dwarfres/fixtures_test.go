@@ -2,59 +2,26 @@ package dwarfres
 
 import (
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
-var (
-	fixOnce sync.Once
-	fixDir  string
-	fixErr  error
-	fixMiss bool // clang missing: gcc variants only
-)
-
-// fixtures builds testdata/fixtures once per test binary (the script is
-// idempotent and keeps its output between runs) and returns the directory.
+// fixtures builds testdata/fixtures once per test binary and returns the
+// directory (dwarftest.Fixtures).
 func fixtures(t testing.TB) string {
 	t.Helper()
-	fixOnce.Do(func() {
-		fixDir = dwarftest.FixtureDir("..")
-		cmd := exec.Command("bash", "../testdata/scripts/fixtures.sh", fixDir)
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			fixMiss = true
-			err = nil
-		}
-		if err != nil {
-			fixErr = errors.New(string(out) + err.Error())
-		}
-	})
-	if fixErr != nil {
-		t.Fatalf("building fixtures: %v", fixErr)
-	}
-	return fixDir
+	return dwarftest.Fixtures(t, "..")
 }
 
 // needBin returns a fixture binary, skipping (or, under make test, failing)
 // when clang variants could not be built.
 func needBin(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(fixtures(t), name)
-	if _, err := os.Stat(p); err != nil {
-		if fixMiss {
-			dwarftest.Skip(t, "%s not built (clang missing)", name)
-		}
-		t.Fatalf("fixture %s: %v", name, err)
-	}
-	return p
+	return dwarftest.Fixture(t, "..", name)
 }
 
 var variants = []string{
@@ -94,7 +61,7 @@ func TestFixtureShapes(t *testing.T) {
 			}
 			defer f.Close()
 			for _, c := range cases {
-				ps, err := f.FindProbes(Query{Function: c.fn})
+				ps, err := f.FindProbes(Query{Function: exactName(c.fn)})
 				if err != nil {
 					t.Errorf("%s: %v", c.fn, err)
 					continue
@@ -145,10 +112,10 @@ func TestFixturesAgainstPerf(t *testing.T) {
 			for _, m := range perfOff.FindAllStringSubmatch(string(out), -1) {
 				want = append(want, m[1])
 			}
-			q := Query{Function: fn}
+			q := Query{Function: exactName(fn)}
 			if i := indexColon(fn); i >= 0 {
 				n, _ := strconv.Atoi(fn[i+1:])
-				q = Query{Function: fn[:i], Line: n, HasLine: true}
+				q = Query{Function: exactName(fn[:i]), Line: n, HasLine: true}
 			}
 			ps, err := f.FindProbes(q)
 			var got []string
@@ -193,7 +160,7 @@ func TestProbePointAtWithoutAranges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := f.FindProbes(Query{Function: "work"})
+		ps, err := f.FindProbes(Query{Function: exactName("work")})
 		if err != nil || len(ps) == 0 {
 			t.Fatalf("%s: work: %v %v", v, ps, err)
 		}

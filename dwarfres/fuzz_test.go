@@ -63,7 +63,7 @@ func FuzzReaders(f *testing.F) {
 		secs[".debug_info"], secs[".debug_abbrev"], secs[".debug_line"], secs[".debug_loclists"] = info, abbrev, line, loclists
 		mf := memFile(secs)
 		exerciseQuery(t, mf, "work", "p", "sum", "i", "app_counter")
-		mf.FindProbes(Query{Function: "work", Line: 2, HasLine: true})
+		mf.FindProbes(Query{Function: exactName("work"), Line: 2, HasLine: true})
 		mf.FindProbes(Query{File: "app_util.c", Line: 40, HasLine: true})
 		mf.FindLineRange(LineQuery{Function: "sum_list", End: 1 << 30})
 	})
@@ -86,7 +86,7 @@ func FuzzDecodeLocation(f *testing.F) {
 // exerciseQuery looks fn up, then asks of every point its variables and
 // those named: an error comes with no result.
 func exerciseQuery(t *testing.T, f *File, fn string, names ...string) {
-	ps, err := f.FindProbes(Query{Function: fn})
+	ps, err := f.FindProbes(Query{Function: exactName(fn)})
 	if err != nil && ps != nil && len(ps) == 0 {
 		t.Fatalf("error with an empty non-nil result")
 	}

@@ -190,15 +190,15 @@ func sortedUnique(us []int) []int {
 // naming the function directly or through an origin; elsewhere the scan
 // of top-level names, which sees own names only.
 func (ix *Index) funcUnits(q Query) ([]int, bool) {
-	if q.Glob {
-		us, _, ok := ix.matching(tabFunc, q.Match, allUnits)
+	if q.Function.IsGlob() {
+		us, _, ok := ix.matching(tabFunc, q.Function.Match, allUnits)
 		return us, ok
 	}
-	own, ok := ix.lookup(tabFunc, q.Function, allUnits)
+	own, ok := ix.lookup(tabFunc, q.fn(), allUnits)
 	if !ok || !ix.byteScan {
 		return own, ok
 	}
-	via, ok := ix.lookup(tabOrigin, q.Function, allUnits)
+	via, ok := ix.lookup(tabOrigin, q.fn(), allUnits)
 	return sortedUnique(append(own, via...)), ok
 }
 
@@ -207,17 +207,17 @@ func (ix *Index) funcUnits(q Query) ([]int, bool) {
 // say (units other than C's, scoped or mangled names, where definesFunc
 // decodes every candidate, or a corrupt posting).
 func (ix *Index) definingUnits(q Query, cands []int) ([]int, bool) {
-	if !ix.onlyC || needsDecodedUnit(q.Function) || isMangled(q.Function) {
+	if !ix.onlyC || needsDecodedUnit(q.fn()) || isMangled(q.fn()) {
 		return nil, false
 	}
 	var defs []int
 	for _, tab := range []int{tabFunc, tabOrigin} {
 		var us []int
 		var ok bool
-		if q.Glob {
-			us, _, ok = ix.matching(tab, q.matcher(), definingOnly)
+		if q.Function.IsGlob() {
+			us, _, ok = ix.matching(tab, q.Function.Match, definingOnly)
 		} else {
-			us, ok = ix.lookup(tab, q.Function, definingOnly)
+			us, ok = ix.lookup(tab, q.fn(), definingOnly)
 		}
 		if !ok {
 			return nil, false
@@ -260,8 +260,8 @@ func (ix *Index) fileUnits(src sourceName) ([]int, []string, bool) {
 // candidates is File.candidates from the index: ok=false if the index
 // cannot answer (a corrupt posting), and the caller scans.
 func (ix *Index) candidates(q Query, src sourceName) ([]int, []string, bool) {
-	if q.Function != "" {
-		if !ix.onlyC || needsDecodedUnit(q.Function) {
+	if q.fn() != "" {
+		if !ix.onlyC || needsDecodedUnit(q.fn()) {
 			return nil, nil, false
 		}
 		us, ok := ix.funcUnits(q)

@@ -58,7 +58,7 @@ func FuzzIndex(f *testing.F) {
 			ix.lookup(tab, "inl", definingOnly)
 			ix.matching(tab, func(string) bool { return true }, allUnits)
 		}
-		ix.candidates(Query{Function: "gvar"}, sourceName{})
+		ix.candidates(Query{Function: exactName("gvar")}, sourceName{})
 		ix.candidates(Query{File: "synth.c"}, sourceName{name: "synth.c"})
 		ix.nameUnits("inl")
 		decodeUnits(ix.hdrs, ix.infoSize, ix.units)

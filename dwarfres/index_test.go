@@ -58,10 +58,10 @@ func TestIndexSynthNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if us, ok := ix.funcUnits(Query{Function: "inl"}); !ok || !slices.Equal(us, []int{0}) {
+	if us, ok := ix.funcUnits(Query{Function: exactName("inl")}); !ok || !slices.Equal(us, []int{0}) {
 		t.Errorf("inl: units %v, %v", us, ok)
 	}
-	if us, ok := ix.definingUnits(Query{Function: "inl"}, []int{0}); !ok || !slices.Equal(us, []int{0}) {
+	if us, ok := ix.definingUnits(Query{Function: exactName("inl")}, []int{0}); !ok || !slices.Equal(us, []int{0}) {
 		t.Errorf("inl is defined in unit 0: units %v, %v", us, ok)
 	}
 	if us, ok := ix.lookup(tabVar, "local", allUnits); !ok || len(us) != 0 {
@@ -112,7 +112,7 @@ func sameAnswers(t *testing.T, f, g *File) {
 		fns = append(fns, tabNames(t, ix, tab)...)
 	}
 	for _, fn := range append(fns, "no_such_function") {
-		for _, q := range []Query{{Function: fn}, {Function: fn, Line: 1, HasLine: true}} {
+		for _, q := range []Query{{Function: exactName(fn)}, {Function: exactName(fn), Line: 1, HasLine: true}} {
 			a, b := probesString(f.FindProbes(q)), probesString(g.FindProbes(q))
 			if a != b {
 				t.Errorf("%+v:\n scan  %s\n index %s", q, a, b)
@@ -125,7 +125,7 @@ func sameAnswers(t *testing.T, f, g *File) {
 		}
 	}
 	for _, pat := range []string{"*", "w*", "*_*", "item_*"} {
-		q := Query{Function: pat, Glob: true, Match: func(s string) bool { return matchGlob(pat, s) }}
+		q := Query{Function: namePattern(pat)}
 		if a, b := probesString(f.FindProbes(q)), probesString(g.FindProbes(q)); a != b {
 			t.Errorf("glob %s:\n scan  %s\n index %s", pat, a, b)
 		}
@@ -147,12 +147,6 @@ func sameAnswers(t *testing.T, f, g *File) {
 			t.Errorf("file %s: units %v paths %q, with the index %v %q", file, ac, ap, bc, bp)
 		}
 	}
-}
-
-// matchGlob is a small * glob for the tests (lazymatch's is the real one).
-func matchGlob(pat, s string) bool {
-	ok, _ := filepath.Match(pat, s)
-	return ok
 }
 
 // TestIndexAnswersLikeScan: every fixture answers every function, line
@@ -231,7 +225,7 @@ func TestIndexRebuildsBadFiles(t *testing.T) {
 			if now, _ := os.ReadFile(r.Path); !slices.Equal(now, good) {
 				t.Error("the rebuilt file differs from the first build")
 			}
-			q := Query{Function: "work"}
+			q := Query{Function: exactName("work")}
 			if a, b := probesString(plain.FindProbes(q)), probesString(g.FindProbes(q)); a != b {
 				t.Errorf("work: scan %s, index %s", a, b)
 			}
@@ -313,7 +307,7 @@ func TestIndexUnwritableDir(t *testing.T) {
 	plain, g := openPair(t, bin)
 	var notes []IndexReport
 	g.UseIndex(IndexOptions{Dir: filepath.Join(notDir, "index"), Note: func(r IndexReport) { notes = append(notes, r) }})
-	q := Query{Function: "work"}
+	q := Query{Function: exactName("work")}
 	if a, b := probesString(plain.FindProbes(q)), probesString(g.FindProbes(q)); a != b {
 		t.Errorf("work: scan %s, unindexed %s", a, b)
 	}
@@ -331,14 +325,14 @@ func TestIndexCorpus(t *testing.T) {
 	sameSymbols(t, f, g)
 	sameSymbolAddrs(t, f, g, 1000)
 	queries := []Query{
-		{Function: "vfs_read"},
-		{Function: "vfs_read", Line: 12, HasLine: true},
-		{Function: "kfree_skb"},
-		{Function: "vfs_rea*", Glob: true, Match: func(s string) bool { return matchGlob("vfs_rea*", s) }},
+		{Function: exactName("vfs_read")},
+		{Function: exactName("vfs_read"), Line: 12, HasLine: true},
+		{Function: exactName("kfree_skb")},
+		{Function: namePattern("vfs_rea*")},
 		{File: "fs/read_write.c", Line: 470},
 		{File: "read_write.c", Line: 470},
 		{File: "mmap.c", Line: 100},
-		{Function: "do_sys_open", File: "fs/open.c"},
+		{Function: exactName("do_sys_open"), File: "fs/open.c"},
 	}
 	for _, q := range queries {
 		if a, b := probesString(f.FindProbes(q)), probesString(g.FindProbes(q)); a != b {
@@ -408,15 +402,15 @@ func TestIndexDefiningUnits(t *testing.T) {
 	ix := g.index()
 	var qs []Query
 	for _, fn := range []string{"kmalloc", "vfs_read", "getname_flags", "kfree_skb", "t_show", "no_such_function"} {
-		qs = append(qs, Query{Function: fn})
+		qs = append(qs, Query{Function: exactName(fn)})
 	}
 	for i, fn := range tabNames(t, ix, tabFunc) {
 		if i%499 == 0 {
-			qs = append(qs, Query{Function: fn})
+			qs = append(qs, Query{Function: exactName(fn)})
 		}
 	}
 	for _, pat := range []string{"vfs_rea*", "*_show"} {
-		qs = append(qs, Query{Function: pat, Glob: true, Match: func(s string) bool { return matchGlob(pat, s) }})
+		qs = append(qs, Query{Function: namePattern(pat)})
 	}
 	for _, q := range qs {
 		cands, _, err := f.candidates(units, q, sourceName{})

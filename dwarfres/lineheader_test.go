@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 func TestLineFileCountPastHeader(t *testing.T) {
 	f := openCorrupted(t, "app-gcc-O2-dwarf5", func(bin []byte) ([]byte, error) { return dwarftest.LineFileCount(bin, 1<<40) })
 	var de *DecodeError
-	if _, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true}); !errors.As(err, &de) {
+	if _, err := f.FindProbes(Query{Function: exactName("work"), Line: 4, HasLine: true}); !errors.As(err, &de) {
 		t.Errorf("-D work:4: %v; want a DecodeError", err)
 	}
 	if _, err := f.FindLineRange(LineQuery{File: "app_util.c", End: 1 << 30}); !errors.As(err, &de) {
@@ -41,7 +40,7 @@ func TestLineHeaderRefused(t *testing.T) {
 	} {
 		f := openCorrupted(t, "app-gcc-O2-dwarf5", c.corrupt)
 		var de *DecodeError
-		_, err := f.FindProbes(Query{Function: "work", Line: 4, HasLine: true})
+		_, err := f.FindProbes(Query{Function: exactName("work"), Line: 4, HasLine: true})
 		if !errors.As(err, &de) || !strings.Contains(de.Msg, c.msg) {
 			t.Errorf("%s: -D work:4: %v; want a DecodeError %q", c.name, err, c.msg)
 		}
@@ -51,19 +50,7 @@ func TestLineHeaderRefused(t *testing.T) {
 // openCorrupted opens a copy of fixture name passed through corrupt.
 func openCorrupted(t *testing.T, name string, corrupt func([]byte) ([]byte, error)) *File {
 	t.Helper()
-	bin, err := os.ReadFile(needBin(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := corrupt(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+"-corrupt")
-	if err := os.WriteFile(p, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(p)
+	f, err := Open(dwarftest.CopyEdited(t, needBin(t, name), filepath.Join(t.TempDir(), name+"-corrupt"), 0o644, corrupt))
 	if err != nil {
 		t.Fatal(err)
 	}

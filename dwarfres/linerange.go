@@ -37,7 +37,7 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		return nil, err
 	}
 	src := sourceName{name: q.File}
-	cands, paths, err := f.candidates(units, Query{Function: q.Function, File: q.File}, src)
+	cands, paths, err := f.candidates(units, Query{Function: lazymatch.ExactName(q.Function), File: q.File}, src)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if q.File != "" && !src.matches(t.declFile(i)) {
 				continue
 			}
-			if !t.isFuncDef(i) || !t.funcMatches(i, Query{Function: q.Function, Match: exactly(q.Function)}) {
+			if !t.isFuncDef(i) || !t.funcMatches(i, Query{Function: lazymatch.ExactName(q.Function)}) {
 				continue
 			}
 			fname := t.declFile(i)

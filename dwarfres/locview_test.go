@@ -140,7 +140,7 @@ func TestInlineParamsAtViews(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			ps, err := f.FindProbes(Query{Function: "vw_fixup"})
+			ps, err := f.FindProbes(Query{Function: exactName("vw_fixup")})
 			if err != nil || len(ps) != 2 {
 				t.Fatalf("vw_fixup: %+v, %v; want its 2 inlined instances", ps, err)
 			}

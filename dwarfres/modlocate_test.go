@@ -19,7 +19,7 @@ func TestLocatorStrippedModule(t *testing.T) {
 		rel := "lib/modules/" + corpusRelease(t, arch) + "/kernel/fs/overlayfs/overlay.ko"
 		mod := dwarftest.NeedCorpus(t, arch+"/image/"+rel)
 		dbg := dwarftest.NeedCorpus(t, arch+"/dbg/usr/lib/debug")
-		for _, p := range []string{mod, copyFile(t, mod)} {
+		for _, p := range []string{mod, dwarftest.CopyFile(t, mod, filepath.Join(t.TempDir(), filepath.Base(mod)), 0o644)} {
 			f, err := NewLocator(dbg).Open(p)
 			if err != nil {
 				t.Fatalf("%s: %v", arch, err)
@@ -44,18 +44,6 @@ func corpusRelease(t *testing.T, arch string) string {
 		t.Fatalf("%s image: %d module releases, %v", arch, len(es), err)
 	}
 	return es[0].Name()
-}
-
-func copyFile(t *testing.T, p string) string {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := filepath.Join(t.TempDir(), filepath.Base(p))
-	if err := os.WriteFile(q, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return q
 }
 
 // TestKernelRelease reads each corpus vmlinux's release from its banner:

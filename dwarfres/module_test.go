@@ -33,7 +33,7 @@ func TestModuleLayout(t *testing.T) {
 				seen[s.Addr] = sec
 			}
 			for fn, sec := range map[string]string{"kmod_work": ".text", "kmod_init": ".init.text", "kmod_exit": ".exit.text"} {
-				ps, err := f.FindProbes(Query{Function: fn, MaxProbes: 8})
+				ps, err := f.FindProbes(Query{Function: exactName(fn), MaxProbes: 8})
 				if err != nil || len(ps) != 1 {
 					t.Fatalf("%s: %v, %v", fn, ps, err)
 				}

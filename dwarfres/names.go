@@ -131,20 +131,17 @@ func (t *cuTree) qualName(i int) string {
 // gcc) while perf -F lists the demangled one ("add<long>"): a name with
 // '<' is also tried against the last component of the qualified name.
 func (t *cuTree) funcMatches(i int, q Query) bool {
-	if IsScoped(q.Function) {
-		return q.Match(t.qualName(i))
+	if IsScoped(q.fn()) {
+		return q.Function.Match(t.qualName(i))
 	}
-	if q.Match(t.name(i)) {
+	if q.Function.Match(t.name(i)) {
 		return true
 	}
-	if isMangled(q.Function) {
-		return q.Match(t.linkageName(i)) // picks one overload
+	if isMangled(q.fn()) {
+		return q.Function.Match(t.linkageName(i)) // picks one overload
 	}
-	return hasTemplateArgs(q.Function) && q.Match(scopeLeaf(t.qualName(i)))
+	return hasTemplateArgs(q.fn()) && q.Function.Match(scopeLeaf(t.qualName(i)))
 }
-
-// exactly matches name alone.
-func exactly(name string) func(string) bool { return func(s string) bool { return s == name } }
 
 // isMangled reports a C++ or Rust mangled name.
 func isMangled(name string) bool {

@@ -1,11 +1,15 @@
 package dwarfres
 
+import "github.com/dwprobe/dwprobe/lazymatch"
+
 // Query asks where a probe point is, in perf probe's terms. Exactly one of
 // Function or File (for SRC:ALN) is the anchor.
 type Query struct {
-	Function string
-	Match    func(name string) bool // nil: exact match on Function
-	Glob     bool                   // several functions may match
+	// Function names the function: lazymatch.NewNameMatcher for a name
+	// as typed (a glob lets several functions match),
+	// lazymatch.ExactName for one found elsewhere. The zero value (the
+	// name "") means no function.
+	Function lazymatch.NameMatcher
 	// File is @SRC or the SRC of SRC:ALN, matched against the
 	// debuginfo's file names by lazymatch.SourceTail.
 	File      string
@@ -24,13 +28,8 @@ type Query struct {
 	LazyLines func(file, compDir string) (map[int]bool, error)
 }
 
-// matcher is q.Match, or an exact match on q.Function when that is nil.
-func (q *Query) matcher() func(string) bool {
-	if q.Match != nil {
-		return q.Match
-	}
-	return exactly(q.Function)
-}
+// fn is the function name or pattern, "" if the query has none.
+func (q *Query) fn() string { return q.Function.String() }
 
 // Probe is one resolved probe address.
 type Probe struct {

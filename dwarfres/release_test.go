@@ -10,7 +10,7 @@ func TestReleasePages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	q := Query{Function: "item_score"}
+	q := Query{Function: exactName("item_score")}
 	before := probesString(f.FindProbes(q))
 	f.ReleasePages()
 	if after := probesString(f.FindProbes(q)); after != before {

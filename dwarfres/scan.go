@@ -16,14 +16,13 @@ import (
 // decoding every unit; otherwise it scans each unit's top-level DIEs, in
 // parallel. An attached index answers all of these in microseconds.
 func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
-	q.Match = q.matcher() // FindLineRange leaves it nil
 	if ix := f.index(); ix != nil {
 		if c, paths, ok := ix.candidates(q, src); ok {
 			return c, paths, nil
 		}
 	}
-	if q.Function != "" && !q.Glob && !hasTemplateArgs(q.Function) {
-		if c, ok := f.refScan(units, scopeLeaf(q.Function)); ok {
+	if q.fn() != "" && !q.Function.IsGlob() && !hasTemplateArgs(q.fn()) {
+		if c, ok := f.refScan(units, scopeLeaf(q.fn())); ok {
 			return c, nil, nil
 		}
 	}
@@ -62,7 +61,7 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 	if _, err := f.rootDIE(u); err != nil {
 		return false, nil, err
 	}
-	if q.Function == "" {
+	if q.fn() == "" {
 		names, err := f.fileNames(u)
 		if err != nil {
 			return false, nil, err
@@ -84,10 +83,10 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 		if d.Depth < 1 {
 			break
 		}
-		if d.Tag == tagSubprogram && d.HasName() && q.Match(f.rawName(u, &d)) {
+		if d.Tag == tagSubprogram && d.HasName() && q.Function.Match(f.rawName(u, &d)) {
 			return true, nil, nil
 		}
-		if needsDecodedUnit(q.Function) && !u.cOnly() {
+		if needsDecodedUnit(q.fn()) && !u.cOnly() {
 			return true, nil, nil // scopes are checked on the decoded unit
 		}
 		if u.cOnly() {

@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -75,7 +74,7 @@ func probeAddrs(t *testing.T, bin, fn string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ps, err := f.FindProbes(Query{Function: fn})
+	ps, err := f.FindProbes(Query{Function: exactName(fn)})
 	if err != nil {
 		t.Fatalf("%s %s: %v", bin, fn, err)
 	}
@@ -99,7 +98,7 @@ func TestSplitBadDWO(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.FindProbes(Query{Function: "checksum"})
+		_, err = f.FindProbes(Query{Function: exactName("checksum")})
 		f.Close()
 		var de *DWOError
 		if !errors.As(err, &de) || !errors.Is(err, ErrSplitDWARF) || !errors.Is(err, ErrNoDebugInfo) {
@@ -205,7 +204,7 @@ func TestSplitHostileDWP(t *testing.T) {
 			if err := os.WriteFile(p, bin, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p+".dwp", garble(t, pkg, sec, fill), 0o644); err != nil {
+			if err := os.WriteFile(p+".dwp", dwarftest.Garble(t, pkg, sec, fill), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			f, err := Open(p)
@@ -213,7 +212,7 @@ func TestSplitHostileDWP(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, fn := range []string{"checksum", "sum_list"} {
-				ps, err := f.FindProbes(Query{Function: fn})
+				ps, err := f.FindProbes(Query{Function: exactName(fn)})
 				for _, pr := range ps { // locations: outside FindProbes' recover
 					if pr.Scope != nil {
 						for _, v := range pr.Scope.Vars(true) {
@@ -229,24 +228,6 @@ func TestSplitHostileDWP(t *testing.T) {
 			f.Close()
 		}
 	}
-}
-
-// garble returns a copy of the ELF b with section sec overwritten.
-func garble(t *testing.T, b []byte, sec string, fill byte) []byte {
-	t.Helper()
-	ef, err := elf.NewFile(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ef.Section(sec)
-	if s == nil {
-		t.Fatalf("no %s", sec)
-	}
-	out := append([]byte(nil), b...)
-	for i := s.Offset; i < s.Offset+s.FileSize; i++ {
-		out[i] = fill ^ byte(i*7)
-	}
-	return out
 }
 
 func TestDWOPaths(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // at every point of the probe: the answers a Scope gives.
 func scopeAnswers(t *testing.T, f *File) []string {
 	t.Helper()
-	ps, err := f.FindProbes(Query{Function: "item_score"})
+	ps, err := f.FindProbes(Query{Function: exactName("item_score")})
 	if err != nil || len(ps) < 2 {
 		t.Fatalf("FindProbes(item_score) = %d probes, %v; want several", len(ps), err)
 	}
@@ -87,7 +87,7 @@ func TestDeclaringUnitsNotDecoded(t *testing.T) {
 		}
 		units, _ := f.unitsList()
 		refs, _ := f.refScan(units, "util_checksum")
-		ps, err := f.FindProbes(Query{Function: "util_checksum"})
+		ps, err := f.FindProbes(Query{Function: exactName("util_checksum")})
 		if err != nil || len(ps) != 1 {
 			t.Fatalf("%s: FindProbes(util_checksum) = %+v, %v; want one probe", v, ps, err)
 		}

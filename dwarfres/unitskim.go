@@ -22,10 +22,10 @@ func (f *File) definesFunc(u *unit, q Query) (bool, error) {
 	if _, err := f.rootDIE(u); err != nil {
 		return false, err
 	}
-	if !u.cOnly() || needsDecodedUnit(q.Function) || isMangled(q.Function) {
+	if !u.cOnly() || needsDecodedUnit(q.fn()) || isMangled(q.fn()) {
 		return true, nil
 	}
-	match := q.matcher()
+	match := q.Function.Match
 	r, done := f.copyReader(u)
 	defer done()
 	var d die

@@ -40,7 +40,7 @@ func synFileBE(t testing.TB, version int, root *dwarftest.DIE) *File {
 // from a query to the variables of an address.
 func synScope(t testing.TB, f *File, fn string, off uint64) *Scope {
 	t.Helper()
-	ps, err := f.FindProbes(Query{Function: fn, Offset: off})
+	ps, err := f.FindProbes(Query{Function: exactName(fn), Offset: off})
 	if err != nil || len(ps) != 1 || ps[0].Scope == nil {
 		t.Fatalf("FindProbes(%s+%#x) = %+v, %v; want one probe with a scope", fn, off, ps, err)
 	}
@@ -413,7 +413,7 @@ func TestSynthLookup(t *testing.T) {
 	}
 	// The inlined instance as the probe's scope: its parameter by the
 	// abstract origin's name; f's own parameters are out of reach there.
-	ps, err := f.FindProbes(Query{Function: "inl"})
+	ps, err := f.FindProbes(Query{Function: exactName("inl")})
 	if err != nil || len(ps) != 1 || ps[0].Addr != 0x1060 || ps[0].Func != "f" || ps[0].RealName != "inl" {
 		t.Fatalf("FindProbes(inl) = %+v, %v", ps, err)
 	}

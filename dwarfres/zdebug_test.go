@@ -31,7 +31,7 @@ func TestZdebugFile(t *testing.T) {
 	if !f.HasDWARF() {
 		t.Fatal("HasDWARF is false with .zdebug_info")
 	}
-	ps, err := f.FindProbes(Query{Function: "f"})
+	ps, err := f.FindProbes(Query{Function: exactName("f")})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("FindProbes(f) = %v, %v; want one probe", ps, err)
 	}

@@ -1,7 +1,8 @@
 // Package lazymatch reproduces the string matchers of Linux perf 6.1
 // (tools/perf/util/string.c and strfilter.c) so that dwprobe selects exactly
 // the same functions, variables, source lines and files as `perf probe`:
-// globs (Glob, IsGlob), lazy source-line patterns (Lazy), filters
+// globs (Glob, IsGlob), function names that are globs or exact names
+// (NewNameMatcher, in name.go), lazy source-line patterns (Lazy), filters
 // (ParseFilter), and source files (SourceTail, the one rule for whether two
 // file names name the same file; FindSource and MapPrefix for finding the
 // source on disk).

@@ -141,12 +141,12 @@ func (k *BTFTarget) resolve(p *Point, o ResolveOptions) ([]btfFunc, error) {
 	case p.HasOffset && p.Offset != 0:
 		return nil, fmt.Errorf("an offset inside a function (+%d) %w: BTF describes the parameters at the entry only, where they are until the function moves them; %s", p.Offset, ErrNeedsDWARF, needDWARF)
 	}
-	glob := lazymatch.IsGlob(p.Function)
+	name := lazymatch.NewNameMatcher(p.Function)
 	names := []string{p.Function}
-	if glob {
+	if name.IsGlob() {
 		names = nil
 		for _, n := range k.Types.FuncNames() {
-			if lazymatch.Glob(n, p.Function) {
+			if name.Match(n) {
 				names = append(names, n)
 			}
 		}
@@ -155,7 +155,7 @@ func (k *BTFTarget) resolve(p *Point, o ResolveOptions) ([]btfFunc, error) {
 	for _, n := range names {
 		fn, err := k.function(n)
 		switch {
-		case err != nil && !glob:
+		case err != nil && !name.IsGlob():
 			return nil, err
 		case err == nil:
 			out = append(out, fn)

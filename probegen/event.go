@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -53,7 +54,7 @@ func EventBase(p *Point, realname string) string {
 	case p.IsAddr:
 		// try_to_find_absolute_address sets realname to "abs_%lx".
 		ev = "abs_" + strconv.FormatUint(p.Addr, 16)
-	case p.Function != "" && !strings.HasPrefix(p.Function, "0x") && !isGlob(p.Function):
+	case p.Function != "" && !strings.HasPrefix(p.Function, "0x") && !lazymatch.NewNameMatcher(p.Function).IsGlob():
 		ev = p.Function
 	default:
 		ev = realname
@@ -96,9 +97,6 @@ func isCloneSuffix(s string) bool {
 	}
 	return s != "" && isDigit(s[0])
 }
-
-// isGlob is perf's strisglob.
-func isGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // ExecGroup returns perf's default group for uprobes in the binary at path:
 // "probe_" followed by the leading [A-Za-z0-9_] run of its base name

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
@@ -133,9 +134,10 @@ func retvalIndex(expr string) (int, bool) {
 	return n, err == nil && n >= 0 && rest[0] != '+'
 }
 
-// funcResults lists the DWARF results of function fn, in order.
+// funcResults lists the DWARF results of function fn, in order. fn is
+// looked up as an exact name, glob characters and all.
 func funcResults(t *dwarfres.File, fn string) ([]dwarfres.Entry, error) {
-	probes, err := t.FindProbes(dwarfres.Query{Function: fn, MaxProbes: 1})
+	probes, err := t.FindProbes(dwarfres.Query{Function: lazymatch.ExactName(fn), MaxProbes: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // (_Z4overi), over(double) (_Z4overd); name one by its mangled name to
 // probe it alone". "" when the name is a glob or picks one function.
 func overloadNote(p *Point, probes []dwarfres.Probe) string {
-	if p.Function == "" || lazymatch.IsGlob(p.Function) {
+	if p.Function == "" || lazymatch.NewNameMatcher(p.Function).IsGlob() {
 		return ""
 	}
 	var syms []string

@@ -259,8 +259,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		return resolveRetInsns(o, t, p)
 	}
 	q := dwarfres.Query{
-		Function:  p.Function,
-		Glob:      lazymatch.IsGlob(p.Function),
+		Function:  lazymatch.NewNameMatcher(p.Function),
 		File:      p.File,
 		Line:      p.Line,
 		HasLine:   p.lineGiven(),
@@ -270,10 +269,6 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		// perf: only FUNC and FUNC@SRC points move past the prologue.
 		SkipPrologue: o.skipPrologue && !p.lineGiven() && !p.HasOffset && p.Lazy == "",
 	}
-	if q.Glob {
-		pat := p.Function
-		q.Match = func(s string) bool { return lazymatch.Glob(s, pat) }
-	}
 	if p.Lazy != "" {
 		if o.LazyLines == nil {
 			return nil, fmt.Errorf("lazy pattern %q: no source reader: %w", p.Lazy, ErrNotSupported)
@@ -281,7 +276,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		q.LazyLines = o.LazyLines(p.Lazy)
 	}
 	probes, err := t.FindProbes(q)
-	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Glob && p.Lazy == "" {
+	if err == nil && len(probes) == 0 && p.Function != "" && p.File == "" && !q.Function.IsGlob() && p.Lazy == "" {
 		// perf's find_alternative_probe_point: a name DWARF does not know
 		// (a clone such as do_sysinfo.isra.0) is looked up in the symbol
 		// table and its address mapped back to a DWARF point.
@@ -358,7 +353,7 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 	if err != nil || !ok {
 		return nil, err
 	}
-	q.Function, q.Match, q.File = alt.Function, nil, alt.File
+	q.Function, q.File = lazymatch.ExactName(alt.Function), alt.File
 	q.Line += alt.Line
 	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
@@ -514,8 +509,8 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 // names p.Function when no symbol has that name: Rust's "work" is the
 // symbol _ZN1r4work17h...E ("r::work" demangled).
 func dwarfEntrySymbols(o *ResolveOptions, t *dwarfres.File, p *Point) []dwarfres.Sym {
-	probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
-		Match: globOrExact(p.Function), NoInlines: true, MaxProbes: o.MaxProbes})
+	probes, err := t.FindProbes(dwarfres.Query{Function: lazymatch.NewNameMatcher(p.Function),
+		NoInlines: true, MaxProbes: o.MaxProbes})
 	if err != nil {
 		return nil
 	}
@@ -570,8 +565,8 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 	syms := matchSymbols(t, p.Function)
 	if p.File != "" && len(syms) > 0 {
 		// Keep only the symbols whose DWARF function is declared in SRC.
-		probes, err := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function),
-			Match: globOrExact(p.Function), File: p.File, NoInlines: true, MaxProbes: o.MaxProbes})
+		probes, err := t.FindProbes(dwarfres.Query{Function: lazymatch.NewNameMatcher(p.Function),
+			File: p.File, NoInlines: true, MaxProbes: o.MaxProbes})
 		if err != nil {
 			return nil, err
 		}
@@ -591,7 +586,7 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 		syms = dwarfEntrySymbols(o, t, p)
 	}
 	if len(syms) == 0 {
-		probes, _ := t.FindProbes(dwarfres.Query{Function: p.Function, Glob: lazymatch.IsGlob(p.Function), Match: globOrExact(p.Function), File: p.File, MaxProbes: o.MaxProbes})
+		probes, _ := t.FindProbes(dwarfres.Query{Function: lazymatch.NewNameMatcher(p.Function), File: p.File, MaxProbes: o.MaxProbes})
 		if len(probes) > 0 {
 			return nil, fmt.Errorf("%s is only inlined (%d inlined instances, no out-of-line copy), so it has no return point: %w; probe its callers' lines instead", p.Function, len(probes), dwarfres.ErrInlineReturn)
 		}
@@ -607,13 +602,6 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 		out = append(out, pt)
 	}
 	return out, nil
-}
-
-func globOrExact(pat string) func(string) bool {
-	if lazymatch.IsGlob(pat) {
-		return func(s string) bool { return lazymatch.Glob(s, pat) }
-	}
-	return func(s string) bool { return s == pat }
 }
 
 // checkBoundary refuses an offset that is not on an instruction boundary:

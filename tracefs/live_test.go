@@ -51,18 +51,7 @@ int main(int argc, char **argv) { printf("%d\n", work(argc)); return 0; }
 // offset of work, where a uprobe goes.
 func buildTarget(t *testing.T) (string, uint64) {
 	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		dwarftest.Skip(t, "live tracefs test: no gcc to build the probed program: %v", err)
-	}
-	dir := t.TempDir()
-	src, bin := filepath.Join(dir, "app.c"), filepath.Join(dir, "app")
-	if err := os.WriteFile(src, []byte(liveProgram), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cc, "-O0", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := dwarftest.Compile(t, "gcc", "app.c", liveProgram, "-O0")
 	off, err := fileOffset(bin, "work")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,18 +59,7 @@ func TestCorruptLineFileTable(t *testing.T) {
 	dir := t.TempDir()
 	for _, v := range appVariants {
 		t.Run(v, func(t *testing.T) {
-			bin, err := os.ReadFile(needApp(t, v))
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad, err := dwarftest.EmptyLineFiles(bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := filepath.Join(dir, v+"-nofiles")
-			if err := os.WriteFile(p, bad, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			p := dwarftest.CopyEdited(t, needApp(t, v), filepath.Join(dir, v+"-nofiles"), 0o755, dwarftest.EmptyLineFiles)
 			for _, a := range resolutionArgs {
 				noCrash(t, append([]string{"-x", p}, a...))
 			}

@@ -143,14 +143,7 @@ func TestCompressedSameAnswers(t *testing.T) {
 func TestDwzMissingCommonFile(t *testing.T) {
 	dwarftest.NeedTool(t, "dwz")
 	src := filepath.Join(filepath.Dir(fixture(t, "app-gcc-O2-dwarf5")), "dwz-m", "app-gcc-O2-dwarf5")
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lone := filepath.Join(t.TempDir(), "app-lone")
-	if err := os.WriteFile(lone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	lone := dwarftest.CopyFile(t, src, filepath.Join(t.TempDir(), "app-lone"), 0o755)
 	ef, err := elf.Open(src)
 	if err != nil {
 		t.Fatal(err)

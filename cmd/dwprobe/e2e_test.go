@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,46 +60,17 @@ func runBin(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// fixture returns a built fixture binary (see dwarfres tests).
+// fixture returns a built fixture binary (dwarftest.Fixture).
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	dir := dwarftest.FixtureDir("../..")
-	out, err := exec.Command("bash", "../../testdata/scripts/fixtures.sh", dir).CombinedOutput()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
-			t.Fatalf("fixtures: %v\n%s", err, out)
-		}
-	}
-	p := filepath.Join(dir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s: %v", name, err)
-	}
-	return p
+	return dwarftest.Fixture(t, "../..", name)
 }
 
-// corrupt copies src to dir and overwrites section sec with a byte pattern.
+// corrupt copies src to dir with section sec garbled (dwarftest.Garble).
 func corrupt(t *testing.T, src, dir, sec string, fill byte) string {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ef, err := elf.NewFile(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ef.Section(sec)
-	if s == nil {
-		t.Fatalf("%s has no %s", src, sec)
-	}
-	for i := s.Offset; i < s.Offset+s.FileSize; i++ {
-		b[i] = fill ^ byte(i*7)
-	}
-	p := filepath.Join(dir, strings.TrimPrefix(sec, ".")+"-garbage")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	garble := func(b []byte) ([]byte, error) { return dwarftest.Garble(t, b, sec, fill), nil }
+	return dwarftest.CopyEdited(t, src, filepath.Join(dir, strings.TrimPrefix(sec, ".")+"-garbage"), 0o644, garble)
 }
 
 // TestHostileInputs: each bad input gets one clear error line and a

@@ -290,20 +290,13 @@ func TestGuestApply(t *testing.T) {
 			}
 			const badSymLine = 2
 
-			dir := t.TempDir()
 			extra := map[string]string{"/bin/dwprobe": bin}
-			for guest, text := range map[string]string{
+			qemutest.GuestFiles(t, extra, map[string]string{
 				applyMarker: "dwprobe marker file\n",
 				applyGood:   strings.Join(defs, "\n") + "\n",
 				applyBadReg: strings.Join(badReg, "\n") + "\n",
 				applyBadSym: strings.Join(badSym, "\n") + "\n",
-			} {
-				host := filepath.Join(dir, filepath.Base(guest))
-				if err := os.WriteFile(host, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				extra[guest] = host
-			}
+			})
 			g := qemutest.Boot(t, arch, nil, applyWorkload, extra)
 			if g.WorkloadExit != 0 {
 				t.Errorf("workload exit %d", g.WorkloadExit)

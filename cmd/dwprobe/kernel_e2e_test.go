@@ -144,19 +144,16 @@ func TestKernelE2E(t *testing.T) {
 			}
 			t.Logf("%s: %d definitions from %d specs:\n%s", arch, len(defs), len(specs), strings.Join(defs, "\n"))
 
-			dir := t.TempDir()
-			extra := map[string]string{}
+			inputs := map[string]string{}
 			var workload strings.Builder
 			workload.WriteString("echo threads-max=$(cat /proc/sys/kernel/threads-max)\n")
 			workload.WriteString("(echo -n " + e2eCommName + " >/proc/self/comm)\n")
 			for i, d := range e2eDDs {
-				host := filepath.Join(dir, fmt.Sprint("in", i))
-				if err := os.WriteFile(host, []byte(d.data), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				extra[d.in] = host
+				inputs[d.in] = d.data
 				fmt.Fprintf(&workload, "echo '== dd %d'\n%s\necho size=$(wc -c <%s)\n", i, d.command(), d.out)
 			}
+			extra := map[string]string{}
+			qemutest.GuestFiles(t, extra, inputs)
 			g := qemutest.Boot(t, arch, defs, workload.String(), extra)
 			for _, r := range g.Rejected {
 				t.Errorf("the kernel rejected a definition:\n%s", r)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -184,18 +182,11 @@ func TestKernelModulesBTF(t *testing.T) {
 			}
 			t.Logf("%s: host definitions:\n%s", arch, strings.Join(defs, "\n"))
 
-			dir := t.TempDir()
 			extra["/bin/dwprobe"] = bin
-			for guest, text := range map[string]string{
+			qemutest.GuestFiles(t, extra, map[string]string{
 				qemutest.SetupPath: modSetup,
 				btfFile:            btfData,
-			} {
-				host := filepath.Join(dir, path.Base(guest))
-				if err := os.WriteFile(host, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				extra[guest] = host
-			}
+			})
 			workload := "set -e\nT=/sys/kernel/tracing\n" + btfFilterLines("hb_") + modWorkload() + btfWorkload()
 			g := qemutest.Boot(t, arch, defs, workload, extra)
 			t.Logf("%s setup output:\n%s\nworkload output:\n%s", arch, g.Setup, g.Workload)

@@ -84,15 +84,8 @@ int main(void) {
 func TestLibcLive(t *testing.T) {
 	fsys := needLive(t)
 	needLibcDebug(t)
-	cc := dwarftest.NeedTool(t, "gcc")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "user.c"), []byte(libcUser), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "libcuser")
-	if out, err := exec.Command(cc, "-O1", "-o", prog, filepath.Join(dir, "user.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	prog := dwarftest.Compile(t, "gcc", "libcuser.c", libcUser, "-O1")
+	dir := filepath.Dir(prog)
 	// A private copy: a uprobe on the system's libc fires in every process.
 	libc := filepath.Join(dir, "libc.so.6")
 	dwarftest.PlaceFile(t, systemLibc, libc)

@@ -62,20 +62,6 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (string, int) {
 	return stdout.String(), cmd.Process.Pid
 }
 
-// copyTo copies src to dir/name, executable.
-func copyTo(t *testing.T, src, dir, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(dir, name)
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestSDTLiveFixture: the markers of the <sys/sdt.h> fixture at -O0
 // (stack operands) and -O2 (registers, a global, a constant) read what
 // the program prints, and the guarded marker fires only because the
@@ -160,7 +146,7 @@ func TestSDTLivePython(t *testing.T) {
 		dwarftest.Skip(t, "%s missing (apt-get install python3.11)", py)
 	}
 	dir := t.TempDir()
-	bin := copyTo(t, py, dir, "python3.11")
+	bin := dwarftest.CopyFile(t, py, filepath.Join(dir, "python3.11"), 0o755)
 	script := filepath.Join(dir, "calls.py")
 	src := `import sys
 def alpha(n):
@@ -211,14 +197,11 @@ for i in range(2):
 // are the ones the program prints from its catch.
 func TestSDTLiveThrow(t *testing.T) {
 	fsys := needLive(t)
-	gxx := dwarftest.NeedTool(t, "g++")
 	const lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 	real, err := filepath.EvalSymlinks(lib)
 	if err != nil {
 		dwarftest.Skip(t, "%s missing (apt-get install libstdc++6)", lib)
 	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "throw.cc")
 	code := `#include <cstdio>
 #include <typeinfo>
 struct Oops { int code; };
@@ -232,14 +215,9 @@ int main() {
 	}
 }
 `
-	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "throw")
-	if out, err := exec.Command(gxx, "-O1", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("g++: %v\n%s", err, out)
-	}
-	libcopy := copyTo(t, real, dir, "libstdc++.so.6")
+	prog := dwarftest.Compile(t, "g++", "throw.cc", code, "-O1")
+	dir := filepath.Dir(prog)
+	libcopy := dwarftest.CopyFile(t, real, filepath.Join(dir, "libstdc++.so.6"), 0o755)
 	sdtAdd(t, fsys, libcopy, "%sdt_libstdcxx:throw arg1:x64 arg2:x64")
 	in := newInstance(t, fsys, fmt.Sprintf("dwtest_%d_throw", os.Getpid()))
 	in.enable(t, "sdt_libstdcxx", true)

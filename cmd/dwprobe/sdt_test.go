@@ -155,21 +155,13 @@ func errString(err error) string {
 // TestSDTOperandLeftOut: an operand no fetch argument can say is left out
 // of the definition, as perf leaves it, with a note naming it.
 func TestSDTOperandLeftOut(t *testing.T) {
-	dir := t.TempDir()
-	src := dir + "/scaled.c"
 	// A scaled-index memory operand: -8@(%rax,%rdi,8) from gcc 12 -O2.
 	code := `#include <sys/sdt.h>
 long tab[4] = {1, 2, 3, 4};
 int main(int argc, char **argv) { (void)argv; STAP_PROBE1(dwfix, scaled, tab[argc]); return 0; }
 `
-	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := dir + "/scaled"
 	sdtFixture(t, "sdt-gcc-O2") // skips without <sys/sdt.h>
-	if out, err := exec.Command("gcc", "-O2", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := dwarftest.Compile(t, "gcc", "scaled.c", code, "-O2")
 	out, errOut, err := dw("-x", bin, "-D", "%sdt_dwfix:scaled")
 	if err != nil || !strings.HasPrefix(out, "p:sdt_dwfix/scaled "+bin+":0x") || strings.Contains(out, "arg1") {
 		t.Errorf("-D: %v\n%s", err, out)

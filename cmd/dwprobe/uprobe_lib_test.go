@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestUprobeLiveSharedLib probes a shared library (PIC, offsets within the
@@ -26,15 +27,8 @@ func TestUprobeLiveSharedLib(t *testing.T) {
 			dir := t.TempDir()
 			lib := filepath.Join(dir, "libfix-"+tag+"-O2.so")
 			user := filepath.Join(dir, "libuser")
-			for src, dst := range map[string]string{fixture(t, "libfix-"+tag+"-O2.so"): lib, fixture(t, "libuser-"+tag+"-O2"): user} {
-				b, err := os.ReadFile(src)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(dst, b, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			dwarftest.CopyFile(t, fixture(t, "libfix-"+tag+"-O2.so"), lib, 0o755)
+			dwarftest.CopyFile(t, fixture(t, "libuser-"+tag+"-O2"), user, 0o755)
 			g := liveGroup(t, fsys, "lib_"+tag)
 			in := newInstance(t, fsys, g)
 			if _, errOut, err := dw("-x", lib, "-a", g+":add=fix_add a b",

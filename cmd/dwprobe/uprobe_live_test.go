@@ -175,15 +175,7 @@ func parsePrinted(out string) printed {
 // fixtures too.
 func copyBinary(t *testing.T, src string) string {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "app")
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return dwarftest.CopyFile(t, src, filepath.Join(t.TempDir(), "app"), 0o755)
 }
 
 // TestUprobeLive adds probes with line numbers, locals, members through

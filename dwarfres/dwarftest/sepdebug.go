@@ -7,20 +7,12 @@ import (
 	"testing"
 )
 
-// PlaceFile copies src to dst, making dst's directory: tests lay
-// binaries and their separate debuginfo out where a tool looks for them.
+// PlaceFile copies src to dst, executable, making dst's directory: tests
+// lay binaries and their separate debuginfo out where a tool looks for
+// them.
 func PlaceFile(t testing.TB, src, dst string) {
 	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	CopyFile(t, src, dst, 0o755)
 }
 
 // SplitDebug returns the app-gcc-O2-splitdbg fixture of the fixture

@@ -8,5 +8,6 @@
 // it; testdata/scripts/qemu.sh and guest-init.sh are its guest side.
 // Modules stages the image's kernel modules (with their dependencies, a
 // modules.dep and chosen module debuginfo) for a guest, whose setup
-// script (SetupPath) can load them before the definitions are written.
+// script (SetupPath) can load them before the definitions are written;
+// GuestFiles (files.go) stages files a test writes for the guest.
 package qemutest
