@@ -18,7 +18,7 @@ func fuzzIndexSeed(t testing.TB) []byte {
 		dwarftest.D(dwarf.TagSubprogram, dwarftest.A(dwarf.AttrAbstractOrigin, dwarftest.FormRef4, dwarftest.Ref("inl")), dwarftest.Low(0x1000), dwarftest.High(0x10)),
 		dwarftest.D(dwarf.TagVariable, dwarftest.Name("gvar")),
 	)
-	ix, err := synFile(t, 4, cu, nil).buildIndex(nil)
+	ix, err := indexer{synFile(t, 4, cu, nil)}.buildIndex(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestIndexSynthNames(t *testing.T) {
 		),
 	)
 	f := synFile(t, 4, cu, nil)
-	ix, err := f.buildIndex(nil)
+	ix, err := indexer{f}.buildIndex(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +188,11 @@ func TestIndexRebuildsBadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Close()
-		ix, err := o.buildIndex(nil)
+		ix, err := indexer{o}.buildIndex(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		key, _, _ := o.indexKey()
+		key, _, _ := indexer{o}.indexKey()
 		return encodeIndex(ix, key)
 	}()
 	cases := []struct {

@@ -60,11 +60,15 @@ func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte, def bool) {
 	}
 }
 
+// indexer builds a File's index: the walk over every unit that names
+// what each holds, and the merge of what the workers found.
+type indexer struct{ f *File }
+
 // buildIndex reads every unit once, in parallel, and returns its index.
 // progress, if set, is called with the units done so far. A unit that does
 // not decode fails the build: the scans then report it as they do today.
-func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
-	units, err := f.unitsList()
+func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
+	units, err := b.f.unitsList()
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +82,10 @@ func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
 	err = parallel(len(units), func(w, ui int) error {
 		per[ui].worker = w
 		if units[ui].holdsCode() {
-			if err := f.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {
+			if err := b.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {
 				return err
 			}
-			f.dropInfoPages(&units[ui])
+			b.dropInfoPages(&units[ui])
 		}
 		if n := done.Add(1); progress != nil {
 			progMu.Lock()
@@ -93,19 +97,19 @@ func (f *File) buildIndex(progress func(done, total int)) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := f.mergeIndex(units, tabs, per)
-	ix.syms = elfsym.Encode(f.Object, elfsym.Load(f.Object)) // not Symbols: it may be what asked for the index
-	ix.hdrs = f.unitsRecord(units)
+	ix := b.mergeIndex(units, tabs, per)
+	ix.syms = elfsym.Encode(b.f.Object, elfsym.Load(b.f.Object)) // not Symbols: it may be what asked for the index
+	ix.hdrs = b.unitsRecord(units)
 	return ix, nil
 }
 
 // indexUnit collects one unit's names: the same top-level DIEs
 // unitMatches looks at, and the file table fileNames reads.
-func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
-	if _, err := f.rootDIE(u); err != nil {
+func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
+	if _, err := b.f.rootDIE(u); err != nil {
 		return err
 	}
-	r := f.newReader(u)
+	r := b.f.newReader(u)
 	var d die
 	if !r.next(&d) {
 		return r.err
@@ -117,7 +121,7 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 		if out.nonC = hasNames(r, &d); r.err != nil {
 			return r.err
 		}
-		return f.indexFiles(u, add)
+		return b.indexFiles(u, add)
 	}
 	for r.next(&d) {
 		if d.Depth < 1 {
@@ -125,25 +129,25 @@ func (f *File) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 		}
 		switch {
 		case d.Tag == tagSubprogram && d.HasName():
-			addFunc(tabFunc, f.nameBytes(u, &d), &d)
+			addFunc(tabFunc, b.nameBytes(u, &d), &d)
 		case d.Tag == tagSubprogram && d.HasOrigin:
-			if n, ok := f.originName(u, d); ok {
+			if n, ok := b.originName(u, d); ok {
 				addFunc(tabOrigin, n, &d)
 			}
 		case d.Tag == tagVariable && d.HasName():
-			add(tabVar, f.nameBytes(u, &d))
+			add(tabVar, b.nameBytes(u, &d))
 		}
 		r.skipChildren(&d)
 	}
 	if r.err != nil {
 		return r.err
 	}
-	return f.indexFiles(u, add)
+	return b.indexFiles(u, add)
 }
 
 // indexFiles adds the names of u's line table.
-func (f *File) indexFiles(u *unit, add func(tab int, b []byte)) error {
-	names, err := f.fileNames(u)
+func (b indexer) indexFiles(u *unit, add func(tab int, b []byte)) error {
+	names, err := b.f.fileNames(u)
 	if err != nil {
 		return err
 	}
@@ -159,8 +163,8 @@ func (f *File) indexFiles(u *unit, add func(tab int, b []byte)) error {
 // stay in the page cache, but a build reading all of .debug_info through
 // the mapping would otherwise keep it all resident. Pages shared with a
 // neighbour unit are kept (rounded inwards).
-func (f *File) dropInfoPages(u *unit) {
-	df := f.dwarfFile()
+func (b indexer) dropInfoPages(u *unit) {
+	df := b.f.dwarfFile()
 	s := df.ELF.Section(".debug_info")
 	if s == nil || s.Flags&elf.SHF_COMPRESSED != 0 || df.IsModule() { // a module's is a relocated copy
 		return
@@ -188,15 +192,15 @@ func hasNames(r *reader, d *die) bool {
 }
 
 // nameBytes is rawName without allocating for .debug_str names.
-func (f *File) nameBytes(u *unit, d *die) []byte {
+func (b indexer) nameBytes(u *unit, d *die) []byte {
 	var sec []byte
 	switch d.nameForm {
 	case formString: // its offset in .debug_info
-		sec = f.sec(".debug_info")
+		sec = b.f.sec(".debug_info")
 	case formStrp:
-		sec = f.sec(".debug_str")
+		sec = b.f.sec(".debug_str")
 	default:
-		return []byte(f.rawName(u, d))
+		return []byte(b.f.rawName(u, d))
 	}
 	if d.nameVal < uint64(len(sec)) {
 		b := sec[d.nameVal:]
@@ -209,15 +213,15 @@ func (f *File) nameBytes(u *unit, d *die) []byte {
 
 // originName is the name cuTree.name gives an unnamed DIE: its abstract
 // origin's or specification's, followed within the unit.
-func (f *File) originName(u *unit, d die) ([]byte, bool) {
+func (b indexer) originName(u *unit, d die) ([]byte, bool) {
 	for n := 0; n < 8; n++ {
 		if d.HasName() {
-			return f.nameBytes(u, &d), true
+			return b.nameBytes(u, &d), true
 		}
 		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
 			return nil, false
 		}
-		r := f.newReader(u)
+		r := b.f.newReader(u)
 		r.seek(d.Origin, 1)
 		if !r.next(&d) {
 			return nil, false
@@ -228,8 +232,8 @@ func (f *File) originName(u *unit, d die) ([]byte, bool) {
 
 // mergeIndex turns the workers' names and the units' ids into one Index:
 // strings deduplicated, each table sorted by name, postings ascending.
-func (f *File) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Index {
-	ix := &Index{units: len(units), infoSize: uint64(len(f.sec(".debug_info"))), byteScan: f.byteScannable(units), onlyC: true}
+func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Index {
+	ix := &Index{units: len(units), infoSize: uint64(len(b.f.sec(".debug_info"))), byteScan: b.f.byteScannable(units), onlyC: true}
 	for i := range per {
 		ix.onlyC = ix.onlyC && !per[i].nonC
 	}

@@ -127,8 +127,8 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 // (dwz, objcopy, a test corrupting a copy) keeps it, and must not be
 // answered from the index of another state. name is the file name the
 // index gets in its directory, distinct for each key.
-func (f *File) indexKey() (key, name string, err error) {
-	df := f.dwarfFile()
+func (b indexer) indexKey() (key, name string, err error) {
+	df := b.f.dwarfFile()
 	st, err := df.Stat()
 	if err != nil {
 		return "", "", err
@@ -165,7 +165,7 @@ func DefaultIndexDir() (string, error) {
 
 // readIndex loads and checks the index at path for f; a missing file is
 // (nil, nil). The index must also fit f's units.
-func (f *File) readIndex(path, key string) (*Index, error) {
+func (x indexer) readIndex(path, key string) (*Index, error) {
 	b, err := mapIndex(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -179,17 +179,17 @@ func (f *File) readIndex(path, key string) (*Index, error) {
 		return nil, &IndexError{Path: path, Err: err}
 	}
 	if len(ix.hdrs) > 0 { // none where split units come from .dwo files
-		if err := f.useIndexUnits(ix); err != nil {
+		if err := x.useIndexUnits(ix); err != nil {
 			syscall.Munmap(b)
 			return nil, &IndexError{Path: path, Err: err}
 		}
 	}
-	units, err := f.unitsList()
+	units, err := x.f.unitsList()
 	if err != nil {
 		syscall.Munmap(b)
 		return nil, nil // no index for debuginfo that does not read: the build says why
 	}
-	if ix.units != len(units) || ix.infoSize != uint64(len(f.sec(".debug_info"))) {
+	if ix.units != len(units) || ix.infoSize != uint64(len(x.f.sec(".debug_info"))) {
 		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
 	}

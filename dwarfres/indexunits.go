@@ -17,27 +17,27 @@ import (
 // already. The record must fit f's .debug_info, whose size is checked
 // first: the headers of another build would be wrong answers, not an
 // index to rebuild.
-func (f *File) useIndexUnits(ix *Index) error {
-	if n := uint64(len(f.sec(".debug_info"))); ix.infoSize != n {
+func (b indexer) useIndexUnits(ix *Index) error {
+	if n := uint64(len(b.f.sec(".debug_info"))); ix.infoSize != n {
 		return fmt.Errorf("%w: .debug_info of %d bytes, the binary's has %d", ErrIndexForeign, ix.infoSize, n)
 	}
 	hdrs, ok := decodeUnits(ix.hdrs, ix.infoSize, ix.units)
 	if !ok {
 		return fmt.Errorf("%w: unit headers do not decode", ErrIndexCorrupt)
 	}
-	f.unitsOnce.Do(func() { f.loadUnits(hdrs) })
+	b.f.unitsOnce.Do(func() { b.f.loadUnits(hdrs) })
 	return nil
 }
 
 // unitsRecord is the record of f's units, or nil when some are split
 // units, which come from .dwo files rather than .debug_info's headers.
-func (f *File) unitsRecord(units []unit) []byte {
+func (b indexer) unitsRecord(units []unit) []byte {
 	for i := range units {
 		if units[i].split != nil {
 			return nil
 		}
 	}
-	return encodeUnits(f.headers)
+	return encodeUnits(b.f.headers)
 }
 
 // encodeUnits writes the record of us, the units as their headers say.

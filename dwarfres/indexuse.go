@@ -100,13 +100,14 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		r.Err = fmt.Errorf("%s: %w", f.Path, ErrNoDebugInfo)
 		return nil, r
 	}
-	key, name, err := f.indexKey()
+	b := indexer{f}
+	key, name, err := b.indexKey()
 	if err != nil {
 		r.Err = err
 		return nil, r
 	}
 	r.Path = filepath.Join(dir, name)
-	if ix, r.Stale = f.readIndex(r.Path, key); ix != nil {
+	if ix, r.Stale = b.readIndex(r.Path, key); ix != nil {
 		r.Used = true
 		return ix, r
 	}
@@ -117,11 +118,11 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 	}
 	defer unlock()
 	// Another process may have built it while this one waited.
-	if ix, err := f.readIndex(r.Path, key); ix != nil && err == nil {
+	if ix, err := b.readIndex(r.Path, key); ix != nil && err == nil {
 		r.Used = true
 		return ix, r
 	}
-	ix, err = f.buildIndex(o.Progress)
+	ix, err = b.buildIndex(o.Progress)
 	if err != nil {
 		r.Err = err
 		return nil, r
