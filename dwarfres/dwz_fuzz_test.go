@@ -3,6 +3,8 @@ package dwarfres
 import (
 	"bytes"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // withAlt attaches alt to f as its supplementary file, as a dwz link
@@ -54,7 +56,7 @@ func FuzzAltLinks(f *testing.F) {
 	f.Add([]byte("common.debug\x00\x12\x34"))
 	f.Add([]byte{5, 0, 0, 'c', 0, 2, 0xab, 0xcd})
 	f.Add([]byte{5, 0, 1, 0, 0x80})
-	f.Add(zlibGNU([]byte("x")))
+	f.Add(dwarftest.ZlibGNU([]byte("x")))
 	f.Add([]byte("ZLIB\x00\x00\x00\x00\x00\x00\x00\x10\x78\x9c"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		parseAltLink(b)

@@ -2,9 +2,7 @@ package dwarfres
 
 import (
 	"bytes"
-	"compress/zlib"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -124,17 +122,6 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 		dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), filepath.Join(dir, "common.debug"), 0o644)
 		probe(t, dir)
 	})
-}
-
-// zlibGNU compresses b as a .zdebug_* section.
-func zlibGNU(b []byte) []byte {
-	var z bytes.Buffer
-	z.WriteString("ZLIB")
-	binary.Write(&z, binary.BigEndian, uint64(len(b)))
-	w := zlib.NewWriter(&z)
-	w.Write(b)
-	w.Close()
-	return z.Bytes()
 }
 
 // TestCompressedSectionsCorrupt: a .zdebug_info or SHF_COMPRESSED

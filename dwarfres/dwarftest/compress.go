@@ -3,6 +3,8 @@ package dwarftest
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
+	"encoding/binary"
 	"io"
 	"testing"
 
@@ -40,4 +42,16 @@ func Compress(t testing.TB, ext string, data []byte) []byte {
 		t.Fatalf("compress %s: %v", ext, err)
 	}
 	return b.Bytes()
+}
+
+// ZlibGNU is b as a GNU .zdebug_* section holds it: "ZLIB", the
+// uncompressed size (64-bit big-endian), a zlib stream.
+func ZlibGNU(b []byte) []byte {
+	var z bytes.Buffer
+	z.WriteString("ZLIB")
+	binary.Write(&z, binary.BigEndian, uint64(len(b)))
+	w := zlib.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	return z.Bytes()
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 func TestInflateZdebug(t *testing.T) {
@@ -46,20 +48,9 @@ func FuzzInflateZdebug(f *testing.F) {
 	})
 }
 
-// zlibGNU is b as a .zdebug_ section holds it.
-func zlibGNU(b []byte) []byte {
-	var z bytes.Buffer
-	z.WriteString("ZLIB")
-	binary.Write(&z, binary.BigEndian, uint64(len(b)))
-	w := zlib.NewWriter(&z)
-	w.Write(b)
-	w.Close()
-	return z.Bytes()
-}
-
 // TestInflateZdebugDamaged: a cut stream or an absurd size is an error.
 func TestInflateZdebugDamaged(t *testing.T) {
-	good := zlibGNU(bytes.Repeat([]byte("dwarf"), 100))
+	good := dwarftest.ZlibGNU(bytes.Repeat([]byte("dwarf"), 100))
 	huge := slices.Clone(good)
 	binary.BigEndian.PutUint64(huge[4:], 1<<40)
 	for name, in := range map[string][]byte{"truncated": good[:len(good)/2], "huge size": huge} {
