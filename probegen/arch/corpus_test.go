@@ -139,3 +139,72 @@ func TestDecodeCorpusKernels(t *testing.T) {
 		})
 	}
 }
+
+// cetProgram holds what -fcf-protection=full and the CET flags put in a
+// user program: endbr64 at every function whose address may be taken, a
+// notrack jump table, the shadow stack's rdssp and incssp, and AVX2 code
+// that ends with vzeroupper.
+const cetProgram = `#include <immintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A vectorised loop (AVX2, ending with vzeroupper), a function pointer
+   call (an indirect branch to an endbr64), a switch (a notrack jump
+   table), and the shadow stack's own instructions (rdssp, incssp). */
+__attribute__((noinline)) void scale(float *a, const float *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		a[i] = a[i] * 2.0f + b[i];
+}
+
+__attribute__((noinline)) int pick(int k, int x)
+{
+	switch (k) {
+	case 0: return x + 1;
+	case 1: return x * 3;
+	case 2: return x - 7;
+	case 3: return x ^ 0x55;
+	case 4: return x << 2;
+	case 5: return x / 3;
+	default: return 0;
+	}
+}
+
+__attribute__((noinline)) unsigned long long ssp(void)
+{
+	unsigned long long p = _get_ssp();
+	if (p)
+		_inc_ssp(0);
+	return p;
+}
+
+static int twice(int x) { return 2 * x; }
+int (*volatile op)(int) = twice;
+
+int main(int argc, char **argv)
+{
+	float a[64], b[64];
+	for (int i = 0; i < 64; i++)
+		a[i] = i, b[i] = 64 - i;
+	scale(a, b, 64);
+	printf("%g %d %d %llu\n", a[5], pick(argc, 9), op(argc), ssp());
+	return 0;
+}
+`
+
+// TestDecodeCFProtectionPrograms decodes every function of cetProgram as
+// gcc and clang build it, with the C runtime's functions linked in.
+func TestDecodeCFProtectionPrograms(t *testing.T) {
+	for _, cc := range []string{"gcc", "clang"} {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(cc+opt, func(t *testing.T) {
+				prog := dwarftest.Compile(t, cc, "cet.c", cetProgram, opt, "-g", "-fcf-protection=full", "-mavx2", "-mshstk")
+				r := decodeFuncs(t, prog, X86_64)
+				logReport(t, cc+" "+opt, r)
+				if r.failed != 0 || r.funcs < 5 {
+					t.Errorf("%d of %d functions do not decode", r.failed, r.funcs)
+				}
+			})
+		}
+	}
+}
