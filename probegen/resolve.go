@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -605,17 +606,16 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 }
 
 // checkBoundary refuses an offset that is not on an instruction boundary:
-// where instruction sizes vary (x86_64), decoding from the containing
-// symbol's start; where they are fixed (arm64), by alignment. The message
-// speaks in the user's offset from fn (userOff), which differs from
-// pr.Offset when the function's entry is not its symbol's start (arm64's
+// where instruction sizes vary (x86_64), decoding from the function's
+// entry; where they are fixed (arm64), by alignment. The message speaks
+// in the user's offset from fn (userOff), which differs from pr.Offset
+// when the function's entry is not its symbol's start (arm64's
 // patchable-function-entry NOPs).
 func checkBoundary(t *dwarfres.File, pr dwarfres.Probe, fn string, userOff uint64) error {
 	a, ok := arch.For(t.Machine)
 	if !ok {
 		return nil
 	}
-	start := pr.Addr - pr.Offset
 	skew := pr.Offset - userOff // the entry's offset in its symbol
 	where := fmt.Sprintf("%s+%d", fn, userOff)
 	if skew != 0 || fn != pr.Symbol {
@@ -631,26 +631,32 @@ func checkBoundary(t *dwarfres.File, pr dwarfres.Probe, fn string, userOff uint6
 		}
 		return nil
 	}
-	code, err := t.Bytes(start, pr.Offset+16)
+	return checkDecodedBoundary(t, a, pr.Addr-userOff, fn, userOff, where)
+}
+
+// checkDecodedBoundary decodes from a function's entry (an instruction
+// boundary, unlike the start of a symbol that may hold it) up to offset
+// off, where an instruction must start. Offsets in messages count from
+// the entry, as the user's FUNC+OFFS does.
+func checkDecodedBoundary(t *dwarfres.File, a *arch.Arch, entry uint64, fn string, off uint64, where string) error {
+	code, err := t.Bytes(entry, off+16)
 	if err != nil {
-		code, err = t.Bytes(start, pr.Offset)
+		code, err = t.Bytes(entry, off)
 		if err != nil {
 			return nil // not in the image (e.g. init text): let the kernel check
 		}
 	}
 	var pc, last uint64 // last: the boundary before pc
-	for pc < pr.Offset {
+	for pc < off {
 		n, err := a.InsnLen(code[pc:])
 		if err != nil || n == 0 {
-			return fmt.Errorf("cannot decode the instruction at %s+%d (%#x): %v", pr.Symbol, pc, start+pc, err)
+			return &DecodeError{Func: fn, Offset: off, At: pc, Addr: entry + pc,
+				Bytes: bytes.Clone(code[pc:min(pc+8, uint64(len(code)))]), Arch: a.Name, Err: err}
 		}
 		last, pc = pc, pc+uint64(n)
 	}
-	if pc != pr.Offset {
-		if last >= skew {
-			return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, fn, last-skew, fn, pc-skew)
-		}
-		return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, pr.Symbol, last, pr.Symbol, pc)
+	if pc != off {
+		return fmt.Errorf("%s is in the middle of an instruction (instructions start at %s+%d and %s+%d)", where, fn, last, fn, pc)
 	}
 	return nil
 }

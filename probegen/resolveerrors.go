@@ -61,6 +61,36 @@ func (e *LazyMissError) Error() string {
 
 func (e *LazyMissError) Unwrap() error { return dwarfres.ErrNotFound }
 
+// DecodeError: an instruction between a function's entry and the offset
+// of a FUNC+OFFS does not decode, so whether the offset starts an
+// instruction cannot be told (and the kernel's own check would refuse it
+// or trust it blindly). Offsets count from the function as the user named
+// it, never from a symbol the user did not name.
+type DecodeError struct {
+	Func   string // the function as the user wrote it
+	Offset uint64 // the user's offset from it
+	At     uint64 // the offset of the instruction that does not decode
+	Addr   uint64 // its address
+	Bytes  []byte // its first bytes (up to 8)
+	Arch   string
+	Err    error  // the decoder's reason, or nil
+	Hint   string // what the user can do, worded by the caller
+}
+
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("%s+%d: cannot decode the %s instruction at %s+%d (%#x: % x), so whether the offset starts an instruction is unknown",
+		e.Func, e.Offset, e.Arch, e.Func, e.At, e.Addr, e.Bytes)
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
 // PointError is a failed resolution of one probe command. Its message is
 // formatted when asked for, so that a caller may still fill the Hint of an
 // error it wraps.

@@ -15,7 +15,11 @@
 //
 // arch.go holds the type and what is common; x86_64.go and arm64.go hold
 // one architecture each, with links to the ABI documents and kernel files
-// their tables come from. The file names avoid Go's _amd64/_arm64
+// their tables come from. x86insn.go holds x86_64's instruction lengths:
+// x86asm, and the encodings it misses or mis-sizes (endbr64 of IBT and
+// -fcf-protection, the system instructions of groups 6, 7, 9 and 15, the
+// 0f 38 map, vzeroupper), measured on every function of the reference
+// kernels by corpus_test.go. The file names avoid Go's _amd64/_arm64
 // suffixes, which would make them build constraints: every table is
 // present on every host. Register names are the kernel's, without a
 // fetcharg's '%'.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/regnum"
-	"golang.org/x/arch/x86/x86asm"
 )
 
 func x86_64() *Arch {
@@ -90,13 +89,4 @@ func x86AsmRegister(gas string) (string, bool, bool) {
 		return gas[:len(gas)-1], false, true
 	}
 	return gas, false, true
-}
-
-// x86InsnLen decodes one instruction of 64-bit code.
-func x86InsnLen(code []byte) (int, bool, error) {
-	in, err := x86asm.Decode(code, 64)
-	if err != nil || in.Len == 0 {
-		return 0, false, err
-	}
-	return in.Len, in.Op == x86asm.RET, nil
 }

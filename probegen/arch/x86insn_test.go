@@ -1,0 +1,57 @@
+package arch
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestX86InsnLen pins the lengths of the instructions x86asm (v0.32.0)
+// does not decode, or decodes with the wrong length, that the reference
+// kernels and -fcf-protection programs hold.
+func TestX86InsnLen(t *testing.T) {
+	for _, c := range []struct {
+		what string
+		code []byte
+		want int // 0: does not decode
+	}{
+		{"endbr64", []byte{0xf3, 0x0f, 0x1e, 0xfa, 0x55}, 4},
+		{"endbr32", []byte{0xf3, 0x0f, 0x1e, 0xfb}, 4},
+		{"rdsspq rax", []byte{0xf3, 0x48, 0x0f, 0x1e, 0xc8}, 5},
+		{"nopl 0x0(rax,rax,1)", []byte{0x0f, 0x1f, 0x44, 0x00, 0x00}, 5},
+		{"nopw cs:0x0(rax,rax,1)", []byte{0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}, 10},
+		{"hint nop /1, rip+disp32", []byte{0x0f, 0x1f, 0x0d, 1, 2, 3, 4, 0x90}, 7},
+		{"hint nop, sib without base", []byte{0x0f, 0x19, 0x04, 0x25, 1, 2, 3, 4}, 8},
+		{"vmmcall", []byte{0x0f, 0x01, 0xd9, 0xc3}, 3},
+		{"vmgexit", []byte{0xf3, 0x0f, 0x01, 0xd9}, 4},
+		{"pvalidate", []byte{0xf2, 0x0f, 0x01, 0xff}, 4},
+		{"wrpkru", []byte{0x0f, 0x01, 0xef}, 3},
+		{"lkgs di", []byte{0xf2, 0x0f, 0x00, 0xf7, 0xe9}, 4},
+		{"rdseed rax", []byte{0x48, 0x0f, 0xc7, 0xf8}, 4},
+		{"rdpid rax", []byte{0xf3, 0x0f, 0xc7, 0xf8}, 4},
+		{"tpause ecx", []byte{0x66, 0x0f, 0xae, 0xf1}, 4},
+		{"wrussq rax,(rdi)", []byte{0x66, 0x48, 0x0f, 0x38, 0xf5, 0x07}, 6},
+		{"tilerelease", []byte{0xc4, 0xe2, 0x78, 0x49, 0xc0}, 5},
+		{"vzeroupper; ret", []byte{0xc5, 0xf8, 0x77, 0xc3}, 3},
+		{"vzeroupper; mov 0x8(rax),eax", []byte{0xc5, 0xf8, 0x77, 0x8b, 0x40, 0x08}, 3},
+		{"vzeroall (c4)", []byte{0xc4, 0xe1, 0x7c, 0x77, 0xe9}, 4},
+		{"vprord $0x10,xmm3,xmm3 (x86asm's)", []byte{0x62, 0xf1, 0x65, 0x08, 0x72, 0xc3, 0x10}, 7},
+		{"push rbp (x86asm's)", []byte{0x55}, 1},
+		{"endbr64 cut short", []byte{0xf3, 0x0f, 0x1e}, 0},
+		{"rep before an unknown opcode", []byte{0xf3, 0x0f, 0x04}, 0},
+		{"0f 1e alone", []byte{0x0f, 0x1e}, 0},
+	} {
+		n, err := X86_64.InsnLen(c.code)
+		if n != c.want || (err == nil) != (c.want != 0) {
+			t.Errorf("%s (% x): InsnLen = %d, %v; want %d", c.what, c.code, n, err, c.want)
+		}
+	}
+}
+
+// TestX86RetsAfterVZeroUpper: the ret after vzeroupper, which x86asm's
+// four-byte vzeroupper swallowed, and the ret after endbr64.
+func TestX86RetsAfterVZeroUpper(t *testing.T) {
+	code := []byte{0xf3, 0x0f, 0x1e, 0xfa, 0xc5, 0xf8, 0x77, 0xc3}
+	if got, want := X86_64.Rets(code, 0x1000), []uint64{0x1007}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Rets = %#x, want %#x", got, want)
+	}
+}
