@@ -158,7 +158,9 @@ func TestEventValidate(t *testing.T) {
 		{"fprobe $retval on entry", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("$retval") }, ErrBadDefinition, "only for return probes"},
 		{"fprobe offset", func(e *Event) { e.Kind, e.Type, e.Target = FProbe, 'f', "vfs_read+4" }, ErrBadDefinition, "not a function name"},
 		{"fprobe as p:", func(e *Event) { e.Kind, e.Target = FProbe, "vfs_read" }, ErrBadDefinition, "starts with f:"},
-		{"tprobe", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = TProbe, 't', "sched_switch", args("next_pid=next->pid", "prev") }, nil, ""},
+		{"tprobe", func(e *Event) {
+			e.Kind, e.Type, e.Target, e.Args = TProbe, 't', "sched_switch", args("next_pid=next->pid", "prev")
+		}, nil, ""},
 		{"tprobe %return", func(e *Event) { e.Kind, e.Type, e.Target = TProbe, 't', "sched_switch%return" }, ErrBadDefinition, "not a tracepoint name"},
 		{"tprobe $retval", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = TProbe, 't', "sched_switch", args("$retval") }, ErrBadDefinition, "only for return probes"},
 		{"tprobe MAXACTIVE", func(e *Event) { e.Kind, e.Type, e.MaxActive, e.Target = TProbe, 't', 2, "sched_switch" }, ErrBadDefinition, "only for return probes"},
