@@ -64,6 +64,10 @@ func (e Event) fetchProblem(s string) (msg string, off int) {
 	case '$':
 		return e.varProblem(s[1:]), 0
 	case '%':
+		if e.Kind == FProbe || e.Kind == TProbe {
+			// parse_probe_arg: "eprobe and fprobe do not handle registers".
+			return "fprobes and tracepoint probes read no registers: write $argN or the argument's name", 0
+		}
 		if !regName(s[1:]) {
 			return "bad register name " + strconv.Quote(s), 0
 		}

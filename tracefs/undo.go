@@ -140,6 +140,9 @@ func sameProbe(l, o Event) bool {
 		return false
 	}
 	for i, a := range o.Args {
+		if a.Name == "" && strings.HasPrefix(a.Fetch, "$arg") {
+			continue // a kernel with BTF arguments lists it by its BTF name ("file=file")
+		}
 		a.Name = kernelArgName(i, a)
 		if a.String() != l.Args[i].String() {
 			return false

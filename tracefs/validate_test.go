@@ -156,6 +156,7 @@ func TestEventValidate(t *testing.T) {
 		}, nil, ""},
 		{"fprobe MAXACTIVE on entry", func(e *Event) { e.Kind, e.Type, e.MaxActive, e.Target = FProbe, 'f', 8, "vfs_read" }, ErrBadDefinition, "only for return probes"},
 		{"fprobe $retval on entry", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("$retval") }, ErrBadDefinition, "only for return probes"},
+		{"fprobe register", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("c=+0(%dx):u8") }, ErrBadDefinition, "read no registers"},
 		{"fprobe offset", func(e *Event) { e.Kind, e.Type, e.Target = FProbe, 'f', "vfs_read+4" }, ErrBadDefinition, "not a function name"},
 		{"fprobe as p:", func(e *Event) { e.Kind, e.Target = FProbe, "vfs_read" }, ErrBadDefinition, "starts with f:"},
 		{"tprobe", func(e *Event) {
