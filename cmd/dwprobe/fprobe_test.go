@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs/tracefstest"
 )
 
@@ -53,5 +54,53 @@ func TestApplyFProbe(t *testing.T) {
 	}
 	if got := k.File("dynamic_events"); got != "" {
 		t.Errorf("dynamic_events after -d: %q", got)
+	}
+}
+
+// TestDialect612Offline: -D on the 6.12 vmlinux, without root, writes
+// what 6.12 takes and 6.1 does not, and refuses it on 6.1 with the
+// version that added it.
+func TestDialect612Offline(t *testing.T) {
+	v612 := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	v61 := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// perf 6.12 writes the same line.
+		{[]string{"-D", "vfs_read%return $arg1 $arg3"}, "r:probe/vfs_read__return vfs_read+0 $arg1 $arg3\n"},
+		{[]string{"--fprobe", "-D", "vfs_read count file->f_mode"}, "f:probe/vfs_read vfs_read count=count:x64 f_mode=file->f_mode:x32\n"},
+		{[]string{"--fprobe", "-D", "vfs_read%return $retval $arg1"}, "f:probe/vfs_read__return vfs_read%return $retval $arg1\n"},
+		{[]string{"-D", "t:sched_switch next_pid=next->pid prev->comm:string"},
+			"t:probe/sched_switch sched_switch next_pid=next->pid comm=prev->comm:string\n"},
+	} {
+		out, _, err := dw(append([]string{"-k", v612}, c.args...)...)
+		if err != nil || out != c.want {
+			t.Errorf("6.12 %q: %q, %v; want %q", c.args, out, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-D", "vfs_read%return $arg1 $arg3"}, "$arg1 on a return probe: Linux 6.1 reads it at a function's entry only (return probes read it since Linux 6.9)"},
+		{[]string{"--fprobe", "-D", "vfs_read"}, "--fprobe: Linux 6.1 has no fprobe events (Linux 6.5 added them)"},
+		{[]string{"-D", "t:sched_switch next_pid=next->pid"}, "Linux 6.1 does not have (Linux 6.5 added them)"},
+	} {
+		if _, _, err := dw(append([]string{"-k", v61}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("6.1 %q: %v, want %q", c.args, err, c.msg)
+		}
+	}
+	for _, c := range []struct {
+		spec, msg string
+	}{
+		{"t:sched_switch next->nosuch", "next has no member nosuch"},
+		{"t:sched_switch nxt", "the tracepoint has no parameter nxt (it has preempt, prev, next, prev_state)"},
+		{"t:sched_switch next.pid", "next is a pointer: write next->pid"},
+		{"t:no_such_tp", `no such tracepoint "no_such_tp"`},
+	} {
+		if _, _, err := dw("-k", v612, "-D", c.spec); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: %v, want %q", c.spec, err, c.msg)
+		}
 	}
 }
