@@ -10,7 +10,7 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
-// The f: fprobe events of --fprobe (Linux 6.5 and later): a kprobe at a
+// The f: fprobe events of ResolveOptions.FProbe (Linux 6.5 and later): a kprobe at a
 // function's entry or return written as the kernel's lower-overhead
 // fprobe, which takes the function by name and reads no registers.
 
@@ -22,11 +22,11 @@ import (
 func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) error {
 	d := e.dialect()
 	if !d.Has(tracefs.FProbeEvents) {
-		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("--fprobe: %s has no fprobe events (Linux 6.5 added them)", d.From)}
+		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("%s has no fprobe events (Linux 6.5 added them)", d.From)}
 	}
 	a, ok := arch.For(e.m)
 	if !ok {
-		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("--fprobe: no machine model for %s", arch.MachineName(e.m))}
+		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("fprobes: no machine model for %s", arch.MachineName(e.m))}
 	}
 	for i := range defs {
 		f, err := fprobeDef(defs[i], a)
@@ -41,7 +41,7 @@ func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) er
 			err = d.Check(f)
 		}
 		if err != nil {
-			return &PointError{Spec: spec.Raw, Err: fmt.Errorf("--fprobe: %s: %w", f, err)}
+			return &PointError{Spec: spec.Raw, Err: fmt.Errorf("as an fprobe, %s: %w", f, err)}
 		}
 		defs[i] = f
 	}
@@ -52,7 +52,7 @@ func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) er
 func fprobeDef(k tracefs.Event, a *arch.Arch) (tracefs.Event, error) {
 	sym, off, hasOff := strings.Cut(k.Target, "+")
 	if n, err := strconv.ParseUint(off, 0, 64); hasOff && (err != nil || n != 0) || strings.Contains(sym, ":") || sym == "_text" || sym == "_stext" {
-		return k, fmt.Errorf("--fprobe: %s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
+		return k, fmt.Errorf("%s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
 	}
 	f := k
 	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', sym
@@ -63,7 +63,7 @@ func fprobeDef(k tracefs.Event, a *arch.Arch) (tracefs.Event, error) {
 	for j, arg := range f.Args {
 		fetch, err := entryFetch(arg.Fetch, a, k.Return())
 		if err != nil {
-			return k, fmt.Errorf("--fprobe: argument %q: %w", arg.String(), err)
+			return k, fmt.Errorf("argument %q: %w", arg.String(), err)
 		}
 		f.Args[j].Fetch = fetch
 	}

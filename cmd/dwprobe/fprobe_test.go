@@ -84,7 +84,7 @@ func TestDialect612Offline(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"-D", "vfs_read%return $arg1 $arg3"}, "$arg1 on a return probe: Linux 6.1 reads it at a function's entry only (return probes read it since Linux 6.9)"},
-		{[]string{"--fprobe", "-D", "vfs_read"}, "--fprobe: Linux 6.1 has no fprobe events (Linux 6.5 added them)"},
+		{[]string{"--fprobe", "-D", "vfs_read"}, "Linux 6.1 has no fprobe events (Linux 6.5 added them)"},
 		{[]string{"-D", "t:sched_switch next_pid=next->pid"}, "Linux 6.1 does not have (Linux 6.5 added them)"},
 	} {
 		if _, _, err := dw(append([]string{"-k", v61}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.msg) {
