@@ -20,6 +20,10 @@
 // What answers for a target (its DWARF, its symbol
 // table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
 // (target.go), from openers the caller gives; btf.go resolves from BTF.
+// Kernels from 6.5 take f: fprobes, which fprobe.go makes of probes at a
+// function's entry or return (ResolveOptions.FProbe), and t: tracepoint
+// probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
+// members checked in the kernel's BTF.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

@@ -33,6 +33,7 @@ type options struct {
 	funcs      string
 	filter     string
 	noInlines  bool
+	fprobe     bool // --fprobe: function entries and returns as f: fprobe events
 	maxProbes  int
 	verbose    int
 	quiet      bool
@@ -129,6 +130,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.sdt, "sdt", false, "list the SDT markers of -x's binary (sdt_PROVIDER:NAME, as -D takes them), filtered by --filter")
 	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
 	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
+	fs.BoolVar(&o.fprobe, "fprobe", false, "write kernel probes at function entries and returns as f: fprobe events (Linux 6.5 and later)")
 	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
 	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only errors")
