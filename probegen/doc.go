@@ -4,7 +4,8 @@
 // of what the kernel would reject), names the events the way perf does,
 // and builds their definitions as tracefs.Event values (the kernel's
 // language is tracefs's: its printer, its validator, its name rules); it
-// also lists the variables at a point (-V), a function's source lines (-L)
+// also lists the variables at a point (-V), a function's source lines (-L,
+// with ListLineVars each line's points and variables: linelisting.go)
 // and the functions (-F). SDT markers (sdt*.go) resolve from their notes
 // alone: the note's operands become fetch arguments per machine
 // (sdt_x86_64.go, sdt_aarch64.go), as perf writes them. C++, Rust and Go
