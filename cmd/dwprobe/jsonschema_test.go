@@ -65,7 +65,7 @@ func readmeJSONTables(t *testing.T) map[string][]string {
 		s = s[:j]
 	}
 	obj := regexp.MustCompile("^Object `([a-z_]+)`")
-	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| ([a-z ]+) \\| (.*) \\|$")
+	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| ([a-z_ ]+) \\| (.*) \\|$")
 	out := map[string][]string{}
 	cur := ""
 	for _, l := range strings.Split(s, "\n") {
