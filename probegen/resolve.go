@@ -27,12 +27,18 @@ type ResolveOptions struct {
 	// DeclText returns a function declaration's source text (Sources.DeclText),
 	// to tell a notrace function from an inline one; nil without sources.
 	DeclText func(file, compDir string, line int) (string, bool)
+	// LineText returns one source line (Sources.LineText), to show the
+	// nearest lines with code; nil without sources.
+	LineText func(file, compDir string, line int) (string, bool)
 	// skipPrologue: a uprobe at a function entry reads variables (perf's
 	// perf_probe_with_var), so unoptimized code is probed past its prologue.
 	skipPrologue bool
 	// anyOffset: -V lists variables at an address without writing a probe
 	// there, so mid-instruction offsets are not refused.
 	anyOffset bool
+	// Nearest probes the nearest line with code when the line asked for
+	// has none (--nearest), with a note saying which.
+	Nearest bool
 	// FProbe writes kernel probes at function entries and returns as f:
 	// fprobe events (--fprobe; fprobe.go).
 	FProbe bool
@@ -313,8 +319,11 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 			return nil, lazyMiss(t, p)
 		}
 		if p.lineGiven() {
-			if hint := nearestLines(t, p); hint != "" {
-				return nil, fmt.Errorf("probe point %s %w: no code at that line; %s", describe(p), dwarfres.ErrNotFound, hint)
+			if e, ok := nearestLines(o, t, p); ok {
+				if o.Nearest {
+					return nearest(o, t, p, e)
+				}
+				return nil, e
 			}
 		}
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
@@ -401,9 +410,11 @@ func lazyMiss(t *dwarfres.File, p *Point) error {
 	return e
 }
 
-// nearestLines names the probeable lines around a line that has no code,
-// in the spec's own terms (relative to the function or absolute).
-func nearestLines(t *dwarfres.File, p *Point) string {
+// nearestLines finds the probeable lines around p's line, which has no
+// code: the last before it and the first after it, with their source text
+// when o can read it. ok is false when the function or file has no
+// probeable line at all.
+func nearestLines(o *ResolveOptions, t *dwarfres.File, p *Point) (e *NoCodeError, ok bool) {
 	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32}
 	if p.Function == "" {
 		q.Start, q.End = max(p.Line-50, 1), p.Line+50
@@ -415,38 +426,53 @@ func nearestLines(t *dwarfres.File, p *Point) string {
 		lr, err = t.FindLineRange(q)
 	}
 	if err != nil || lr == nil || len(lr.Lines) == 0 {
-		return ""
+		return nil, false
 	}
 	want := p.Line + lr.Offset
-	before, after := -1, -1
+	e = &NoCodeError{Point: describe(p), Function: p.Function, File: p.File, Line: p.Line}
 	for _, l := range lr.Lines {
 		if l < want {
-			before = l
-		} else if l > want && after < 0 {
-			after = l
+			e.Before = nearLine(o, lr, p, l)
+		} else if l > want && e.After.Spec == "" {
+			e.After = nearLine(o, lr, p, l)
 		}
 	}
-	var near []string
-	for _, l := range []int{before, after} {
-		if l < 0 {
-			continue
-		}
-		if p.Function != "" {
-			near = append(near, fmt.Sprintf("%s:%d", p.Function, l-lr.Offset))
-		} else {
-			near = append(near, fmt.Sprintf("%s:%d", p.File, l))
+	e.Last = want > lr.Lines[len(lr.Lines)-1]
+	return e, e.Before.Spec != "" || e.After.Spec != ""
+}
+
+// nearLine is absolute line l of lr as p would name it (relative to its
+// function), with its source text when it can be read.
+func nearLine(o *ResolveOptions, lr *dwarfres.LineRange, p *Point, l int) NearLine {
+	n := NearLine{Line: l - lr.Offset}
+	if p.Function != "" {
+		n.Spec = fmt.Sprintf("%s:%d", p.Function, n.Line)
+	} else {
+		n.Spec = fmt.Sprintf("%s:%d", p.File, l)
+	}
+	if o.LineText != nil {
+		if text, ok := o.LineText(lr.Path, lr.CompDir, l); ok {
+			n.Text = strings.TrimSpace(text)
 		}
 	}
-	if len(near) == 0 {
-		return ""
+	return n
+}
+
+// nearest resolves, for --nearest, the line of e nearest to the one asked
+// for (NoCodeError.Nearest), noting which it probed.
+func nearest(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) ([]point, error) {
+	pick := e.Nearest()
+	q := *p
+	q.Line = pick.Line
+	pts, err := resolve(o, t, &q)
+	if err != nil {
+		return nil, err
 	}
-	if want > lr.Lines[len(lr.Lines)-1] {
-		if p.Function != "" {
-			return "the function's last probeable line is " + near[0]
-		}
-		return "the file's last probeable line is " + near[0]
+	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), pick.Spec)
+	for i := range pts {
+		pts[i].note = strings.TrimPrefix(pts[i].note+"; "+note, "; ")
 	}
-	return "nearest probeable lines: " + strings.Join(near, " and ")
+	return pts, nil
 }
 
 func describe(p *Point) string {

@@ -102,3 +102,70 @@ type PointError struct {
 func (e *PointError) Error() string { return fmt.Sprintf("probe %q: %v", e.Spec, e.Err) }
 
 func (e *PointError) Unwrap() error { return e.Err }
+
+// NoCodeError reports a FUNC:RLN or SRC:ALN line without code, naming the
+// nearest lines that have some. It wraps dwarfres.ErrNotFound.
+type NoCodeError struct {
+	Point          string // the probe point as written, quoted
+	Function, File string // as the spec names them
+	Line           int    // as the spec numbers it
+	// Before and After are the nearest probeable lines; Spec "" when
+	// there is none on that side.
+	Before, After NearLine
+	// Last: the line is past the function's (or file's) last probeable
+	// line, which Before is.
+	Last bool
+	Hint string // what the user can do, in the caller's words; "" for none
+}
+
+// NearLine is a probeable line near one without code.
+type NearLine struct {
+	Spec string // as a probe point: FUNC:RLN or SRC:ALN
+	Line int    // numbered as the spec numbers lines
+	Text string // its source, trimmed; "" when unread
+}
+
+func (e *NoCodeError) Error() string {
+	s := fmt.Sprintf("probe point %s %v: no code at that line; %s", e.Point, dwarfres.ErrNotFound, e.near())
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// Nearest is the probeable line --nearest would probe: the closer of
+// Before and After, After on a tie (the statement that runs next).
+func (e *NoCodeError) Nearest() NearLine {
+	if e.After.Spec == "" || e.Before.Spec != "" && e.Line-e.Before.Line < e.After.Line-e.Line {
+		return e.Before
+	}
+	return e.After
+}
+
+// near words the nearest lines as perf users read them.
+func (e *NoCodeError) near() string {
+	if e.Last {
+		what := "file"
+		if e.Function != "" {
+			what = "function"
+		}
+		last := e.Before.Spec
+		if e.Before.Text != "" {
+			last += " (" + e.Before.Text + ")"
+		}
+		return fmt.Sprintf("the %s's last probeable line is %s", what, last)
+	}
+	var near []string
+	for _, n := range []NearLine{e.Before, e.After} {
+		switch {
+		case n.Spec == "":
+		case n.Text != "":
+			near = append(near, fmt.Sprintf("%s (%s)", n.Spec, n.Text))
+		default:
+			near = append(near, n.Spec)
+		}
+	}
+	return "nearest probeable lines: " + strings.Join(near, " and ")
+}
+
+func (e *NoCodeError) Unwrap() error { return dwarfres.ErrNotFound }

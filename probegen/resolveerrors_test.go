@@ -73,3 +73,31 @@ func TestPrologueNote(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCodeNearest: --nearest takes the closer of the lines around one
+// without code, the following one on a tie (it runs next), and the
+// message names both with their source when it was read.
+func TestNoCodeNearest(t *testing.T) {
+	at := func(spec string, line int, text string) NearLine { return NearLine{Spec: spec, Line: line, Text: text} }
+	for _, c := range []struct {
+		e    NoCodeError
+		want string
+		msg  string
+	}{
+		{NoCodeError{Point: "'f:7'", Function: "f", Line: 7, Before: at("f:6", 6, "a();"), After: at("f:8", 8, "")},
+			"f:8", "nearest probeable lines: f:6 (a();) and f:8"},
+		{NoCodeError{Point: "'f:7'", Function: "f", Line: 7, Before: at("f:6", 6, ""), After: at("f:9", 9, "")},
+			"f:6", "nearest probeable lines: f:6 and f:9"},
+		{NoCodeError{Point: "'f:1'", Function: "f", Line: 1, Before: at("f:0", 0, "int f(void)"), After: at("f:3", 3, "")},
+			"f:0", "nearest probeable lines: f:0 (int f(void)) and f:3"},
+		{NoCodeError{Point: "'x.c:99'", File: "x.c", Line: 99, Before: at("x.c:40", 40, "return 0;"), Last: true},
+			"x.c:40", "the file's last probeable line is x.c:40 (return 0;)"},
+	} {
+		if got := c.e.Nearest().Spec; got != c.want {
+			t.Errorf("%s: Nearest = %s, want %s", c.e.Point, got, c.want)
+		}
+		if msg := c.e.Error(); !strings.Contains(msg, c.msg) || !errors.Is(&c.e, dwarfres.ErrNotFound) {
+			t.Errorf("%s: %q, want it to contain %q and wrap ErrNotFound", c.e.Point, msg, c.msg)
+		}
+	}
+}

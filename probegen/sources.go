@@ -120,25 +120,47 @@ func (s *Sources) Shown(p string) string {
 // declaration's line and the one before it (where "static inline" or
 // "notrace" often stands alone), from the source s finds.
 func (s *Sources) DeclText(file, compDir string, line int) (string, bool) {
-	p, _, ok := s.Find(file, compDir)
-	if !ok || line < 1 {
+	ls, ok := s.lines(file, compDir, line-1, line)
+	if !ok {
 		return "", false
+	}
+	return ls[0] + "\n" + ls[1], true
+}
+
+// LineText is the ResolveOptions.LineText reader: source line line of
+// file, from the source s finds.
+func (s *Sources) LineText(file, compDir string, line int) (string, bool) {
+	ls, ok := s.lines(file, compDir, line, line)
+	if !ok {
+		return "", false
+	}
+	return ls[0], true
+}
+
+// lines reads lines from..to of file (1-based; a from of 0 reads as an
+// empty line), false when the file or line to is not there.
+func (s *Sources) lines(file, compDir string, from, to int) ([]string, bool) {
+	p, _, ok := s.Find(file, compDir)
+	if !ok || to < 1 {
+		return nil, false
 	}
 	fp, err := os.Open(p)
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	defer fp.Close()
 	sc := bufio.NewScanner(fp)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var prev string
+	out := make([]string, to-from+1)
 	for n := 1; sc.Scan(); n++ {
-		if n == line {
-			return prev + "\n" + sc.Text(), true
+		if n >= from {
+			out[n-from] = sc.Text()
 		}
-		prev = sc.Text()
+		if n == to {
+			return out, true
+		}
 	}
-	return "", false
+	return nil, false
 }
 
 // LazyLines returns the ResolveOptions.LazyLines reader for pattern pat:

@@ -40,6 +40,10 @@ func withHints(err error, o *options) error {
 	if errors.As(err, &dec) && dec.Hint == "" {
 		dec.Hint = "probe " + dec.Func + " at its entry or at a line (-L " + dec.Func + " lists them) instead"
 	}
+	var nc *probegen.NoCodeError
+	if errors.As(err, &nc) && nc.Hint == "" {
+		nc.Hint = "--nearest probes " + nc.Nearest().Spec
+	}
 	var lazy *probegen.LazyMissError
 	if errors.As(err, &lazy) && lazy.Hint == "" && lazy.Function != "" && len(lazy.Lines) > 0 {
 		lazy.Hint = "see -L " + lazy.Function

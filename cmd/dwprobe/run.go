@@ -33,6 +33,7 @@ type options struct {
 	funcs      string
 	filter     string
 	noInlines  bool
+	nearest    bool
 	fprobe     bool // --fprobe: function entries and returns as f: fprobe events
 	maxProbes  int
 	verbose    int
@@ -132,6 +133,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.sdt, "sdt", false, "list the SDT markers of -x's binary (sdt_PROVIDER:NAME, as -D takes them), filtered by --filter")
 	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
 	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
+	fs.BoolVar(&o.nearest, "nearest", false, "when a FUNC:RLN or SRC:ALN line has no code, probe the nearest line that has some")
 	fs.BoolVar(&o.fprobe, "fprobe", false, "write kernel probes at function entries and returns as f: fprobe events (Linux 6.5 and later)")
 	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
 	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")

@@ -23,7 +23,7 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, User: o.exec != ""}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, User: o.exec != ""}
 	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
