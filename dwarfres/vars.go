@@ -84,6 +84,18 @@ func (s *Scope) FuncEntry() (uint64, bool) {
 	return b.FuncEntry()
 }
 
+// FuncEntryPC is the out-of-line function's DW_AT_entry_pc or
+// DW_AT_low_pc (elfutils' dwarf_entrypc); false for a function whose code
+// is only ranges (split into a .cold part), which FuncEntry answers with
+// its first range.
+func (s *Scope) FuncEntryPC() (uint64, bool) {
+	b, err := s.bind()
+	if err != nil {
+		return 0, false
+	}
+	return b.t.entryPC(b.sp)
+}
+
 // Lookup is perf's find_variable search: the first formal parameter or
 // variable named name (with a location, a constant value or external) in
 // the scope or the nested scopes holding the address, else a unit-level

@@ -3,7 +3,9 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -83,4 +85,134 @@ func renderArgs(slots []argSlot) []tracefs.Arg {
 		out = append(out, r)
 	}
 	return out
+}
+
+// alignVars gives every point of one event the same $vars/$params
+// expansion, names, order and types alike: the kernel appends a point to
+// an event only when its argument list matches the event's
+// (trace_probe_compare_arg_type: "Argument type or name is different from
+// existing probe"), while the variables in scope differ from point to
+// point (fsnotify_access inlined in a dozen callers: file, file and mask
+// at most, mask in another order at one, none at another). Each point
+// carries the union, in the order the points list them; a variable a
+// point lacks is written there as placeholder with its type. perf 6.12
+// writes each point's own list, which the kernel refuses.
+func (e *argEnv) alignVars(defs []tracefs.Event, points [][]argSlot, descr []string) {
+	byEvent := map[string][]int{}
+	var events []string
+	for i, d := range defs {
+		ev := d.Group + "/" + d.Name
+		if byEvent[ev] == nil {
+			events = append(events, ev)
+		}
+		byEvent[ev] = append(byEvent[ev], i)
+	}
+	for _, ev := range events {
+		e.alignEvent(byEvent[ev], points, descr)
+	}
+}
+
+// alignEvent is alignVars for the points idx of one event, with one note
+// per set of names lacking, listing the points that lack them.
+func (e *argEnv) alignEvent(idx []int, points [][]argSlot, descr []string) {
+	keys := make([][]slotKey, len(idx))
+	for j, i := range idx {
+		keys[j] = slotKeys(points[i])
+	}
+	union := unionKeys(keys)
+	at := map[string][]string{}
+	var sets []string
+	for j, i := range idx {
+		var lacks []string
+		points[i], lacks = alignSlots(points[i], keys[j], union)
+		if len(lacks) == 0 {
+			continue
+		}
+		set := strings.Join(lacks, ", ")
+		if at[set] == nil {
+			sets = append(sets, set)
+		}
+		at[set] = append(at[set], descr[i])
+	}
+	for _, set := range sets {
+		e.note(fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, placeholder))
+	}
+}
+
+// slotKey identifies an argument across the points of one event: a
+// spec argument by its index, an expanded variable by name, type and
+// which of the variables of that name and type it is at its point.
+type slotKey struct {
+	orig       int
+	name, typ  string
+	occurrence int
+}
+
+func slotKeys(slots []argSlot) []slotKey {
+	seen := map[slotKey]int{}
+	keys := make([]slotKey, len(slots))
+	for k, sl := range slots {
+		if sl.orig >= 0 {
+			keys[k] = slotKey{orig: sl.orig}
+			continue
+		}
+		base := slotKey{orig: -1, name: sl.res.Name, typ: sl.res.Type}
+		keys[k] = base
+		keys[k].occurrence = seen[base]
+		seen[base]++
+	}
+	return keys
+}
+
+// unionKeys is every key of the points in their order: a point's new
+// key goes before the next key it shares with the points before it,
+// else after the last it shared, else (it shares none) at the end.
+func unionKeys(points [][]slotKey) []slotKey {
+	var union []slotKey
+	for _, keys := range points {
+		pos, shared := 0, false
+		for i, k := range keys {
+			if at := slices.Index(union, k); at >= 0 {
+				pos, shared = max(pos, at+1), true
+				continue
+			}
+			ins := len(union)
+			if shared {
+				ins = pos
+			}
+			for _, next := range keys[i+1:] {
+				if at := slices.Index(union, next); at >= 0 {
+					ins = max(at, pos)
+					break
+				}
+			}
+			union = slices.Insert(union, ins, k)
+			pos = ins + 1
+		}
+	}
+	return union
+}
+
+// alignSlots is one point's slots in the union's order, placeholders
+// where it lacks a key, and the names (as renderArgs writes them) it
+// lacks.
+func alignSlots(slots []argSlot, keys, union []slotKey) ([]argSlot, []string) {
+	out := make([]argSlot, 0, len(union))
+	var lacking []int
+	for _, k := range union {
+		if at := slices.Index(keys, k); at >= 0 {
+			out = append(out, slots[at])
+			continue
+		}
+		lacking = append(lacking, len(out))
+		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: placeholder, Type: k.typ}, orig: -1})
+	}
+	var lacks []string
+	if len(lacking) > 0 {
+		named := renderArgs(out)
+		for _, i := range lacking {
+			lacks = append(lacks, named[i].Name)
+		}
+	}
+	return out, lacks
 }

@@ -114,9 +114,13 @@ func aggregate(t ctype) bool {
 	return k == cStruct || k == cUnion || k == cClass
 }
 
-// typeName is perf's die_get_typename for a value of type t: the type as
-// written ("struct file*", "char*", "(function_type)", a typedef's name);
-// false for void and what has no name.
+// typeName is perf 6.12's die_get_typename for a value of type t: the
+// type as written ("struct file*", "char[]", "(function_type)", a
+// typedef's name); false for void and what has no name. perf 6.12 fixed
+// 6.1's spelling, followed here for every kernel: a pointer to void (or
+// to what has no name) is "void*" (6.1: no name, "(unknown_type)"), an
+// array "T[]" (6.1: "T*"), an anonymous structure, union or enum
+// "struct ", "union ", "enum " (6.1: no name).
 func typeName(t ctype) (string, bool) {
 	t = skipQuals(t)
 	if t == nil {
@@ -125,26 +129,26 @@ func typeName(t ctype) (string, bool) {
 	switch t.kind() {
 	case cArray, cPtr:
 		inner, ok := typeName(t.elem())
-		if !ok {
+		switch {
+		case !ok && t.kind() == cPtr:
+			return "void*", true
+		case !ok:
 			return "", false
+		case t.kind() == cArray:
+			return inner + "[]", true
 		}
 		return inner + "*", true
 	case cFunc:
 		return "(function_type)", true
+	case cUnion:
+		return "union " + t.name(), true
+	case cStruct:
+		return "struct " + t.name(), true
+	case cEnum:
+		return "enum " + t.name(), true
 	}
 	n := t.name()
-	if n == "" {
-		return "", false
-	}
-	switch t.kind() {
-	case cUnion:
-		return "union " + n, true
-	case cStruct:
-		return "struct " + n, true
-	case cEnum:
-		return "enum " + n, true
-	}
-	return n, true
+	return n, n != ""
 }
 
 // typeLabel names a structure, union or class for a message ("struct"

@@ -61,8 +61,8 @@ func TestStepFieldBTF(t *testing.T) {
 	if err != nil || s != "+32(%di)" || cur.name != "" {
 		t.Errorf("g[2]: got %q, %+v, %v", s, cur, err)
 	}
-	if n := btfTypeName(grid); n != "int*" {
-		t.Errorf("name of int[3][4]: got %q, want int* (DWARF's)", n)
+	if n := btfTypeName(grid); n != "int[]" {
+		t.Errorf("name of int[3][4]: got %q, want int[] (DWARF's)", n)
 	}
 	f = &fetch{base: "%di", refs: []fref{{}}}
 	cur, err = stepField(f, btfVal("ps", ps), field{name: "[1]", index: 1, isIdx: true}, false)
@@ -76,5 +76,39 @@ func TestStepFieldBTF(t *testing.T) {
 	_, err = stepField(&fetch{base: "%di", refs: []fref{{}}}, btfVal("v", st), field{name: "anon"}, false)
 	if err == nil || !strings.Contains(err.Error(), "anon_x") {
 		t.Errorf("v.anon: want a suggestion of anon_x, got %v", err)
+	}
+}
+
+// TestTypeNames pins perf 6.12's spelling of -V types (dwarf-aux.c
+// die_get_typename_from_type), which fixed 6.1's and is followed for
+// every kernel: void* (6.1: (unknown_type)), T[] (6.1: T*), "struct " for
+// an anonymous structure (6.1: (unknown_type)).
+func TestTypeNames(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	u32 := &btf.Typedef{Name: "u32", Type: &btf.Int{Name: "unsigned int", Size: 4}}
+	void := &btf.Void{}
+	named := &btf.Struct{Name: "file", Size: 8}
+	for _, c := range []struct {
+		typ  btf.Type
+		want string
+	}{
+		{i32, "int"},
+		{&btf.Pointer{Target: void}, "void*"},
+		{&btf.Pointer{Target: &btf.Const{Type: void}}, "void*"},
+		{&btf.Pointer{Target: &btf.Pointer{Target: void}}, "void**"},
+		{&btf.Array{Index: i32, Nelems: 4, Type: u32}, "u32[]"},
+		{&btf.Pointer{Target: &btf.Array{Index: i32, Nelems: 256, Type: &btf.Const{Type: u32}}}, "u32[]*"},
+		{&btf.Pointer{Target: named}, "struct file*"},
+		{&btf.Array{Index: i32, Nelems: 2, Type: named}, "struct file[]"},
+		{&btf.Struct{Size: 8}, "struct "},
+		{&btf.Union{Size: 8}, "union "},
+		{&btf.Enum{Size: 4}, "enum "},
+		{&btf.Pointer{Target: &btf.Union{Size: 8}}, "union *"},
+		{&btf.Pointer{Target: &btf.FuncProto{Return: i32}}, "(function_type)*"},
+		{void, "(unknown_type)"},
+	} {
+		if got := btfTypeName(c.typ); got != c.want {
+			t.Errorf("%v: got %q, want %q", c.typ, got, c.want)
+		}
 	}
 }

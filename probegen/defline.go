@@ -22,12 +22,14 @@ func newDef(user, ret bool, group, name, target string) tracefs.Event {
 
 // finish gives the definitions of spec's points their arguments, the
 // arguments missing at some points filled (fillMissing, where names the
-// points), and validates each definition.
+// points) and the $vars expansions of one event's points made alike
+// (alignVars), and validates each definition.
 func (e *argEnv) finish(defs []tracefs.Event, slots [][]argSlot, where []string, spec *Spec) error {
 	if len(spec.Args) > 0 {
 		if err := e.fillMissing(slots, where); err != nil {
 			return err
 		}
+		e.alignVars(defs, slots, where)
 		if err := e.setArgs(defs, slots, spec.Args); err != nil {
 			return err
 		}

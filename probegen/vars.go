@@ -111,8 +111,7 @@ func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions
 // varsAt is the -V answer at one address: perf's lines, sorted, and the
 // variables left out, by reason.
 func varsAt(sc *dwarfres.Scope, vo VarOptions, match func(string) bool) VarList {
-	entry, _ := sc.FuncEntry()
-	vl := VarList{Point: sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)}
+	vl := VarList{Point: varsLabel(sc)}
 	seen := map[string]bool{}
 	for _, a := range sc.Available(vo.Externs) {
 		name := a.Var.Name()
@@ -147,6 +146,22 @@ func varsAt(sc *dwarfres.Scope, vo VarOptions, match func(string) bool) VarList 
 	}
 	slices.Sort(vl.Lines)
 	return vl
+}
+
+// varsLabel is perf's @<SYMBOL+OFFS> for the scope's address
+// (convert_to_trace_point): from the DWARF function's entry when it has
+// one; else, its code being split into ranges (print_cpu and its
+// print_cpu.cold part), from the symbol covering the address, as -D names
+// it: print_cpu.cold+259, not print_cpu+11802835 from the first range.
+func varsLabel(sc *dwarfres.Scope) string {
+	if entry, ok := sc.FuncEntryPC(); ok {
+		return sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)
+	}
+	if s, ok := sc.File().Symbols().At(sc.Addr); ok {
+		return s.Name + "+" + strconv.FormatUint(sc.Addr-s.Start, 10)
+	}
+	entry, _ := sc.FuncEntry()
+	return sc.Func() + "+" + strconv.FormatUint(sc.Addr-entry, 10)
 }
 
 // leaveOut records why variable name, whose location a.Err refused, is not

@@ -15,7 +15,8 @@
 //   - funcsym.go: the function symbol covering an address, outside perf's
 //     map too (FuncSymbolAt).
 //   - data.go: data symbols (DataSymbol, ExportedData) and SymbolAddr.
-//   - ftrace.go: the ftrace call-site table and Notrace.
+//   - ftrace.go: the ftrace call-site table and Notrace (trace_kprobe.c's
+//     rule: sites before arm64 6.12's functions, suffixed names by base).
 //   - kallsyms.go: whether a kernel's kallsyms lists data symbols.
 //   - kversion.go: the kernel's version and release from linux_banner.
 //   - scans.go: answering by scans first, by a table built once after.

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
@@ -15,15 +16,48 @@ func (im *Image) ftraceTable() (start, stop uint64, ok bool) {
 	im.ftraceOnce.Do(func() {
 		if im.obj.IsModule() {
 			im.mcountStart, im.mcountStop, _ = im.moduleFtraceTable()
-			return
+		} else {
+			start, ok1 := im.SymbolAddr("__start_mcount_loc")
+			stop, ok2 := im.SymbolAddr("__stop_mcount_loc")
+			if ok1 && ok2 && stop > start && (stop-start)%8 == 0 && im.obj.ELF.Class == elf.ELFCLASS64 {
+				im.mcountStart, im.mcountStop = start, stop
+			}
 		}
-		start, ok1 := im.SymbolAddr("__start_mcount_loc")
-		stop, ok2 := im.SymbolAddr("__stop_mcount_loc")
-		if ok1 && ok2 && stop > start && (stop-start)%8 == 0 && im.obj.ELF.Class == elf.ELFCLASS64 {
-			im.mcountStart, im.mcountStop = start, stop
+		if im.mcountStop != 0 && im.obj.ELF.Machine == elf.EM_AARCH64 {
+			im.ftraceLead = im.preEntrySites(im.mcountStart, im.mcountStop)
 		}
 	})
 	return im.mcountStart, im.mcountStop, im.mcountStop != 0
+}
+
+// preEntryLead is how far before its function's symbol an arm64 kernel
+// built with CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS (6.12's Debian kernel,
+// -fpatchable-function-entry=4,2) records the function's ftrace site: at
+// the first of the two NOPs placed before the symbol, which the kernel
+// patches with the ops pointer (arch/arm64/kernel/ftrace.c,
+// ftrace_call_adjust). Other layouts (6.1's =2, x86's __fentry__ call)
+// record a site inside the function.
+const preEntryLead = 8
+
+// preEntrySites tells the layouts apart from the table's first sites:
+// preEntryLead when more of them lie that far before a symbol's start
+// than at one, else 0.
+func (im *Image) preEntrySites(start, stop uint64) uint64 {
+	before, at, n := 0, 0, 0
+	im.eachFtraceSite(start, stop, func(a uint64) bool {
+		if s, ok := im.Symbols().At(a + preEntryLead); ok && s.Start == a+preEntryLead {
+			before++
+		}
+		if s, ok := im.Symbols().At(a); ok && s.Start == a {
+			at++
+		}
+		n++
+		return n < 32
+	})
+	if before > at {
+		return preEntryLead
+	}
+	return 0
 }
 
 // hasFtraceSite reports whether some ftrace call site lies in [lo, hi):
@@ -108,19 +142,59 @@ func (im *Image) eachFtraceSite(start, stop uint64, fn func(uint64) bool) {
 	}
 }
 
-// Notrace reports whether the kernel function containing addr has no
-// ftrace call site (it is notrace, as out-of-line copies of kernel inline
-// functions are): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE
-// refuses kprobe events there ("Failed to register probe event"). known
-// is false when the image has no ftrace table or no symbol covers addr.
+// Notrace reports whether a kernel built without
+// CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in the
+// function containing addr ("Failed to register probe event"), as
+// trace_kprobe.c's within_notrace_func decides (6.1 and 6.12 alike): the
+// function has no ftrace call site (it is notrace, as out-of-line copies
+// of kernel inline functions are), and, when its name has a suffix
+// (print_cpu.cold, foo.isra.0), neither has the function of its base name.
+// known is false when the image has no ftrace table or no symbol covers
+// addr.
 func (im *Image) Notrace(addr uint64) (notrace, known bool) {
 	start, stop, ok := im.ftraceTable()
 	sym, ok2 := im.Symbols().At(addr)
 	if !ok || !ok2 {
 		return false, false
 	}
-	found, known := im.hasFtraceSite(start, stop, sym.Start, sym.End)
-	return !found && known, known
+	found, known := im.hasFtraceSite(start, stop, im.siteFrom(sym.Start), sym.End)
+	if found || !known {
+		return false, known
+	}
+	if base, _, cut := strings.Cut(sym.Name, "."); cut {
+		return !im.baseHasSite(start, stop, base), true
+	}
+	return true, true
+}
+
+// siteFrom is the lowest address a site of the function starting at
+// addr can have: its start, or preEntryLead before it on arm64 kernels
+// that record the NOPs placed before the function.
+func (im *Image) siteFrom(addr uint64) uint64 {
+	if addr < im.ftraceLead {
+		return 0
+	}
+	return addr - im.ftraceLead
+}
+
+// baseHasSite reports whether the function named base has an ftrace
+// site: of several so named, the one at the lowest address, which
+// kallsyms_lookup_name (kprobe_lookup_name) returns in 6.1 and 6.12 alike
+// (scripts/kallsyms.c sorts equal names by address). No such function is
+// no site, as within_notrace_func has it.
+func (im *Image) baseHasSite(start, stop uint64, base string) bool {
+	syms := im.Symbols().Lookup(base)
+	if len(syms) == 0 {
+		return false
+	}
+	first := syms[0]
+	for _, s := range syms[1:] {
+		if s.Start < first.Start {
+			first = s
+		}
+	}
+	found, _ := im.hasFtraceSite(start, stop, im.siteFrom(first.Start), first.End)
+	return found
 }
 
 // moduleFtraceTable is a module's ftrace call-site table, relocated in

@@ -27,6 +27,7 @@ type Image struct {
 	ftraceOnce  sync.Once
 	mcountStart uint64
 	mcountStop  uint64
+	ftraceLead  uint64 // how far before its function a site lies (preEntrySites)
 	ftraceSites afterScans[[]uint64]
 	funcSyms    afterScans[funcSymTable]
 

@@ -18,7 +18,8 @@
 //   - buildidcache.go: PerfBuildIDCache and PerfCacheDir (perf's
 //     $PERF_BUILDID_DIR, ~/.debug).
 //   - module.go: module names, ParseModulesDep, FindModule (modules.dep,
-//     modules.builtin, a search of the tree), ModuleDebugTree, vermagic.
+//     modules.builtin, a search of the tree; in /lib/modules, else
+//     /usr/lib/modules), ModuleDebugTree, vermagic.
 //   - altfile.go: AltCandidates, where a dwz common file
 //     (.gnu_debugaltlink, .debug_sup) is looked for.
 //   - root.go: paths under a root (--symfs, /proc/PID/root): Rooted,

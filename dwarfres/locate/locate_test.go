@@ -186,8 +186,42 @@ func TestFindModule(t *testing.T) {
 		t.Errorf("FindModule without modules.dep = %q, %v", p, err)
 	}
 	_, err = l.FindModule(rel, "nosuch")
-	if !errors.As(err, &nf) || !reflect.DeepEqual(nf.Tried, []string{filepath.Join(dir, "modules.dep"), dir}) {
+	if !errors.As(err, &nf) || !reflect.DeepEqual(nf.Tried, []string{filepath.Join(dir, "modules.dep"), dir, filepath.Join(root, "usr/lib/modules", rel)}) {
 		t.Errorf("FindModule(nosuch) without modules.dep = %v", err)
+	}
+}
+
+// TestFindModuleUsrMerged: a merged-/usr root keeps its modules in
+// /usr/lib/modules; without the /lib -> usr/lib link (a root copied
+// without it, a kmod built for /usr/lib/modules) they are found there,
+// through modules.dep and without it, and /lib/modules wins when both
+// have the release.
+func TestFindModuleUsrMerged(t *testing.T) {
+	rel := "6.12.118+deb13-cloud-amd64"
+	for _, dep := range []string{"kernel/fs/overlayfs/overlay.ko.xz:\n", "-"} {
+		root := modRoot(t, rel, dep, "kernel/fs/overlayfs/overlay.ko.xz")
+		usr := filepath.Join(root, "usr/lib/modules")
+		if err := os.MkdirAll(usr, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(root, "lib/modules", rel), filepath.Join(usr, rel)); err != nil {
+			t.Fatal(err)
+		}
+		l := NewRootLocator(root)
+		want := filepath.Join(usr, rel, "kernel/fs/overlayfs/overlay.ko.xz")
+		if p, err := l.FindModule(rel, "overlay"); err != nil || p != want {
+			t.Errorf("modules.dep %q: FindModule(overlay) = %q, %v; want %s", dep, p, err, want)
+		}
+		if d := l.ModuleDir(rel); d != filepath.Join(usr, rel) {
+			t.Errorf("ModuleDir = %s", d)
+		}
+		lib := filepath.Join(root, "lib/modules", rel)
+		if err := os.MkdirAll(lib, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if d := l.ModuleDir(rel); d != lib {
+			t.Errorf("ModuleDir with both = %s, want %s", d, lib)
+		}
 	}
 }
 

@@ -101,14 +101,39 @@ func (e *ModuleNotFoundError) Error() string {
 
 func (e *ModuleNotFoundError) Unwrap() error { return ErrModuleNotFound }
 
-// ModuleDir is where the modules of release are installed, under l.Root.
+// moduleRoots are where a system installs its kernels' modules:
+// /lib/modules, where perf and kmod look by default, and /usr/lib/modules,
+// where a merged-/usr system keeps them (kmod built with
+// --with-module-directory=/usr/lib/modules, as Fedora's and Arch's are;
+// and a merged-/usr root taken without its /lib -> usr/lib link).
+var moduleRoots = []string{"/lib/modules", "/usr/lib/modules"}
+
+// ModuleDir is where the modules of release are installed, under l.Root:
+// the first of moduleRoots that has a directory for release, else
+// /lib/modules's.
 func (l *Locator) ModuleDir(release string) string {
-	return filepath.Join(Rooted(l.Root, "/lib/modules"), release)
+	dirs := l.moduleDirs(release)
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return dirs[0]
+}
+
+// moduleDirs is release's directory under each of moduleRoots, in l.Root.
+func (l *Locator) moduleDirs(release string) []string {
+	var dirs []string
+	for _, r := range moduleRoots {
+		dirs = append(dirs, filepath.Join(Rooted(l.Root, r), release))
+	}
+	return dirs
 }
 
 // FindModule returns the file of module name for kernel release, as
 // modprobe finds it: through the release's modules.dep, or, without one,
-// by searching the release's module directory as perf does. Errors wrap
+// by searching the release's module directory as perf does (ModuleDir:
+// /lib/modules, else /usr/lib/modules). Errors wrap
 // ErrModuleNotFound (a *ModuleNotFoundError) or the file system's.
 func (l *Locator) FindModule(release, name string) (string, error) {
 	name = NormModuleName(name)
@@ -129,6 +154,11 @@ func (l *Locator) FindModule(release, name string) (string, error) {
 	nf.Tried = append(nf.Tried, dir)
 	if p := walkForModule(dir, name); p != "" {
 		return p, nil
+	}
+	for _, d := range l.moduleDirs(release) {
+		if d != dir {
+			nf.Tried = append(nf.Tried, d)
+		}
 	}
 	return "", nf
 }
