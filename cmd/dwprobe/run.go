@@ -54,6 +54,8 @@ type options struct {
 	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
 	buildIndex bool   // build (or verify) the target's index and stop
 	noIndex    bool   // scan the debuginfo, as without an index
+	diffNew    string // --diff: the new build of the target, whose -D specs are compared (diff.go)
+	diffSource string // --diff-source: the new build's source tree
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -138,6 +140,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
 	fs.BoolVar(&o.buildIndex, "build-index", false, "build (or verify) the index of the -k/-x target's debuginfo, then stop")
 	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
+	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in FILE too (a new build of the -k vmlinux, -m module or -x binary) and report how each changed")
+	fs.StringVar(&o.diffSource, "diff-source", "", "root of the --diff build's source tree, as -s is the first's")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -216,6 +220,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if err := checkSourceDir(o.source); err != nil {
 		return nil, err
 	}
+	if err := checkDiffOptions(&o); err != nil {
+		return nil, err
+	}
 	if o.maxProbes <= 0 {
 		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
 	}
@@ -276,6 +283,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)
+	case o.diffNew != "":
+		return runDiff(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0 && o.bootconfig:
 		return runBootconfig(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0:
