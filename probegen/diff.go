@@ -131,7 +131,7 @@ func DiffResolutions(spec *Spec, old, new BuildResolution) SpecDiff {
 		}
 	}
 	switch {
-	case common == 0:
+	case common == 0 && byLine:
 		d.Change = Moved
 	case len(d.Added)+len(d.Removed) > 0:
 		d.Change = PointsChanged

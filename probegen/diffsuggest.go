@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // of the new build that holds the statement the spec probed in the old.
 type Suggestion struct {
 	Spec string // the spec with its point replaced: FUNC:RLN or SRC:ALN
-	Line int    // the line Spec names (relative to FUNC, or absolute)
+	Line int    // the line Spec names (relative to FUNC, or for SRC:ALN absolute)
 	Text string // the statement, as the new source writes it
 	// Matches is how many probeable lines of the function (or file)
 	// hold the statement; the nearest to the old line is suggested.
@@ -24,45 +25,81 @@ type Suggestion struct {
 // suggesting a line for: "}" or "{" are everywhere.
 const minStatement = 3
 
-// Suggest finds oldText, the source of the line spec probed in the old
-// build, among the probeable lines of spec's function (or, for SRC:ALN,
-// of its file) in the new build t, with its sources src: the statement
-// as lazy patterns match it, blanks ignored. It returns nil when spec
-// names no single function or file, or no line holds the statement.
-func Suggest(t *dwarfres.File, spec *Spec, oldText string, src *Sources) *Suggestion {
-	p := spec.Point
-	want := NormalizeStatement(oldText)
-	if len(want) < minStatement || !suggestible(&p) {
+// SuggestQuery is the statement a spec probed in the old build.
+type SuggestQuery struct {
+	Spec    *Spec
+	OldText string // the source of the line the spec probed
+	// Function is the function whose lines are searched in the new
+	// build: the spec's, or for SRC:ALN the function the line was in.
+	Function string
+	File     string // the source file of the old line
+	// OldRel is the old line relative to Function's declaration, -1 when
+	// not known: of several lines holding the statement, the nearest to
+	// it is suggested.
+	OldRel int
+}
+
+// Suggest finds q's statement among the probeable lines of q.Function in
+// the new build t, texts reading its sources: the statement as lazy
+// patterns match it, blanks ignored. It returns nil when the spec names
+// no single function or file, or no line of the function holds the
+// statement.
+func Suggest(t *dwarfres.File, q SuggestQuery, texts *LineTexts) *Suggestion {
+	want := NormalizeStatement(q.OldText)
+	if len(want) < minStatement || q.Function == "" || !suggestible(&q.Spec.Point) {
 		return nil
 	}
-	rng := p.Function
-	switch {
-	case p.AbsLine():
-		rng = p.File
-	case p.File != "":
-		rng += "@" + p.File
-	}
-	l, err := ListLines(t, rng, src)
-	if err != nil || !l.Found {
+	lr := functionLines(t, q.Function, q.File)
+	if lr == nil {
 		return nil
 	}
+	lines := texts.file(lr.Path, lr.CompDir)
 	var best *Suggestion
 	n := 0
-	for _, ln := range l.Lines {
-		if !ln.Probeable || NormalizeStatement(ln.Text) != want {
+	for _, ln := range lr.Lines {
+		if ln < 1 || ln > len(lines) || NormalizeStatement(lines[ln-1]) != want {
 			continue
 		}
 		n++
-		if best == nil || abs(ln.Num-p.Line) < abs(best.Line-p.Line) {
-			best = &Suggestion{Line: ln.Num, Text: strings.TrimSpace(ln.Text)}
+		rel := ln - lr.Offset
+		if best == nil || q.OldRel >= 0 && abs(rel-q.OldRel) < abs(best.Line-lr.Offset-q.OldRel) {
+			best = &Suggestion{Line: ln, Text: strings.TrimSpace(lines[ln-1])}
 		}
 	}
 	if best == nil {
 		return nil
 	}
 	best.Matches = n
-	best.Spec = withLine(spec, best.Line)
+	if !q.Spec.Point.AbsLine() {
+		best.Line -= lr.Offset
+	}
+	best.Spec = withLine(q.Spec, best.Line)
 	return best
+}
+
+// functionLines is the probeable lines of fn (in file, when fn is in
+// several), nil if t has none.
+func functionLines(t *dwarfres.File, fn, file string) *dwarfres.LineRange {
+	q := dwarfres.LineQuery{Function: fn, File: file, End: math.MaxInt32}
+	lr, err := t.FindLineRange(q)
+	if err == nil && lr == nil && file != "" {
+		q.File = ""
+		lr, err = t.FindLineRange(q)
+	}
+	if err != nil {
+		return nil
+	}
+	return lr
+}
+
+// RelativeLine is line abs of fn's file relative to fn's declaration in
+// t, -1 when t does not have fn.
+func RelativeLine(t *dwarfres.File, fn, file string, abs int) int {
+	lr := functionLines(t, fn, file)
+	if lr == nil || lr.Offset == 0 {
+		return -1
+	}
+	return abs - lr.Offset
 }
 
 // suggestible: the point is one line of one function or file.
@@ -127,26 +164,29 @@ func NewLineTexts(src *Sources) *LineTexts {
 func (lt *LineTexts) Texts(pts []ResolvedPoint) []string {
 	out := make([]string, len(pts))
 	for i, p := range pts {
-		if lines := lt.file(p.File); p.Line >= 1 && p.Line <= len(lines) {
+		if lines := lt.file(p.File, ""); p.Line >= 1 && p.Line <= len(lines) {
 			out[i] = lines[p.Line-1]
 		}
 	}
 	return out
 }
 
-func (lt *LineTexts) file(name string) []string {
+// file is the lines of source file name of a unit compiled in compDir,
+// nil when not found.
+func (lt *LineTexts) file(name, compDir string) []string {
 	if name == "" || lt.src == nil {
 		return nil
 	}
-	if lines, ok := lt.files[name]; ok {
+	key := name + "\x00" + compDir
+	if lines, ok := lt.files[key]; ok {
 		return lines
 	}
 	var lines []string
-	if p, _, ok := lt.src.Find(name, ""); ok {
+	if p, _, ok := lt.src.Find(name, compDir); ok {
 		if b, err := os.ReadFile(p); err == nil {
 			lines = strings.Split(string(b), "\n")
 		}
 	}
-	lt.files[name] = lines
+	lt.files[key] = lines
 	return lines
 }

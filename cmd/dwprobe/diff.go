@@ -138,7 +138,7 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 	if sd.d.Change != probegen.Moved && sd.d.Change != probegen.Broken {
 		return sd
 	}
-	s := probegen.Suggest(newB.t, sd.old.spec, sd.d.OldText, newB.src)
+	s := probegen.Suggest(newB.t, suggestQuery(sd, oldB), newB.texts)
 	if s == nil {
 		return sd
 	}
@@ -146,6 +146,28 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 		sd.suggest = s
 	}
 	return sd
+}
+
+// suggestQuery is the statement sd's spec probed in the old build: for
+// FUNC:RLN and FUNC+OFFS in FUNC, for SRC:ALN in the function that held
+// the line.
+func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
+	spec := sd.old.spec
+	q := probegen.SuggestQuery{Spec: spec, OldText: sd.d.OldText, Function: spec.Point.Function, File: spec.Point.File, OldRel: -1}
+	if len(sd.old.points) == 0 {
+		return q
+	}
+	p := sd.old.points[0]
+	switch {
+	case spec.Point.AbsLine():
+		q.Function, q.File = p.Function, p.File
+		q.OldRel = probegen.RelativeLine(oldB.t, p.Function, p.File, p.Line)
+	case spec.Point.HasLine:
+		q.OldRel = spec.Point.Line
+	default:
+		q.OldRel = probegen.RelativeLine(oldB.t, q.Function, q.File, p.Line)
+	}
+	return q
 }
 
 // broke: the spec no longer probes what it did.
@@ -203,11 +225,13 @@ func diffDetails(sd specDiff) []string {
 	case probegen.Moved:
 		out = append(out, fmt.Sprintf("was %s, now %s", pointText(sd.old, d.OldText), pointText(sd.new, d.NewText)))
 	}
-	for _, k := range d.Added {
-		out = append(out, "+ "+k.String())
-	}
-	for _, k := range d.Removed {
-		out = append(out, "- "+k.String())
+	if d.Change == probegen.PointsChanged {
+		for _, k := range d.Added {
+			out = append(out, "+ "+k.String())
+		}
+		for _, k := range d.Removed {
+			out = append(out, "- "+k.String())
+		}
 	}
 	for _, a := range d.Args {
 		out = append(out, fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What))
@@ -227,13 +251,19 @@ func errLine(in specInput, err error) string {
 	return msg
 }
 
-// pointText is a resolution's first point: FILE:LINE "statement".
+// pointText is a resolution's first point: FUNC at FILE:LINE "statement".
 func pointText(r resolved, text string) string {
 	if len(r.points) == 0 {
 		return "?"
 	}
 	p := r.points[0]
-	s := fmt.Sprintf("%s:%d", p.File, p.Line)
+	s := p.Function
+	if s == "" {
+		s = fmt.Sprintf("%s+%d", p.Symbol, p.Offset)
+	}
+	if p.File != "" {
+		s += fmt.Sprintf(" at %s:%d", p.File, p.Line)
+	}
 	if text != "" {
 		s += fmt.Sprintf(" %q", text)
 	}
