@@ -78,7 +78,8 @@ type ArgChange struct {
 	Name     string
 	Old, New tracefs.Arg
 	// What changed: "location" (register, stack, another base), "offset"
-	// (a member's offset), "type", "added" or "removed".
+	// (a member's offset), "type", or several of them ("location,
+	// offset"); "added" or "removed" for an argument one build lacks.
 	What string
 }
 
@@ -241,25 +242,29 @@ func changedArgName(old, new tracefs.Arg, i int) string {
 }
 
 // fetchChange says what differs between two fetch plans, "" if nothing:
-// the base they read from (a register, the stack, a symbol) and how deep
-// they dereference is the location; the offsets of the dereferences, a
-// member's offset; then the type.
+// the base they read from (a register, a stack slot, a symbol) or how
+// deep they dereference is the location; the offsets of the
+// dereferences, a member's offset; then the type. Several are joined:
+// "location, offset".
 func fetchChange(old, new tracefs.Arg) string {
 	ob, oo := fetchShape(old.Fetch)
 	nb, no := fetchShape(new.Fetch)
-	switch {
-	case ob != nb || len(oo) != len(no):
-		return "location"
-	case strings.Join(oo, ",") != strings.Join(no, ","):
-		return "offset"
-	case old.Type != new.Type:
-		return "type"
+	var what []string
+	if ob != nb || len(oo) != len(no) {
+		what = append(what, "location")
 	}
-	return ""
+	if len(oo) == len(no) && strings.Join(oo, ",") != strings.Join(no, ",") {
+		what = append(what, "offset")
+	}
+	if old.Type != new.Type {
+		what = append(what, "type")
+	}
+	return strings.Join(what, ", ")
 }
 
 // fetchShape splits a fetcharg into its base and its dereference
-// offsets, innermost first: "+8(+0(%di))" is "%di" and ["+0", "+8"].
+// offsets, innermost first: "+8(+0(%di))" is "%di" and ["+0", "+8"]; a
+// stack slot is a base: "+8(-24(%bp))" is "-24(%bp)" and ["+8"].
 func fetchShape(f string) (base string, offs []string) {
 	for strings.HasSuffix(f, ")") {
 		i := strings.IndexByte(f, '(')
@@ -272,8 +277,15 @@ func fetchShape(f string) (base string, offs []string) {
 	for l, r := 0, len(offs)-1; l < r; l, r = l+1, r-1 {
 		offs[l], offs[r] = offs[r], offs[l]
 	}
+	if len(offs) > 0 && frameRegs[f] {
+		// A stack slot: its offset says where, not which member.
+		f, offs = offs[0]+"("+f+")", offs[1:]
+	}
 	return f, offs
 }
+
+// frameRegs are the stack and frame pointers of the machines' fetchargs.
+var frameRegs = map[string]bool{"%sp": true, "%bp": true, "%x29": true, "%fp": true}
 
 // DiffCounts counts the specs of each change.
 type DiffCounts map[Change]int

@@ -233,8 +233,14 @@ func diffDetails(sd specDiff) []string {
 			out = append(out, "- "+k.String())
 		}
 	}
+	seen := map[string]bool{}
 	for _, a := range d.Args {
-		out = append(out, fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What))
+		// Points of one line usually read an argument alike: say it once.
+		l := fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What)
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
 	}
 	if s := sd.suggest; s != nil {
 		more := ""
