@@ -20,6 +20,9 @@
 // What answers for a target (its DWARF, its symbol
 // table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
 // (target.go), from openers the caller gives; btf.go resolves from BTF.
+// diff.go compares one spec's resolutions in two builds (points by
+// function, inline chain and line text, arguments by fetch plan);
+// diffsuggest.go finds the old statement's line in the new build.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):
