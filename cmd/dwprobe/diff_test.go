@@ -142,3 +142,22 @@ func TestDiffStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffUsage: --diff compares -D's specs; its options alone are
+// usage errors.
+func TestDiffUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-k", "a", "--diff", "b", "-L", "vfs_read"}, "--diff compares the specs of -D"},
+		{[]string{"-k", "a", "--diff-source", "s", "-D", "vfs_read"}, "--diff-source is the source of the --diff build"},
+		{[]string{"-k", "a", "--diff", "b", "--bootconfig", "-D", "vfs_read"}, "--diff and --bootconfig"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), tt.args, &out, &errb)
+		if exitCode(err) != exitUsage || err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: exit %d, %v; want usage %q", tt.args, exitCode(err), err, tt.want)
+		}
+	}
+}

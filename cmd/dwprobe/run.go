@@ -102,6 +102,8 @@ Examples:
   dwprobe -k vmlinux -D vfs_read > defs; dwprobe --apply defs
   dwprobe -k vmlinux --bootconfig -D vfs_read    boot-time tracing
   dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
+  dwprobe -k old/vmlinux -s old/linux --diff new/vmlinux --diff-source new/linux -D @specs.txt
+                                                 what changed for a list of probes
 
 Options:
 `
@@ -140,8 +142,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
 	fs.BoolVar(&o.buildIndex, "build-index", false, "build (or verify) the index of the -k/-x target's debuginfo, then stop")
 	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
-	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in FILE too (a new build of the -k vmlinux, -m module or -x binary) and report how each changed")
-	fs.StringVar(&o.diffSource, "diff-source", "", "root of the --diff build's source tree, as -s is the first's")
+	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in NEW too, a new build of the -k vmlinux, -m module or -x binary, and say how each changed: unchanged, args, points, moved or broken (with the line now holding a moved statement)")
+	fs.StringVar(&o.diffSource, "diff-source", "", "root of the source tree of --diff's NEW, as -s is the first build's")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
