@@ -79,7 +79,8 @@ type ArgChange struct {
 	Old, New tracefs.Arg
 	// What changed: "location" (register, stack, another base), "offset"
 	// (a member's offset), "type", or several of them ("location,
-	// offset"); "added" or "removed" for an argument one build lacks.
+	// offset"); "unreadable" (optimized out in the new build) or
+	// "readable"; "added" or "removed" for an argument one build lacks.
 	What string
 }
 
@@ -245,8 +246,16 @@ func changedArgName(old, new tracefs.Arg, i int) string {
 // the base they read from (a register, a stack slot, a symbol) or how
 // deep they dereference is the location; the offsets of the
 // dereferences, a member's offset; then the type. Several are joined:
-// "location, offset".
+// "location, offset". An argument optimized out at one of its points is
+// read there as perf's placeholder: "unreadable" when it is so only in
+// the new build, "readable" when only in the old.
 func fetchChange(old, new tracefs.Arg) string {
+	switch {
+	case new.Fetch == placeholder && old.Fetch != placeholder:
+		return "unreadable"
+	case old.Fetch == placeholder && new.Fetch != placeholder:
+		return "readable"
+	}
 	ob, oo := fetchShape(old.Fetch)
 	nb, no := fetchShape(new.Fetch)
 	var what []string
@@ -264,7 +273,9 @@ func fetchChange(old, new tracefs.Arg) string {
 
 // fetchShape splits a fetcharg into its base and its dereference
 // offsets, innermost first: "+8(+0(%di))" is "%di" and ["+0", "+8"]; a
-// stack slot is a base: "+8(-24(%bp))" is "-24(%bp)" and ["+8"].
+// stack slot is a base: "+8(-24(%bp))" is "-24(%bp)" and ["+8"]; a
+// global's offset is a member's: "@init_task+2416" is "@init_task" and
+// ["+2416"].
 func fetchShape(f string) (base string, offs []string) {
 	for strings.HasSuffix(f, ")") {
 		i := strings.IndexByte(f, '(')
@@ -277,11 +288,28 @@ func fetchShape(f string) (base string, offs []string) {
 	for l, r := 0, len(offs)-1; l < r; l, r = l+1, r-1 {
 		offs[l], offs[r] = offs[r], offs[l]
 	}
+	if sym, off, ok := symbolOffset(f); ok {
+		// @init_task+2416: a member of a global.
+		f, offs = sym, append([]string{off}, offs...)
+	}
 	if len(offs) > 0 && frameRegs[f] {
 		// A stack slot: its offset says where, not which member.
 		f, offs = offs[0]+"("+f+")", offs[1:]
 	}
 	return f, offs
+}
+
+// symbolOffset splits a global's fetcharg "@SYM+OFFS" into "@SYM" and
+// "+OFFS".
+func symbolOffset(f string) (sym, off string, ok bool) {
+	if !strings.HasPrefix(f, "@") {
+		return "", "", false
+	}
+	i := strings.LastIndexAny(f, "+-")
+	if i < 2 {
+		return "", "", false
+	}
+	return f[:i], f[i:], true
 }
 
 // frameRegs are the stack and frame pointers of the machines' fetchargs.

@@ -45,6 +45,8 @@ func TestDiffResolutions(t *testing.T) {
 		{"member offset", "f x->m", bres([3]string{"f", "int f(struct s *x)", "+8(%di):u64"}), bres([3]string{"f", "int f(struct s *x)", "+16(%di):u64"}), ArgsChanged, []string{"x:offset"}, 0, 0},
 		{"nested member offset", "f x->m->n", bres([3]string{"f", "", "+4(+8(%di)):u32"}), bres([3]string{"f", "", "+4(+16(%di)):u32"}), ArgsChanged, []string{"x:offset"}, 0, 0},
 		{"stack slot and member", "f x->m", bres([3]string{"f", "", "+4(-24(%bp)):s32"}), bres([3]string{"f", "", "+16(-40(%bp)):s32"}), ArgsChanged, []string{"x:location, offset"}, 0, 0},
+		{"global's member", "f init_task.pid", bres([3]string{"f", "", "@init_task+2416:s32"}), bres([3]string{"f", "", "@init_task+2432:s32"}), ArgsChanged, []string{"x:offset"}, 0, 0},
+		{"optimized out", "f x", bres([3]string{"f", "", "%dx:x64"}), bres([3]string{"f", "", `\0xdeade12d:x64`}), ArgsChanged, []string{"x:unreadable"}, 0, 0},
 		{"type", "f x", bres([3]string{"f", "", "%di:s32"}), bres([3]string{"f", "", "%di:s64"}), ArgsChanged, []string{"x:type"}, 0, 0},
 		{"inline copy added", "g", bres([3]string{"g@f", "", ""}), bres([3]string{"g@f", "", ""}, [3]string{"g@h", "", ""}), PointsChanged, nil, 1, 0},
 		{"out-of-line copy gone", "g", bres([3]string{"g", "int g(void)", ""}, [3]string{"g@f", "", ""}), bres([3]string{"g@f", "", ""}), PointsChanged, nil, 0, 1},
@@ -101,6 +103,9 @@ func TestFetchShape(t *testing.T) {
 		{"+0u(%si)", "%si", []string{"+0u"}},
 		{"$stack3", "$stack3", nil},
 		{"@jiffies", "@jiffies", nil},
+		{"@init_task+2416", "@init_task", []string{"+2416"}},
+		{"+0(@init_task+8)", "@init_task", []string{"+8", "+0"}},
+		{"@empty_fops.54+0", "@empty_fops.54", []string{"+0"}},
 	} {
 		b, o := fetchShape(tt.in)
 		if b != tt.base || !slices.Equal(o, tt.offs) {

@@ -233,10 +233,13 @@ func diffDetails(sd specDiff) []string {
 			out = append(out, "- "+k.String())
 		}
 	}
-	seen := map[string]bool{}
+	seen, where := map[string]bool{}, placesOf(sd.new.points) > 1
 	for _, a := range d.Args {
 		// Points of one line usually read an argument alike: say it once.
 		l := fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What)
+		if where {
+			l += " at " + a.Point.String()
+		}
 		if !seen[l] {
 			seen[l] = true
 			out = append(out, l)
@@ -250,6 +253,16 @@ func diffDetails(sd specDiff) []string {
 		out = append(out, fmt.Sprintf("suggest: %s%s", s.Spec, more))
 	}
 	return out
+}
+
+// placesOf counts the functions (out of line, or inlined into one) pts
+// are in.
+func placesOf(pts []probegen.ResolvedPoint) int {
+	seen := map[[2]string]bool{}
+	for _, p := range pts {
+		seen[[2]string{p.Function, p.InlinedInto}] = true
+	}
+	return len(seen)
 }
 
 func errLine(in specInput, err error) string {

@@ -19,6 +19,8 @@ var diffCorpusSample = []struct{ spec, change, detail string }{
 	{"do_filp_open nd.depth nd.flags nd.path.dentry", "unchanged", ""},
 	{"vfs_read:12 file", "args", "file: %bp:x64 -> %r12:x64 (location)"},
 	{"do_sys_openat2:16 op.lookup_flags", "args", "lookup_flags: +20(%sp):s32 -> +28(%sp):s32 (location)"},
+	{"vfs_read init_task.pid", "args", "pid: @init_task+2416:s32 -> @init_task+2432:s32 (offset)"},
+	{"cap_capable cred", "args", `cred: %dx:x64 -> \0xdeade12d:x64 (unreadable) at cap_capable (inlined into cap_capset)`},
 	{"pci_enable_device", "points", "- pci_enable_device (inlined into pcim_enable_device)"},
 	{"fs/read_write.c:462", "moved", "suggest: fs/read_write.c:561"},
 	{"huge_node:3", "moved", "suggest: huge_node:4"},
@@ -56,7 +58,7 @@ func TestDiffCorpus612(t *testing.T) {
 			t.Errorf("%s: got %q, want %s with %q", s.spec, b, s.change, s.detail)
 		}
 	}
-	if want := "12 probes: 1 not-in-old, 2 unchanged, 2 args, 1 points, 2 moved, 4 broken\n"; !strings.Contains(errb.String(), want) {
+	if want := "14 probes: 1 not-in-old, 2 unchanged, 4 args, 1 points, 2 moved, 4 broken\n"; !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr %q, want %q", errb.String(), want)
 	}
 }
