@@ -189,7 +189,16 @@ func diffStatus(o *options, stderr io.Writer, ds []specDiff) error {
 		}
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "%d probes: %s\n", len(ds), counts)
+		fmt.Fprintf(stderr, "%s: %s\n", probesWord(len(ds)), counts)
+	}
+	if len(ds) == 1 {
+		switch {
+		case nbroke > 0:
+			return errorWith(dwarfres.ErrNotFound, "the probe broke in %s (moved to another statement or no longer resolves)", o.diffNew)
+		case nchanged > 0:
+			return errorWith(errProbesChanged, "the probe resolves differently in %s", o.diffNew)
+		}
+		return nil
 	}
 	switch {
 	case nbroke > 0:
@@ -198,6 +207,13 @@ func diffStatus(o *options, stderr io.Writer, ds []specDiff) error {
 		return errorWith(errProbesChanged, "%d of %d probes resolve differently in %s", nchanged, len(ds), o.diffNew)
 	}
 	return nil
+}
+
+func probesWord(n int) string {
+	if n == 1 {
+		return "1 probe"
+	}
+	return fmt.Sprintf("%d probes", n)
 }
 
 // printDiff prints one spec's change: with --json one object, else a
