@@ -46,17 +46,20 @@ func (c Change) String() string {
 
 // BuildResolution is what a spec resolved to in one build: Res, or Err.
 // Texts[i], when known, is the source text of Res.Points[i]'s line: it is
-// what identifies a line across builds, whose numbers shift.
+// what identifies a line across builds, whose numbers shift. Without the
+// texts, Rel[i], when known (not negative), is the line relative to the
+// declaration of the point's function, which shifts less.
 type BuildResolution struct {
 	Res   *Resolution
 	Err   error
 	Texts []string
+	Rel   []int
 }
 
 // PointKey identifies a probe point across builds: its function, the
 // function it is inlined into, and its line by its source text (spaces
-// ignored, as lazy patterns match), or by number when the text is not
-// known. A function entry or return is identified by its functions alone.
+// ignored, as lazy patterns match), or by number (relative to the
+// function when known) when the text is not known. A function entry or return is identified by its functions alone.
 type PointKey struct {
 	Function    string
 	InlinedInto string
@@ -96,25 +99,25 @@ type SpecDiff struct {
 	OldText, NewText string
 }
 
-// DiffResolutions compares spec's resolutions in two builds. Points are
-// compared by function, inline chain and line (by source text when both
-// builds' texts are known), never by address; arguments by their fetch
-// plan, at the points both builds have.
-func DiffResolutions(spec *Spec, old, new BuildResolution) SpecDiff {
+// DiffResolutions compares spec's resolutions in an older build and a
+// newer one. Points are compared by function, inline chain and line (by
+// source text when both builds' texts are known), never by address;
+// arguments by their fetch plan, at the points both builds have.
+func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 	var d SpecDiff
 	switch {
-	case old.Err != nil || old.Res == nil:
+	case older.Err != nil || older.Res == nil:
 		d.Change = NotInOld
 		return d
-	case new.Err != nil || new.Res == nil:
+	case newer.Err != nil || newer.Res == nil:
 		d.Change = Broken
-		d.OldText = firstText(old)
+		d.OldText = firstText(older)
 		return d
 	}
-	d.OldText, d.NewText = firstText(old), firstText(new)
+	d.OldText, d.NewText = firstText(older), firstText(newer)
 	byLine := namesLine(spec)
-	oldKeys := pointKeys(old, byLine)
-	newKeys := pointKeys(new, byLine)
+	oldKeys := pointKeys(older, byLine)
+	newKeys := pointKeys(newer, byLine)
 	used := make([]bool, len(oldKeys))
 	common := 0
 	for j, k := range newKeys {
@@ -125,7 +128,7 @@ func DiffResolutions(spec *Spec, old, new BuildResolution) SpecDiff {
 		}
 		used[i] = true
 		common++
-		d.Args = append(d.Args, argChanges(k, old.Res.Defs[i].Args, new.Res.Defs[j].Args)...)
+		d.Args = append(d.Args, argChanges(k, older.Res.Defs[i].Args, newer.Res.Defs[j].Args)...)
 	}
 	for i, k := range oldKeys {
 		if !used[i] {
@@ -172,12 +175,17 @@ func firstText(b BuildResolution) string {
 	return strings.TrimSpace(b.Texts[0])
 }
 
-// pointKeys are the keys of b's points. Texts are used only when every
-// point has one: a key with a text never equals one with a line.
+// pointKeys are the keys of b's points. Texts (or relative lines) are
+// used only when every point has one: a key with a text never equals one
+// with a line.
 func pointKeys(b BuildResolution, byLine bool) []PointKey {
 	withText := len(b.Texts) == len(b.Res.Points)
 	for _, t := range b.Texts {
 		withText = withText && t != ""
+	}
+	withRel := len(b.Rel) == len(b.Res.Points)
+	for _, r := range b.Rel {
+		withRel = withRel && r >= 0
 	}
 	keys := make([]PointKey, len(b.Res.Points))
 	for i, p := range b.Res.Points {
@@ -189,6 +197,8 @@ func pointKeys(b BuildResolution, byLine bool) []PointKey {
 		case !byLine:
 		case withText:
 			k.Text = NormalizeStatement(b.Texts[i])
+		case withRel:
+			k.Line = b.Rel[i]
 		default:
 			k.Line = p.Line
 		}
@@ -210,18 +220,18 @@ func NormalizeStatement(s string) string {
 
 // argChanges compares the arguments of one point in two builds, by
 // position (the spec's order).
-func argChanges(k PointKey, old, new []tracefs.Arg) []ArgChange {
+func argChanges(k PointKey, older, newer []tracefs.Arg) []ArgChange {
 	var out []ArgChange
-	for i := 0; i < max(len(old), len(new)); i++ {
+	for i := 0; i < max(len(older), len(newer)); i++ {
 		c := ArgChange{Point: k}
 		switch {
-		case i >= len(new):
-			c.Old, c.What = old[i], "removed"
-		case i >= len(old):
-			c.New, c.What = new[i], "added"
+		case i >= len(newer):
+			c.Old, c.What = older[i], "removed"
+		case i >= len(older):
+			c.New, c.What = newer[i], "added"
 		default:
-			c.Old, c.New = old[i], new[i]
-			c.What = fetchChange(old[i], new[i])
+			c.Old, c.New = older[i], newer[i]
+			c.What = fetchChange(older[i], newer[i])
 		}
 		if c.What == "" {
 			continue
@@ -232,12 +242,12 @@ func argChanges(k PointKey, old, new []tracefs.Arg) []ArgChange {
 	return out
 }
 
-func changedArgName(old, new tracefs.Arg, i int) string {
+func changedArgName(older, newer tracefs.Arg, i int) string {
 	switch {
-	case old.Name != "":
-		return old.Name
-	case new.Name != "":
-		return new.Name
+	case older.Name != "":
+		return older.Name
+	case newer.Name != "":
+		return newer.Name
 	}
 	return fmt.Sprintf("arg%d", i+1)
 }
@@ -249,15 +259,15 @@ func changedArgName(old, new tracefs.Arg, i int) string {
 // "location, offset". An argument optimized out at one of its points is
 // read there as perf's placeholder: "unreadable" when it is so only in
 // the new build, "readable" when only in the old.
-func fetchChange(old, new tracefs.Arg) string {
+func fetchChange(older, newer tracefs.Arg) string {
 	switch {
-	case new.Fetch == placeholder && old.Fetch != placeholder:
+	case newer.Fetch == placeholder && older.Fetch != placeholder:
 		return "unreadable"
-	case old.Fetch == placeholder && new.Fetch != placeholder:
+	case older.Fetch == placeholder && newer.Fetch != placeholder:
 		return "readable"
 	}
-	ob, oo := fetchShape(old.Fetch)
-	nb, no := fetchShape(new.Fetch)
+	ob, oo := fetchShape(older.Fetch)
+	nb, no := fetchShape(newer.Fetch)
 	var what []string
 	if ob != nb || len(oo) != len(no) {
 		what = append(what, "location")
@@ -265,7 +275,7 @@ func fetchChange(old, new tracefs.Arg) string {
 	if len(oo) == len(no) && strings.Join(oo, ",") != strings.Join(no, ",") {
 		what = append(what, "offset")
 	}
-	if old.Type != new.Type {
+	if older.Type != newer.Type {
 		what = append(what, "type")
 	}
 	return strings.Join(what, ", ")

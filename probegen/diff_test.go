@@ -87,6 +87,15 @@ func TestDiffResolutionsByLineNumber(t *testing.T) {
 	if d := DiffResolutions(spec, old, new); d.Change != Moved {
 		t.Errorf("another line: %v", d.Change)
 	}
+	// The function moved down its file by one line: the same line of it.
+	old.Rel, new.Rel = []int{3}, []int{3}
+	if d := DiffResolutions(spec, old, new); d.Change != Unchanged {
+		t.Errorf("same relative line: %v", d.Change)
+	}
+	new.Rel = []int{4}
+	if d := DiffResolutions(spec, old, new); d.Change != Moved {
+		t.Errorf("another relative line: %v", d.Change)
+	}
 }
 
 func TestFetchShape(t *testing.T) {

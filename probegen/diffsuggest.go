@@ -92,14 +92,13 @@ func functionLines(t *dwarfres.File, fn, file string) *dwarfres.LineRange {
 	return lr
 }
 
-// RelativeLine is line abs of fn's file relative to fn's declaration in
-// t, -1 when t does not have fn.
-func RelativeLine(t *dwarfres.File, fn, file string, abs int) int {
-	lr := functionLines(t, fn, file)
-	if lr == nil || lr.Offset == 0 {
-		return -1
+// DeclLine is the declaration line of fn (in file, when fn is in
+// several) in t, 0 when t does not have fn: what FUNC:RLN counts from.
+func DeclLine(t *dwarfres.File, fn, file string) int {
+	if lr := functionLines(t, fn, file); lr != nil {
+		return lr.Offset
 	}
-	return abs - lr.Offset
+	return 0
 }
 
 // suggestible: the point is one line of one function or file.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -22,6 +23,7 @@ type diffBuild struct {
 	src   *probegen.Sources
 	texts *probegen.LineTexts
 	ro    probegen.ResolveOptions
+	decls map[[2]string]int // declaration lines by function and file
 }
 
 // specDiff is one spec of a --diff and how it changed.
@@ -108,18 +110,57 @@ func newDiffBuild(o *options, t *dwarfres.File) (*diffBuild, error) {
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
-	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), ro: ro}, nil
+	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), ro: ro, decls: map[[2]string]int{}}, nil
 }
 
-// resolve resolves in in b, with the source text of each point's line.
+// resolve resolves in in b (an SDT marker from its note), with the
+// source text of each point's line.
 func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
-	r := resolveOne(b.t, in, b.exe, b.ro, true)
+	r := resolved{in: in}
+	switch r.spec, r.err = probegen.ParseSpec(in.raw); {
+	case r.err != nil:
+	case r.spec.Point.SDT:
+		r.take(probegen.SDTResolve(b.t, r.spec, b.exe, b.ro))
+	default:
+		r.take(probegen.Resolve(b.t, r.spec, b.exe, b.ro))
+	}
 	br := probegen.BuildResolution{Err: r.err}
 	if r.err == nil {
 		br.Res = &probegen.Resolution{Defs: r.defs, Points: r.points, Notes: r.notes}
 		br.Texts = b.texts.Texts(r.points)
+		if slices.Contains(br.Texts, "") {
+			br.Rel = b.relLines(r.points)
+		}
 	}
 	return r, br
+}
+
+// relLines are the lines of pts relative to their functions'
+// declarations, -1 where not known.
+func (b *diffBuild) relLines(pts []probegen.ResolvedPoint) []int {
+	out := make([]int, len(pts))
+	for i, p := range pts {
+		out[i] = b.relLine(p.Function, p.File, p.Line)
+	}
+	return out
+}
+
+// relLine is line of fn's file relative to fn's declaration, -1 when
+// not known.
+func (b *diffBuild) relLine(fn, file string, line int) int {
+	if fn == "" || line <= 0 {
+		return -1
+	}
+	k := [2]string{fn, file}
+	decl, ok := b.decls[k]
+	if !ok {
+		decl = probegen.DeclLine(b.t, fn, file)
+		b.decls[k] = decl
+	}
+	if decl == 0 {
+		return -1
+	}
+	return line - decl
 }
 
 // diffSpec resolves in in both builds and compares; a spec that moved or
@@ -161,11 +202,11 @@ func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
 	switch {
 	case spec.Point.AbsLine():
 		q.Function, q.File = p.Function, p.File
-		q.OldRel = probegen.RelativeLine(oldB.t, p.Function, p.File, p.Line)
+		q.OldRel = oldB.relLine(p.Function, p.File, p.Line)
 	case spec.Point.HasLine:
 		q.OldRel = spec.Point.Line
 	default:
-		q.OldRel = probegen.RelativeLine(oldB.t, q.Function, q.File, p.Line)
+		q.OldRel = oldB.relLine(q.Function, q.File, p.Line)
 	}
 	return q
 }

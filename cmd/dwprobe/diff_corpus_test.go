@@ -62,3 +62,27 @@ func TestDiffCorpus612(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errb.String(), want)
 	}
 }
+
+// TestDiffModuleCorpus612: --diff between two builds of a module (Debian's
+// nf_tables.ko of 6.1 and of 6.12) with -m.
+func TestDiffModuleCorpus612(t *testing.T) {
+	rel, err := os.ReadFile(dwarftest.NeedCorpus(t, "6.12/amd64/version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := debianModule(t, "amd64", "net/netfilter/nf_tables.ko")
+	new := dwarftest.NeedCorpus(t, "6.12/amd64/dbg/usr/lib/debug/lib/modules/"+strings.TrimSpace(string(rel))+"/kernel/net/netfilter/nf_tables.ko")
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"-m", old, "--diff", new, "-D", "nft_do_chain", "-D", "nft_do_chain:20 pkt", "-D", "nft_do_chain:4"}, &out, &errb)
+	if got := exitCode(err); got != exitUnresolved {
+		t.Errorf("exit %d (%v), want %d", got, err, exitUnresolved)
+	}
+	want := "unchanged  nft_do_chain\n" +
+		"args       nft_do_chain:20 pkt\n" +
+		"           pkt: %r13:x64 -> %bp:x64 (location)\n" +
+		"broken     nft_do_chain:4\n" +
+		"           no longer resolves: line 257 shares its address with line 255 (probe nft_do_chain:2 instead)\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
