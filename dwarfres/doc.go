@@ -36,8 +36,9 @@
 //     location lists (ranges.go, loclist.go, locview.go, splitloc.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it and unitskim.go those that define a
-//     function; FindLineRange (linerange.go) answers -L; linewalk.go holds
-//     the line walks both share; dwzfind.go finds the instances of an
+//     function; FindLineRange (linerange.go) answers -L, with each line's
+//     probe points when asked (LineQuery.Points, for -L --detail);
+//     linewalk.go holds the line walks both share; dwzfind.go finds the instances of an
 //     inline function dwz moved out of their units; ProbePointAt
 //     (pointat.go) maps an address back to a probe point, a PointMapper
 //     many addresses (-l), each unit decoded once; FuncAt (funcdecl.go)

@@ -299,15 +299,26 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 
 // bestScope is find_best_scope.
 func (s *search) bestScope(fname string, line int, addr uint64) int {
-	t := s.t
+	return s.t.bestScopeBy(fname, line, addr, s.q.fn() != "", s.q.Function.Match)
+}
+
+// bestScope is find_best_scope for the function named fn ("" for a
+// source line): the scope in addr's chain declared in fname that is fn,
+// else the one declared nearest before line, else the innermost.
+func (t *cuTree) bestScope(fn, fname string, line int, addr uint64) int {
+	return t.bestScopeBy(fname, line, addr, fn != "", func(n string) bool { return n == fn })
+}
+
+// bestScopeBy is bestScope with the function matched by match, when byName.
+func (t *cuTree) bestScopeBy(fname string, line int, addr uint64, byName bool, match func(string) bool) int {
 	chain := t.scopesAt(addr)
 	best, diff := -1, int(^uint(0)>>1)
 	for _, fn := range chain {
 		if fname != "" && t.declFile(fn) != fname {
 			continue
 		}
-		if s.q.fn() != "" {
-			if s.q.Function.Match(t.name(fn)) {
+		if byName {
+			if match(t.name(fn)) {
 				return fn
 			}
 			continue

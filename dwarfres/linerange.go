@@ -15,6 +15,9 @@ type LineQuery struct {
 	File     string // matched as Query.File
 	Start    int    // relative to the function with Function, else absolute
 	End      int    // inclusive; math.MaxInt32 for "to the end"
+	// Points asks for each line's probe points (LineRange.Points), found
+	// in the same walk: what -D would probe at the line, with its scope.
+	Points bool
 }
 
 // LineRange is the answer: the probeable lines in [Start, End].
@@ -25,6 +28,9 @@ type LineRange struct {
 	Start   int // absolute
 	End     int // absolute, inclusive (MaxInt32 when open)
 	Lines   []int
+	// Points, when asked for, are each line's probe points (one per
+	// address: the out-of-line copy and each inlined copy), in walk order.
+	Points map[int][]Probe
 }
 
 // FindLineRange is perf's debuginfo__find_line_range: the first unit that
@@ -67,28 +73,19 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
-	// perf's line_range_walk_cb reads its __fname/__lineno even when
-	// cu_find_lineinfo fails and leaves them unset: they then hold the
-	// previous call's answer. Reproduce that, so -L lists the same lines.
-	var lastF string
-	var lastL int
 	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
 		return func(file string, line int, addr uint64) error {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
-			// Only lines that map back to themselves are probeable.
-			rf, rl, ok := t.lineInfo(addr)
-			if ok {
-				lastF, lastL = rf, rl
-			} else {
-				rf, rl = lastF, lastL
-			}
-			if rl != 0 && rf != "" && (rl != line || rf != file) || rf == "" && !ok {
+			if !t.representsLine(file, line, addr) {
 				return nil
 			}
 			if lr.Path == "" {
 				lr.Path = file
+			}
+			if q.Points {
+				lr.addPoint(t, q.Function, file, line, addr)
 			}
 			if !seen[line] {
 				seen[line] = true
@@ -135,6 +132,29 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 	}
 	sort.Ints(lr.Lines)
 	return lr, nil
+}
+
+// addPoint records addr as a probe point of line, in the scope -D would
+// choose there (bestScope), unless the line has it already.
+func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64) {
+	if lr.Points == nil {
+		lr.Points = map[int][]Probe{}
+	}
+	for _, p := range lr.Points[line] {
+		if p.Addr == addr {
+			return
+		}
+	}
+	sc := t.bestScope(fn, file, line, addr)
+	sp := t.realFunc(addr)
+	if sc < 0 || sp < 0 {
+		return
+	}
+	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
+	if e, ok := t.entryPC(sp); ok {
+		p.Symbol, p.Offset = p.Func, addr-e
+	}
+	lr.Points[line] = append(lr.Points[line], p)
 }
 
 // sat adds without overflowing, as perf clamps to INT_MAX.

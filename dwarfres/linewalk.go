@@ -37,6 +37,16 @@ func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
 	return f, int(r.Line), f != "" && r.Line != 0
 }
 
+// representsLine reports whether addr is a probe point of file:line for
+// -L: an address whose statement row names another line (or file) is that
+// line's. An address with no statement row of its own (the entry of an
+// inlined call, nft_do_chain's nft_net) is the line's: perf 6.12 lists it;
+// perf 6.1 read a stale answer there and listed it on some runs only.
+func (t *cuTree) representsLine(file string, line int, addr uint64) bool {
+	rf, rl, ok := t.lineInfo(addr)
+	return !ok || rl == line && rf == file
+}
+
 // scopesAt is cu_walk_functions_at: the real function containing addr, then
 // each inlined subroutine nested in the previous one that contains addr.
 func (t *cuTree) scopesAt(addr uint64) []int {

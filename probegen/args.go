@@ -92,7 +92,8 @@ func describeEntry(e dwarfres.Entry) string {
 type argSlot struct {
 	res     tracefs.Arg
 	missing error
-	orig    int // index in the spec's arguments; -1 for a $vars/$params expansion
+	orig    int  // index in the spec's arguments; -1 for a $vars/$params expansion
+	param   bool // it reads a parameter of the function (or its members)
 }
 
 // missingError marks a variable that a multi-point probe may lack at some
@@ -156,10 +157,28 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 		case err != nil:
 			return nil, err
 		default:
-			out = append(out, argSlot{res: r, orig: orig[i]})
+			out = append(out, argSlot{res: r, orig: orig[i], param: isParam(sc, a.Expr)})
 		}
 	}
 	return out, nil
+}
+
+// isParam reports whether expr reads a parameter of sc's function, or its
+// members.
+func isParam(sc *dwarfres.Scope, expr string) bool {
+	if sc == nil || !isCVarName(expr) {
+		return false
+	}
+	vname, _, err := splitFields(expr)
+	if err != nil {
+		return false
+	}
+	for _, v := range sc.Vars(false) {
+		if v.Name() == vname {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {

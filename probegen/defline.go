@@ -53,6 +53,10 @@ func (e *argEnv) setArgs(defs []tracefs.Event, points [][]argSlot, args []Arg) e
 			if err == nil {
 				err = d.CheckArg(j, a)
 			}
+			if err == nil {
+				// $argN on a return probe: Linux 6.9 and later.
+				err = d.FeatureProblem(defs[i], j, a)
+			}
 			if err != nil {
 				return e.defErr(err, points[i][j], args, defs[i].Target)
 			}

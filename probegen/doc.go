@@ -4,7 +4,8 @@
 // of what the kernel would reject), names the events the way perf does,
 // and builds their definitions as tracefs.Event values (the kernel's
 // language is tracefs's: its printer, its validator, its name rules); it
-// also lists the variables at a point (-V), a function's source lines (-L)
+// also lists the variables at a point (-V), a function's source lines (-L,
+// with ListLineVars each line's points and variables: linelisting.go)
 // and the functions (-F). SDT markers (sdt*.go) resolve from their notes
 // alone: the note's operands become fetch arguments per machine
 // (sdt_x86_64.go, sdt_aarch64.go), as perf writes them. C++, Rust and Go
@@ -20,6 +21,10 @@
 // What answers for a target (its DWARF, its symbol
 // table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
 // (target.go), from openers the caller gives; btf.go resolves from BTF.
+// Kernels from 6.5 take f: fprobes, which fprobe.go makes of probes at a
+// function's entry or return (ResolveOptions.FProbe), and t: tracepoint
+// probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
+// members checked in the kernel's BTF.
 // diff.go compares one spec's resolutions in two builds (points by
 // function, inline chain and line text, arguments by fetch plan);
 // diffsuggest.go finds the old statement's line in the new build.

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
 // extraLines is perf's NR_ADDITIONAL_LINES: context shown after the last
@@ -34,17 +35,49 @@ type ListedLine struct {
 	Num       int  // relative to the function (or absolute)
 	Probeable bool // code is attributed to the line
 	Text      string
+	// Points, with ListLineVars, are the line's probe points: the
+	// out-of-line copy and each inlined copy, with their variables.
+	Points []LinePoint
+}
+
+// LinePoint is one probe point of a listed line and what a probe there
+// can read: -V's answer at that address.
+type LinePoint struct {
+	Function    string // the function whose line it is (the inlined one for an inlined copy)
+	InlinedInto string // the out-of-line function holding an inlined copy, else ""
+	Vars        VarList
 }
 
 // ListLines resolves a line range (ParseLineRange's syntax) against t and
 // reads its lines from the source src finds. A source that is not found is
 // no error: the listing then holds the probeable line numbers only.
 func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
+	return listLines(t, spec, src, nil)
+}
+
+// ListLineVars is ListLines with each probeable line's points and the
+// variables readable at each (as -V lists them), found in one walk of
+// the range's units rather than one -V per line.
+func ListLineVars(t *dwarfres.File, spec string, src *Sources, vo VarOptions) (*Listing, error) {
+	rules := vo.Filter
+	if rules == "" {
+		rules = DefaultVarFilter
+	}
+	flt, err := lazymatch.ParseFilter(rules)
+	if err != nil {
+		return nil, err
+	}
+	return listLines(t, spec, src, func(sc *dwarfres.Scope) VarList { return varsAt(sc, vo, flt.Match) })
+}
+
+// listLines is ListLines; with vars, each line's points and their variables.
+func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.Scope) VarList) (*Listing, error) {
 	lq, err := ParseLineRange(spec)
 	if err != nil {
 		return nil, err
 	}
-	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End})
+	points := vars != nil
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, Points: points})
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +85,7 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 		// A symbol alias (malloc): list the function it is, as -D probes it.
 		if alt, ok, err := symbolAlias(t, lq.Function); err == nil && ok && alt.Offset == 0 && alt.Line == 0 {
 			lq.Function = alt.Function
-			if lr, err = t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End}); err != nil {
+			if lr, err = t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, Points: points}); err != nil {
 				return nil, err
 			}
 		}
@@ -71,6 +104,7 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 		for _, n := range lr.Lines {
 			l.Lines = append(l.Lines, ListedLine{Num: n - lr.Offset, Probeable: true})
 		}
+		addPoints(l, lr, vars)
 		return l, nil
 	}
 	l.Path, l.Found = src.Shown(path), true
@@ -79,8 +113,32 @@ func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 		return nil, err
 	}
 	defer fp.Close()
-	l.Lines, err = readRange(bufio.NewReader(fp), lr)
-	return l, err
+	if l.Lines, err = readRange(bufio.NewReader(fp), lr); err != nil {
+		return nil, err
+	}
+	addPoints(l, lr, vars)
+	return l, nil
+}
+
+// addPoints gives each probeable line of l its points from lr, with the
+// variables vars lists at each.
+func addPoints(l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) VarList) {
+	if vars == nil {
+		return
+	}
+	for i := range l.Lines {
+		ln := &l.Lines[i]
+		if !ln.Probeable {
+			continue
+		}
+		for _, p := range lr.Points[ln.Num+lr.Offset] {
+			lp := LinePoint{Function: p.RealName, Vars: vars(p.Scope)}
+			if p.RealName != p.Func {
+				lp.InlinedInto = p.Func
+			}
+			ln.Points = append(ln.Points, lp)
+		}
+	}
 }
 
 // readRange reads the lines of lr as perf shows them: from the start to

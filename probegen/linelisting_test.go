@@ -22,8 +22,8 @@ func TestReadRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ListedLine{
-		{0, true, "int f(void)\n"}, {1, false, "{\n"}, {2, true, "\tx();\n"},
-		{3, false, "\n"}, {4, true, "\treturn 0;\n"}, {5, false, "}\n"}, {6, false, "c\n"}, {7, false, "d\n"},
+		{0, true, "int f(void)\n", nil}, {1, false, "{\n", nil}, {2, true, "\tx();\n", nil},
+		{3, false, "\n", nil}, {4, true, "\treturn 0;\n", nil}, {5, false, "}\n", nil}, {6, false, "c\n", nil}, {7, false, "d\n", nil},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)

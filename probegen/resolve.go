@@ -33,6 +33,9 @@ type ResolveOptions struct {
 	// anyOffset: -V lists variables at an address without writing a probe
 	// there, so mid-instruction offsets are not refused.
 	anyOffset bool
+	// FProbe writes kernel probes at function entries and returns as f:
+	// fprobe events (--fprobe; fprobe.go).
+	FProbe bool
 }
 
 // point is one resolved probe address ready to become a definition.
@@ -146,6 +149,11 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	}
 	if err := env.finish(defs, slots, where, spec); err != nil {
 		return nil, nil, nil, err
+	}
+	if o.FProbe && exe == "" {
+		if err := env.fprobes(defs, slots, spec); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	notes = append(notes, env.notes...)
 	return defs, pts, notes, nil

@@ -6,14 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // Dialect is what one kernel's probe language has beyond the grammar
-// Validate checks: its fetch types and its register names. The zero
-// Dialect checks nothing.
+// Validate checks: its fetch types, its register names and the features
+// of the table below (return probes reading $argN, BTF argument names,
+// f: and t: events). The zero Dialect checks nothing.
 type Dialect struct {
 	// Machine names the registers; 0 leaves register names unchecked.
 	Machine elf.Machine
@@ -23,13 +25,84 @@ type Dialect struct {
 	// types holds the base types ("u8", "string", "b" for bitfields, "[]"
 	// for arrays); nil leaves types unchecked.
 	types map[string]bool
+	// feats holds the Features the kernel has; nil leaves them unchecked.
+	feats map[Feature]bool
 }
+
+// Feature is a part of the probe language that Linux 6.1 lacks and later
+// kernels have (Table).
+type Feature int
+
+// The features of Table.
+const (
+	// FProbeEvents: "f:GRP/EV SYM[%return]" and "t:GRP/EV TRACEPOINT" in
+	// dynamic_events (kernel/trace/trace_fprobe.c).
+	FProbeEvents Feature = iota + 1
+	// BTFArgs: arguments by their BTF name with members ("count",
+	// "file->f_mode", "$retval->x"), and "$arg*" for all of them
+	// (CONFIG_PROBE_EVENTS_BTF_ARGS).
+	BTFArgs
+	// ReturnArgs: $argN (and BTF names) on return probes, read at the
+	// entry and kept until the return.
+	ReturnArgs
+)
+
+// String names f for messages.
+func (f Feature) String() string {
+	for _, r := range Table {
+		if r.Feature == f {
+			return r.What
+		}
+	}
+	return "Feature(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Row is one line of Table: a fetch type or a Feature, the Linux version
+// that first accepts it, the README text by which a running kernel says it
+// has it, and the source the version was read from.
+type Row struct {
+	What    string  // the type ("char") or a description of the feature
+	Type    string  // the fetch type, or "" for a Feature
+	Feature Feature // the feature, or 0 for a type
+	Since   [2]int  // major, minor
+	Readme  string  // the README's text for it
+	Source  string
+}
+
+// Table is what each kernel version accepts beyond Linux 6.1's base
+// types (u8…x64, string, ustring, symbol, bitfields, arrays), which every
+// version since 5.4 has. Versions were read in the kernel sources: 6.1
+// and 6.12 in full (kernel/trace/trace.c readme_msg, trace_probe.c,
+// trace_fprobe.c, Documentation/trace/{kprobe,fprobe}trace.rst), the ones
+// between from the commits named.
+var Table = []Row{
+	{What: "symstr", Type: "symstr", Since: [2]int{6, 1}, Readme: "symstr",
+		Source: "6.1 kernel/trace/trace.c readme_msg \"symstr, <type>\\[<array-size>\\]\" (Debian's 6.1; mainline since 6.2)"},
+	{What: "char", Type: "char", Since: [2]int{6, 3}, Readme: "char,",
+		Source: "\"tracing/probe: add a char type\" (Donglin Peng, v3 2022-12-15, after 6.2's merge window); not in 6.1's readme_msg, in 6.12's"},
+	{What: "f: fprobe and t: tracepoint probe events", Feature: FProbeEvents, Since: [2]int{6, 5},
+		Readme: "f[:[<group>/][<event>]] <func-name>[%return]",
+		Source: "kernel/trace/trace_fprobe.c, Documentation/trace/fprobetrace.rst (docs.kernel.org from 6.5); 6.12 readme_msg under CONFIG_FPROBE_EVENTS"},
+	{What: "BTF argument names, members and $arg*", Feature: BTFArgs, Since: [2]int{6, 5},
+		Readme: "<argname>[->field[->field|.field...]]",
+		Source: "trace_probe.c parse_btf_arg, traceprobe_expand_meta_args (6.5, with fprobe events); 6.12 readme_msg under CONFIG_PROBE_EVENTS_BTF_ARGS"},
+	{What: "$argN on return probes", Feature: ReturnArgs, Since: [2]int{6, 9},
+		Readme: "kernel return probes support: $retval, $arg<N>",
+		Source: "25f00e40ce79 \"tracing/probes: Support $argN in return probe (kprobe and fprobe)\" (probes-v6.9); 6.12 readme_msg, trace_probe.c parse_probe_vars FETCH_OP_EDATA"},
+	{What: "%pd", Type: "%pd", Since: [2]int{6, 10}, Readme: "%pd",
+		Source: "d9b15224dd8f \"tracing/probes: support '%pd' type for print struct dentry's name\" (v6.10-rc1); 6.12 readme_msg"},
+	{What: "%pD", Type: "%pD", Since: [2]int{6, 10}, Readme: "%pD",
+		Source: "20fe4d07bde6 \"tracing/probes: support '%pD' type for print struct file's name\" (v6.10-rc1); 6.12 readme_msg"},
+}
+
+// baseTypes are the fetch types of every kernel from 5.4 (ustring) on.
+var baseTypes = []string{"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	"x8", "x16", "x32", "x64", "string", "ustring", "symbol", "b", "[]"}
 
 // types61 are the fetch types of Linux 6.1 (kernel/trace/trace_probe.c's
 // probe_fetch_types, bitfields and arrays): no "char" and no "%pd"/"%pD",
 // which later kernels added.
-var types61 = set("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-	"x8", "x16", "x32", "x64", "string", "ustring", "symstr", "symbol", "b", "[]")
+var types61 = KernelDialect(0, 6, 1).types
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -39,13 +112,24 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// KernelDialect is the dialect of Linux major.minor on machine m, as far
-// as this package knows it: the 6.1 series exactly; other versions get
-// their registers checked and their types left to the kernel.
+// KernelDialect is the dialect of Linux major.minor on machine m: from
+// 6.1 on, the types and features of Table up to that version; before,
+// the registers only (the table starts at 6.1) and none of the features.
 func KernelDialect(m elf.Machine, major, minor int) Dialect {
-	d := Dialect{Machine: m, From: fmt.Sprintf("Linux %d.%d", major, minor)}
-	if major == 6 && minor == 1 {
-		d.types = types61
+	d := Dialect{Machine: m, From: fmt.Sprintf("Linux %d.%d", major, minor), feats: map[Feature]bool{}}
+	known := major > 6 || major == 6 && minor >= 1
+	if known {
+		d.types = set(baseTypes...)
+	}
+	for _, r := range Table {
+		if major < r.Since[0] || major == r.Since[0] && minor < r.Since[1] {
+			continue
+		}
+		if r.Type != "" && known {
+			d.types[r.Type] = true
+		} else if r.Feature != 0 {
+			d.feats[r.Feature] = true
+		}
 	}
 	return d
 }
@@ -61,9 +145,36 @@ func HostDialect() Dialect {
 func (t *FS) Dialect() Dialect {
 	d := HostDialect()
 	if b, err := os.ReadFile(filepath.Join(t.root, "README")); err == nil {
-		d.From, d.types = "the running kernel's README", readmeTypes(string(b))
+		d = ReadmeDialect(d.Machine, string(b))
 	}
 	return d
+}
+
+// ReadmeDialect is the dialect a tracefs README describes (the running
+// kernel's, on machine m): the types of its "type:" item and the features
+// whose Table text it holds.
+func ReadmeDialect(m elf.Machine, readme string) Dialect {
+	d := Dialect{Machine: m, From: "the running kernel's README", types: readmeTypes(readme), feats: map[Feature]bool{}}
+	flat := strings.Join(strings.Fields(readme), " ")
+	for _, r := range Table {
+		if r.Feature != 0 && strings.Contains(flat, r.Readme) {
+			d.feats[r.Feature] = true
+		}
+	}
+	return d
+}
+
+// Has reports whether d's kernel has f (true if d does not know).
+func (d Dialect) Has(f Feature) bool { return d.feats == nil || d.feats[f] }
+
+// since is the version that added f, for messages.
+func since(f Feature) string {
+	for _, r := range Table {
+		if r.Feature == f {
+			return fmt.Sprintf("Linux %d.%d", r.Since[0], r.Since[1])
+		}
+	}
+	return "a later kernel"
 }
 
 // hostMachine is the ELF machine of the running kernel (arch.Host): the
@@ -131,11 +242,22 @@ func expandTypes(tok string, types map[string]bool) {
 	}
 }
 
-// Check checks the types and registers of e's arguments; errors are
-// *DefError, as Validate's, with Pos in e.Raw for a parsed e.
+// Check checks e against d: its kind (f: and t: need FProbeEvents), and
+// each argument's type and registers (CheckArg) and the features it
+// needs where it is (FeatureProblem). Errors are *DefError, as Validate's,
+// with Pos in e.Raw for a parsed e.
 func (d Dialect) Check(e Event) error {
+	if (e.Kind == FProbe || e.Kind == TProbe) && !d.Has(FProbeEvents) {
+		noun := map[Kind]string{FProbe: "an fprobe event", TProbe: "a tracepoint probe event"}[e.Kind]
+		return &DefError{Pos: -1, Msg: fmt.Sprintf("%s:GROUP/EVENT is %s, which %s does not have (%s added them)",
+			string(e.Type), noun, d.From, since(FProbeEvents))}
+	}
 	for i, a := range e.Args {
-		if err := d.CheckArg(i, a); err != nil {
+		err := d.CheckArg(i, a)
+		if err == nil {
+			err = d.FeatureProblem(e, i, a)
+		}
+		if err != nil {
 			if de := err.(*DefError); e.Raw != "" {
 				de.Pos = fieldPos(e.Raw, de.Field, de.Off)
 			}
@@ -143,6 +265,67 @@ func (d Dialect) Check(e Event) error {
 		}
 	}
 	return nil
+}
+
+// FeatureProblem checks that d's kernel has what argument i of e, a,
+// needs at e's probe point: a BTF name or $arg* needs BTFArgs, and on a
+// return probe an argument of the function ($argN, a BTF name other than
+// $retval's) needs ReturnArgs. Errors are *DefError, as CheckArg's.
+func (d Dialect) FeatureProblem(e Event, i int, a Arg) error {
+	body := 0
+	if a.Name != "" {
+		body = len(a.Name) + 1
+	}
+	need, what := fetchNeeds(a.Fetch, e.Return())
+	for _, f := range need {
+		if d.Has(f) {
+			continue
+		}
+		msg := fmt.Sprintf("argument %q: %s is not in %s (%s added %s)", a.String(), what, d.From, since(f), f)
+		if f == ReturnArgs {
+			msg = fmt.Sprintf("argument %q: %s on a return probe: %s reads it at a function's entry only (return probes read it since %s)",
+				a.String(), what, d.From, since(f))
+		}
+		return &DefError{Field: 2 + i, Off: body, Pos: -1, Msg: msg}
+	}
+	return nil
+}
+
+// fetchNeeds lists the Features a fetcharg needs, on a return probe if
+// ret, and what of it needs them.
+func fetchNeeds(fetch string, ret bool) ([]Feature, string) {
+	inner := innerFetch(fetch)
+	var need []Feature
+	switch {
+	case inner == "$arg*":
+		need = []Feature{BTFArgs}
+	case btfName(inner):
+		need = []Feature{BTFArgs}
+	case strings.HasPrefix(inner, "$retval") && inner != "$retval":
+		return []Feature{BTFArgs}, inner
+	case strings.HasPrefix(inner, "$arg"):
+	default:
+		return nil, ""
+	}
+	if ret {
+		need = append(need, ReturnArgs)
+	}
+	if inner == "$arg*" || btfName(inner) {
+		return need, strconv.Quote(inner) + " (a BTF argument)"
+	}
+	return need, inner
+}
+
+// innerFetch is the innermost fetcharg of +|-[u]OFFS(…) dereferences.
+func innerFetch(s string) string {
+	for len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		i := strings.IndexByte(s, '(')
+		if i < 0 || !strings.HasSuffix(s, ")") {
+			return s
+		}
+		s = s[i+1 : len(s)-1]
+	}
+	return s
 }
 
 // regRE finds the registers of a fetcharg.

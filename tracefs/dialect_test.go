@@ -3,9 +3,14 @@ package tracefs
 import (
 	"debug/elf"
 	"errors"
+	"os"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // readme61 and readme618 are the fetcharg parts of the README of Linux
@@ -81,5 +86,123 @@ func TestDialectCheck(t *testing.T) {
 	}
 	if err := linux61.Check(Event{Args: args("a=%ax", "b=%di:char")}); err == nil || !strings.Contains(err.Error(), `"b=%di:char"`) {
 		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestTableVersions: each row of Table is in the dialect of the version
+// that added it and of later ones, and not in the one before.
+func TestTableVersions(t *testing.T) {
+	has := func(d Dialect, r Row) bool {
+		if r.Type != "" {
+			return d.HasType(r.Type)
+		}
+		return d.Has(r.Feature)
+	}
+	for _, r := range Table {
+		major, minor := r.Since[0], r.Since[1]
+		if !has(KernelDialect(elf.EM_X86_64, major, minor), r) || !has(KernelDialect(elf.EM_X86_64, major, minor+1), r) ||
+			!has(KernelDialect(elf.EM_X86_64, major+1, 0), r) {
+			t.Errorf("%s: missing from Linux %d.%d or later", r.What, major, minor)
+		}
+		if minor > 1 && has(KernelDialect(elf.EM_X86_64, major, minor-1), r) {
+			t.Errorf("%s: in Linux %d.%d, before it was added", r.What, major, minor-1)
+		}
+		if r.Source == "" || r.Readme == "" {
+			t.Errorf("%s: no source or README text", r.What)
+		}
+	}
+	if d := KernelDialect(elf.EM_X86_64, 5, 15); d.Has(FProbeEvents) || d.Has(ReturnArgs) || !d.HasType("char") {
+		t.Errorf("5.15: features %v, types %v: want none of the features, types unchecked", d.feats, d.types)
+	}
+}
+
+// readmeMsg is readme_msg of a kernel/trace/trace.c, as a kernel with
+// every option configured prints it: the string literals between
+// "readme_msg[] =" and the ';' that ends it, unquoted.
+func readmeMsg(t *testing.T, src string) string {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "readme_msg[] =")
+	end := strings.Index(text[start:], "\n;")
+	if start < 0 || end < 0 {
+		t.Fatalf("%s: no readme_msg", src)
+	}
+	var out strings.Builder
+	for _, lit := range regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).FindAllString(text[start:start+end], -1) {
+		s, err := strconv.Unquote(lit)
+		if err != nil {
+			t.Fatalf("%s: literal %s: %v", src, lit, err)
+		}
+		out.WriteString(s)
+	}
+	return out.String()
+}
+
+// TestTableReadmes: the README of 6.1 and of 6.12, read from their
+// sources in the corpus, describe the dialects Table gives those
+// versions.
+func TestTableReadmes(t *testing.T) {
+	for _, c := range []struct {
+		src          string
+		major, minor int
+	}{
+		{"linux/kernel/trace/trace.c", 6, 1},
+		{"linux-6.12/kernel/trace/trace.c", 6, 12},
+	} {
+		readme := readmeMsg(t, dwarftest.NeedCorpus(t, c.src))
+		got, want := ReadmeDialect(elf.EM_X86_64, readme), KernelDialect(elf.EM_X86_64, c.major, c.minor)
+		if !reflect.DeepEqual(got.types, want.types) {
+			t.Errorf("%s: README types %v, Table's %v", c.src, got.types, want.types)
+		}
+		if !reflect.DeepEqual(got.feats, want.feats) {
+			t.Errorf("%s: README features %v, Table's %v", c.src, got.feats, want.feats)
+		}
+	}
+}
+
+// TestDialectFeatures: what a kernel refuses by version, where the
+// grammar (Validate) accepts it.
+func TestDialectFeatures(t *testing.T) {
+	v := func(minor int) Dialect { return KernelDialect(elf.EM_X86_64, 6, minor) }
+	for _, c := range []struct {
+		def string
+		d   Dialect
+		msg string // "" means accepted
+	}{
+		{"r:g/e vfs_read+0 $arg1 $arg3", v(1), "$arg1 on a return probe: Linux 6.1 reads it at a function's entry only (return probes read it since Linux 6.9)"},
+		{"r:g/e vfs_read+0 $arg1 $arg3", v(8), "Linux 6.8 reads it"},
+		{"r:g/e vfs_read+0 $arg1 $arg3", v(9), ""},
+		{"r:g/e vfs_read+0 c=+0($arg2):u8", v(1), "$arg2 on a return probe"},
+		{"r:g/e vfs_read+0 $arg1 $arg3", v(12), ""},
+		{"r:g/e vfs_read+0 $arg1 $arg3", Dialect{}, ""},
+		{"p:g/e vfs_read $arg1", v(1), ""},
+		{"p:g/e vfs_read count file->f_mode", v(1), `"count" (a BTF argument) is not in Linux 6.1 (Linux 6.5 added BTF argument names`},
+		{"p:g/e vfs_read count file->f_mode", v(5), ""},
+		{"p:g/e vfs_read $arg*", v(4), "is not in Linux 6.4"},
+		{"r:g/e vfs_read count", v(5), `"count" (a BTF argument) on a return probe: Linux 6.5 reads it`},
+		{"r:g/e vfs_read r=$retval->f_mode", v(1), "$retval->f_mode is not in Linux 6.1"},
+		{"f:g/e vfs_read count", v(1), "f:GROUP/EVENT is an fprobe event, which Linux 6.1 does not have (Linux 6.5 added them)"},
+		{"t:g/e sched_switch p=next->pid", v(4), "Linux 6.4 does not have"},
+		{"f:g/e vfs_read count", v(5), ""},
+		{"f:g/e vfs_read%return $arg* $retval", v(8), "on a return probe: Linux 6.8"},
+		{"f:g/e vfs_read%return $arg* $retval", v(12), ""},
+		{"t:g/e sched_switch p=next->pid", v(12), ""},
+		{"f:g/e vfs_read count", ReadmeDialect(elf.EM_X86_64, readme61), "the running kernel's README does not have"},
+	} {
+		ev, err := ParseDynamic(c.def)
+		if err != nil {
+			t.Errorf("%q: %v", c.def, err)
+			continue
+		}
+		err = c.d.Check(ev)
+		switch {
+		case c.msg == "" && err != nil:
+			t.Errorf("%s: %q: %v", c.d.From, c.def, err)
+		case c.msg != "" && (err == nil || !strings.Contains(err.Error(), c.msg)):
+			t.Errorf("%s: %q = %v, want %q", c.d.From, c.def, err, c.msg)
+		}
 	}
 }

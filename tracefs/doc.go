@@ -1,20 +1,27 @@
 // Package tracefs owns the kernel's dynamic-event language and is the only
 // package of dwprobe that touches the running kernel.
 //
-// The language: an Event is one line of kprobe_events or uprobe_events
-// (Documentation/trace/kprobetrace.rst, uprobetracer.rst),
+// The language: an Event is one line of kprobe_events, uprobe_events or
+// dynamic_events (Documentation/trace/kprobetrace.rst, uprobetracer.rst,
+// fprobetrace.rst),
 //
 //	p:GROUP/EVENT TARGET [NAME=FETCHARG[:TYPE] ...]
 //	r[MAXACTIVE]:GROUP/EVENT TARGET [NAME=FETCHARG[:TYPE] ...]
+//	f[MAXACTIVE]:GROUP/EVENT SYM[%return] [ARG ...]   (FProbe, dynamic_events)
+//	t:GROUP/EVENT TRACEPOINT [ARG ...]                 (TProbe, dynamic_events)
 //	-:GROUP/EVENT
 //
-// printed by Event.String, read by ParseDefinition and checked by
-// Event.Validate against Linux 6.1's kernel/trace/ parser: its limits, its
-// name rules (ValidateName, SanitizeName), the bytes a line may hold
-// (LineByte, linebytes.go, which probegen asks too), the fetcharg grammar of
-// trace_probe.c. What differs between kernels (fetch types, register
-// names) is a Dialect: of a kernel version offline, of the running
-// kernel's README live.
+// (event.go) printed by Event.String, read by ParseDefinition (parse.go)
+// and checked by Event.Validate (validate.go, fetch.go) against the
+// kernel/trace/ parser: its limits, its name rules (ValidateName,
+// SanitizeName), the bytes a line may hold (LineByte, linebytes.go, which
+// probegen asks too), the fetcharg grammar of trace_probe.c (6.12's, which
+// holds 6.1's). What differs between kernels is a Dialect (dialect.go):
+// fetch types, register names and the features of Table (f: and t:
+// events, BTF argument names, $argN on return probes), each with the
+// version that added it; KernelDialect picks a version's row offline
+// (from linux_banner), ReadmeDialect and FS.Dialect the running kernel's
+// from its README.
 //
 // The kernel: FS adds, lists, enables and deletes events. Every
 // definition is checked before anything is written, a batch is added

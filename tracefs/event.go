@@ -13,15 +13,24 @@ type Kind int
 const (
 	KProbe Kind = iota + 1 // kprobe_events: kernel probes
 	UProbe                 // uprobe_events: user-space probes
+	FProbe                 // dynamic_events "f:": function entry and exit probes (fprobes)
+	TProbe                 // dynamic_events "t:": tracepoint probes
 )
 
-// String returns "kprobe" or "uprobe".
+// Kinds are the kinds of probe, in the order listings show them.
+var Kinds = []Kind{KProbe, UProbe, FProbe, TProbe}
+
+// String returns "kprobe", "uprobe", "fprobe" or "tprobe".
 func (k Kind) String() string {
 	switch k {
 	case KProbe:
 		return "kprobe"
 	case UProbe:
 		return "uprobe"
+	case FProbe:
+		return "fprobe"
+	case TProbe:
+		return "tprobe"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -33,6 +42,10 @@ func (k Kind) file() (string, error) {
 		return "kprobe_events", nil
 	case UProbe:
 		return "uprobe_events", nil
+	case FProbe, TProbe:
+		// They have no file of their own; dynamic_events lists every
+		// dynamic event, each kind under its letter.
+		return "dynamic_events", nil
 	}
 	return "", fmt.Errorf("%w: %v", ErrNotSupported, k)
 }
@@ -52,19 +65,32 @@ const (
 	maxDefLen = 4094
 )
 
+// letter is the first letter of k's lines in dynamic_events, 0 for the
+// kinds that have a file of their own.
+func (k Kind) letter() byte {
+	switch k {
+	case FProbe:
+		return 'f'
+	case TProbe:
+		return 't'
+	}
+	return 0
+}
+
 // Event is one probe: a line of kprobe_events or uprobe_events, built by
 // a caller, parsed from a definition (ParseDefinition) or read from the
 // kernel's listing (FS.List).
 type Event struct {
 	Kind      Kind
-	Type      byte // 'p' (probe) or 'r' (return probe)
-	MaxActive int  // the N of "rN:" (kretprobes only), 0 if not given
+	Type      byte // 'p' (probe), 'r' (return probe), 'f' (fprobe) or 't' (tracepoint probe)
+	MaxActive int  // the N of "rN:" and "fN:" (return probes only), 0 if not given
 	Group     string
 	Name      string
 	// Target is where the probe sits, as written or as the kernel prints
 	// it: "vfs_read+114", "vfs_read", "_text+3421344", "0x…" or
 	// "module:sym" for kprobes; "PATH:0x0000000000001139" (optionally
-	// followed by "(0xREFCTR)") for uprobes.
+	// followed by "(0xREFCTR)") for uprobes; "SYM" or "SYM%return" for
+	// fprobes; the tracepoint ("sched_switch") for tracepoint probes.
 	Target string
 	Args   []Arg
 	// Raw is the text the event was parsed from, "" for one built by a
@@ -91,8 +117,10 @@ func (a Arg) String() string {
 	return s
 }
 
-// Return reports a return probe (r:).
-func (e Event) Return() bool { return e.Type == 'r' }
+// Return reports a return probe: r:, or f: on SYM%return.
+func (e Event) Return() bool {
+	return e.Type == 'r' || e.Type == 'f' && strings.HasSuffix(e.Target, "%return")
+}
 
 // String prints e as one command for kind's events file, the way perf's
 // synthesize_probe_trace_command does:

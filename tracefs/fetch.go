@@ -43,14 +43,19 @@ func validType(t string) bool {
 	return (c == 8 || c == 16 || c == 32 || c == 64) && w > 0 && w+o <= c
 }
 
-// fetchProblem checks fetcharg s of e as Linux 6.1's parse_probe_arg and
-// parse_probe_vars do, and says what the kernel would refuse and at which
-// byte of s, or "" if it accepts it:
+// fetchProblem checks fetcharg s of e as parse_probe_arg and
+// parse_probe_vars do (Linux 6.12's, whose grammar holds 6.1's), and says
+// what the kernel would refuse and at which byte of s, or "" if it
+// accepts it:
 //
 //	%REG  @ADDR  @SYM[+|-OFFS] (kprobes)  @+OFFS (uprobes)
 //	$stackN  $stack  $retval (return probes)  $comm
-//	$argN (kprobes at a function's entry only)
+//	$argN, $arg*, NAME[->M|.M…] (kernel probes at a function's entry, at
+//	its return, or at a tracepoint)  $retval->M…
 //	+|-[u]OFFS(FETCHARG)  \IMM  \"STRING"
+//
+// Which kernels have $arg*, BTF names, and $argN on return probes is the
+// Dialect's business (FeatureProblem).
 func (e Event) fetchProblem(s string) (msg string, off int) {
 	if s == "" {
 		return "empty fetch expression", 0
@@ -59,6 +64,10 @@ func (e Event) fetchProblem(s string) (msg string, off int) {
 	case '$':
 		return e.varProblem(s[1:]), 0
 	case '%':
+		if e.Kind == FProbe || e.Kind == TProbe {
+			// parse_probe_arg: "eprobe and fprobe do not handle registers".
+			return "fprobes and tracepoint probes read no registers: write $argN or the argument's name", 0
+		}
 		if !regName(s[1:]) {
 			return "bad register name " + strconv.Quote(s), 0
 		}
@@ -79,9 +88,31 @@ func (e Event) fetchProblem(s string) (msg string, off int) {
 			return "bad immediate " + strconv.Quote(s) + ": the kernel reads \\NUMBER (\\42, \\-1, \\0x2a)", 1
 		}
 	default:
-		return "bad fetch argument " + strconv.Quote(s), 0
+		if !btfName(s) {
+			return "bad fetch argument " + strconv.Quote(s), 0
+		}
+		return e.entryProblem(s, "a BTF argument name "+strconv.Quote(s)), 0
 	}
 	return "", 0
+}
+
+// btfNameRE is NAME[->MEMBER|.MEMBER…], what parse_btf_arg reads.
+var btfNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:(?:->|\.)[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// btfName reports a BTF argument with its members: "count", "file->f_mode".
+func btfName(s string) bool { return btfNameRE.MatchString(s) }
+
+// entryProblem says why what (a function argument: $argN, $arg*, a BTF
+// name) can't be read at e's probe point: only kernel probes read them,
+// and only at a function's entry or return or at a tracepoint.
+func (e Event) entryProblem(v, what string) string {
+	switch {
+	case e.Kind == UProbe:
+		return v + " is for kernel probes only: uprobes have no function-argument access"
+	case e.Kind == KProbe && !e.Return() && !e.atEntry():
+		return what + " is read at a function's entry only (SYMBOL or SYMBOL+0), not at " + e.Target
+	}
+	return ""
 }
 
 // maxStackParam is the kernel's PARAM_MAX_STACK, THREAD_SIZE / sizeof(long):
@@ -91,10 +122,15 @@ const maxStackParam = 16384 / 8
 // varProblem checks the name of a $variable (without the '$').
 func (e Event) varProblem(v string) string {
 	switch {
-	case v == "retval":
+	case v == "retval" || strings.HasPrefix(v, "retval-") || strings.HasPrefix(v, "retval."):
 		if !e.Return() {
 			return "$retval is only for return probes"
 		}
+		if v != "retval" && !btfName(v) {
+			return "bad member access $" + v + " ($retval->MEMBER, $retval.MEMBER)"
+		}
+	case v == "arg*":
+		return e.entryProblem("$arg*", "$arg*")
 	case v == "stack" || v == "comm" || v == "COMM":
 	case strings.HasPrefix(v, "stack"):
 		if !decimal(v[5:]) {
@@ -110,12 +146,8 @@ func (e Event) varProblem(v string) string {
 			return "bad function argument $" + v + " ($arg1, $arg2, …)"
 		case n > maxStackParam:
 			return fmt.Sprintf("bad function argument $%s: the kernel reads $arg1 to $arg%d", v, maxStackParam)
-		case e.Kind != KProbe:
-			return "$" + v + " is for kprobes only: uprobes have no function-argument access"
-		case e.Return():
-			return "$" + v + " is not available on a return probe: the kernel reads it at a function's entry only"
-		case !e.atEntry():
-			return "$" + v + " is read at a function's entry only (SYMBOL or SYMBOL+0), not at " + e.Target
+		default:
+			return e.entryProblem("$"+v, "$"+v)
 		}
 	default:
 		return "unknown variable $" + v

@@ -131,7 +131,7 @@ func readJournal(path string) ([]Event, error) {
 			continue
 		}
 		k, def, _ := strings.Cut(line, "\t")
-		kind := map[string]Kind{"kprobe": KProbe, "uprobe": UProbe}[k]
+		kind := map[string]Kind{"kprobe": KProbe, "uprobe": UProbe, "fprobe": FProbe, "tprobe": TProbe}[k]
 		ev, err := parseDef(kind, def)
 		if err != nil || kind == 0 {
 			return evs, fmt.Errorf("batch journal %s line %d %q: %w", path, n, line, ErrBadListing)

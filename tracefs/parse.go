@@ -12,6 +12,8 @@ import (
 //
 //	p:GROUP/EVENT TARGET [ARG…]
 //	r[MAXACTIVE]:GROUP/EVENT TARGET [ARG…]     (MAXACTIVE: kprobes only, 1..4096)
+//	f[MAXACTIVE]:GROUP/EVENT SYM[%return] [ARG…]  (kind FProbe; MAXACTIVE on %return only)
+//	t:GROUP/EVENT TRACEPOINT [ARG…]               (kind TProbe)
 //
 // An explicit GROUP/EVENT is required (Add must be able to undo what it
 // wrote), and no byte may end, split or cut the command: newline, NUL,
@@ -59,12 +61,11 @@ func parseDef(kind Kind, def string) (Event, error) {
 	head := f[0]
 	ev := Event{Kind: kind, Type: head[0], Raw: def}
 	bad := func(off int, msg string) error { return &DefError{Off: off, Pos: -1, Msg: msg} }
-	switch ev.Type {
-	case 'p', 'r':
-	case '-':
+	if ev.Type == '-' {
 		return Event{}, bad(0, "a delete command (-:), not a probe")
-	default:
-		return Event{}, bad(0, "must start with p: or r:")
+	}
+	if msg := ev.headProblem(); msg != "" {
+		return Event{}, bad(0, msg)
 	}
 	rest := head[1:]
 	if digits := len(rest) - len(strings.TrimLeft(rest, "0123456789")); digits > 0 {
@@ -140,10 +141,13 @@ func fields(line string) (fs []string, offs []int) {
 //	r16:probe/foo__return foo arg1=$retval:s64
 //
 // Group names may hold '-' here: the kernel accepts them from others.
+// For fprobes and tracepoint probes text is dynamic_events, which lists
+// every dynamic event: only the lines of kind count (trace_fprobe_show:
+// "f:fprobes/vfs_read__entry vfs_read count=count").
 func parseListing(kind Kind, text string) ([]Event, error) {
 	var evs []Event
 	for n, line := range strings.Split(text, "\n") {
-		if line == "" {
+		if line == "" || kind.letter() != 0 && line[0] != kind.letter() {
 			continue
 		}
 		ev, ok := parseLine(kind, line)
@@ -157,10 +161,13 @@ func parseListing(kind Kind, text string) ([]Event, error) {
 
 func parseLine(kind Kind, line string) (Event, bool) {
 	f, _ := fields(line)
-	if len(f) < 2 || len(f[0]) < 2 || (f[0][0] != 'p' && f[0][0] != 'r') {
+	if len(f) < 2 || len(f[0]) < 2 {
 		return Event{}, false
 	}
 	ev := Event{Kind: kind, Type: f[0][0], Target: f[1], Raw: line}
+	if ev.headProblem() != "" {
+		return Event{}, false
+	}
 	head := f[0][1:]
 	if digits := len(head) - len(strings.TrimLeft(head, "0123456789")); digits > 0 {
 		n, err := strconv.Atoi(head[:digits])
@@ -182,12 +189,19 @@ func parseLine(kind Kind, line string) (Event, bool) {
 	return ev, true
 }
 
-// ParseDynamic is ParseDefinition for a line of either kind, told apart
-// as the kernel's dynamic_events does: trace_kprobe_create leaves a target
-// holding both '/' and ':' (PATH:OFFSET) to the uprobes.
+// ParseDynamic is ParseDefinition for a line of any kind, told apart as
+// the kernel's dynamic_events does: f: and t: lines are fprobes and
+// tracepoint probes, and trace_kprobe_create leaves a target holding both
+// '/' and ':' (PATH:OFFSET) to the uprobes.
 func ParseDynamic(def string) (Event, error) {
 	kind := KProbe
-	if f, _ := fields(def); len(f) > 1 && strings.Contains(f[1], "/") && strings.Contains(f[1], ":") {
+	f, _ := fields(def)
+	switch {
+	case len(f) > 0 && f[0][0] == 'f':
+		kind = FProbe
+	case len(f) > 0 && f[0][0] == 't':
+		kind = TProbe
+	case len(f) > 1 && strings.Contains(f[1], "/") && strings.Contains(f[1], ":"):
 		kind = UProbe
 	}
 	return ParseDefinition(kind, def)

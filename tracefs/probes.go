@@ -23,8 +23,12 @@ func (t *FS) eventsFile(kind Kind) (string, error) {
 	path := filepath.Join(t.root, name)
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			config := strings.ToUpper(kind.String())
+			if kind == FProbe || kind == TProbe {
+				config = "FPROBE" // and DYNAMIC_EVENTS
+			}
 			return "", fmt.Errorf("%w: %s has no %s (the kernel is built without CONFIG_%s_EVENTS)",
-				ErrNotSupported, t.root, name, strings.ToUpper(kind.String()))
+				ErrNotSupported, t.root, name, config)
 		}
 		return "", permission(err)
 	}

@@ -125,16 +125,25 @@ func (t *FS) deleteProbes(path string, listed []Event) error {
 
 // sameProbe reports whether the listing line l is the probe o was written
 // as: the kernel prints uprobe offsets in full, drops a kprobe's "+0" and
-// names unnamed arguments argN.
+// names unnamed arguments argN (BTF arguments after themselves).
 func sameProbe(l, o Event) bool {
 	if l.Kind != o.Kind || l.Type != o.Type || l.Group != o.Group || l.Name != o.Name ||
-		len(l.Args) != len(o.Args) || normTarget(l.Kind, l.Target) != normTarget(o.Kind, o.Target) {
+		normTarget(l.Kind, l.Target) != normTarget(o.Kind, o.Target) {
+		return false
+	}
+	for _, a := range o.Args {
+		if a.Fetch == "$arg*" {
+			return true // the kernel lists the arguments it stands for
+		}
+	}
+	if len(l.Args) != len(o.Args) {
 		return false
 	}
 	for i, a := range o.Args {
-		if a.Name == "" {
-			a.Name = "arg" + strconv.Itoa(i+1)
+		if a.Name == "" && strings.HasPrefix(a.Fetch, "$arg") {
+			continue // a kernel with BTF arguments lists it by its BTF name ("file=file")
 		}
+		a.Name = kernelArgName(i, a)
 		if a.String() != l.Args[i].String() {
 			return false
 		}

@@ -2,6 +2,7 @@ package tracefs
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -31,14 +32,19 @@ func (e Event) Validate() error {
 		return &DefError{Field: 2 + MaxArgs, Pos: -1, Msg: fmt.Sprintf("%d arguments, at most %d", len(e.Args), MaxArgs)}
 	}
 	names := make(map[string]bool, len(e.Args))
+	all := false
 	for i, a := range e.Args {
 		if err := e.CheckArg(i, a); err != nil {
 			return err
 		}
-		name := a.Name
-		if name == "" {
-			name = "arg" + strconv.Itoa(i+1) // the kernel's name for it
+		if a.Fetch == "$arg*" {
+			if all {
+				return &DefError{Field: 2 + i, Pos: -1, Msg: "$arg* used twice"}
+			}
+			all = true
+			continue
 		}
+		name := kernelArgName(i, a)
 		if names[name] {
 			return &DefError{Field: 2 + i, Pos: -1, Err: ErrBadArgName, Msg: fmt.Sprintf("argument name %q used twice", name)}
 		}
@@ -50,15 +56,54 @@ func (e Event) Validate() error {
 	return nil
 }
 
-// validateHead checks "p:GROUP/EVENT" and "rN:GROUP/EVENT".
+// funcNameRE is a function symbol as an fprobe takes it: a C name,
+// perhaps with GCC's suffixes (".isra.0", ".cold").
+var funcNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+
+// kernelArgName is the name the kernel gives argument i, a: its NAME, or
+// for an unnamed one the fetcharg itself if it is a plain name (a BTF
+// argument, generate_probe_arg_name), else arg<i+1>.
+func kernelArgName(i int, a Arg) string {
+	switch {
+	case a.Name != "":
+		return a.Name
+	case isName(a.Fetch, false):
+		return a.Fetch
+	}
+	return "arg" + strconv.Itoa(i+1)
+}
+
+// headProblem says what is wrong with e's type letter for its kind.
+func (e Event) headProblem() string {
+	switch e.Kind {
+	case FProbe:
+		if e.Type != 'f' {
+			return "an fprobe starts with f:"
+		}
+	case TProbe:
+		if e.Type != 't' {
+			return "a tracepoint probe starts with t:"
+		}
+	default:
+		if e.Type != 'p' && e.Type != 'r' {
+			return "must start with p: or r:"
+		}
+	}
+	return ""
+}
+
+// validateHead checks "p:GROUP/EVENT", "rN:GROUP/EVENT", "fN:GROUP/EVENT"
+// and "t:GROUP/EVENT".
 func (e Event) validateHead() error {
 	bad := func(off int, sentinel error, format string, v ...any) error {
 		return &DefError{Off: off, Pos: -1, Err: sentinel, Msg: fmt.Sprintf(format, v...)}
 	}
 	switch {
-	case e.Type != 'p' && e.Type != 'r':
-		return bad(0, nil, "must start with p: or r:")
-	case e.MaxActive != 0 && e.Type == 'p':
+	case e.headProblem() != "":
+		return bad(0, nil, "%s", e.headProblem())
+	case e.MaxActive != 0 && e.Type == 'f' && !e.Return():
+		return bad(1, nil, "MAXACTIVE is only for return probes (fN:GROUP/EVENT SYM%%return)")
+	case e.MaxActive != 0 && (e.Type == 'p' || e.Type == 't'):
 		return bad(1, nil, "MAXACTIVE is only for return probes (rN:)")
 	case e.MaxActive != 0 && e.Kind == UProbe:
 		return bad(1, nil, "uprobes take no MAXACTIVE")
@@ -88,6 +133,21 @@ func (e Event) validateTarget() error {
 	}
 	if msg := fieldProblem(e.Target); msg != "" {
 		return bad("target %q: %s", e.Target, msg)
+	}
+	switch e.Kind {
+	case FProbe:
+		// parse_symbol_and_return: SYM, or SYM%return; no offset.
+		sym := strings.TrimSuffix(e.Target, "%return")
+		if !funcNameRE.MatchString(sym) {
+			return bad("fprobe target %q is not a function name, optionally with %%return", e.Target)
+		}
+		return nil
+	case TProbe:
+		// BAD_TP_NAME: letters, digits and '_' only.
+		if !isName(e.Target, false) {
+			return bad("tracepoint %q is not a tracepoint name (letters, digits, '_')", e.Target)
+		}
+		return nil
 	}
 	if e.Kind == UProbe {
 		// trace_uprobe_create ignores (ECANCELED) a target without '/' and
@@ -127,6 +187,10 @@ func (e Event) CheckArg(i int, a Arg) error {
 	if msg, off := e.fetchProblem(a.Fetch); msg != "" {
 		return bad(body+off, nil, "%s", msg)
 	}
+	if strings.Contains(a.Fetch, "$arg*") && (a.Name != "" || a.Fetch != "$arg*") {
+		// argv_has_var_arg finds it only as a whole argument.
+		return bad(0, nil, "$arg* stands for all the function's arguments: write it alone, without NAME= or a dereference")
+	}
 	if a.Type != "" && !validType(a.Type) {
 		return bad(body+len(a.Fetch)+1, nil, "unknown type %q", a.Type)
 	}
@@ -153,7 +217,9 @@ func typeProblem(a Arg) string {
 			return fmt.Sprintf("%s is a string: its type is string or none, not %s", f, a.Type)
 		}
 	case base == "string" || base == "ustring":
-		if !memory && f[0] != '\\' {
+		// A BTF argument of type char * is read as a string
+		// (check_prepare_btf_string_fetch); the kernel checks its type.
+		if !memory && f[0] != '\\' && !btfName(f) {
 			return fmt.Sprintf("a %s is read from memory: write +0(%s):%s", base, f, a.Type)
 		}
 	case base == "symstr" && (array || f[0] == '\\' || f == "$stack"):

@@ -124,8 +124,9 @@ func TestEventValidate(t *testing.T) {
 		{"$arg off entry", func(e *Event) { e.Args = args("$arg1") }, ErrBadDefinition, "entry only (SYMBOL or SYMBOL+0), not at vfs_read+114"},
 		{"$arg at address", func(e *Event) { e.Target, e.Args = "0xffffffff81000000", args("$arg1") }, ErrBadDefinition, "entry only"},
 		{"$arg in a module function", func(e *Event) { e.Target, e.Args = "ext4:ext4_sync_fs+8", args("$arg1") }, ErrBadDefinition, "entry only"},
-		{"$arg on return", func(e *Event) { e.Type, e.Target, e.Args = 'r', "vfs_read+0", args("$arg1") }, ErrBadDefinition, "return probe"},
-		{"$arg on uprobe", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("$arg1") }, ErrBadDefinition, "kprobes only"},
+		// Which kernels read $argN on a return probe is the Dialect's business.
+		{"$arg on return", func(e *Event) { e.Type, e.Target, e.Args = 'r', "vfs_read+0", args("$arg1") }, nil, ""},
+		{"$arg on uprobe", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("$arg1") }, ErrBadDefinition, "kernel probes only"},
 		{"$arg0", func(e *Event) { e.Target, e.Args = "f", args("$arg0") }, ErrBadDefinition, "bad function argument"},
 		{"$retval on entry", func(e *Event) { e.Args = args("$retval") }, ErrBadDefinition, "only for return probes"},
 		{"unknown var", func(e *Event) { e.Args = args("$vars") }, ErrBadDefinition, "unknown variable"},
@@ -136,7 +137,34 @@ func TestEventValidate(t *testing.T) {
 		{"deref without )", func(e *Event) { e.Args = args("+8(%di") }, ErrBadDefinition, "closing ')'"},
 		{"deref of comm", func(e *Event) { e.Args = args("+8($comm)") }, ErrBadDefinition, "can't be dereferenced"},
 		{"bad inner", func(e *Event) { e.Args = args(`+8(\x)`) }, ErrBadDefinition, "bad immediate"},
-		{"bare word", func(e *Event) { e.Args = args("count") }, ErrBadDefinition, "bad fetch argument"},
+		{"bare word", func(e *Event) { e.Args = args("count") }, ErrBadDefinition, `BTF argument name "count" is read at a function's entry only`},
+		{"bad word", func(e *Event) { e.Args = args("co-unt") }, ErrBadDefinition, "bad fetch argument"},
+		{"BTF name at entry", func(e *Event) { e.Target, e.Args = "vfs_read", args("count", "file->f_mode", "file->f_path.dentry") }, nil, ""},
+		{"BTF name twice", func(e *Event) { e.Target, e.Args = "vfs_read", args("count", "count") }, ErrBadArgName, `"count" used twice`},
+		{"BTF string", func(e *Event) { e.Target, e.Args = "do_sys_openat2", args("filename:string") }, nil, ""},
+		{"BTF name on uprobe", func(e *Event) { e.Kind, e.Target, e.Args = UProbe, "/bin/x:0x10", args("count") }, ErrBadDefinition, "kernel probes only"},
+		{"$arg*", func(e *Event) { e.Target, e.Args = "vfs_read", args("$arg*") }, nil, ""},
+		{"$arg* named", func(e *Event) { e.Target, e.Args = "vfs_read", args("a=$arg*") }, ErrBadDefinition, "write it alone"},
+		{"$arg* twice", func(e *Event) { e.Target, e.Args = "vfs_read", args("$arg*", "$arg*") }, ErrBadDefinition, "$arg* used twice"},
+		{"$retval member", func(e *Event) { e.Type, e.Target, e.Args = 'r', "vfs_read", args("$retval->x") }, nil, ""},
+		{"$retval bad member", func(e *Event) { e.Type, e.Target, e.Args = 'r', "vfs_read", args("$retval->") }, ErrBadDefinition, "bad member access"},
+
+		// fprobes and tracepoint probes (trace_fprobe.c).
+		{"fprobe", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("count", "$arg1") }, nil, ""},
+		{"fprobe exit", func(e *Event) {
+			e.Kind, e.Type, e.MaxActive, e.Target, e.Args = FProbe, 'f', 8, "vfs_read%return", args("$retval", "$arg*")
+		}, nil, ""},
+		{"fprobe MAXACTIVE on entry", func(e *Event) { e.Kind, e.Type, e.MaxActive, e.Target = FProbe, 'f', 8, "vfs_read" }, ErrBadDefinition, "only for return probes"},
+		{"fprobe $retval on entry", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("$retval") }, ErrBadDefinition, "only for return probes"},
+		{"fprobe register", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = FProbe, 'f', "vfs_read", args("c=+0(%dx):u8") }, ErrBadDefinition, "read no registers"},
+		{"fprobe offset", func(e *Event) { e.Kind, e.Type, e.Target = FProbe, 'f', "vfs_read+4" }, ErrBadDefinition, "not a function name"},
+		{"fprobe as p:", func(e *Event) { e.Kind, e.Target = FProbe, "vfs_read" }, ErrBadDefinition, "starts with f:"},
+		{"tprobe", func(e *Event) {
+			e.Kind, e.Type, e.Target, e.Args = TProbe, 't', "sched_switch", args("next_pid=next->pid", "prev")
+		}, nil, ""},
+		{"tprobe %return", func(e *Event) { e.Kind, e.Type, e.Target = TProbe, 't', "sched_switch%return" }, ErrBadDefinition, "not a tracepoint name"},
+		{"tprobe $retval", func(e *Event) { e.Kind, e.Type, e.Target, e.Args = TProbe, 't', "sched_switch", args("$retval") }, ErrBadDefinition, "only for return probes"},
+		{"tprobe MAXACTIVE", func(e *Event) { e.Kind, e.Type, e.MaxActive, e.Target = TProbe, 't', 2, "sched_switch" }, ErrBadDefinition, "only for return probes"},
 
 		// Types against what they fetch (traceprobe_parse_probe_arg).
 		{"string of a register", func(e *Event) { e.Args = args("s=%di:string") }, ErrBadDefinition, "write +0(%di):string"},

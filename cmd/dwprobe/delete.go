@@ -39,7 +39,7 @@ func runDelete(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 	tellStderr(fsys, stderr)
 	hit, kinds := false, 0
 	var firstErr error
-	for _, kind := range []tracefs.Kind{tracefs.KProbe, tracefs.UProbe} {
+	for _, kind := range tracefs.Kinds {
 		var names []string
 		var err error
 		if o.dryRun {

@@ -107,9 +107,26 @@ type jsonLines struct {
 
 // jsonListLine is one line of a -L listing.
 type jsonListLine struct {
-	Line      int    `json:"line"`
-	Probeable bool   `json:"probeable"`
-	Text      string `json:"text,omitempty"`
+	Line      int             `json:"line"`
+	Probeable bool            `json:"probeable"`
+	Text      string          `json:"text,omitempty"`
+	Points    []jsonLinePoint `json:"points,omitempty"`
+}
+
+// jsonLinePoint is one probe point of a listed line (-L --detail).
+type jsonLinePoint struct {
+	Point       string           `json:"point"`
+	Function    string           `json:"function"`
+	InlinedInto string           `json:"inlined_into,omitempty"`
+	Variables   []jsonVariable   `json:"variables"`
+	Missing     []string         `json:"missing,omitempty"`
+	Unreadable  []jsonUnreadable `json:"unreadable,omitempty"`
+}
+
+// jsonVariable is a variable readable at a point, and its C type.
+type jsonVariable struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 // jsonFuncs is the function list of -F.
@@ -210,9 +227,39 @@ func varsJSON(in specInput, lists []probegen.VarList, err error) jsonSpec {
 func linesJSON(l *probegen.Listing) jsonLines {
 	jl := jsonLines{Schema: jsonSchema, Mode: "lines", Function: l.Function, SourceFile: l.Path, Start: l.Start, SourceFound: l.Found, Lines: []jsonListLine{}}
 	for _, ln := range l.Lines {
-		jl.Lines = append(jl.Lines, jsonListLine{Line: ln.Num, Probeable: ln.Probeable || !l.Found, Text: strings.TrimSuffix(ln.Text, "\n")})
+		jl.Lines = append(jl.Lines, jsonListLine{Line: ln.Num, Probeable: ln.Probeable || !l.Found, Text: strings.TrimSuffix(ln.Text, "\n"), Points: linePointsJSON(ln.Points)})
 	}
 	return jl
+}
+
+// linePointsJSON is a listed line's points (--detail).
+func linePointsJSON(pts []probegen.LinePoint) []jsonLinePoint {
+	var out []jsonLinePoint
+	for _, p := range pts {
+		jp := jsonLinePoint{Point: p.Vars.Point, Function: p.Function, InlinedInto: p.InlinedInto, Variables: []jsonVariable{}, Missing: p.Vars.Missing}
+		for _, l := range p.Vars.Lines {
+			typ, name := splitVarLine(l)
+			jp.Variables = append(jp.Variables, jsonVariable{Name: name, Type: typ})
+		}
+		for _, u := range p.Vars.Unreadable {
+			jp.Unreadable = append(jp.Unreadable, jsonUnreadable{u.Name, u.Err.Error()})
+		}
+		out = append(out, jp)
+	}
+	return out
+}
+
+// splitVarLine is the type and name of one of -V's lines: "TYPE\tNAME",
+// or with --range "[VAL]\tTYPE\tNAME\tRANGES".
+func splitVarLine(l string) (typ, name string) {
+	f := strings.Split(l, "\t")
+	if strings.HasPrefix(f[0], "[") && len(f) > 1 {
+		f = f[1:]
+	}
+	if len(f) < 2 {
+		return "", f[0]
+	}
+	return f[0], f[1]
 }
 
 // funcsJSON is a -F list.

@@ -20,6 +20,8 @@ var jsonObjects = map[string]reflect.Type{
 	"event":      reflect.TypeFor[jsonEvent](),
 	"lines":      reflect.TypeFor[jsonLines](),
 	"line":       reflect.TypeFor[jsonListLine](),
+	"line_point": reflect.TypeFor[jsonLinePoint](),
+	"variable":   reflect.TypeFor[jsonVariable](),
 	"functions":  reflect.TypeFor[jsonFuncs](),
 	"deleted":    reflect.TypeFor[jsonDeleted](),
 	"sdt":        reflect.TypeFor[jsonSDT](),

@@ -16,7 +16,12 @@ func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	l, err := probegen.ListLines(t, o.line, src)
+	var l *probegen.Listing
+	if o.detail {
+		l, err = probegen.ListLineVars(t, o.line, src, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
+	} else {
+		l, err = probegen.ListLines(t, o.line, src)
+	}
 	if err != nil {
 		return err
 	}
@@ -49,7 +54,39 @@ func printListing(w io.Writer, l *probegen.Listing) {
 		default:
 			fmt.Fprintf(w, "         %s", ln.Text)
 		}
+		printPoints(w, ln.Points)
 	}
+}
+
+// printPoints prints a line's points under it (--detail), one a line,
+// each with the variables readable there as "TYPE NAME" (-V's lines):
+//
+//	2 points: @<vfs_read+53> rw_verify_area inlined: struct file* file, ...
+//	          @<vfs_write+60> rw_verify_area inlined: ...
+func printPoints(w io.Writer, pts []probegen.LinePoint) {
+	for i, p := range pts {
+		lead := strings.Repeat(" ", 21)
+		if i == 0 {
+			lead = fmt.Sprintf("%20s ", plural(len(pts), "point")+":")
+		}
+		where := "@<" + p.Vars.Point + ">"
+		if p.InlinedInto != "" {
+			where += " " + p.Function + " inlined"
+		}
+		vars := "(no variables)"
+		if len(p.Vars.Lines) > 0 {
+			vars = strings.ReplaceAll(strings.Join(p.Vars.Lines, ", "), "\t", " ")
+		}
+		fmt.Fprintf(w, "%s%s: %s\n", lead, where, vars)
+	}
+}
+
+// plural is "1 point", "3 points".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // runFuncs implements -F: perf's function list, filtered by -F's word or

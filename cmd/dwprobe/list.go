@@ -39,7 +39,7 @@ func runList(o *options, stdout, stderr io.Writer) error {
 	changed := newChangedBinaries(fsys)
 	kinds := 0
 	var firstErr error
-	for _, kind := range []tracefs.Kind{tracefs.KProbe, tracefs.UProbe} {
+	for _, kind := range tracefs.Kinds {
 		evs, err := fsys.List(kind)
 		if err != nil {
 			if !errors.Is(err, tracefs.ErrNotSupported) {
@@ -109,6 +109,9 @@ func (c *debugCache) print(w io.Writer, e tracefs.Event) error {
 // point is e's source point as -l shows it, and the binary (or kernel
 // module) it is in.
 func (c *debugCache) point(e tracefs.Event) (point, module string) {
+	if e.Kind == tracefs.FProbe || e.Kind == tracefs.TProbe {
+		return e.Target, "" // a function or tracepoint by name: nothing to map
+	}
 	tp, err := probegen.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
 	if err != nil {
 		return e.Target, ""

@@ -321,7 +321,7 @@ func TestApply(t *testing.T) {
 		// the '%' of the register, 32 the '\\' of perf's placeholder.
 		{"p:dwapply/e3   /bin/true:0x40 x=%nosuchreg", ":6:33: argument \"x=%nosuchreg\": the kernel has no register %nosuchreg"},
 		{"p:dwapply/e3 /bin/true:0x40 x=\\deade12d:s32", ":6:32: bad probe definition"},
-		{"p:dwapply/e3 /bin/true:0x40 $arg1", "kprobes only"},
+		{"p:dwapply/e3 /bin/true:0x40 $arg1", "kernel probes only"},
 		{"p:dwapply/e3 vfs_read+4 $arg1", "entry only"},
 	} {
 		l := append([]string(nil), ten...)
@@ -435,8 +435,10 @@ func TestDelete(t *testing.T) {
 	if _, errOut, err := dw("-d", "w"); err != nil || errOut != "Removed event: probe_app:w\n" {
 		t.Errorf("-d without kprobe_events: %q, %v", errOut, err)
 	}
-	if err := os.Remove(filepath.Join(k.Root, "uprobe_events")); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"uprobe_events", "dynamic_events"} {
+		if err := os.Remove(filepath.Join(k.Root, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, _, err := dw("-d", "w"); !errors.Is(err, tracefs.ErrNotSupported) {
 		t.Errorf("-d without probe files: %v", err)

@@ -64,7 +64,7 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 	if err != nil {
 		return nil, err
 	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, FProbe: o.fprobe}
 	n := 0
 	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved {
 		if n++; n%releaseEvery == 0 {

@@ -33,6 +33,7 @@ type options struct {
 	funcs      string
 	filter     string
 	noInlines  bool
+	fprobe     bool // --fprobe: function entries and returns as f: fprobe events
 	maxProbes  int
 	verbose    int
 	quiet      bool
@@ -40,6 +41,7 @@ type options struct {
 	dryRun     bool
 	externs    bool
 	rangeOpt   bool
+	detail     bool // --detail: -L lists each line's points and variables
 	del        []string
 	list       string
 	apply      string
@@ -128,11 +130,13 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.StringArrayVarP(&o.vars, "vars", "V", nil, "show the variables reachable at PROBE (or at each PROBE of @FILE)")
 	fs.BoolVar(&o.externs, "externs", false, "with -V, show the unit's external variables too")
 	fs.BoolVar(&o.rangeOpt, "range", false, "with -V, show where each variable has a location")
+	fs.BoolVar(&o.detail, "detail", false, "with -L, show each probeable line's points (inlined copies too) and the variables readable there")
 	fs.StringVarP(&o.funcs, "funcs", "F", "", "list functions, optionally filtered by FILTER")
 	fs.Lookup("funcs").NoOptDefVal = "\x00"
 	fs.BoolVar(&o.sdt, "sdt", false, "list the SDT markers of -x's binary (sdt_PROVIDER:NAME, as -D takes them), filtered by --filter")
 	fs.StringVar(&o.filter, "filter", "", "filter for -F (default \"!_* & !*@plt\") and -V")
 	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
+	fs.BoolVar(&o.fprobe, "fprobe", false, "write kernel probes at function entries and returns as f: fprobe events (Linux 6.5 and later)")
 	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
 	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only errors")
@@ -233,6 +237,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.bootconfig && len(o.defs) == 0 {
 		return nil, errors.New("--bootconfig goes with -D: it prints definitions for boot-time tracing, it does not add them")
+	}
+	if o.detail && o.line == "" {
+		return nil, errors.New("--detail goes with -L: it shows the points and variables of each line -L lists")
 	}
 	if o.bootconfig && o.json {
 		return nil, errors.New("--bootconfig and --json are two output formats: choose one (-D --json gives the definitions)")

@@ -60,8 +60,12 @@ func sdtSpecGiven(o *options) bool {
 }
 
 // resolveSpec resolves one spec: an SDT marker from the binary's notes,
-// anything else from its debuginfo (or the reason it has none).
+// a tracepoint probe from the kernel's BTF, anything else from its
+// debuginfo (or the reason it has none).
 func resolveSpec(o *options, t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions) resolved {
+	if probegen.IsTracepointSpec(in.raw) && exe == "" {
+		return resolveTracepoint(t, in)
+	}
 	r := resolved{in: in}
 	if r.spec, r.err = probegen.ParseSpec(in.raw); r.err != nil {
 		return r

@@ -31,9 +31,12 @@ fi
 # message (which names the errno) and the kernel's error_log, which is then
 # cleared (opening it with O_TRUNC clears it).
 : >$T/error_log
+# fprobes and tracepoint probes (f:, t:) have no file but dynamic_events.
 while IFS= read -r line || [ -n "$line" ]; do
 	[ -n "$line" ] || continue
-	if ! err=$(echo "$line" 2>&1 >>$T/kprobe_events); then
+	file=$T/kprobe_events
+	case $line in f*|t*) file=$T/dynamic_events ;; esac
+	if ! err=$(echo "$line" 2>&1 >>$file); then
 		echo "DWPROBE-REJECT $line"
 		echo "$err"
 		cat $T/error_log
@@ -45,16 +48,20 @@ done </defs.txt
 # The kernel's own view of what is registered, printed before and after the
 # workload (which may add probes): the host maps the event names in the trace
 # back to group/event from these lists.
+listed() {
+	cat $T/kprobe_events
+	[ -e $T/dynamic_events ] && grep '^[ft]' $T/dynamic_events
+}
 events() {
 	echo DWPROBE-EVENTS-BEGIN
-	cat $T/kprobe_events
+	listed
 	echo DWPROBE-EVENTS-END
 }
 events
-while IFS= read -r line; do
+listed | while IFS= read -r line; do
 	ev=${line%% *}
 	echo 1 >"$T/events/${ev#*:}/enable"
-done <$T/kprobe_events
+done
 
 echo 1 >$T/tracing_on
 echo DWPROBE-WORKLOAD-BEGIN

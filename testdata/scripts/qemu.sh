@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# qemu.sh ARCH WORKDIR: boot the corpus kernel for ARCH (amd64|arm64) under
+# qemu.sh ARCH WORKDIR: boot the corpus kernel for ARCH (amd64|arm64, or
+# VERSION/ARCH such as 6.12/amd64 for the corpus's other kernels) under
 # TCG with WORKDIR/initramfs.cpio as the root file system and copy the
 # serial console to stdout. The guest's /init (guest-init.sh) powers off when
 # done; past the hard timeout (DWPROBE_QEMU_TIMEOUT seconds, default 120 for
@@ -18,7 +19,7 @@ done
 # nokaslr keeps addresses stable between boots; panic=-1 with -no-reboot
 # turns a guest panic into a qemu exit instead of a hang.
 append="panic=-1 quiet nokaslr rdinit=/init"
-case $arch in
+case ${arch##*/} in
 amd64)
 	qemu=(qemu-system-x86_64)
 	append="console=ttyS0 $append"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -28,10 +29,11 @@ func scriptsDir() string {
 }
 
 // NeedQEMU skips the test (fails it under make test) when qemu for arch
-// or the corpus kernel and busybox are missing.
+// or the corpus kernel and busybox are missing. arch is the corpus
+// directory of the kernel: "amd64" (6.1), "6.12/amd64".
 func NeedQEMU(t testing.TB, arch string) {
 	t.Helper()
-	bin := qemuBin[arch]
+	bin := qemuBin[path.Base(arch)]
 	if bin == "" {
 		t.Fatalf("no qemu for arch %q", arch)
 	}
@@ -45,9 +47,10 @@ func NeedQEMU(t testing.TB, arch string) {
 // probe, say); Guest.Setup holds what it printed.
 const SetupPath = "/setup.sh"
 
-// Boot boots the corpus kernel for arch ("amd64" or "arm64") under TCG
-// with an initramfs holding busybox, defs (written one by one to
-// kprobe_events), workload (run as /workload.sh with the probes enabled)
+// Boot boots the corpus kernel for arch ("amd64" or "arm64", 6.1's; or
+// "6.12/amd64", "6.12/arm64") under TCG with an initramfs holding busybox,
+// defs (written one by one to kprobe_events, f: and t: lines to
+// dynamic_events), workload (run as /workload.sh with the probes enabled)
 // and extra host files (guest path -> host path, mode kept). It fails the
 // test when the guest does not reach the end of its trace.
 func Boot(t *testing.T, arch string, defs []string, workload string, extra map[string]string) *Guest {

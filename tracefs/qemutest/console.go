@@ -20,7 +20,8 @@ type Guest struct {
 	SetupExit    int
 	Workload     string // stdout and stderr of /workload.sh
 	WorkloadExit int    // its exit status
-	// Listed is kprobe_events as the guest listed it after the workload,
+	// Listed is kprobe_events (and the f: and t: lines of dynamic_events)
+	// as the guest listed them after the workload,
 	// with the probes the workload added.
 	Listed []string
 	Trace  []Record

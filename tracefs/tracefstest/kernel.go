@@ -24,8 +24,28 @@ const README = `tracing mini-HOWTO:
   uprobe_events		- Create/append/remove/show the userspace dynamic events
 `
 
+// README612 is README with the lines by which Linux 6.12 says it has
+// fprobe and tracepoint probe events, BTF arguments and $argN on return
+// probes (kernel/trace/trace.c readme_msg): write it to Root's README to
+// play a 6.12 kernel.
+const README612 = README + `	   Format: p[:[<group>/][<event>]] <place> [<args>]
+	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+	           f[:[<group>/][<event>]] <func-name>[%return] [<args>]
+	           t[:[<group>/][<event>]] <tracepoint> [<args>]
+	 fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],
+	           $stack<index>, $stack, $retval, $comm, $arg<N>,
+	           <argname>[->field[->field|.field...]],
+	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
+	     kernel return probes support: $retval, $arg<N>, $comm
+	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,
+	           b<bit-width>@<bit-offset>/<container-size>, ustring,
+	           symstr, %pd/%pD, <type>\[<array-size>\]
+`
+
 // Kernel models what Linux 6.1 does with writes to kprobe_events,
-// uprobe_events and events/GROUP/EVENT/enable:
+// uprobe_events and events/GROUP/EVENT/enable, and 6.12 with f: and t:
+// lines of dynamic_events (listed there, arguments named as BTF names
+// are, "count=count"):
 //
 //   - "p:GROUP/EVENT TARGET ARGS" adds a line as the kernel lists it
 //     (kprobe "SYM+0" as "SYM", uprobe offsets as 0x%016x, unnamed
@@ -54,7 +74,7 @@ type Kernel struct {
 func New(t testing.TB) (*tracefs.FS, *Kernel) {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{"README": README, "kprobe_events": "", "uprobe_events": "", "error_log": ""}
+	files := map[string]string{"README": README, "kprobe_events": "", "uprobe_events": "", "dynamic_events": "", "error_log": ""}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -103,6 +123,11 @@ func (k *Kernel) Write(path string, flag int, data []byte) error {
 		kind = tracefs.KProbe
 	case "uprobe_events":
 		kind = tracefs.UProbe
+	case "dynamic_events":
+		kind = tracefs.FProbe
+		if strings.HasPrefix(string(data), "t") {
+			kind = tracefs.TProbe
+		}
 	default:
 		if _, err := os.Stat(path); err != nil {
 			return &fs.PathError{Op: "open", Path: path, Err: syscall.ENOENT}
@@ -188,7 +213,11 @@ func listed(kind tracefs.Kind, cmd string) (line, group, event string, ok bool) 
 		return "", "", "", false
 	}
 	head, id, ok := strings.Cut(f[0], ":")
-	if !ok || (head[0] != 'p' && head[0] != 'r') {
+	letters := map[tracefs.Kind]string{tracefs.FProbe: "f", tracefs.TProbe: "t"}[kind]
+	if letters == "" {
+		letters = "pr"
+	}
+	if !ok || !strings.ContainsRune(letters, rune(head[0])) {
 		return "", "", "", false
 	}
 	if group, event, ok = strings.Cut(id, "/"); !ok {
@@ -209,11 +238,25 @@ func listed(kind tracefs.Kind, cmd string) (line, group, event string, ok bool) 
 	out := []string{f[0], target}
 	for i, a := range f[2:] {
 		if !strings.Contains(a, "=") {
-			a = "arg" + strconv.Itoa(i+1) + "=" + a
+			a = argName(i, a) + "=" + a
 		}
 		out = append(out, a)
 	}
 	return strings.Join(out, " "), group, event, true
+}
+
+// argName is the kernel's name for unnamed argument i, a: a BTF argument
+// is named after itself (generate_probe_arg_name), others arg<i+1>.
+func argName(i int, a string) string {
+	name, _, _ := strings.Cut(a, ":")
+	ok := name != "" && !('0' <= name[0] && name[0] <= '9')
+	for _, c := range name {
+		ok = ok && (c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
+	}
+	if ok {
+		return name
+	}
+	return "arg" + strconv.Itoa(i+1)
 }
 
 // delete is "-:GROUP/EVENT".

@@ -1,0 +1,121 @@
+package probegen
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// The f: fprobe events of ResolveOptions.FProbe (Linux 6.5 and later): a kprobe at a
+// function's entry or return written as the kernel's lower-overhead
+// fprobe, which takes the function by name and reads no registers.
+
+// fprobes rewrites defs, kprobes of spec, as fprobes: "SYM" or
+// "SYM%return", each register argument as the $argN or $stackN it is at
+// the entry, and, where the target kernel resolves BTF argument names
+// itself, a parameter's expression ("file->f_mode") as it was written.
+// slots are the arguments of each definition, as setArgs rendered them.
+func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) error {
+	d := e.dialect()
+	if !d.Has(tracefs.FProbeEvents) {
+		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("%s has no fprobe events (Linux 6.5 added them)", d.From)}
+	}
+	a, ok := arch.For(e.m)
+	if !ok {
+		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("fprobes: no machine model for %s", arch.MachineName(e.m))}
+	}
+	for i := range defs {
+		f, err := fprobeDef(defs[i], a)
+		if err != nil {
+			return &PointError{Spec: spec.Raw, Err: err}
+		}
+		if d.Has(tracefs.BTFArgs) && i < len(slots) {
+			btfArgs(&f, slots[i], spec.Args)
+		}
+		err = f.Validate()
+		if err == nil {
+			err = d.Check(f)
+		}
+		if err != nil {
+			return &PointError{Spec: spec.Raw, Err: fmt.Errorf("as an fprobe, %s: %w", f, err)}
+		}
+		defs[i] = f
+	}
+	return nil
+}
+
+// fprobeDef is kprobe k as an fprobe on machine a.
+func fprobeDef(k tracefs.Event, a *arch.Arch) (tracefs.Event, error) {
+	sym, off, hasOff := strings.Cut(k.Target, "+")
+	if n, err := strconv.ParseUint(off, 0, 64); hasOff && (err != nil || n != 0) || strings.Contains(sym, ":") || sym == "_text" || sym == "_stext" {
+		return k, fmt.Errorf("%s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
+	}
+	f := k
+	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', sym
+	if k.Return() {
+		f.Target += "%return"
+	}
+	f.Args = append([]tracefs.Arg(nil), k.Args...)
+	for j, arg := range f.Args {
+		fetch, err := entryFetch(arg.Fetch, a, k.Return())
+		if err != nil {
+			return k, fmt.Errorf("argument %q: %w", arg.String(), err)
+		}
+		f.Args[j].Fetch = fetch
+	}
+	return f, nil
+}
+
+// stackSlotRE is +N(%sp): the stack slot N/8 at a function's entry.
+var stackSlotRE = regexp.MustCompile(`\+([0-9]+)\(%sp\)`)
+
+// regRE finds a register in a fetcharg.
+var regRE = regexp.MustCompile(`%[a-z0-9_]+`)
+
+// entryFetch writes fetch, read at a function's entry (or at its return,
+// ret), without registers: an argument register is $argN and a stack
+// slot $stackN (regs_get_kernel_argument, regs_get_kernel_stack_nth).
+func entryFetch(fetch string, a *arch.Arch, ret bool) (string, error) {
+	if !ret {
+		fetch = stackSlotRE.ReplaceAllStringFunc(fetch, func(s string) string {
+			n, _ := strconv.Atoi(stackSlotRE.FindStringSubmatch(s)[1])
+			if n%8 != 0 {
+				return s
+			}
+			return "$stack" + strconv.Itoa(n/8)
+		})
+		fetch = regRE.ReplaceAllStringFunc(fetch, func(reg string) string {
+			for k, r := range a.IntArgRegs {
+				if reg[1:] == r {
+					return "$arg" + strconv.Itoa(k+1)
+				}
+			}
+			return reg
+		})
+	}
+	if reg := regRE.FindString(fetch); reg != "" {
+		return "", fmt.Errorf("%s holds no function argument there, and an fprobe reads no registers", reg)
+	}
+	return fetch, nil
+}
+
+// btfArgs writes the arguments of f that read a parameter (and its
+// members) by the expression the spec gave, which the kernel resolves
+// through BTF: "count", "file->f_mode".
+func btfArgs(f *tracefs.Event, slots []argSlot, args []Arg) {
+	if f.Return() {
+		return // the parameters at the return: ReturnArgs, not needed here
+	}
+	for j := range f.Args {
+		if j >= len(slots) || !slots[j].param || slots[j].orig < 0 {
+			continue
+		}
+		if x := args[slots[j].orig].Expr; !strings.Contains(x, "[") && len(x) <= 63 {
+			f.Args[j].Fetch = x
+		}
+	}
+}
