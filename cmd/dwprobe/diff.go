@@ -109,7 +109,7 @@ func newDiffBuild(o *options, t *dwarfres.File) (*diffBuild, error) {
 	if err != nil {
 		return nil, err
 	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, FProbe: o.fprobe}
 	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), ro: ro, decls: map[[2]string]int{}}, nil
 }
 
