@@ -75,6 +75,14 @@ func (k PointKey) String() string {
 	return s
 }
 
+// DiffPoint is a point only one build has: its key, where it lies, and
+// its line's source text (trimmed; "" when not known).
+type DiffPoint struct {
+	PointKey
+	Point ResolvedPoint
+	Text  string
+}
+
 // ArgChange is an argument read differently at a point both builds have.
 type ArgChange struct {
 	Point    PointKey
@@ -92,7 +100,7 @@ type SpecDiff struct {
 	Change Change
 	// Added and Removed are the points only the new, or only the old,
 	// build has.
-	Added, Removed []PointKey
+	Added, Removed []DiffPoint
 	Args           []ArgChange
 	// OldText and NewText are the source text of the first point's line
 	// in each build (trimmed), "" when not known.
@@ -123,7 +131,7 @@ func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 	for j, k := range newKeys {
 		i := unusedKey(oldKeys, used, k)
 		if i < 0 {
-			d.Added = append(d.Added, k)
+			d.Added = append(d.Added, diffPoint(newer, j, k))
 			continue
 		}
 		used[i] = true
@@ -132,7 +140,7 @@ func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 	}
 	for i, k := range oldKeys {
 		if !used[i] {
-			d.Removed = append(d.Removed, k)
+			d.Removed = append(d.Removed, diffPoint(older, i, k))
 		}
 	}
 	switch {
@@ -166,6 +174,14 @@ func unusedKey(keys []PointKey, used []bool, k PointKey) int {
 		}
 	}
 	return -1
+}
+
+func diffPoint(b BuildResolution, i int, k PointKey) DiffPoint {
+	dp := DiffPoint{PointKey: k, Point: b.Res.Points[i]}
+	if i < len(b.Texts) {
+		dp.Text = strings.TrimSpace(b.Texts[i])
+	}
+	return dp
 }
 
 func firstText(b BuildResolution) string {

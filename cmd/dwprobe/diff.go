@@ -283,11 +283,11 @@ func diffDetails(sd specDiff) []string {
 		out = append(out, fmt.Sprintf("was %s, now %s", pointText(sd.old, d.OldText), pointText(sd.new, d.NewText)))
 	}
 	if d.Change == probegen.PointsChanged {
-		for _, k := range d.Added {
-			out = append(out, "+ "+k.String())
+		for _, p := range d.Added {
+			out = append(out, "+ "+diffPointText(p))
 		}
-		for _, k := range d.Removed {
-			out = append(out, "- "+k.String())
+		for _, p := range d.Removed {
+			out = append(out, "- "+diffPointText(p))
 		}
 	}
 	seen, where := map[string]bool{}, placesOf(sd.new.points) > 1
@@ -320,6 +320,20 @@ func placesOf(pts []probegen.ResolvedPoint) int {
 		seen[[2]string{p.Function, p.InlinedInto}] = true
 	}
 	return len(seen)
+}
+
+// diffPointText is a point one build lacks: its function, and for a
+// spec naming lines, where it lies.
+func diffPointText(p probegen.DiffPoint) string {
+	s := p.PointKey.String()
+	if p.PointKey.Text == "" && p.PointKey.Line == 0 {
+		return s
+	}
+	s += fmt.Sprintf(" at %s:%d", p.Point.File, p.Point.Line)
+	if p.Text != "" {
+		s += fmt.Sprintf(" %q", p.Text)
+	}
+	return s
 }
 
 func errLine(in specInput, err error) string {
@@ -378,6 +392,9 @@ type jsonDiff struct {
 type jsonDiffPoint struct {
 	Function    string `json:"function"`
 	InlinedInto string `json:"inlined_into,omitempty"`
+	SourceFile  string `json:"source_file,omitempty"`
+	SourceLine  int    `json:"source_line,omitempty"`
+	Text        string `json:"text,omitempty"`
 }
 
 // jsonArgChange is an argument read differently.
@@ -404,11 +421,11 @@ func diffJSON(sd specDiff) jsonDiff {
 		Change: sd.d.Change.String(), OldText: sd.d.OldText, NewText: sd.d.NewText}
 	old, new := specJSON("definition", sd.old), specJSON("definition", sd.new)
 	js.Old, js.New = &old, &new
-	for _, k := range sd.d.Added {
-		js.Added = append(js.Added, jsonDiffPoint{k.Function, k.InlinedInto})
+	for _, p := range sd.d.Added {
+		js.Added = append(js.Added, diffPointJSON(p))
 	}
-	for _, k := range sd.d.Removed {
-		js.Removed = append(js.Removed, jsonDiffPoint{k.Function, k.InlinedInto})
+	for _, p := range sd.d.Removed {
+		js.Removed = append(js.Removed, diffPointJSON(p))
 	}
 	for _, a := range sd.d.Args {
 		js.Args = append(js.Args, jsonArgChange{Name: a.Name, Function: a.Point.Function, InlinedInto: a.Point.InlinedInto,
@@ -418,4 +435,8 @@ func diffJSON(sd specDiff) jsonDiff {
 		js.Suggestion = &jsonSuggestion{Spec: s.Spec, Text: s.Text, Matches: s.Matches}
 	}
 	return js
+}
+
+func diffPointJSON(p probegen.DiffPoint) jsonDiffPoint {
+	return jsonDiffPoint{Function: p.Function, InlinedInto: p.InlinedInto, SourceFile: p.Point.File, SourceLine: p.Point.Line, Text: p.Text}
 }
