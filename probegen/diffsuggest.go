@@ -16,8 +16,8 @@ type Suggestion struct {
 	Spec string // the spec with its point replaced: FUNC:RLN or SRC:ALN
 	Line int    // the line Spec names (relative to FUNC, or for SRC:ALN absolute)
 	Text string // the statement, as the new source writes it
-	// Matches is how many probeable lines of the function (or file)
-	// hold the statement; the nearest to the old line is suggested.
+	// Matches is how many probeable lines of the function hold the
+	// statement; the nearest to the old line is suggested.
 	Matches int
 }
 
