@@ -25,6 +25,9 @@
 // function's entry or return (ResolveOptions.FProbe), and t: tracepoint
 // probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
 // members checked in the kernel's BTF.
+// diff.go compares one spec's resolutions in two builds (points by
+// function, inline chain and line text, arguments by fetch plan);
+// diffsuggest.go finds the old statement's line in the new build.
 //
 // Nothing here touches the kernel, and the only files read besides
 // debuginfo are the sources of line listings and lazy patterns (Sources):

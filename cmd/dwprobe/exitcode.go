@@ -23,6 +23,7 @@ const (
 	exitUnresolved = 3
 	exitInput      = 4
 	exitKernel     = 5
+	exitChanged    = 6
 )
 
 // exitCodes documents the statuses for --help, the man page and README.
@@ -36,6 +37,7 @@ var exitCodes = []struct {
 	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse)"},
 	{exitInput, "an input could not be read: the binary, module or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE); no such module; a module of another release"},
 	{exitKernel, "tracefs or the kernel refused: not mounted, not root, no kprobe_events or uprobe_events, a definition rejected, an event name taken, nothing to delete"},
+	{exitChanged, "--diff: probes resolve differently in the new build (other points, arguments read differently), but each still at the statement it probed; one that moved or no longer resolves is status 3"},
 }
 
 // usageError is a command line that cannot be run as given.
@@ -69,6 +71,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.Is(err, errProbesChanged):
+		return exitChanged
 	case isKernelErr(err):
 		return exitKernel
 	case isInputErr(err):

@@ -38,6 +38,8 @@ var flagDocs = map[string]flagDoc{
 	"target-ns":         {"PID", ""},
 	"debuginfod":        {"URLS", ""},
 	"completion":        {"SHELL", "shell"},
+	"diff":              {"NEW", "file"},
+	"diff-source":       {"DIR", "dir"},
 }
 
 // takesArg reports whether f takes an argument, and whether it may go

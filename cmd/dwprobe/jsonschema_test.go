@@ -26,6 +26,10 @@ var jsonObjects = map[string]reflect.Type{
 	"deleted":    reflect.TypeFor[jsonDeleted](),
 	"sdt":        reflect.TypeFor[jsonSDT](),
 	"marker":     reflect.TypeFor[jsonMarker](),
+	"diff":       reflect.TypeFor[jsonDiff](),
+	"diffpoint":  reflect.TypeFor[jsonDiffPoint](),
+	"argchange":  reflect.TypeFor[jsonArgChange](),
+	"suggestion": reflect.TypeFor[jsonSuggestion](),
 }
 
 // TestREADMEJSONSchema: README documents every field of every --json

@@ -57,6 +57,8 @@ type options struct {
 	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
 	buildIndex bool   // build (or verify) the target's index and stop
 	noIndex    bool   // scan the debuginfo, as without an index
+	diffNew    string // --diff: the new build of the target, whose -D specs are compared (diff.go)
+	diffSource string // --diff-source: the new build's source tree
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -103,6 +105,8 @@ Examples:
   dwprobe -k vmlinux -D vfs_read > defs; dwprobe --apply defs
   dwprobe -k vmlinux --bootconfig -D vfs_read    boot-time tracing
   dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
+  dwprobe -k old/vmlinux -s old/linux --diff new/vmlinux --diff-source new/linux -D @specs.txt
+                                                 what changed for a list of probes
 
 Options:
 `
@@ -144,6 +148,8 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
 	fs.BoolVar(&o.buildIndex, "build-index", false, "build (or verify) the index of the -k/-x target's debuginfo, then stop")
 	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
+	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in NEW too, a new build of the -k vmlinux, -m module or -x binary, and say how each changed: unchanged, args, points, moved or broken (with the line now holding a moved statement)")
+	fs.StringVar(&o.diffSource, "diff-source", "", "root of the source tree of --diff's NEW, as -s is the first build's")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -222,6 +228,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if err := checkSourceDir(o.source); err != nil {
 		return nil, err
 	}
+	if err := checkDiffOptions(&o); err != nil {
+		return nil, err
+	}
 	if o.maxProbes <= 0 {
 		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
 	}
@@ -285,6 +294,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)
+	case o.diffNew != "":
+		return runDiff(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0 && o.bootconfig:
 		return runBootconfig(ctx, o, t, stdout, stderr)
 	case len(o.defs) > 0:

@@ -1,0 +1,442 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// errProbesChanged: --diff found probes that resolve differently in the
+// new build, all of them still at the statement they probed.
+var errProbesChanged = errors.New("probes changed")
+
+// diffBuild is one build of a --diff: its debuginfo, sources and the
+// options specs resolve with.
+type diffBuild struct {
+	t     *dwarfres.File
+	exe   string
+	src   *probegen.Sources
+	texts *probegen.LineTexts
+	ro    probegen.ResolveOptions
+	decls map[[2]string]int // declaration lines by function and file
+}
+
+// specDiff is one spec of a --diff and how it changed.
+type specDiff struct {
+	in       specInput
+	old, new resolved
+	d        probegen.SpecDiff
+	suggest  *probegen.Suggestion
+}
+
+// checkDiffOptions: --diff compares the -D specs of two builds.
+func checkDiffOptions(o *options) error {
+	switch {
+	case o.diffNew == "" && o.diffSource != "":
+		return errors.New("--diff-source is the source of the --diff build: give --diff NEW")
+	case o.diffNew == "":
+		return nil
+	case len(o.defs) == 0:
+		return errors.New("--diff compares the specs of -D (-D @FILE for a file of them) in two builds: give -D")
+	case o.bootconfig:
+		return errors.New("--diff and --bootconfig do not go together")
+	case o.btf != "":
+		return errors.New("--diff compares two builds' debuginfo: it does not go with --btf")
+	}
+	return nil
+}
+
+// runDiff implements --diff: each spec of -D resolved in the -k/-m/-x
+// build and in the --diff build, and how it changed.
+func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	ins, err := expandSpecs(o.defs)
+	if err != nil {
+		return err
+	}
+	oldB, err := newDiffBuild(o, t)
+	if err != nil {
+		return err
+	}
+	no := *o
+	no.vmlinux, no.exec, no.module, no.source = newTargetOf(o)
+	nt, err := openTarget(&no)
+	if err != nil {
+		return err
+	}
+	defer nt.Close()
+	useIndex(&no, nt, stderr)
+	newB, err := newDiffBuild(&no, nt)
+	if err != nil {
+		return err
+	}
+	var ds []specDiff
+	for _, in := range ins {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sd := diffSpec(in, oldB, newB)
+		if err := printDiff(o, stdout, sd); err != nil {
+			return err
+		}
+		ds = append(ds, sd)
+	}
+	return diffStatus(o, stderr, ds)
+}
+
+// newTargetOf is the --diff build in place of the old: the same kind of
+// target (-k, -x or -m), with --diff-source as its source.
+func newTargetOf(o *options) (vmlinux, exec, module, source string) {
+	switch {
+	case o.exec != "":
+		return "", o.diffNew, "", o.diffSource
+	case o.module != "":
+		return "", "", o.diffNew, o.diffSource
+	}
+	return o.diffNew, "", "", o.diffSource
+}
+
+func newDiffBuild(o *options, t *dwarfres.File) (*diffBuild, error) {
+	exe, err := execPath(o)
+	if err != nil {
+		return nil, err
+	}
+	src, err := newSources(o, t)
+	if err != nil {
+		return nil, err
+	}
+	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, FProbe: o.fprobe}
+	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), ro: ro, decls: map[[2]string]int{}}, nil
+}
+
+// resolve resolves in in b (an SDT marker from its note), with the
+// source text of each point's line.
+func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
+	r := resolved{in: in}
+	switch r.spec, r.err = probegen.ParseSpec(in.raw); {
+	case r.err != nil:
+	case r.spec.Point.SDT:
+		r.take(probegen.SDTResolve(b.t, r.spec, b.exe, b.ro))
+	default:
+		r.take(probegen.Resolve(b.t, r.spec, b.exe, b.ro))
+	}
+	br := probegen.BuildResolution{Err: r.err}
+	if r.err == nil {
+		br.Res = &probegen.Resolution{Defs: r.defs, Points: r.points, Notes: r.notes}
+		br.Texts = b.texts.Texts(r.points)
+		if slices.Contains(br.Texts, "") {
+			br.Rel = b.relLines(r.points)
+		}
+	}
+	return r, br
+}
+
+// relLines are the lines of pts relative to their functions'
+// declarations, -1 where not known.
+func (b *diffBuild) relLines(pts []probegen.ResolvedPoint) []int {
+	out := make([]int, len(pts))
+	for i, p := range pts {
+		out[i] = b.relLine(p.Function, p.File, p.Line)
+	}
+	return out
+}
+
+// relLine is line of fn's file relative to fn's declaration, -1 when
+// not known.
+func (b *diffBuild) relLine(fn, file string, line int) int {
+	if fn == "" || line <= 0 {
+		return -1
+	}
+	k := [2]string{fn, file}
+	decl, ok := b.decls[k]
+	if !ok {
+		decl = probegen.DeclLine(b.t, fn, file)
+		b.decls[k] = decl
+	}
+	if decl == 0 {
+		return -1
+	}
+	return line - decl
+}
+
+// diffSpec resolves in in both builds and compares; a spec that moved or
+// broke gets the line of the new build holding its old statement, if one
+// does and the spec resolves there.
+func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
+	sd := specDiff{in: in}
+	var ob, nb probegen.BuildResolution
+	sd.old, ob = oldB.resolve(in)
+	sd.new, nb = newB.resolve(in)
+	if sd.old.spec == nil {
+		sd.d.Change = probegen.NotInOld
+		return sd
+	}
+	sd.d = probegen.DiffResolutions(sd.old.spec, ob, nb)
+	if sd.d.Change != probegen.Moved && sd.d.Change != probegen.Broken {
+		return sd
+	}
+	s := probegen.Suggest(newB.t, suggestQuery(sd, oldB), newB.texts)
+	if s == nil {
+		return sd
+	}
+	if r, _ := newB.resolve(specInput{raw: s.Spec}); r.err == nil {
+		sd.suggest = s
+	}
+	return sd
+}
+
+// suggestQuery is the statement sd's spec probed in the old build: for
+// FUNC:RLN and FUNC+OFFS in FUNC, for SRC:ALN in the function that held
+// the line.
+func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
+	spec := sd.old.spec
+	q := probegen.SuggestQuery{Spec: spec, OldText: sd.d.OldText, Function: spec.Point.Function, File: spec.Point.File, OldRel: -1}
+	if len(sd.old.points) == 0 {
+		return q
+	}
+	p := sd.old.points[0]
+	switch {
+	case spec.Point.AbsLine():
+		q.Function, q.File = p.Function, p.File
+		q.OldRel = oldB.relLine(p.Function, p.File, p.Line)
+	case spec.Point.HasLine:
+		q.OldRel = spec.Point.Line
+	default:
+		q.OldRel = oldB.relLine(q.Function, q.File, p.Line)
+	}
+	return q
+}
+
+// broke: the spec no longer probes what it did.
+func broke(c probegen.Change) bool { return c == probegen.Moved || c == probegen.Broken }
+
+// diffStatus counts the changes on stderr and returns the run's status:
+// nil if every spec is unchanged, an unresolved-class error if one broke
+// (moved or no longer resolves), errProbesChanged otherwise.
+func diffStatus(o *options, stderr io.Writer, ds []specDiff) error {
+	counts := probegen.DiffCounts{}
+	nbroke, nchanged := 0, 0
+	for _, sd := range ds {
+		counts[sd.d.Change]++
+		switch {
+		case broke(sd.d.Change):
+			nbroke++
+		case sd.d.Change != probegen.Unchanged:
+			nchanged++
+		}
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "%s: %s\n", probesWord(len(ds)), counts)
+	}
+	if len(ds) == 1 {
+		switch {
+		case nbroke > 0:
+			return errorWith(dwarfres.ErrNotFound, "the probe broke in %s (moved to another statement or no longer resolves)", o.diffNew)
+		case nchanged > 0:
+			return errorWith(errProbesChanged, "the probe resolves differently in %s", o.diffNew)
+		}
+		return nil
+	}
+	switch {
+	case nbroke > 0:
+		return errorWith(dwarfres.ErrNotFound, "%d of %d probes broke in %s (moved to another statement or no longer resolve)", nbroke, len(ds), o.diffNew)
+	case nchanged > 0:
+		return errorWith(errProbesChanged, "%d of %d probes resolve differently in %s", nchanged, len(ds), o.diffNew)
+	}
+	return nil
+}
+
+func probesWord(n int) string {
+	if n == 1 {
+		return "1 probe"
+	}
+	return fmt.Sprintf("%d probes", n)
+}
+
+// printDiff prints one spec's change: with --json one object, else a
+// line "CHANGE SPEC" and the details indented under it.
+func printDiff(o *options, w io.Writer, sd specDiff) error {
+	if o.json {
+		return writeJSON(w, diffJSON(sd))
+	}
+	fmt.Fprintf(w, "%-10s %s\n", sd.d.Change, sd.in.raw)
+	for _, l := range diffDetails(sd) {
+		fmt.Fprintf(w, "           %s\n", l)
+	}
+	return nil
+}
+
+// diffDetails words what changed, one line each.
+func diffDetails(sd specDiff) []string {
+	var out []string
+	d := sd.d
+	switch d.Change {
+	case probegen.NotInOld:
+		out = append(out, "does not resolve in the old build: "+errLine(sd.in, sd.old.err))
+	case probegen.Broken:
+		out = append(out, "no longer resolves: "+errLine(sd.in, sd.new.err))
+	case probegen.Moved:
+		out = append(out, fmt.Sprintf("was %s, now %s", pointText(sd.old, d.OldText), pointText(sd.new, d.NewText)))
+	}
+	if d.Change == probegen.PointsChanged {
+		for _, p := range d.Added {
+			out = append(out, "+ "+diffPointText(p))
+		}
+		for _, p := range d.Removed {
+			out = append(out, "- "+diffPointText(p))
+		}
+	}
+	seen, where := map[string]bool{}, placesOf(sd.new.points) > 1
+	for _, a := range d.Args {
+		// Points of one line usually read an argument alike: say it once.
+		l := fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What)
+		if where {
+			l += " at " + a.Point.String()
+		}
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	if s := sd.suggest; s != nil {
+		more := ""
+		if s.Matches > 1 {
+			more = fmt.Sprintf(" (nearest of %d lines holding it)", s.Matches)
+		}
+		out = append(out, fmt.Sprintf("suggest: %s%s", s.Spec, more))
+	}
+	return out
+}
+
+// placesOf counts the functions (out of line, or inlined into one) pts
+// are in.
+func placesOf(pts []probegen.ResolvedPoint) int {
+	seen := map[[2]string]bool{}
+	for _, p := range pts {
+		seen[[2]string{p.Function, p.InlinedInto}] = true
+	}
+	return len(seen)
+}
+
+// diffPointText is a point one build lacks: its function, and for a
+// spec naming lines, where it lies.
+func diffPointText(p probegen.DiffPoint) string {
+	s := p.PointKey.String()
+	if p.PointKey.Text == "" && p.PointKey.Line == 0 {
+		return s
+	}
+	s += fmt.Sprintf(" at %s:%d", p.Point.File, p.Point.Line)
+	if p.Text != "" {
+		s += fmt.Sprintf(" %q", p.Text)
+	}
+	return s
+}
+
+func errLine(in specInput, err error) string {
+	_, msg := specErr(in.raw, err)
+	return msg
+}
+
+// pointText is a resolution's first point: FUNC at FILE:LINE "statement".
+func pointText(r resolved, text string) string {
+	if len(r.points) == 0 {
+		return "?"
+	}
+	p := r.points[0]
+	s := p.Function
+	if s == "" {
+		s = fmt.Sprintf("%s+%d", p.Symbol, p.Offset)
+	}
+	if p.File != "" {
+		s += fmt.Sprintf(" at %s:%d", p.File, p.Line)
+	}
+	if text != "" {
+		s += fmt.Sprintf(" %q", text)
+	}
+	return s
+}
+
+func argText(fetch, typ string) string {
+	switch {
+	case fetch == "":
+		return "(none)"
+	case typ == "":
+		return fetch
+	}
+	return fetch + ":" + typ
+}
+
+// jsonDiff is one spec of --diff (mode "diff").
+type jsonDiff struct {
+	Schema     int             `json:"schema"`
+	Mode       string          `json:"mode"`
+	Spec       string          `json:"spec"`
+	File       string          `json:"file,omitempty"`
+	Line       int             `json:"line,omitempty"`
+	Change     string          `json:"change"`
+	Old        *jsonSpec       `json:"old"`
+	New        *jsonSpec       `json:"new"`
+	OldText    string          `json:"old_text,omitempty"`
+	NewText    string          `json:"new_text,omitempty"`
+	Added      []jsonDiffPoint `json:"added,omitempty"`
+	Removed    []jsonDiffPoint `json:"removed,omitempty"`
+	Args       []jsonArgChange `json:"args,omitempty"`
+	Suggestion *jsonSuggestion `json:"suggestion,omitempty"`
+}
+
+// jsonDiffPoint is a point only one build has.
+type jsonDiffPoint struct {
+	Function    string `json:"function"`
+	InlinedInto string `json:"inlined_into,omitempty"`
+	SourceFile  string `json:"source_file,omitempty"`
+	SourceLine  int    `json:"source_line,omitempty"`
+	Text        string `json:"text,omitempty"`
+}
+
+// jsonArgChange is an argument read differently.
+type jsonArgChange struct {
+	Name        string `json:"name"`
+	Function    string `json:"function"`
+	InlinedInto string `json:"inlined_into,omitempty"`
+	What        string `json:"what"`
+	OldFetcharg string `json:"old_fetcharg,omitempty"`
+	OldType     string `json:"old_type,omitempty"`
+	NewFetcharg string `json:"new_fetcharg,omitempty"`
+	NewType     string `json:"new_type,omitempty"`
+}
+
+// jsonSuggestion is the line of the new build holding the old statement.
+type jsonSuggestion struct {
+	Spec    string `json:"spec"`
+	Text    string `json:"text"`
+	Matches int    `json:"matches"`
+}
+
+func diffJSON(sd specDiff) jsonDiff {
+	js := jsonDiff{Schema: jsonSchema, Mode: "diff", Spec: sd.in.raw, File: sd.in.file, Line: sd.in.line,
+		Change: sd.d.Change.String(), OldText: sd.d.OldText, NewText: sd.d.NewText}
+	old, new := specJSON("definition", sd.old), specJSON("definition", sd.new)
+	js.Old, js.New = &old, &new
+	for _, p := range sd.d.Added {
+		js.Added = append(js.Added, diffPointJSON(p))
+	}
+	for _, p := range sd.d.Removed {
+		js.Removed = append(js.Removed, diffPointJSON(p))
+	}
+	for _, a := range sd.d.Args {
+		js.Args = append(js.Args, jsonArgChange{Name: a.Name, Function: a.Point.Function, InlinedInto: a.Point.InlinedInto,
+			What: a.What, OldFetcharg: a.Old.Fetch, OldType: a.Old.Type, NewFetcharg: a.New.Fetch, NewType: a.New.Type})
+	}
+	if s := sd.suggest; s != nil {
+		js.Suggestion = &jsonSuggestion{Spec: s.Spec, Text: s.Text, Matches: s.Matches}
+	}
+	return js
+}
+
+func diffPointJSON(p probegen.DiffPoint) jsonDiffPoint {
+	return jsonDiffPoint{Function: p.Function, InlinedInto: p.InlinedInto, SourceFile: p.Point.File, SourceLine: p.Point.Line, Text: p.Text}
+}
