@@ -29,7 +29,7 @@ type Object struct {
 // Open maps path and parses its ELF headers; sections are read when asked
 // for. Errors wrap ErrNotELF or ErrMalformed.
 func Open(path string) (*Object, error) {
-	fh, err := os.Open(path)
+	fh, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +37,6 @@ func Open(path string) (*Object, error) {
 	if err != nil {
 		fh.Close()
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w (not a regular file)", path, ErrNotELF)
 	}
 	if st.Size() < 64 {
 		fh.Close()
