@@ -78,7 +78,7 @@ func openRegular(path string, flags int) (*os.File, error) {
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, &NotRegularError{Path: path, Mode: modeOf(st.Mode)}
+		return nil, &NotRegularError{Path: path, Mode: ModeOf(st.Mode)}
 	}
 	// Blocking again before os.NewFile looks at the flag: a regular
 	// file is read with plain blocking reads.
@@ -89,8 +89,8 @@ func openRegular(path string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// modeOf is the fs.FileMode type bits of a stat mode.
-func modeOf(m uint32) fs.FileMode {
+// ModeOf is the fs.FileMode type bits of a stat mode.
+func ModeOf(m uint32) fs.FileMode {
 	switch m & syscall.S_IFMT {
 	case syscall.S_IFIFO:
 		return fs.ModeNamedPipe
