@@ -80,7 +80,7 @@ var (
 	// ErrIndexUntrusted: the index directory or file could have been
 	// written by another user (safefs's rule): it is neither read nor
 	// written, and queries scan the debuginfo.
-	ErrIndexUntrusted = errors.New("index directory not trusted")
+	ErrIndexUntrusted = errors.New("index cache not trusted")
 )
 
 // IndexError says why an index file was not used.

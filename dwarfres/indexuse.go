@@ -105,7 +105,7 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		return nil, r
 	}
 	if err := safefs.CheckDir(dir); errors.Is(err, safefs.ErrUntrusted) {
-		r.Err = &IndexError{Path: dir, Err: fmt.Errorf("%w: %v", ErrIndexUntrusted, err)}
+		r.Err = untrusted(err)
 		return nil, r
 	}
 	b := indexer{f}
@@ -149,13 +149,13 @@ func lockIndex(path string) (func(), error) {
 	}
 	if err := safefs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		if errors.Is(err, safefs.ErrUntrusted) {
-			return nil, &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUntrusted, err)}
+			return nil, untrusted(err)
 		}
 		return nil, unwritable(err)
 	}
 	lf, err := safefs.OpenLock(path + ".lock")
 	if errors.Is(err, safefs.ErrUntrusted) {
-		return nil, &IndexError{Path: path + ".lock", Err: fmt.Errorf("%w: %v", ErrIndexUntrusted, err)}
+		return nil, untrusted(err)
 	}
 	if err != nil {
 		return nil, unwritable(err)
@@ -172,6 +172,15 @@ func lockIndex(path string) (func(), error) {
 		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
 		lf.Close()
 	}, nil
+}
+
+// untrusted is the IndexError of a safefs refusal, naming the path and why.
+func untrusted(err error) error {
+	var ue *safefs.UntrustedError
+	if !errors.As(err, &ue) {
+		return &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexUntrusted, err)}
+	}
+	return &IndexError{Path: ue.Path, Err: fmt.Errorf("%w: %s", ErrIndexUntrusted, ue.Why)}
 }
 
 // The cache's bounds: a temporary file older than staleTemp is a writer's

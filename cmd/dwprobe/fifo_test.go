@@ -115,3 +115,24 @@ func runBounded(t *testing.T, d time.Duration, args ...string) (string, string, 
 	}
 	return out.String(), errb.String(), code
 }
+
+// TestIndexUntrustedNote: root does not use an index directory another
+// user owns; one note says which and why, and answers are the scan's.
+func TestIndexUntrustedNote(t *testing.T) {
+	if os.Geteuid() != 0 {
+		dwarftest.Skip(t, "needs root to give the directory to another user")
+	}
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	dir := filepath.Join(t.TempDir(), "index")
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	if _, _, code := runBounded(t, time.Minute, "-x", app, "--build-index"); code != 0 {
+		t.Fatal("--build-index failed")
+	}
+	os.Chown(dir, 65534, 65534)
+	want, _, _ := runBounded(t, time.Minute, "-x", app, "--no-index", "-D", "work")
+	got, errs, code := runBounded(t, time.Minute, "-x", app, "-D", "work")
+	wantNote := "note: debuginfo index not used (" + dir + ": index cache not trusted: owned by uid 65534, not by uid 0 or root): scanning the debuginfo\n"
+	if code != 0 || got != want || errs != wantNote {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q and %q", code, got, errs, want, wantNote)
+	}
+}

@@ -178,8 +178,28 @@ func Lstat(path string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &UntrustedError{path, "a symbolic link"}
+	}
 	if !fi.Mode().IsRegular() {
 		return nil, &elfobj.NotRegularError{Path: path, Mode: fi.Mode()}
 	}
 	return fi, check(path, fi.Sys().(*syscall.Stat_t), false)
+}
+
+// CheckEntry checks the directory name in dir, a directory already
+// checked, when it is there: no link, the rule. A missing one is fine
+// (Mkdir makes it).
+func CheckEntry(dir, name string) error {
+	p := filepath.Join(dir, name)
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err == syscall.ENOENT {
+		return nil
+	} else if err != nil {
+		return &fs.PathError{Op: "lstat", Path: p, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return &UntrustedError{p, "not a directory (a symbolic link?)"}
+	}
+	return check(p, &st, false)
 }
