@@ -117,7 +117,7 @@ func TestIndexFileChangedWhileUsed(t *testing.T) {
 	}
 }
 
-func mustIndexName(t *testing.T, f *File) string {
+func mustIndexName(t testing.TB, f *File) string {
 	_, name, err := indexer{f}.indexKey()
 	if err != nil {
 		t.Fatal(err)
