@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"bytes"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -249,7 +250,10 @@ func parallel(n int, fn func(w, i int) error) error {
 
 // callRecovered is fn(w, i) with a panic on malformed input turned into
 // an error: the readers' own recover cannot reach a worker goroutine.
+// A fault on a mapped file truncated under the query is one too
+// (elfobj.FaultError): these goroutines are the query's.
 func callRecovered(fn func(w, i int) error, w, i int) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer elfobj.Guard(&err, "debuginfo")
 	return fn(w, i)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // TestFIFOInputs: a named pipe at any path dwprobe reads is refused at
@@ -134,5 +135,14 @@ func TestIndexUntrustedNote(t *testing.T) {
 	wantNote := "note: debuginfo index not used (" + dir + ": index cache not trusted: owned by uid 65534, not by uid 0 or root): scanning the debuginfo\n"
 	if code != 0 || got != want || errs != wantNote {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %q and %q", code, got, errs, want, wantNote)
+	}
+}
+
+// TestFaultExitCode: a mapped input truncated during the run is an input
+// error (exit 4) naming the file.
+func TestFaultExitCode(t *testing.T) {
+	err := error(&elfobj.FaultError{Path: "/boot/vmlinux", Addr: 0x1000})
+	if code := exitCode(err); code != exitInput || !strings.HasPrefix(err.Error(), "/boot/vmlinux: ") {
+		t.Errorf("exit %d for %v, want %d", code, err, exitInput)
 	}
 }

@@ -47,7 +47,11 @@ func Open(path string) (*Object, error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: map: %w", path, err)
 	}
-	return openMapped(path, data, fh)
+	o, err := openMapped(path, data, fh)
+	if err == nil {
+		registerMapping(data, path)
+	}
+	return o, err
 }
 
 // FromSections is an Object whose sections are held in memory, not read
@@ -101,6 +105,7 @@ func openMapped(path string, data []byte, fh *os.File) (o *Object, err error) {
 // Close unmaps the file.
 func (o *Object) Close() error {
 	if o.data != nil {
+		unregisterMapping(o.data)
 		syscall.Munmap(o.data)
 		o.data = nil
 	}
