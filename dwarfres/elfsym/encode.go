@@ -267,7 +267,7 @@ func (e *symEnc) verify(st *Symtab) bool {
 		return false
 	}
 	n := len(e.all) / symEntSize
-	seen := make([]uint64, len(e.symdata)/64+1) // a bit per table entry
+	seen := make([]uint64, len(e.symdata)/16/64+1) // a bit per table entry (16 bytes: ELF32's, the smaller)
 	secs := e.obj.ELF.Sections
 	var prevStart uint64
 	var prevNum uint32
