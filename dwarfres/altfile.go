@@ -3,11 +3,13 @@ package dwarfres
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
@@ -152,6 +154,10 @@ func (f *File) SetDebugDirs(dirs []string) { f.altf.dirs = dirs }
 func openAlt(paths []string, name, id string, sup bool) (*File, error) {
 	for _, p := range paths {
 		a, err := Open(p)
+		var nr *elfobj.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, err // a FIFO or device planted there: name it
+		}
 		if err != nil {
 			continue
 		}

@@ -48,7 +48,12 @@
 //     in (flagging those that define a function), and holds the symbol
 //     map (elfsym's encoding, symbols.go) and the unit headers
 //     (indexunits.go), so a query decodes only those units: same answers,
-//     less work. internal/record is its record decoder.
+//     less work. internal/record is its record decoder; internal/safefs
+//     the rule for the cache directories (the index's and debuginfod's):
+//     only the user's or root's, no links, regular files. An index only
+//     narrows: its symbols are checked against the symbol table
+//     (elfsym), and a function the symbols have but the index hides is
+//     found by the scan (find.go).
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);

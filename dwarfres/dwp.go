@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -115,7 +114,7 @@ func openDWP(binary string) (*dwpPackage, error) {
 	if err != nil {
 		return nil, err
 	}
-	ef, err := elf.Open(path)
+	ef, err := openELF(path)
 	if err != nil {
 		return nil, err
 	}

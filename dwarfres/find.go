@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -13,6 +14,28 @@ import (
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	defer elfobj.Guard(&err, f.Path)
+	ps, err = f.findProbes(q)
+	if len(ps) == 0 && (err == nil || errors.Is(err, ErrNotFound)) && f.indexMissed(q) {
+		q.scan = true
+		return f.findProbes(q)
+	}
+	return ps, err
+}
+
+// indexMissed reports whether an index that answered nothing for q is
+// contradicted by the symbol table (checked against the binary's): the
+// index only narrows which units are read, and a posting list cut in a
+// file that passed its checksum would hide a function the binary has.
+// A name with no symbol (a typo, an inline-only function) is not checked:
+// a scan there would cost each failing spec what the index saves.
+func (f *File) indexMissed(q Query) bool {
+	if q.scan || f.index() == nil || q.fn() == "" || q.Function.IsGlob() || q.LazyLines != nil {
+		return false
+	}
+	return len(f.Symbols().Lookup(q.fn())) > 0
+}
+
+func (f *File) findProbes(q Query) (ps []Probe, err error) {
 	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {

@@ -77,6 +77,10 @@ var (
 	// ErrIndexUnwritable: the index directory cannot take the file
 	// (read-only, full): queries scan the debuginfo instead.
 	ErrIndexUnwritable = errors.New("index directory not writable")
+	// ErrIndexUntrusted: the index directory or file could have been
+	// written by another user (safefs's rule): it is neither read nor
+	// written, and queries scan the debuginfo.
+	ErrIndexUntrusted = errors.New("index cache not trusted")
 )
 
 // IndexError says why an index file was not used.

@@ -5,6 +5,8 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -68,4 +70,83 @@ func FuzzIndex(f *testing.F) {
 			st.AddrOf("inl")
 		}
 	})
+}
+
+// FuzzIndexWellFormed feeds an index of a real binary edited as someone
+// writing the cache would, keeping it well-formed: each 5 bytes of the
+// input xor one byte of the file past its header (u32 position, value),
+// the checksum recomputed. Whatever the edits, an answer read through the
+// index must be the binary's or refused: every symbol the decoded map
+// gives is one the symbol table gives (decoding refuses the record
+// otherwise), and every probe address is one the scan finds (the index
+// only narrows which units are read; it can hide, never invent).
+func FuzzIndexWellFormed(f *testing.F) {
+	bin := dwarftest.Fixture(f, "..", "app-gcc-O2-dwarf5")
+	plain, err := Open(bin)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer plain.Close()
+	good, key := wellFormedSeed(f, plain)
+	scan := map[string]map[uint64]bool{}
+	fns := []string{"work", "compute", "item_score", "main"}
+	for _, fn := range fns {
+		ps, _ := plain.FindProbes(Query{Function: exactName(fn)})
+		scan[fn] = map[uint64]bool{}
+		for _, p := range ps {
+			scan[fn][p.Addr] = true
+		}
+	}
+	table := map[Sym]bool{}
+	elfsym.Load(plain.Object).Each(func(s Sym) { table[s] = true })
+	f.Add([]byte{})
+	f.Add([]byte{0, 1, 0, 0, 0x10})
+	f.Fuzz(func(t *testing.T, edits []byte) {
+		b := bytes.Clone(good)
+		body := b[indexHdrSize:]
+		for ; len(edits) >= 5; edits = edits[5:] {
+			body[int(binary.LittleEndian.Uint32(edits))%len(body)] ^= edits[4]
+		}
+		binary.LittleEndian.PutUint32(b[24:], indexSum(b, body))
+		ix, err := decodeIndex(b, key)
+		if err != nil {
+			return // refused
+		}
+		if st, ok := elfsym.Decode(plain.Object, ix.syms); ok {
+			st.Each(func(s Sym) {
+				if !table[s] {
+					t.Fatalf("symbol %+v is not the table's", s)
+				}
+			})
+		}
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, mustIndexName(t, plain)), b, 0o644)
+		g, err := Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		g.UseIndex(IndexOptions{Dir: dir})
+		for _, fn := range fns {
+			ps, _ := g.FindProbes(Query{Function: exactName(fn)})
+			for _, p := range ps {
+				if !scan[fn][p.Addr] {
+					t.Fatalf("%s: %#x is not one of the scan's addresses", fn, p.Addr)
+				}
+			}
+		}
+	})
+}
+
+// wellFormedSeed is f's index file, built in memory, and its key.
+func wellFormedSeed(t testing.TB, f *File) ([]byte, string) {
+	ix, err := indexer{f}.buildIndex(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := indexer{f}.indexKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return encodeIndex(ix, key), key
 }

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/internal/record"
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
 // The index file:
@@ -31,7 +34,7 @@ import (
 // the key have matched; lookups still bound-check every offset.
 const (
 	indexMagic   = "DWPRBIDX"
-	indexVersion = 2 // 2: definition flags, unit headers
+	indexVersion = 3 // 2: definition flags, unit headers; 3: symbols name their table entry
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
 
@@ -166,7 +169,7 @@ func DefaultIndexDir() (string, error) {
 // readIndex loads and checks the index at path for f; a missing file is
 // (nil, nil). The index must also fit f's units.
 func (x indexer) readIndex(path, key string) (*Index, error) {
-	b, err := mapIndex(path)
+	b, err := loadIndex(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -175,34 +178,34 @@ func (x indexer) readIndex(path, key string) (*Index, error) {
 	}
 	ix, err := decodeIndex(b, key)
 	if err != nil {
-		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: err}
 	}
 	if len(ix.hdrs) > 0 { // none where split units come from .dwo files
 		if err := x.useIndexUnits(ix); err != nil {
-			syscall.Munmap(b)
 			return nil, &IndexError{Path: path, Err: err}
 		}
 	}
 	units, err := x.f.unitsList()
 	if err != nil {
-		syscall.Munmap(b)
 		return nil, nil // no index for debuginfo that does not read: the build says why
 	}
 	if ix.units != len(units) || ix.infoSize != uint64(len(x.f.sec(".debug_info"))) {
-		syscall.Munmap(b)
 		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %d units, the binary has %d", ErrIndexForeign, ix.units, len(units))}
 	}
 	return ix, nil
 }
 
-// mapIndex maps the index file read-only: a query reads a few of its
-// pages besides the checksum's pass, and copying it would cost more. The
-// mapping lives as long as the process: the Index and the symbol map
-// decoded from it point into it. Writers replace the file by renaming,
-// never in place, so the mapping stays whole.
-func mapIndex(path string) ([]byte, error) {
-	fh, err := os.Open(path)
+// loadIndex reads the index file into memory, through safefs (no link,
+// regular, the user's or root's). A copy, not a mapping: a shared mapping
+// of a file another process truncates faults (SIGBUS), and a private one
+// still shows changes made in place to the pages not yet read, so an
+// answer could come from two states of the file. The Index and the
+// symbol map decoded from it point into the copy. Reading a vmlinux's
+// 8 MB index costs about a millisecond more than mapping it (the
+// checksum reads every page anyway). A file used is marked seen (its
+// mtime), at most once a day, for the cache's eviction (evictIndexes).
+func loadIndex(path string) ([]byte, error) {
+	fh, err := safefs.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +214,16 @@ func mapIndex(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() == 0 {
-		return nil, nil
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(fh, b); err != nil {
+		return nil, fmt.Errorf("%s: %w (changed while read?)", path, err)
 	}
-	return syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if time.Since(st.ModTime()) > 24*time.Hour {
+		now := time.Now()
+		tv := []syscall.Timeval{syscall.NsecToTimeval(now.UnixNano()), syscall.NsecToTimeval(now.UnixNano())}
+		syscall.Futimes(int(fh.Fd()), tv) // best effort: a read-only cache still reads
+	}
+	return b, nil
 }
 
 // writeIndex stores b at path through a temporary file in the same

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
 // IndexOptions says where a binary's index lives and whom to tell.
@@ -100,6 +104,10 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		r.Err = fmt.Errorf("%s: %w", f.Path, ErrNoDebugInfo)
 		return nil, r
 	}
+	if err := safefs.CheckDir(dir); errors.Is(err, safefs.ErrUntrusted) {
+		r.Err = untrusted(err)
+		return nil, r
+	}
 	b := indexer{f}
 	key, name, err := b.indexKey()
 	if err != nil {
@@ -129,6 +137,7 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 	}
 	r.Built, r.Used = true, true
 	r.Err = writeIndex(r.Path, encodeIndex(ix, key))
+	tidyIndexDir(dir, time.Now())
 	return ix, r
 }
 
@@ -138,10 +147,16 @@ func lockIndex(path string) (func(), error) {
 	unwritable := func(err error) error {
 		return &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := safefs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if errors.Is(err, safefs.ErrUntrusted) {
+			return nil, untrusted(err)
+		}
 		return nil, unwritable(err)
 	}
-	lf, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := safefs.OpenLock(path + ".lock")
+	if errors.Is(err, safefs.ErrUntrusted) {
+		return nil, untrusted(err)
+	}
 	if err != nil {
 		return nil, unwritable(err)
 	}
@@ -157,4 +172,61 @@ func lockIndex(path string) (func(), error) {
 		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
 		lf.Close()
 	}, nil
+}
+
+// untrusted is the IndexError of a safefs refusal, naming the path and why.
+func untrusted(err error) error {
+	var ue *safefs.UntrustedError
+	if !errors.As(err, &ue) {
+		return &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexUntrusted, err)}
+	}
+	return &IndexError{Path: ue.Path, Err: fmt.Errorf("%w: %s", ErrIndexUntrusted, ue.Why)}
+}
+
+// The cache's bounds: a temporary file older than staleTemp is a writer's
+// that was killed between write and rename; an index (and its lock) not
+// used for evictAfter is of a binary gone or no longer probed. loadIndex
+// marks an index used through its mtime.
+const (
+	staleTemp  = time.Hour
+	evictAfter = 30 * 24 * time.Hour
+)
+
+// tidyIndexDir removes, from the index directory dir (already checked),
+// stale temporaries and indexes unused for evictAfter, with their locks;
+// it runs after a build, under that build's lock. Only regular files the
+// user owns are removed (root's indexes are not a user's to evict), and
+// a lock is only removed with its index or alone: a process holding it
+// only loses the work it spared.
+func tidyIndexDir(dir string, now time.Time) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		var age time.Duration
+		switch {
+		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, ".idx"):
+			age = staleTemp
+		case strings.HasSuffix(name, ".idx"), strings.HasSuffix(name, ".idx.lock"):
+			age = evictAfter
+		default:
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < age {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uint32(os.Geteuid()) {
+			continue
+		}
+		if strings.HasSuffix(name, ".idx.lock") {
+			if _, err := os.Lstat(strings.TrimSuffix(p, ".lock")); err == nil {
+				continue // its index decides
+			}
+		}
+		os.Remove(p)
+	}
 }

@@ -196,3 +196,29 @@ func (f *File) readInfo(b []byte, off uint64) int {
 }
 
 var errShort = errors.New("unexpected end of data")
+
+// elfFile is a debug/elf file that closes the file it reads.
+type elfFile struct {
+	*elf.File
+	fh interface{ Close() error }
+}
+
+func (e elfFile) Close() error {
+	e.File.Close()
+	return e.fh.Close()
+}
+
+// openELF is elf.Open through elfobj.OpenRegular: a .dwo or .dwp that is
+// a FIFO is refused, not waited on.
+func openELF(path string) (elfFile, error) {
+	fh, err := elfobj.OpenRegular(path)
+	if err != nil {
+		return elfFile{}, err
+	}
+	ef, err := elf.NewFile(fh)
+	if err != nil {
+		fh.Close()
+		return elfFile{}, err
+	}
+	return elfFile{ef, fh}, nil
+}

@@ -26,6 +26,8 @@ type Query struct {
 	// returns the lines of source file (as the line table names it, in a
 	// unit compiled in compDir) that match the pattern.
 	LazyLines func(file, compDir string) (map[int]bool, error)
+
+	scan bool // units chosen by the scans, not the index (FindProbes' check)
 }
 
 // fn is the function name or pattern, "" if the query has none.

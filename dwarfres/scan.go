@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"bytes"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -16,13 +17,17 @@ import (
 // decoding every unit; otherwise it scans each unit's top-level DIEs, in
 // parallel. An attached index answers all of these in microseconds.
 func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
-	if ix := f.index(); ix != nil {
+	ix := f.index()
+	if q.scan {
+		ix = nil
+	}
+	if ix != nil {
 		if c, paths, ok := ix.candidates(q, src); ok {
 			return c, paths, nil
 		}
 	}
 	if q.fn() != "" && !q.Function.IsGlob() && !hasTemplateArgs(q.fn()) {
-		if c, ok := f.refScan(units, scopeLeaf(q.fn())); ok {
+		if c, ok := f.refScan(units, scopeLeaf(q.fn()), ix); ok {
 			return c, nil, nil
 		}
 	}
@@ -99,10 +104,10 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 // refScan finds units whose bytes reference name: as a .debug_str offset
 // (DW_FORM_strp) or inline (DW_FORM_string). It reports ok=false when the
 // file uses forms a byte scan cannot see (string offsets tables, 64-bit
-// DWARF), and the caller falls back to a full scan. With an index, it
+// DWARF), and the caller falls back to a full scan. With an index ix, it
 // answers the units naming name as a function or a global variable.
-func (f *File) refScan(units []unit, name string) ([]int, bool) {
-	if ix := f.index(); ix != nil {
+func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
+	if ix != nil {
 		if c, ok := ix.nameUnits(name); ok {
 			return c, true
 		}
@@ -245,7 +250,10 @@ func parallel(n int, fn func(w, i int) error) error {
 
 // callRecovered is fn(w, i) with a panic on malformed input turned into
 // an error: the readers' own recover cannot reach a worker goroutine.
+// A fault on a mapped file truncated under the query is one too
+// (elfobj.FaultError): these goroutines are the query's.
 func callRecovered(fn func(w, i int) error, w, i int) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer elfobj.Guard(&err, "debuginfo")
 	return fn(w, i)
 }

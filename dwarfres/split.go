@@ -182,7 +182,7 @@ type dwoSections struct {
 }
 
 func readDWO(path string) (*dwoSections, error) {
-	ef, err := elf.Open(path)
+	ef, err := openELF(path)
 	if err != nil {
 		return nil, err
 	}

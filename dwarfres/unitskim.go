@@ -3,7 +3,7 @@ package dwarfres
 // definingUnits is the units of cands that define q's function, from the
 // index; ok is false without one, or where it cannot say.
 func (f *File) definingUnits(q Query, cands []int) ([]int, bool) {
-	if ix := f.index(); ix != nil {
+	if ix := f.index(); ix != nil && !q.scan {
 		return ix.definingUnits(q, cands)
 	}
 	return nil, false

@@ -700,7 +700,7 @@ func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, err
 	}
-	cands, scanned := f.refScan(units, name)
+	cands, scanned := f.refScan(units, name, f.index())
 	if !scanned {
 		for i := range units {
 			cands = append(cands, i)

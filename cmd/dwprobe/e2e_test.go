@@ -89,7 +89,7 @@ func TestHostileInputs(t *testing.T) {
 		name, file, want string
 		args             []string
 	}{
-		{"directory", dir, "not an ELF file", []string{"-D", "work"}},
+		{"directory", dir, "not a regular file (a directory)", []string{"-D", "work"}},
 		{"text file", text, "not an ELF file", []string{"-D", "work"}},
 		{"empty file", empty, "not an ELF file", []string{"-D", "work"}},
 		{"truncated", trunc, "", []string{"-D", "work"}},

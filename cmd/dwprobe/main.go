@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 func main() {
@@ -21,7 +23,11 @@ func main() {
 	// SIGTERM and SIGHUP (kill, a closed terminal) stop a command as
 	// Ctrl-C does: an add or --apply rolls back what it wrote.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	// An input truncated while mapped (a vmlinux rebuilt under the run)
+	// faults: an error naming it, exit 4, not a death by SIGBUS. The
+	// query's worker goroutines ask for the same (dwarfres's parallel).
+	debug.SetPanicOnFault(true)
+	err := runFaultGuarded(ctx, os.Args[1:])
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "dwprobe: %s\n", oneLine(err.Error()))
@@ -32,4 +38,11 @@ func main() {
 // oneLine keeps an error to one line, whatever wrapped it.
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+}
+
+// runFaultGuarded is run, with a fault on a mapped input turned into its
+// error (elfobj.FaultError).
+func runFaultGuarded(ctx context.Context, args []string) (err error) {
+	defer elfobj.GuardFault(&err)
+	return run(ctx, args, os.Stdout, os.Stderr)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -61,7 +60,7 @@ func Load(path string) (*Types, error) {
 		defer f.Close()
 		return FromFile(f)
 	}
-	data, err := os.ReadFile(path)
+	data, err := elfobj.ReadRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +69,7 @@ func Load(path string) (*Types, error) {
 
 // isELF reports whether path starts with the ELF magic.
 func isELF(path string) bool {
-	fh, err := os.Open(path)
+	fh, err := elfobj.OpenRegular(path)
 	if err != nil {
 		return false
 	}

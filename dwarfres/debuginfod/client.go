@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
 // ErrFetch: a debuginfod server gave no usable file (down, slow, an
@@ -113,7 +115,14 @@ func (d *Client) Fetch(buildID, kind, src string) (path string, found bool, err 
 
 func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 	dst := d.CachePath(buildID, kind, src)
-	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+	if err := d.checkCache(buildID); err != nil {
+		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
+	}
+	st, err := safefs.Lstat(dst)
+	if err != nil {
+		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
+	}
+	if st != nil && st.Size() > 0 {
 		return dst, []string{dst}, nil // an empty file is elfutils' "not found" mark
 	}
 	var tried []string
@@ -211,4 +220,14 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// checkCache refuses a cache another user could have written into
+// (safefs's rule): the cache directory, and the build-id's directory in
+// it, which must not be a link (root would write where it points).
+func (d *Client) checkCache(buildID string) error {
+	if err := safefs.CheckDir(d.Cache); err != nil {
+		return err
+	}
+	return safefs.CheckEntry(d.Cache, strings.ToLower(buildID))
 }

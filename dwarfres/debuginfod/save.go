@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
 // saveResponse checks a server's answer and writes its body to dst: a
@@ -23,7 +24,11 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 	if resp.StatusCode != http.StatusOK {
 		return &Error{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+	idDir := filepath.Dir(dst)
+	if err := safefs.MkdirAll(filepath.Dir(idDir), 0o700); err != nil {
+		return err
+	}
+	if _, err := safefs.Mkdir(filepath.Dir(idDir), filepath.Base(idDir), 0o700); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*")

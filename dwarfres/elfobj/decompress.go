@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 
 	"github.com/klauspost/compress/zstd"
@@ -79,7 +78,7 @@ func (e *CompressedError) Unwrap() error { return ErrCompressed }
 // or .ko.zst): no temporary file is written. The File keeps path as its
 // name. Errors wrap those of Open, or ErrCompressed (a *CompressedError).
 func OpenAny(path string) (*Object, error) {
-	fh, err := os.Open(path)
+	fh, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,10 @@
 //   - object.go: Object, Open (a mapped file), FromSections (sections held
 //     in memory: split DWARF's synthetic file, tests), Close, ReleasePages.
 //   - guard.go: Guard, the one recover of a panic in debug/elf or
-//     debug/dwarf on a hostile file.
+//     debug/dwarf on a hostile file; fault.go the FaultError of a mapped
+//     file truncated under a read, named through the live mappings.
+//   - open.go: OpenRegular, the one opener of inputs: regular files only,
+//     a FIFO refused without blocking (NotRegularError).
 //   - section.go: Section (decompressed, relocated, cached), RawSection,
 //     zdebug.go the GNU .zdebug_ form.
 //   - notes.go: the GNU build-id note.

@@ -29,7 +29,7 @@ type Object struct {
 // Open maps path and parses its ELF headers; sections are read when asked
 // for. Errors wrap ErrNotELF or ErrMalformed.
 func Open(path string) (*Object, error) {
-	fh, err := os.Open(path)
+	fh, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +37,6 @@ func Open(path string) (*Object, error) {
 	if err != nil {
 		fh.Close()
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w (not a regular file)", path, ErrNotELF)
 	}
 	if st.Size() < 64 {
 		fh.Close()
@@ -51,7 +47,11 @@ func Open(path string) (*Object, error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: map: %w", path, err)
 	}
-	return openMapped(path, data, fh)
+	o, err := openMapped(path, data, fh)
+	if err == nil {
+		registerMapping(data, path)
+	}
+	return o, err
 }
 
 // FromSections is an Object whose sections are held in memory, not read
@@ -105,6 +105,7 @@ func openMapped(path string, data []byte, fh *os.File) (o *Object, err error) {
 // Close unmaps the file.
 func (o *Object) Close() error {
 	if o.data != nil {
+		unregisterMapping(o.data)
 		syscall.Munmap(o.data)
 		o.data = nil
 	}

@@ -23,22 +23,25 @@ import (
 //
 // Record: u64 symtab size, u32 CRC-32C of it, u64 Text, u32 flags (bit 0
 // HasText, bit 1 kernel, bit 2 module); u32 count and the text symbols
-// by address, entries of symEntSize bytes (u32 name offset, u64 start,
-// u32 size, u16 section, u8 info, a pad byte); u32 count and perf's map,
-// entries of mapEntSize bytes (u32 number in the list before, u64 end);
-// u32 count and the kallsyms name offsets; u32 count and SymbolAddr's
-// table: the u32 number of the first defined symbol of each name, sorted
-// by name. A symbol of 4 GiB or more leaves the record out.
+// by address, entries of symEntSize bytes (u32 number in the symbol
+// table, u32 name offset, u64 start, u32 size, u16 section, u8 info, a
+// pad byte); u32 count and perf's map, entries of mapEntSize bytes (u32
+// number in the list before, u64 end); u32 count and the kallsyms name
+// offsets; u32 count and SymbolAddr's table: the u32 number of the first
+// defined symbol of each name, sorted by name. A symbol of 4 GiB or more
+// leaves the record out.
+//
+// The record is not trusted: its checksum only catches accidents, and
+// whoever writes the cache could shift an address or rename a symbol,
+// which would print a wrong definition. Decode checks it against the
+// symbol table it names (verify: every entry is the table's entry it
+// points to, all of them are there, and perf's map, the kallsyms names
+// and _text are what Load would make of them): one pass over the table
+// without the allocations and the sort that reading it costs.
 const (
-	symEntSize = 20
+	symEntSize = 24
 	mapEntSize = 12
 )
-
-// sameButEnd reports whether a and b are one symbol, whatever their ends.
-func sameButEnd(a, b Sym) bool {
-	a.End = b.End
-	return a == b
-}
 
 // symtabID is the identity of f's symbol table: its size and checksum.
 func symtabID(obj *elfobj.Object) (uint64, uint32) {
@@ -64,48 +67,91 @@ func Encode(obj *elfobj.Object, st *Symtab) []byte {
 		flags |= 4
 	}
 	b = le.AppendUint32(b, flags)
-	secIdx := map[string]uint16{}
-	for i, s := range obj.ELF.Sections {
-		if _, ok := secIdx[s.Name]; !ok {
-			secIdx[s.Name] = uint16(i)
-		}
+	ents := mapEntries(obj, st)
+	if ents == nil && len(st.all) > 0 {
+		return nil
 	}
-	// Any copy of a name in the string table will do.
-	data, strtab := obj.SymbolTable()
-	nameOff := map[string]uint32{}
-	obj.EachRawSymbol(data, func(s elfobj.RawSym) { nameOff[string(elfobj.StrAt(strtab, s.Name))] = s.Name })
-	b = le.AppendUint32(b, uint32(len(st.all)))
-	for _, s := range st.all {
-		if s.End < s.Start || s.End-s.Start > math.MaxUint32 {
-			return nil // a size the record cannot hold: no record, the table is read
-		}
-		var e [symEntSize]byte
-		le.PutUint32(e[0:], nameOff[s.Name])
-		le.PutUint64(e[4:], s.Start)
-		le.PutUint32(e[12:], uint32(s.End-s.Start))
-		le.PutUint16(e[16:], secIdx[s.Section])
-		e[18] = byte(s.Bind)<<4 | byte(s.Type)&0xf
-		b = append(b, e[:]...)
-	}
-	// perf's map is made of symbols of all, some with another end.
-	b = le.AppendUint32(b, uint32(len(st.byAddr)))
-	j := 0
-	for _, s := range st.byAddr {
-		for j < len(st.all) && st.all[j].Start < s.Start {
-			j++
-		}
-		k := j
-		for k < len(st.all) && !sameButEnd(st.all[k], s) {
-			k++
-		}
-		b = le.AppendUint32(b, uint32(k))
-		b = le.AppendUint64(b, s.End)
+	b = le.AppendUint32(b, uint32(len(ents)/symEntSize))
+	b = append(b, ents...)
+	idx, ends := addrMapOf(len(ents)/symEntSize, func(i int) (uint64, uint64) { return entSpan(ents, i) })
+	b = le.AppendUint32(b, uint32(len(idx)))
+	for k := range idx {
+		b = le.AppendUint32(b, uint32(idx[k]))
+		b = le.AppendUint64(b, ends[k])
 	}
 	b = le.AppendUint32(b, uint32(len(st.names)))
 	for _, n := range st.names {
 		b = le.AppendUint32(b, n)
 	}
 	return appendAddrTable(obj, b)
+}
+
+// mapEntries is the encoded list of the symbols st maps, by address and
+// then table order (sortByAddr's), each naming its table entry; nil when
+// a size does not fit the record.
+func mapEntries(obj *elfobj.Object, st *Symtab) []byte {
+	le := binary.LittleEndian
+	data, strtab := obj.SymbolTable()
+	var ents []byte
+	ok := true
+	st.scanTable(obj, data, strtab, func(uint32) {}, func(num uint32, s elfobj.RawSym, _ []byte, _ *elf.Section) {
+		if s.Size > math.MaxUint32 {
+			ok = false
+		}
+		var e [symEntSize]byte
+		le.PutUint32(e[0:], num)
+		le.PutUint32(e[4:], s.Name)
+		le.PutUint64(e[8:], s.Value)
+		le.PutUint32(e[16:], uint32(s.Size))
+		le.PutUint16(e[20:], uint16(s.Shndx))
+		e[22] = s.Info
+		ents = append(ents, e[:]...)
+	})
+	if !ok {
+		return nil
+	}
+	n := len(ents) / symEntSize
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	start := func(i int) uint64 { return le.Uint64(ents[i*symEntSize+8:]) }
+	sort.SliceStable(order, func(a, b int) bool { return start(order[a]) < start(order[b]) })
+	out := make([]byte, 0, len(ents))
+	for _, i := range order {
+		out = append(out, ents[i*symEntSize:(i+1)*symEntSize]...)
+	}
+	return out
+}
+
+// entSpan is entry i's start and end (start plus size).
+func entSpan(ents []byte, i int) (uint64, uint64) {
+	b := ents[i*symEntSize:]
+	start := binary.LittleEndian.Uint64(b[8:])
+	return start, start + uint64(binary.LittleEndian.Uint32(b[16:]))
+}
+
+// addrMapOf is addrMap over n sorted symbols given by span: the number of
+// each symbol of perf's map, and its end.
+func addrMapOf(n int, span func(int) (uint64, uint64)) (idx []int, ends []uint64) {
+	for i := 0; i < n; i++ {
+		start, end := span(i)
+		if k := len(idx) - 1; k >= 0 {
+			if ks, _ := span(idx[k]); ks == start {
+				if ends[k] == ks && end > start {
+					idx[k], ends[k] = i, end
+				}
+				continue
+			}
+		}
+		idx, ends = append(idx, i), append(ends, end)
+	}
+	for k := range idx {
+		if s, _ := span(idx[k]); ends[k] == s && k+1 < len(idx) {
+			ends[k], _ = span(idx[k+1])
+		}
+	}
+	return idx, ends
 }
 
 // appendAddrTable appends SymbolAddr's answers: the number of the first
@@ -182,15 +228,18 @@ func Decode(obj *elfobj.Object, rec []byte) (st *Symtab, ok bool) {
 	enc.byAddr = d.Bytes(mapEntSize * int(d.U32()))
 	names := d.Bytes(4 * int(d.U32()))
 	enc.addrTab = d.Bytes(4 * int(d.U32()))
-	if d.Bad || len(d.B) != 0 || !enc.valid() {
+	if d.Bad || len(d.B) != 0 {
 		return nil, false
 	}
-	st.enc = enc
 	le := binary.LittleEndian
 	st.names = make([]uint32, len(names)/4)
 	for i := range st.names {
 		st.names[i] = le.Uint32(names[4*i:])
 	}
+	if !enc.verify(st) {
+		return nil, false
+	}
+	st.enc = enc
 	return st, true
 }
 
@@ -204,16 +253,63 @@ type symEnc struct {
 	addrTab         []byte // SymbolAddr's table
 }
 
-// valid checks that every entry's name, section and symbol are in range.
-func (e *symEnc) valid() bool {
+// verify checks the record against the symbol table (see the record's
+// comment): every entry of all is the table's entry it names, in
+// sortByAddr's order and once; perf's map is what addrMap makes of them;
+// _text and the kind are the table's. It reads only the entries the
+// record names, not the whole table (a pass over a vmlinux's table, as
+// Load's, would cost more than the rest of a warm query): a record can
+// still leave a symbol out, which changes how an address is named (the
+// symbol before it, or _text), never which address a name has.
+func (e *symEnc) verify(st *Symtab) bool {
 	le := binary.LittleEndian
-	for i := 0; i+symEntSize <= len(e.all); i += symEntSize {
-		if int(le.Uint32(e.all[i:])) >= len(e.strtab) || int(le.Uint16(e.all[i+16:])) >= len(e.obj.ELF.Sections) {
+	if !e.verifyText(st) {
+		return false
+	}
+	n := len(e.all) / symEntSize
+	seen := make([]uint64, len(e.symdata)/16/64+1) // a bit per table entry (16 bytes: ELF32's, the smaller)
+	secs := e.obj.ELF.Sections
+	var prevStart uint64
+	var prevNum uint32
+	for i := 0; i < n; i++ {
+		b := e.all[i*symEntSize:]
+		num, start := le.Uint32(b), le.Uint64(b[8:])
+		r, ok := e.rawAt(num)
+		if !ok || seen[num/64]&(1<<(num%64)) != 0 || i > 0 && (start < prevStart || start == prevStart && num <= prevNum) {
+			return false // not in the table, twice, or out of order
+		}
+		seen[num/64] |= 1 << (num % 64)
+		// inMap looks at the name's first two bytes only (.L, $).
+		sec := int(le.Uint16(b[20:]))
+		if r.Name != le.Uint32(b[4:]) || r.Value != start || r.Size != uint64(le.Uint32(b[16:])) || r.Info != b[22] ||
+			sec >= len(secs) || int(r.Shndx) >= len(secs) || secs[sec].Name != secs[r.Shndx].Name ||
+			int(r.Name) >= len(e.strtab) || !st.inMap(secs[r.Shndx], elf.ST_TYPE(r.Info), e.strtab[r.Name:min(int(r.Name)+2, len(e.strtab))]) {
 			return false
 		}
+		prevStart, prevNum = start, num
 	}
-	for i := 0; i+mapEntSize <= len(e.byAddr); i += mapEntSize {
-		if int(le.Uint32(e.byAddr[i:])) >= len(e.all)/symEntSize {
+	return e.verifyMap(n)
+}
+
+// verifyText checks st's _text and kind: the kind from the sections,
+// _text through the record's own name table (checked entry by entry).
+func (e *symEnc) verifyText(st *Symtab) bool {
+	kernel := e.obj.ELF.Section(".init.text") != nil || e.obj.ELF.Section("__ksymtab") != nil
+	if st.module != e.obj.IsModule() || st.kernel != (st.HasText && kernel) {
+		return false
+	}
+	text, has := e.addrOf("_text")
+	return has == st.HasText && (!has || text == st.Text)
+}
+
+// verifyMap checks perf's map against addrMap's answer for all.
+func (e *symEnc) verifyMap(n int) bool {
+	idx, ends := addrMapOf(n, func(i int) (uint64, uint64) { return entSpan(e.all, i) })
+	if len(idx)*mapEntSize != len(e.byAddr) {
+		return false
+	}
+	for k := range idx {
+		if j, end := e.mapped(k); j != idx[k] || end != ends[k] {
 			return false
 		}
 	}
@@ -238,9 +334,9 @@ func (e *symEnc) mapSym(i int) Sym {
 func (e *symEnc) sym(list []byte, i int) Sym {
 	le := binary.LittleEndian
 	b := list[i*symEntSize:]
-	start := le.Uint64(b[4:])
-	return Sym{Name: string(elfobj.StrAt(e.strtab, le.Uint32(b))), Start: start, End: start + uint64(le.Uint32(b[12:])),
-		Bind: elf.SymBind(b[18] >> 4), Type: elf.SymType(b[18] & 0xf), Section: e.obj.ELF.Sections[le.Uint16(b[16:])].Name}
+	start := le.Uint64(b[8:])
+	return Sym{Name: string(elfobj.StrAt(e.strtab, le.Uint32(b[4:]))), Start: start, End: start + uint64(le.Uint32(b[16:])),
+		Bind: elf.ST_BIND(b[22]), Type: elf.ST_TYPE(b[22]), Section: e.obj.ELF.Sections[le.Uint16(b[20:])].Name}
 }
 
 // before is the index of the last entry of perf's map starting at or
@@ -248,7 +344,7 @@ func (e *symEnc) sym(list []byte, i int) Sym {
 func (e *symEnc) before(addr uint64) int {
 	start := func(i int) uint64 {
 		j, _ := e.mapped(i)
-		return binary.LittleEndian.Uint64(e.all[j*symEntSize+4:])
+		return binary.LittleEndian.Uint64(e.all[j*symEntSize+8:])
 	}
 	return sort.Search(len(e.byAddr)/mapEntSize, func(i int) bool { return start(i) > addr }) - 1
 }
@@ -270,7 +366,7 @@ func (e *symEnc) at(addr uint64) (Sym, bool) {
 func (e *symEnc) uniqueBefore(addr uint64, count func(string) int) (Sym, bool) {
 	sec := func(i int) uint16 {
 		j, _ := e.mapped(i)
-		return binary.LittleEndian.Uint16(e.all[j*symEntSize+16:])
+		return binary.LittleEndian.Uint16(e.all[j*symEntSize+20:])
 	}
 	i := e.before(addr)
 	if i < 0 {
@@ -289,7 +385,7 @@ func (e *symEnc) lookup(name string) []Sym {
 	le := binary.LittleEndian
 	var out []Sym
 	for i := 0; i*symEntSize < len(e.all); i++ {
-		if elfobj.NameIs(e.strtab, le.Uint32(e.all[i*symEntSize:]), name) {
+		if elfobj.NameIs(e.strtab, le.Uint32(e.all[i*symEntSize+4:]), name) {
 			out = append(out, e.sym(e.all, i))
 		}
 	}

@@ -41,18 +41,40 @@ func Load(obj *elfobj.Object) *Symtab {
 	data, strtab := obj.SymbolTable()
 	st.strtab = strtab
 	st.module = obj.IsModule()
+	st.Text, st.HasText, st.kernel = textOf(obj, data, strtab)
+	st.scanTable(obj, data, strtab, func(off uint32) { st.names = append(st.names, off) },
+		func(_ uint32, s elfobj.RawSym, name []byte, sec *elf.Section) {
+			st.all = append(st.all, Sym{Name: string(name), Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: elf.ST_TYPE(s.Info), Section: sec.Name})
+		})
+	st.all = sortByAddr(st.all)
+	st.byAddr = addrMap(st.all)
+	return st
+}
+
+// textOf is _text's address, whether there is one, and whether obj is a
+// vmlinux (_text plus kernel-only sections).
+func textOf(obj *elfobj.Object, data, strtab []byte) (text uint64, has, kernel bool) {
 	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
 		if s.Shndx != elf.SHN_UNDEF && elfobj.NameIs(strtab, s.Name, "_text") {
-			st.Text, st.HasText = s.Value, true
-			st.kernel = obj.ELF.Section(".init.text") != nil || obj.ELF.Section("__ksymtab") != nil
+			text, has = s.Value, true
+			kernel = obj.ELF.Section(".init.text") != nil || obj.ELF.Section("__ksymtab") != nil
 		}
 	})
+	return text, has, kernel
+}
+
+// scanTable is Load's pass over the symbol table, in table order: listed
+// gets the name offset of every symbol kallsyms lists, mapped the number
+// and entry of every one perf's map holds (st's kind set).
+func (st *Symtab) scanTable(obj *elfobj.Object, data, strtab []byte, listed func(uint32), mapped func(uint32, elfobj.RawSym, []byte, *elf.Section)) {
+	num := uint32(0)
 	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
+		num++
 		typ := elf.ST_TYPE(s.Info)
 		if int(s.Name) >= len(strtab) || strtab[s.Name] == 0 || s.Shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
 			return // no name, or not a symbol kallsyms lists
 		}
-		st.names = append(st.names, s.Name)
+		listed(s.Name)
 		if s.Shndx >= elf.SHN_LORESERVE || int(s.Shndx) >= len(obj.ELF.Sections) {
 			return
 		}
@@ -61,12 +83,9 @@ func Load(obj *elfobj.Object) *Symtab {
 			return // inMap's first test, before the name's end is looked for
 		}
 		if name := elfobj.StrAt(strtab, s.Name); st.inMap(sec, typ, name) {
-			st.all = append(st.all, Sym{Name: string(name), Start: s.Value, End: s.Value + s.Size, Bind: elf.ST_BIND(s.Info), Type: typ, Section: sec.Name})
+			mapped(num, s, name, sec)
 		}
 	})
-	st.all = sortByAddr(st.all)
-	st.byAddr = addrMap(st.all)
-	return st
 }
 
 // inMap reports whether perf's symbol map holds a symbol of type typ named

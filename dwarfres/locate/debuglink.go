@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -87,7 +86,7 @@ func (d DebugLinkDirs) Find(w Wanted) (string, []string, error) {
 
 // fileCRC is the CRC-32 of the file at p, gdb's gnu_debuglink_crc32.
 func fileCRC(p string) (uint32, error) {
-	fh, err := os.Open(p)
+	fh, err := elfobj.OpenRegular(p)
 	if err != nil {
 		return 0, err
 	}
