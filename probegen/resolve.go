@@ -664,14 +664,15 @@ func checkBoundary(t *dwarfres.File, pr dwarfres.Probe, fn string, userOff uint6
 		}
 		return nil
 	}
-	return checkDecodedBoundary(t, a, pr.Addr-userOff, fn, userOff, where)
+	return checkDecodedBoundary(t, a, pr.Addr-userOff, fn, userOff, where, strict)
 }
 
 // checkDecodedBoundary decodes from a function's entry (an instruction
 // boundary, unlike the start of a symbol that may hold it) up to offset
 // off, where an instruction must start. Offsets in messages count from
-// the entry, as the user's FUNC+OFFS does.
-func checkDecodedBoundary(t *dwarfres.File, a *arch.Arch, entry uint64, fn string, off uint64, where string) error {
+// the entry, as the user's FUNC+OFFS does. strict: an instruction that
+// does not decode is an error too (else the kernel is left to check).
+func checkDecodedBoundary(t *dwarfres.File, a *arch.Arch, entry uint64, fn string, off uint64, where string, strict bool) error {
 	code, err := t.Bytes(entry, off+16)
 	if err != nil {
 		code, err = t.Bytes(entry, off)
