@@ -84,7 +84,11 @@ func (f *File) scanUnits() { f.loadUnits(nil) }
 // loadUnits sets f.units to hdrs, the headers an index holds, or, with
 // none, to those read from .debug_info.
 func (f *File) loadUnits(hdrs []unit) {
-	info := f.sec(".debug_info")
+	info, err := f.section(".debug_info")
+	if err != nil { // corrupt (a compressed section that does not decode), not missing
+		f.unitsErr = err
+		return
+	}
 	if info == nil {
 		f.unitsErr = ErrNoDebugInfo
 		return
