@@ -19,7 +19,10 @@
 //
 // A newcomer's map of this package:
 //
-//   - Opening: Open and OpenAny (open.go) wrap elfobj's; a Locator
+//   - Opening: Open and OpenAny (open.go) wrap elfobj's; SetContext
+//     (cancel.go) lets a signal end a File's long walks (the index
+//     build, the scans of every unit) and a Locator's Context its
+//     decompressions; a Locator
 //     (locate.go) opens a target with the debuginfo locate finds,
 //     attaching a separate file, and OpenOrSymbols opens one without any
 //     for its symbol table. altfile.go opens a dwz program's common file

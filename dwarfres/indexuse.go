@@ -1,12 +1,14 @@
 package dwarfres
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // IndexOptions says where a binary's index lives and whom to tell.
@@ -111,7 +113,7 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		r.Used = true
 		return ix, r
 	}
-	unlock, err := lockIndex(r.Path)
+	unlock, err := lockIndex(f.context(), r.Path)
 	if err != nil {
 		r.Err = err
 		return nil, r
@@ -123,6 +125,9 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		return ix, r
 	}
 	ix, err = b.buildIndex(o.Progress)
+	if err == nil {
+		err = f.context().Err() // interrupted once built: nothing is written
+	}
 	if err != nil {
 		r.Err = err
 		return nil, r
@@ -133,8 +138,9 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 }
 
 // lockIndex takes an exclusive lock beside path, creating the directory;
-// failing to, the directory cannot take the index either.
-func lockIndex(path string) (func(), error) {
+// failing to, the directory cannot take the index either. Waiting for
+// another process's build ends with ctx's error once ctx is done.
+func lockIndex(ctx context.Context, path string) (func(), error) {
 	unwritable := func(err error) error {
 		return &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
@@ -145,10 +151,17 @@ func lockIndex(path string) (func(), error) {
 	if err != nil {
 		return nil, unwritable(err)
 	}
+	// Polled, not blocking: a blocking flock is deaf to signals.
 	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			break
+		}
+		select {
+		case <-ctx.Done():
+			lf.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	// A lock that cannot be taken (a file system without flock) only

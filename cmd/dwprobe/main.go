@@ -21,6 +21,7 @@ func main() {
 	// SIGTERM and SIGHUP (kill, a closed terminal) stop a command as
 	// Ctrl-C does: an add or --apply rolls back what it wrote.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stdin = interruptibleStdin(ctx)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -54,6 +54,9 @@ type options struct {
 	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
 	buildIndex bool   // build (or verify) the target's index and stop
 	noIndex    bool   // scan the debuginfo, as without an index
+	// ctx is the run's: a signal ends the opening, decompression,
+	// download and walks of the target (dispatch sets it).
+	ctx context.Context
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -165,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.show != "" {
 		return show(o, stdout)
 	}
-	return withHints(dispatch(ctx, o, stdout, stderr), o)
+	return withHints(interrupted(ctx, dispatch(ctx, o, stdout, stderr)), o)
 }
 
 // parseOptions reads the command line and refuses what does not go
@@ -245,6 +248,7 @@ func modes(o *options) int {
 
 // dispatch runs the one mode o asks for.
 func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	o.ctx = ctx
 	// These need no debuginfo of the target, or open it themselves.
 	switch {
 	case len(o.del) > 0:
@@ -384,6 +388,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, err
 	}
 	loc := newLocator(root)
+	loc.Context = o.ctx
 	addDebuginfod(loc, o)
 	path, _, err := execPaths(o)
 	if err != nil {
