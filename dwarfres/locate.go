@@ -136,7 +136,28 @@ func (l *Locator) attach(f *File) error {
 	if err != nil {
 		return err
 	}
-	return f.attachDebug(p)
+	ev, fetched := l.Fetcher().(evicter)
+	if !fetched || !ev.Holds(p) {
+		return f.attachDebug(p)
+	}
+	// A download is checked now: corrupt, it would stay the cache's
+	// answer for this build-id.
+	err = f.attachDebug(p)
+	if err == nil {
+		if _, err = f.unitsList(); err != nil {
+			err = fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if err != nil && ev.Evict(p) {
+		err = fmt.Errorf("%w (downloaded by debuginfod; removed from its cache)", err)
+	}
+	return err
+}
+
+// evicter is a Fetcher whose cache can give up a file (debuginfod.Client).
+type evicter interface {
+	Holds(path string) bool
+	Evict(path string) bool
 }
 
 // altFetch is the fetcher of dwz supplementary files by build-id: l's
