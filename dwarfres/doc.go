@@ -26,7 +26,8 @@
 //     (locate.go) opens a target with the debuginfo locate finds,
 //     attaching a separate file, and OpenOrSymbols opens one without any
 //     for its symbol table. altfile.go opens a dwz program's common file
-//     (.gnu_debugaltlink, .debug_sup); split.go, dwo.go and dwp.go attach
+//     (.gnu_debugaltlink, .debug_sup; one of another build is named as
+//     mismatched, not missing); split.go, dwo.go and dwp.go attach
 //     split DWARF (.dwo, .dwp); modinfo.go and module.go read a kernel
 //     module's .modinfo and name.
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go) and
