@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,5 +136,35 @@ func TestSignalStdinSpecs(t *testing.T) {
 		cmd.Process.Kill()
 		<-done
 		t.Errorf("SIGTERM while reading @- from an idle pipe: still running after 10 s")
+	}
+}
+
+// TestSignalDebuginfodDownload: SIGTERM during a debuginfod download (a
+// server sending at a fair pace, for long) ends it: non-zero, nothing
+// cached, no temporary left. The download used to go on to its end.
+func TestSignalDebuginfodDownload(t *testing.T) {
+	split, _, _ := dwarftest.SplitDebug(t, filepath.Dir(fixture(t, "app-gcc-O2-dwarf5")))
+	noLocalDebuginfo(t)
+	chunk := make([]byte, 64<<10)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(1<<30))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(20 * time.Millisecond) // 3 MB/s: no timeout, 5 minutes for the whole
+		}
+	}))
+	defer s.Close()
+	cache := t.TempDir()
+	code, out, errs, took, exited := signalRun(t, syscall.SIGTERM, 500*time.Millisecond,
+		[]string{"DEBUGINFOD_CACHE_PATH=" + cache, "DEBUGINFOD_URLS=" + s.URL}, "-x", split, "-V", "work")
+	if exited {
+		t.Fatalf("dwprobe was done before the signal: exit %d, %s", code, errs)
+	}
+	t.Logf("ended %v after the signal, exit %d: %s", took.Round(time.Millisecond), code, errs)
+	if files := leftInCache(t, cache); code == 0 || out != "" || len(files) > 0 || took > 5*time.Second || !strings.Contains(errs, "dwprobe: interrupted") {
+		t.Errorf("SIGTERM during a download: exit %d after %v, stdout %q, cache %q, stderr:\n%s", code, took, out, files, errs)
 	}
 }

@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -115,6 +116,21 @@ func TestCompressedSectionBounds(t *testing.T) {
 			t.Errorf("%s: %d bytes, %v; want the plain section's %d", c.name, len(got), err, len(info))
 		case c.want != "" && (!errors.As(err, &de) || de.Section != ".debug_info" || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: %v; want a DecodeError of .debug_info saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestOpenAnyContextCancelled: a decompression stops with the context's
+// error once it is done (a signal), whatever the codec.
+func TestOpenAnyContextCancelled(t *testing.T) {
+	plain := tinyELF(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, ext := range dwarftest.CompressExts {
+		p := filepath.Join(t.TempDir(), "m.ko."+ext)
+		os.WriteFile(p, dwarftest.Compress(t, ext, plain), 0o644)
+		if o, err := OpenAnyContext(ctx, p); !errors.Is(err, context.Canceled) {
+			t.Errorf("OpenAnyContext(%s) cancelled: %v, %v", ext, o, err)
 		}
 	}
 }
