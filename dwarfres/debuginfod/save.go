@@ -212,6 +212,7 @@ type speedWatch struct {
 	mu     sync.Mutex
 	n      int64 // bytes received in the current period
 	fired  bool
+	done   bool // stopped: a check running then does not re-arm
 	t      *time.Timer
 	cancel func()
 }
@@ -225,14 +226,16 @@ func newSpeedWatch(d time.Duration, cancel func()) *speedWatch {
 // check ends a period: a slow one cancels the transfer.
 func (w *speedWatch) check() {
 	w.mu.Lock()
-	slow := float64(w.n) < LowSpeed*w.d.Seconds()
-	w.n = 0
-	w.fired = w.fired || slow
-	w.mu.Unlock()
-	if slow {
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if float64(w.n) < LowSpeed*w.d.Seconds() {
+		w.fired = true
 		w.cancel()
 		return
 	}
+	w.n = 0
 	w.t.Reset(w.d)
 }
 
@@ -242,7 +245,12 @@ func (w *speedWatch) add(n int) {
 	w.mu.Unlock()
 }
 
-func (w *speedWatch) stop() { w.t.Stop() }
+func (w *speedWatch) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	w.t.Stop()
+}
 
 // expired reports whether the watch cut the transfer.
 func (w *speedWatch) expired() bool {
