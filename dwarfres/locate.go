@@ -144,7 +144,7 @@ func (l *Locator) attach(f *File) error {
 	// answer for this build-id.
 	err = f.attachDebug(p)
 	if err == nil {
-		if _, err = f.unitsList(); err != nil {
+		if _, err = f.unitsList(); err != nil && !strings.Contains(err.Error(), p) {
 			err = fmt.Errorf("%s: %w", p, err)
 		}
 	}

@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"debug/dwarf"
+	"fmt"
 	"sort"
 	"sync"
 )
@@ -86,7 +87,7 @@ func (f *File) scanUnits() { f.loadUnits(nil) }
 func (f *File) loadUnits(hdrs []unit) {
 	info, err := f.section(".debug_info")
 	if err != nil { // corrupt (a compressed section that does not decode), not missing
-		f.unitsErr = err
+		f.unitsErr = fmt.Errorf("%s: %w", f.dwarfFile().Path, err)
 		return
 	}
 	if info == nil {
