@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,24 +32,35 @@ type altLink struct {
 }
 
 // AltFileError reports a supplementary (dwz) file that was not found, or
-// whose build-id is not the one the link asks for. It wraps
-// ErrNoDebugInfo.
+// whose build-id is not the one the link asks for (Other is set). It
+// wraps ErrNoDebugInfo, and ErrBuildIDMismatch for a file of another
+// build.
 type AltFileError struct {
 	Name    string   // the path the link names
 	BuildID string   // the build-id it wants, hex; "" for .debug_sup without one
 	Tried   []string // every path tried, in order
+	// Other is the first candidate that is a supplementary file, of
+	// another build (OtherID: its build-id, "" for none): a common file
+	// of another build of the package, not a missing one.
+	Other, OtherID string
 }
 
 func (e *AltFileError) Error() string {
-	id := e.BuildID
-	if id == "" {
-		id = "none"
+	id := cmp.Or(e.BuildID, "none")
+	if e.Other != "" {
+		return fmt.Sprintf("%v: dwz supplementary file %s is of build-id %s, not %s (another build's common file; tried %s)",
+			ErrBuildIDMismatch, e.Other, cmp.Or(e.OtherID, "none"), id, strings.Join(e.Tried, ", "))
 	}
 	return fmt.Sprintf("%v: dwz supplementary file %s (build-id %s) not found (tried %s)",
 		ErrNoDebugInfo, e.Name, id, strings.Join(e.Tried, ", "))
 }
 
-func (e *AltFileError) Unwrap() error { return ErrNoDebugInfo }
+func (e *AltFileError) Unwrap() []error {
+	if e.Other != "" {
+		return []error{ErrNoDebugInfo, ErrBuildIDMismatch}
+	}
+	return []error{ErrNoDebugInfo}
+}
 
 // dwarfFile is the File holding the DWARF: the separate debuginfo when one
 // is attached. Its links name paths relative to itself.
@@ -152,6 +164,7 @@ func (f *File) SetDebugDirs(dirs []string) { f.altf.dirs = dirs }
 // openAlt opens the first candidate that is an ELF with DWARF and, when
 // the link names one, the id wanted (sup: a .debug_sup checksum).
 func openAlt(paths []string, name, id string, sup bool) (*File, error) {
+	e := &AltFileError{Name: name, BuildID: id, Tried: paths}
 	for _, p := range paths {
 		a, err := Open(p)
 		var nr *elfobj.NotRegularError
@@ -162,12 +175,15 @@ func openAlt(paths []string, name, id string, sup bool) (*File, error) {
 			continue
 		}
 		if !a.HasDWARF() || id != "" && a.altID(sup) != id {
+			if a.HasDWARF() && e.Other == "" {
+				e.Other, e.OtherID = p, a.altID(sup)
+			}
 			a.Close()
 			continue
 		}
 		return a, nil
 	}
-	return nil, &AltFileError{Name: name, BuildID: id, Tried: paths}
+	return nil, e
 }
 
 // altSec is a section of the supplementary file, nil when there is none.

@@ -19,11 +19,15 @@
 //
 // A newcomer's map of this package:
 //
-//   - Opening: Open and OpenAny (open.go) wrap elfobj's; a Locator
-//     (locate.go) opens a target with the debuginfo locate finds,
-//     attaching a separate file, and OpenOrSymbols opens one without any
-//     for its symbol table. altfile.go opens a dwz program's common file
-//     (.gnu_debugaltlink, .debug_sup); split.go, dwo.go and dwp.go attach
+//   - Opening: Open and OpenAny (open.go) wrap elfobj's; SetContext
+//     (cancel.go) lets a signal end a File's long walks (the index
+//     build, the scans of every unit) and a Locator's Context its
+//     decompressions; a Locator (locate.go) opens a target with the
+//     debuginfo locate finds, attaching a separate file (a download whose
+//     DWARF does not decode is evicted from the debuginfod cache), and
+//     OpenOrSymbols opens one without any for its symbol table. altfile.go opens a dwz program's common file
+//     (.gnu_debugaltlink, .debug_sup; one of another build is named as
+//     mismatched, not missing); split.go, dwo.go and dwp.go attach
 //     split DWARF (.dwo, .dwp); modinfo.go and module.go read a kernel
 //     module's .modinfo and name.
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go) and

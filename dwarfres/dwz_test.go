@@ -96,7 +96,7 @@ func probeFuncs(t *testing.T, path, fn string) []string {
 // *AltFileError naming the file, the build-id wanted and the paths tried.
 func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 	src := needDwz(t, "dwz-m/app-gcc-O2-dwarf5")
-	probe := func(t *testing.T, dir string) *AltFileError {
+	probe := func(t *testing.T, dir string) error {
 		t.Helper()
 		f, err := Open(dwarftest.CopyFile(t, src, filepath.Join(dir, filepath.Base(src)), 0o644))
 		if err != nil {
@@ -113,14 +113,22 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 			ae.Tried[0] != filepath.Join(dir, name) || !strings.Contains(err.Error(), id) {
 			t.Errorf("error %+v (%v): want common.debug, build-id %s, %s tried first", ae, err, id, filepath.Join(dir, name))
 		}
-		return ae
+		return err
 	}
-	t.Run("missing", func(t *testing.T) { probe(t, t.TempDir()) })
+	t.Run("missing", func(t *testing.T) {
+		if err := probe(t, t.TempDir()); errors.Is(err, ErrBuildIDMismatch) || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("no common file: %v; want it not found", err)
+		}
+	})
+	// Another build's common file is mismatched, not missing: it was
+	// reported as "not found".
 	t.Run("other build-id", func(t *testing.T) {
 		dir := t.TempDir()
 		// dwz-m5's common file: a DWARF 5 supplementary file, no build-id.
-		dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), filepath.Join(dir, "common.debug"), 0o644)
-		probe(t, dir)
+		other := dwarftest.CopyFile(t, filepath.Join(filepath.Dir(src), "..", "dwz-m5", "common.debug"), filepath.Join(dir, "common.debug"), 0o644)
+		if err := probe(t, dir); !errors.Is(err, ErrBuildIDMismatch) || !strings.Contains(err.Error(), other+" is of build-id none") {
+			t.Errorf("another build's common file: %v; want it named as mismatched", err)
+		}
 	})
 }
 

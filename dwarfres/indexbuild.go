@@ -79,7 +79,7 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 	per := make([]unitNames, len(units))
 	var done atomic.Int64
 	var progMu sync.Mutex
-	err = parallel(len(units), func(w, ui int) error {
+	err = parallel(b.f.context(), len(units), func(w, ui int) error {
 		per[ui].worker = w
 		if units[ui].holdsCode() {
 			if err := b.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {

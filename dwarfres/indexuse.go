@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -119,7 +120,7 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		r.Used = true
 		return ix, r
 	}
-	unlock, err := lockIndex(r.Path)
+	unlock, err := lockIndex(f.context(), r.Path)
 	if err != nil {
 		r.Err = err
 		return nil, r
@@ -131,6 +132,9 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		return ix, r
 	}
 	ix, err = b.buildIndex(o.Progress)
+	if err == nil {
+		err = f.context().Err() // interrupted once built: nothing is written
+	}
 	if err != nil {
 		r.Err = err
 		return nil, r
@@ -142,8 +146,9 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 }
 
 // lockIndex takes an exclusive lock beside path, creating the directory;
-// failing to, the directory cannot take the index either.
-func lockIndex(path string) (func(), error) {
+// failing to, the directory cannot take the index either. Waiting for
+// another process's build ends with ctx's error once ctx is done.
+func lockIndex(ctx context.Context, path string) (func(), error) {
 	unwritable := func(err error) error {
 		return &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
@@ -160,10 +165,17 @@ func lockIndex(path string) (func(), error) {
 	if err != nil {
 		return nil, unwritable(err)
 	}
+	// Polled, not blocking: a blocking flock is deaf to signals.
 	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			break
+		}
+		select {
+		case <-ctx.Done():
+			lf.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	// A lock that cannot be taken (a file system without flock) only

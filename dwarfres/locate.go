@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -17,7 +18,12 @@ import (
 // has DWARF, else the separate debuginfo file the embedded locate.Locator
 // finds (its Debug sources); for the running kernel, first its vmlinux
 // (its Kernel sources). Finding is locate's; opening is here.
-type Locator struct{ locate.Locator }
+type Locator struct {
+	locate.Locator
+	// Context, when set, interrupts decompressing the files opened and
+	// their long walks (File.SetContext).
+	Context context.Context
+}
 
 // NotFoundError is locate.NotFoundError, which File.MissingDebug returns.
 type NotFoundError = locate.NotFoundError
@@ -28,7 +34,7 @@ func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
 // NewRootLocator is locate.NewRootLocator's search (system paths under
 // root, perf's --symfs), for opening.
 func NewRootLocator(root string, dirs ...string) *Locator {
-	return &Locator{*locate.NewRootLocator(root, dirs...)}
+	return &Locator{Locator: *locate.NewRootLocator(root, dirs...)}
 }
 
 // PerfBuildIDCache is perf's build-id cache at dir as a source, taking a
@@ -69,7 +75,7 @@ func (l *Locator) OpenOrSymbols(path string) (*File, error) {
 // open is Open, and OpenOrSymbols when symbolsOnly allows a binary without
 // debuginfo.
 func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
-	f, err := OpenAny(path)
+	f, err := OpenAnyContext(l.context(), path)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +95,14 @@ func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// context is l.Context, Background when not set.
+func (l *Locator) context() context.Context {
+	if l.Context == nil {
+		return context.Background()
+	}
+	return l.Context
 }
 
 // MissingDebug is where debuginfo was looked for when f was opened for
@@ -122,7 +136,28 @@ func (l *Locator) attach(f *File) error {
 	if err != nil {
 		return err
 	}
-	return f.attachDebug(p)
+	ev, fetched := l.Fetcher().(evicter)
+	if !fetched || !ev.Holds(p) {
+		return f.attachDebug(p)
+	}
+	// A download is checked now: corrupt, it would stay the cache's
+	// answer for this build-id.
+	err = f.attachDebug(p)
+	if err == nil {
+		if _, err = f.unitsList(); err != nil && !strings.Contains(err.Error(), p) {
+			err = fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if err != nil && ev.Evict(p) {
+		err = fmt.Errorf("%w (downloaded by debuginfod; removed from its cache)", err)
+	}
+	return err
+}
+
+// evicter is a Fetcher whose cache can give up a file (debuginfod.Client).
+type evicter interface {
+	Holds(path string) bool
+	Evict(path string) bool
 }
 
 // altFetch is the fetcher of dwz supplementary files by build-id: l's

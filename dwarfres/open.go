@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"context"
 	"debug/dwarf"
 	"debug/elf"
 	"errors"
@@ -48,6 +49,8 @@ type File struct {
 	trees treeCache // decoded units, shared by queries
 
 	ix attachedIndex // the index (index*.go), when UseIndex attached one
+
+	ctx context.Context // ends long walks (SetContext, cancel.go); nil: never
 }
 
 // Open maps path and parses its ELF headers. It does not read DWARF yet;
@@ -64,11 +67,20 @@ func Open(path string) (*File, error) {
 // it is gzip, xz or zstd compressed (elfobj.OpenAny): a module installed as
 // .ko.gz, .ko.xz or .ko.zst.
 func OpenAny(path string) (*File, error) {
-	o, err := elfobj.OpenAny(path)
+	return OpenAnyContext(context.Background(), path)
+}
+
+// OpenAnyContext is OpenAny with a decompression that stops once ctx is
+// done (elfobj.OpenAnyContext); the File's long walks stop with it too
+// (SetContext).
+func OpenAnyContext(ctx context.Context, path string) (*File, error) {
+	o, err := elfobj.OpenAnyContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return newFile(o), nil
+	f := newFile(o)
+	f.SetContext(ctx)
+	return f, nil
 }
 
 // newFile is the File of an opened object, its DWARF not read yet.
@@ -94,6 +106,7 @@ func (f *File) attachDebug(path string) error {
 		d.Close()
 		return &BuildIDMismatchError{Path: path, Binary: f.Path, Got: b, Want: a}
 	}
+	d.ctx = f.ctx
 	f.dbg = d
 	return nil
 }

@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -33,7 +34,7 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 	}
 	keep := make([]bool, len(units))
 	found := make([][]string, len(units))
-	err := parallel(len(units), func(_, ui int) error {
+	err := parallel(f.context(), len(units), func(_, ui int) error {
 		if !units[ui].holdsCode() {
 			return nil
 		}
@@ -124,7 +125,7 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 	nchunks := (len(info) + chunk - 1) / chunk
 	bufs := make([][]byte, workers())
 	var mu sync.Mutex
-	parallel(nchunks, func(w, c int) error {
+	err := parallel(f.context(), nchunks, func(w, c int) error {
 		if bufs[w] == nil {
 			bufs[w] = make([]byte, min(chunk, len(info))+16) // small sections, small buffers
 		}
@@ -142,6 +143,9 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, false // cut short: the full scan reports why
+	}
 	var out []int
 	for i := range units {
 		if hit[i] && units[i].holdsCode() {
@@ -219,8 +223,9 @@ func workers() int { return runtime.NumCPU() }
 
 // parallel calls fn(w, i) for every i in [0, n) on workers() goroutines,
 // w being the worker's number (for per-worker buffers), and returns the
-// first error a call returned.
-func parallel(n int, fn func(w, i int) error) error {
+// first error a call returned. Once ctx is done no call starts: ctx's
+// error is returned.
+func parallel(ctx context.Context, n int, fn func(w, i int) error) error {
 	work := make(chan int, n)
 	for i := 0; i < n; i++ {
 		work <- i
@@ -234,7 +239,11 @@ func parallel(n int, fn func(w, i int) error) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if err := callRecovered(fn, w, i); err != nil {
+				err := ctx.Err()
+				if err == nil {
+					err = callRecovered(fn, w, i)
+				}
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -245,6 +254,9 @@ func parallel(n int, fn func(w, i int) error) error {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // not a unit's error that a cut-short walk caused
+	}
 	return first
 }
 

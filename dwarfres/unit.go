@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"debug/dwarf"
+	"fmt"
 	"sort"
 	"sync"
 )
@@ -84,7 +85,11 @@ func (f *File) scanUnits() { f.loadUnits(nil) }
 // loadUnits sets f.units to hdrs, the headers an index holds, or, with
 // none, to those read from .debug_info.
 func (f *File) loadUnits(hdrs []unit) {
-	info := f.sec(".debug_info")
+	info, err := f.section(".debug_info")
+	if err != nil { // corrupt (a compressed section that does not decode), not missing
+		f.unitsErr = fmt.Errorf("%s: %w", f.dwarfFile().Path, err)
+		return
+	}
 	if info == nil {
 		f.unitsErr = ErrNoDebugInfo
 		return

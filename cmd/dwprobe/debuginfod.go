@@ -27,6 +27,7 @@ func debuginfodOf(o *options) *debuginfod.Client {
 	if d == nil || len(d.URLs) == 0 {
 		return nil
 	}
+	d = d.WithContext(o.ctx) // a signal ends a download, nothing cached
 	if stderrIsTerminal() {
 		d.Progress = os.Stderr
 	}

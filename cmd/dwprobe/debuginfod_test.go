@@ -208,9 +208,10 @@ func TestDebuginfodRefused(t *testing.T) {
 	}
 	for _, c := range []struct{ name, url, want string }{
 		{"down", "http://127.0.0.1:1", "connection refused"},
-		{"slow", "http://" + silent.Addr().String(), "no data within 1s"},
+		{"slow", "http://" + silent.Addr().String(), "(DEBUGINFOD_TIMEOUT): timer expired"},
 		{"HTTP error", serve(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) }), "HTTP 500 Internal Server Error"},
-		{"garbage", serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }), "not an ELF file"},
+		{"garbage", serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("garbage")) }), "not an ELF file"},
+		{"web page", serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>")) }), "web page (text/html)"},
 		{"wrong file", serve(func(w http.ResponseWriter, r *http.Request) { w.Write(other) }), "the server sent a file of build-id"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ func main() {
 	// faults: an error naming it, exit 4, not a death by SIGBUS. The
 	// query's worker goroutines ask for the same (dwarfres's parallel).
 	debug.SetPanicOnFault(true)
+	stdin = interruptibleStdin(ctx)
 	err := runFaultGuarded(ctx, os.Args[1:])
 	stop()
 	if err != nil {

@@ -51,6 +51,7 @@ func moduleFileOf(o *options) (loc *dwarfres.Locator, path, rel string, err erro
 		}
 	}
 	loc = newLocator(o.symfs)
+	loc.Context = o.ctx
 	addDebuginfod(loc, o)
 	path, err = modulePath(o, loc, rel)
 	return loc, path, rel, err

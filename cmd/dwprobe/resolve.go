@@ -90,6 +90,9 @@ func resolveEach(ctx context.Context, o *options, args []string, ins []specInput
 		}
 		run.total++
 		r := resolve(in)
+		if err := ctx.Err(); err != nil {
+			return nil, err // a signal during the resolution: print nothing
+		}
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return nil, err

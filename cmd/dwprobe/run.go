@@ -59,6 +59,9 @@ type options struct {
 	noIndex    bool   // scan the debuginfo, as without an index
 	diffNew    string // --diff: the new build of the target, whose -D specs are compared (diff.go)
 	diffSource string // --diff-source: the new build's source tree
+	// ctx is the run's: a signal ends the opening, decompression,
+	// download and walks of the target (dispatch sets it).
+	ctx context.Context
 }
 
 const usageHead = `usage: dwprobe [options] PROBE [ARG...]
@@ -177,7 +180,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.show != "" {
 		return show(o, stdout)
 	}
-	return withHints(dispatch(ctx, o, stdout, stderr), o)
+	return withHints(interrupted(ctx, dispatch(ctx, o, stdout, stderr)), o)
 }
 
 // parseOptions reads the command line and refuses what does not go
@@ -263,6 +266,7 @@ func modes(o *options) int {
 
 // dispatch runs the one mode o asks for.
 func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	o.ctx = ctx
 	// These need no debuginfo of the target, or open it themselves.
 	switch {
 	case len(o.del) > 0:
@@ -404,6 +408,7 @@ func openTarget(o *options) (*dwarfres.File, error) {
 		return nil, err
 	}
 	loc := newLocator(root)
+	loc.Context = o.ctx
 	addDebuginfod(loc, o)
 	path, _, err := execPaths(o)
 	if err != nil {

@@ -21,6 +21,13 @@ import (
 // HTTP error, a file of another build or no ELF at all).
 var ErrFetch = errors.New("debuginfod")
 
+// ErrTimerExpired: a transfer was too slow (Timeout) or too long
+// (MaxTime); elfutils says "Timer expired" (ETIME).
+var ErrTimerExpired = errors.New("timer expired")
+
+// ErrTooLarge: a file larger than MaxSize; elfutils' EFBIG.
+var ErrTooLarge = errors.New("file too large")
+
 // The kinds of file a debuginfod server serves by build-id.
 const (
 	KindDebuginfo  = "debuginfo"
@@ -38,11 +45,42 @@ const DefaultTimeout = 90 * time.Second
 type Client struct {
 	URLs  []string // servers, in order
 	Cache string   // the cache directory (CacheDir)
-	// Timeout bounds connecting and each wait for data, as elfutils'
-	// DEBUGINFOD_TIMEOUT does (not the whole transfer).
+	// Timeout is elfutils' DEBUGINFOD_TIMEOUT, the curl low-speed limit
+	// libdebuginfod sets: a transfer (connecting, waiting for the answer
+	// included) bringing less than LowSpeed bytes a second for this long
+	// is abandoned, "Timer expired". It does not bound a transfer that
+	// keeps its pace (MaxTime does).
 	Timeout time.Duration
+	// MaxTime is DEBUGINFOD_MAXTIME: a fetch, every server asked, ends
+	// after it; 0: no bound.
+	MaxTime time.Duration
+	// MaxSize is DEBUGINFOD_MAXSIZE: a file larger (as announced, or as
+	// received) is refused, and servers are told
+	// (X-DEBUGINFOD-MAXSIZE); 0: no bound.
+	MaxSize int64
 	// Progress, when not nil, receives progress lines of large downloads.
 	Progress io.Writer
+
+	ctx context.Context // WithContext's; nil: Background
+}
+
+// LowSpeed is the pace, in bytes a second, below which a transfer
+// counts as stalled: libdebuginfod's CURLOPT_LOW_SPEED_LIMIT.
+const LowSpeed = 100 << 10
+
+// WithContext is a copy of d whose transfers end once ctx is done,
+// leaving nothing in the cache; a fetch then returns ctx's error.
+func (d *Client) WithContext(ctx context.Context) *Client {
+	c := *d
+	c.ctx = ctx
+	return &c
+}
+
+func (d *Client) context() context.Context {
+	if d.ctx == nil {
+		return context.Background()
+	}
+	return d.ctx
 }
 
 // FromEnv is the client elfutils makes from the environment:
@@ -56,15 +94,29 @@ func FromEnv() *Client {
 	return New(urls)
 }
 
-// New is a client of the servers urls with the cache and the
-// timeout of the environment: DEBUGINFOD_CACHE_PATH (CacheDir)
-// and DEBUGINFOD_TIMEOUT (seconds, default 90).
+// New is a client of the servers urls with the cache and the limits of
+// the environment: DEBUGINFOD_CACHE_PATH (CacheDir), DEBUGINFOD_TIMEOUT
+// (seconds, default 90), DEBUGINFOD_MAXTIME (seconds) and
+// DEBUGINFOD_MAXSIZE (bytes), read as elfutils reads them.
 func New(urls []string) *Client {
 	d := &Client{URLs: urls, Cache: CacheDir(), Timeout: DefaultTimeout}
-	if s, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_TIMEOUT"))); err == nil && s > 0 {
+	if s := envInt("DEBUGINFOD_TIMEOUT"); s > 0 {
 		d.Timeout = time.Duration(s) * time.Second
 	}
+	if s := envInt("DEBUGINFOD_MAXTIME"); s > 0 {
+		d.MaxTime = time.Duration(s) * time.Second
+	}
+	if n := envInt("DEBUGINFOD_MAXSIZE"); n > 0 {
+		d.MaxSize = n
+	}
 	return d
+}
+
+// envInt is the number in environment variable name, 0 when unset or
+// not a number.
+func envInt(name string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(os.Getenv(name)), 10, 64)
+	return n
 }
 
 // CacheDir is libdebuginfod's cache: $DEBUGINFOD_CACHE_PATH,
@@ -118,6 +170,7 @@ func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 	if err := d.checkCache(buildID); err != nil {
 		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
 	}
+	removeStale(dst, 2*d.timeout())
 	st, err := safefs.Lstat(dst)
 	if err != nil {
 		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
@@ -125,14 +178,25 @@ func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 	if st != nil && st.Size() > 0 {
 		return dst, []string{dst}, nil // an empty file is elfutils' "not found" mark
 	}
+	ctx, cancel := d.context(), context.CancelFunc(func() {})
+	if d.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(ctx, d.MaxTime)
+	}
+	defer cancel()
 	var tried []string
 	var first error
 	for _, base := range d.URLs {
+		if ctx.Err() != nil {
+			break // MaxTime spent: the cut server's error says so
+		}
 		u := fileURL(base, buildID, kind, src)
 		tried = append(tried, u)
-		err := d.fetch(u, buildID, kind, dst)
+		err := d.fetch(ctx, u, buildID, kind, dst)
 		if err == nil {
 			return dst, tried, nil
+		}
+		if cerr := d.context().Err(); cerr != nil {
+			return "", tried, cerr
 		}
 		var de *Error
 		if errors.As(err, &de) && de.Status == http.StatusNotFound {
@@ -170,31 +234,54 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() []error { return []error{ErrFetch, e.Err} }
 
 // fetch downloads u into dst through a temporary file beside it, renamed
-// only when complete and verified; nothing else stays.
-func (d *Client) fetch(u, buildID, kind, dst string) error {
-	ctx, cancel := context.WithCancel(context.Background())
+// only when complete and verified; nothing else stays. ctx bounds it
+// (MaxTime, a signal).
+func (d *Client) fetch(ctx context.Context, u, buildID, kind, dst string) error {
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	watch := newIdleWatch(d.timeout(), cancel)
+	watch := newSpeedWatch(d.timeout(), cancel)
 	defer watch.stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return &Error{URL: u, Err: err}
 	}
+	// Compressed answers are decoded here, bounded (decodedBody), not by
+	// net/http without a bound.
+	req.Header.Set("Accept-Encoding", "gzip")
+	if d.MaxSize > 0 {
+		req.Header.Set("X-DEBUGINFOD-MAXSIZE", strconv.FormatInt(d.MaxSize, 10))
+	}
 	resp, err := d.client().Do(req)
 	if err != nil {
-		return &Error{URL: u, Err: watch.explain(unwrapURLError(err))}
+		return &Error{URL: u, Err: d.explain(ctx, watch, unwrapURLError(err))}
 	}
 	defer resp.Body.Close()
-	err = saveResponse(resp, &watchedReader{r: resp.Body, w: watch}, buildID, kind, dst, d.progress(u, resp.ContentLength))
+	err = saveResponse(resp, &watchedReader{r: resp.Body, w: watch}, buildID, kind, dst, d.MaxSize, d.progress(u, resp.ContentLength))
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) {
-			de.URL, de.Err = u, watch.explain(de.Err)
+			de.URL, de.Err = u, d.explain(ctx, watch, de.Err)
 			return de
 		}
-		return &Error{URL: u, Status: resp.StatusCode, Err: watch.explain(err)}
+		return &Error{URL: u, Status: resp.StatusCode, Err: d.explain(ctx, watch, err)}
 	}
 	return nil
+}
+
+// explain names why a transfer was cut: the low-speed watch, MaxTime, or
+// err as it is.
+func (d *Client) explain(ctx context.Context, w *speedWatch, err error) error {
+	switch {
+	case w.expired():
+		return fmt.Errorf("less than %d KB/s for %v (DEBUGINFOD_TIMEOUT): %w", LowSpeed>>10, w.d, ErrTimerExpired)
+	case d.context().Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return d.maxTimeErr()
+	}
+	return err
+}
+
+func (d *Client) maxTimeErr() error {
+	return fmt.Errorf("no file within %v (DEBUGINFOD_MAXTIME): %w", d.MaxTime, ErrTimerExpired)
 }
 
 func (d *Client) timeout() time.Duration {
@@ -205,10 +292,15 @@ func (d *Client) timeout() time.Duration {
 }
 
 // client connects within the timeout; the rest of the waits are the
-// idle watch's.
+// speed watch's. One connection per transfer, closed after it: a server
+// sending more than it announced cannot make net/http log "Unsolicited
+// response received on idle HTTP channel" to stderr. Compression is
+// asked for and decoded by fetch, bounded.
 func (d *Client) client() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: d.timeout()}).DialContext
+	tr.DisableKeepAlives = true
+	tr.DisableCompression = true
 	return &http.Client{Transport: tr}
 }
 
@@ -230,4 +322,22 @@ func (d *Client) checkCache(buildID string) error {
 		return err
 	}
 	return safefs.CheckEntry(d.Cache, strings.ToLower(buildID))
+}
+
+// Holds reports whether path is a file of d's cache.
+func (d *Client) Holds(path string) bool {
+	rel, err := filepath.Rel(d.Cache, path)
+	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// Evict removes path from d's cache (a file whose contents turned out
+// corrupt when opened: kept, it would be the answer for good), and its
+// build-id directory when that is left empty. It reports whether a file
+// of the cache was removed.
+func (d *Client) Evict(path string) bool {
+	if !d.Holds(path) || os.Remove(path) != nil {
+		return false
+	}
+	os.Remove(filepath.Dir(path))
+	return true
 }

@@ -88,9 +88,10 @@ func TestDebuginfodBadServers(t *testing.T) {
 		name, url, want string
 	}{
 		{"down", down, "connection refused"},
-		{"slow", "http://" + silent.Addr().String(), "no data within 1s"},
+		{"slow", "http://" + silent.Addr().String(), "(DEBUGINFOD_TIMEOUT): timer expired"},
 		{"HTTP error", serve(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusServiceUnavailable) }), "HTTP 503 Service Unavailable"},
-		{"garbage", serve(body([]byte("<html>not found, really</html>"))), "not an ELF file"},
+		{"garbage", serve(body([]byte("not found, really"))), "not an ELF file"},
+		{"web page", serve(body([]byte("<html>not found, really</html>"))), "web page (text/html)"},
 		{"wrong file", serve(body(other)), "build-id mismatch: the server sent a file of build-id"},
 		{"cut body", serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "100000")
@@ -238,7 +239,7 @@ func FuzzDebuginfodResponse(f *testing.F) {
 		defer resp.Body.Close()
 		dir := t.TempDir()
 		dst := filepath.Join(dir, id, "debuginfo")
-		err = saveResponse(resp, resp.Body, id, KindDebuginfo, dst, nil)
+		err = saveResponse(resp, resp.Body, id, KindDebuginfo, dst, 1<<20, nil)
 		files := cacheFiles(t, dir)
 		switch {
 		case err != nil && len(files) != 0:

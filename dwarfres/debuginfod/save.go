@@ -1,12 +1,16 @@
 package debuginfod
 
 import (
+	"compress/gzip"
 	"debug/elf"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,13 +20,17 @@ import (
 
 // saveResponse checks a server's answer and writes its body to dst: a
 // temporary file in dst's directory (as libdebuginfod does, so the rename
-// stays on one file system), renamed to dst only when the body is whole
-// and, for an ELF kind, of build-id buildID. Whatever fails, no file is
-// left. progress, when not nil, is told the bytes received so far, and
-// when the body is done.
-func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, progress func(int64, bool)) error {
-	if resp.StatusCode != http.StatusOK {
-		return &Error{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
+// stays on one file system), renamed to dst only when the body is whole,
+// within maxSize (0: any size) and, for an ELF kind, of build-id buildID.
+// Whatever fails, no file is left. progress, when not nil, is told the
+// bytes received so far, and when the body is done.
+func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, maxSize int64, progress func(int64, bool)) error {
+	if err := checkResponse(resp, maxSize); err != nil {
+		return err
+	}
+	body, length, err := decodedBody(resp, body)
+	if err != nil {
+		return err
 	}
 	idDir := filepath.Dir(dst)
 	if err := safefs.MkdirAll(filepath.Dir(idDir), 0o700); err != nil {
@@ -35,7 +43,7 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 	if err != nil {
 		return err
 	}
-	err = writeBody(tmp, body, resp.ContentLength, progress)
+	err = writeBody(tmp, body, length, maxSize, progress)
 	if err == nil {
 		err = tmp.Sync() // whole on disk before the rename makes it the cache's
 	}
@@ -58,6 +66,81 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 	return err
 }
 
+// checkResponse refuses an answer that is no file: an HTTP error, an
+// HTML page (a proxy's or a portal's error page served with status 200,
+// which would be cached as a source), or a file announced larger than
+// maxSize.
+func checkResponse(resp *http.Response, maxSize int64) error {
+	if resp.StatusCode != http.StatusOK {
+		return &Error{Status: resp.StatusCode, Err: fmt.Errorf("HTTP %s", httpStatus(resp))}
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" || mt == "application/xhtml+xml" {
+		return fmt.Errorf("the server answered with a web page (%s), not a file", mt)
+	}
+	size := resp.ContentLength
+	if n, err := strconv.ParseInt(resp.Header.Get("X-Debuginfod-Size"), 10, 64); err == nil {
+		size = max(size, n) // the uncompressed size, when the body is compressed
+	}
+	if maxSize > 0 && size > maxSize {
+		return fmt.Errorf("%d bytes, over DEBUGINFOD_MAXSIZE=%d: %w", size, maxSize, ErrTooLarge)
+	}
+	return nil
+}
+
+// maxGzipRatio bounds how much a gzip-encoded answer may expand: debuginfo
+// and sources compress 3 to 10 times; a bomb (1 MB expanding to 1 GB) is
+// refused after maxGzipRatio times what was received, not after filling
+// the disk.
+const maxGzipRatio = 64
+
+// decodedBody is the body of resp as the file it stands for: gunzipped,
+// bounded, when the server compressed it; with its length, -1 when
+// unknown.
+func decodedBody(resp *http.Response, body io.Reader) (io.Reader, int64, error) {
+	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
+	case "", "identity":
+		return body, resp.ContentLength, nil
+	case "gzip", "x-gzip":
+		in := &countingReader{r: body}
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			return nil, 0, fmt.Errorf("gzip answer: %w", err)
+		}
+		return &ratioReader{r: zr, in: in}, -1, nil
+	default:
+		return nil, 0, fmt.Errorf("answer encoded as %q, which was not asked for", enc)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ratioReader reads r, decoded from in, refusing to give more than
+// maxGzipRatio times what in read (and a first megabyte).
+type ratioReader struct {
+	r   io.Reader
+	in  *countingReader
+	out int64
+}
+
+func (z *ratioReader) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	z.out += int64(n)
+	if z.out > z.in.n*maxGzipRatio+1<<20 {
+		return 0, fmt.Errorf("gzip answer expands over %d times (%d bytes from %d)", maxGzipRatio, z.out, z.in.n)
+	}
+	return n, err
+}
+
 func httpStatus(resp *http.Response) string {
 	if resp.Status != "" {
 		return resp.Status
@@ -66,9 +149,10 @@ func httpStatus(resp *http.Response) string {
 }
 
 // writeBody copies body to w and checks it has the announced length (-1:
-// none announced). An empty body is refused: libdebuginfod's cache takes
-// an empty file for "the server has no such file".
-func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64, bool)) error {
+// none announced) and no more than maxSize bytes (0: any). An empty body
+// is refused: libdebuginfod's cache takes an empty file for "the server
+// has no such file".
+func writeBody(w io.Writer, body io.Reader, length, maxSize int64, progress func(int64, bool)) error {
 	var n int64
 	buf := make([]byte, 256<<10)
 	for {
@@ -78,6 +162,9 @@ func writeBody(w io.Writer, body io.Reader, length int64, progress func(int64, b
 				return werr
 			}
 			n += int64(k)
+			if maxSize > 0 && n > maxSize {
+				return fmt.Errorf("over DEBUGINFOD_MAXSIZE=%d bytes: %w", maxSize, ErrTooLarge)
+			}
 			if progress != nil {
 				progress(n, false)
 			}
@@ -120,51 +207,96 @@ func checkELFBuildID(path, want string) (err error) {
 	return nil
 }
 
-// idleWatch cancels a transfer when no data came for a while: elfutils'
-// DEBUGINFOD_TIMEOUT bounds each wait, not the whole download.
-type idleWatch struct {
-	d     time.Duration
-	mu    sync.Mutex
-	fired bool
-	t     *time.Timer
+// speedWatch cancels a transfer that brings less than LowSpeed bytes a
+// second over a period of d, as the curl low-speed limit libdebuginfod
+// sets from DEBUGINFOD_TIMEOUT (CURLOPT_LOW_SPEED_TIME, _LIMIT): a
+// server trickling a byte a second is abandoned after d, one sending at
+// a fair pace is not, however long the file.
+type speedWatch struct {
+	d      time.Duration
+	mu     sync.Mutex
+	n      int64 // bytes received in the current period
+	fired  bool
+	done   bool // stopped: a check running then does not re-arm
+	t      *time.Timer
+	cancel func()
 }
 
-func newIdleWatch(d time.Duration, cancel func()) *idleWatch {
-	w := &idleWatch{d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.mu.Lock()
-		w.fired = true
-		w.mu.Unlock()
-		cancel()
-	})
+func newSpeedWatch(d time.Duration, cancel func()) *speedWatch {
+	w := &speedWatch{d: d, cancel: cancel}
+	w.t = time.AfterFunc(d, w.check)
 	return w
 }
 
-func (w *idleWatch) poke() { w.t.Reset(w.d) }
-func (w *idleWatch) stop() { w.t.Stop() }
-
-// explain names a cancellation by the watch as the timeout it is.
-func (w *idleWatch) explain(err error) error {
+// check ends a period: a slow one cancels the transfer.
+func (w *speedWatch) check() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.fired {
-		return fmt.Errorf("no data within %v: %w", w.d, os.ErrDeadlineExceeded)
+	if w.done {
+		return
 	}
-	return err
+	if float64(w.n) < LowSpeed*w.d.Seconds() {
+		w.fired = true
+		w.cancel()
+		return
+	}
+	w.n = 0
+	w.t.Reset(w.d)
 }
 
-// watchedReader pokes the watch on every read that brings data.
+func (w *speedWatch) add(n int) {
+	w.mu.Lock()
+	w.n += int64(n)
+	w.mu.Unlock()
+}
+
+func (w *speedWatch) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	w.t.Stop()
+}
+
+// expired reports whether the watch cut the transfer.
+func (w *speedWatch) expired() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
+}
+
+// watchedReader counts what every read brings for the watch.
 type watchedReader struct {
 	r io.Reader
-	w *idleWatch
+	w *speedWatch
 }
 
 func (r *watchedReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	if n > 0 {
-		r.w.poke()
-	}
+	r.w.add(n)
 	return n, err
+}
+
+// removeStale removes the temporaries of dst (dst.NNN, as CreateTemp
+// names them, still 0600) that nothing wrote to for longer than age: a
+// download killed (SIGKILL) before it could remove its own. A download
+// in progress writes at least every age (the speed watch ends it
+// otherwise), so its temporary is left alone.
+func removeStale(dst string, age time.Duration) {
+	ents, err := os.ReadDir(filepath.Dir(dst))
+	if err != nil {
+		return
+	}
+	prefix := filepath.Base(dst) + "."
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		st, err := e.Info()
+		if err == nil && st.Mode().Perm() == 0o600 && time.Since(st.ModTime()) > age {
+			os.Remove(filepath.Join(filepath.Dir(dst), e.Name()))
+		}
+	}
 }
 
 // progressMin is the size from which downloads show progress.

@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,26 @@ import (
 // Debian module with its debuginfo is under 100 MB, so a file expanding
 // past this is corrupt or hostile, not a module.
 const MaxDecompressed = 1 << 30
+
+// Below MaxDecompressed, a compressed file may expand to maxRatio times
+// its size, and to minBound whatever its size: modules with their
+// debuginfo compress 4 to 10 times, and a bomb (64 MB of zeros is a 2 KB
+// .ko.zst) is refused after expanding to a bound its own size sets,
+// instead of after a gigabyte.
+const (
+	maxRatio = 100
+	minBound = 16 << 20
+)
+
+// maxWindow bounds the zstd window (its history, allocated whole): 128
+// MB is zstd --ultra -22's, the largest any level writes; a frame asking
+// more is refused before anything is allocated.
+const maxWindow = 1 << 27
+
+// boundFor is what a compressed file of size bytes may expand to.
+func boundFor(size int64) int {
+	return int(min(max(size*maxRatio, minBound), MaxDecompressed))
+}
 
 // A codec is one compression kernel modules are installed with
 // (CONFIG_MODULE_COMPRESS_{GZIP,XZ,ZSTD}), known by its magic.
@@ -40,8 +61,10 @@ func newXZ(r io.Reader) (io.ReadCloser, error) {
 }
 
 func newZstd(r io.Reader) (io.ReadCloser, error) {
-	// One goroutine: a module is small, and the machine is shared.
-	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxDecompressed))
+	// One goroutine: a module is small, and the machine is shared. Low
+	// memory: buffers grow as the data needs, not to the window's size.
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxDecompressed),
+		zstd.WithDecoderMaxWindow(maxWindow), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +96,18 @@ func (e *CompressedError) Error() string {
 
 func (e *CompressedError) Unwrap() error { return ErrCompressed }
 
-// OpenAny opens path as Open does, decompressing it first into memory when
-// it is gzip, xz or zstd compressed (a module installed as .ko.gz, .ko.xz
-// or .ko.zst): no temporary file is written. The File keeps path as its
-// name. Errors wrap those of Open, or ErrCompressed (a *CompressedError).
+// OpenAny is OpenAnyContext without a way to interrupt it.
 func OpenAny(path string) (*Object, error) {
+	return OpenAnyContext(context.Background(), path)
+}
+
+// OpenAnyContext opens path as Open does, decompressing it first into
+// memory when it is gzip, xz or zstd compressed (a module installed as
+// .ko.gz, .ko.xz or .ko.zst): no temporary file is written, and the
+// decompression stops with ctx's error once ctx is done. The File keeps
+// path as its name. Errors wrap those of Open, ctx's, or ErrCompressed (a
+// *CompressedError).
+func OpenAnyContext(ctx context.Context, path string) (*Object, error) {
 	fh, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
@@ -92,21 +122,43 @@ func OpenAny(path string) (*Object, error) {
 	if _, err := fh.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	data, err := decompress(c, fh, MaxDecompressed)
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := decompress(ctx, c, fh, boundFor(st.Size()))
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil {
 		return nil, &CompressedError{Path: path, Codec: c.name, Err: err}
 	}
 	return openMemory(path, data)
 }
 
+// ctxReader reads r until ctx is done: a signal ends a decompression
+// between two reads of its output (a small file may expand for long
+// without reading its input again).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // decompress reads all of r through c, up to limit bytes.
-func decompress(c *codec, r io.Reader, limit int) ([]byte, error) {
+func decompress(ctx context.Context, c *codec, r io.Reader, limit int) ([]byte, error) {
 	dr, err := c.reader(r)
 	if err != nil {
 		return nil, err
 	}
 	defer dr.Close()
-	data, err := io.ReadAll(io.LimitReader(dr, int64(limit)+1))
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, dr}, int64(limit)+1))
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return nil, errors.New("truncated")

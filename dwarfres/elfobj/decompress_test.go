@@ -2,6 +2,7 @@ package elfobj
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -77,11 +78,11 @@ func TestDecompressBound(t *testing.T) {
 	plain := tinyELF(t)
 	for _, ext := range dwarftest.CompressExts {
 		c := codecOf(dwarftest.Compress(t, ext, plain))
-		_, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)-1)
+		_, err := decompress(context.Background(), c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)-1)
 		if err == nil || !strings.Contains(err.Error(), "expands past") {
 			t.Errorf("decompress(%s) over its limit = %v", ext, err)
 		}
-		if b, err := decompress(c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
+		if b, err := decompress(context.Background(), c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
 			t.Errorf("decompress(%s) at its limit = %d bytes, %v", ext, len(b), err)
 		}
 	}
@@ -103,7 +104,7 @@ func FuzzDecompress(f *testing.F) {
 		if c == nil {
 			return
 		}
-		plain, err := decompress(c, bytes.NewReader(data), 1<<20)
+		plain, err := decompress(context.Background(), c, bytes.NewReader(data), 1<<20)
 		if err != nil {
 			return
 		}

@@ -13,13 +13,16 @@
 //     file truncated under a read, named through the live mappings.
 //   - open.go: OpenRegular, the one opener of inputs: regular files only,
 //     a FIFO refused without blocking (NotRegularError).
-//   - section.go: Section (decompressed, relocated, cached), RawSection,
-//     zdebug.go the GNU .zdebug_ form.
+//   - section.go: Section (decompressed, relocated, cached), RawSection;
+//     zdebug.go decodes the GNU .zdebug_ form and SHF_COMPRESSED sections
+//     (zlib, zstd), refusing a size claim past what the stream allows
+//     before allocating it.
 //   - notes.go: the GNU build-id note.
 //   - rawsym.go: symbol-table entries straight from the mapping.
 //   - module.go, reloc.go: a relocatable object's layout and relocations.
 //   - text.go: bytes, file offsets and sections of virtual addresses.
-//   - decompress.go: OpenAny, a gzip, xz or zstd compressed file;
-//     sniff.go names what a file that is not ELF is.
+//   - decompress.go: OpenAny and OpenAnyContext, a gzip, xz or zstd
+//     compressed file, bounded by its own size (boundFor) and the zstd
+//     window, interruptible; sniff.go names what a file that is not ELF is.
 //   - errors.go: the sentinels and the *DecodeError of malformed input.
 package elfobj

@@ -48,7 +48,11 @@ func (o *Object) readSection(name string) ([]byte, error) {
 		var err error
 		func() {
 			defer Guard(&err, name)
-			b, err = s.Data()
+			if o.data == nil { // sections in memory: debug/elf's copy
+				b, err = s.Data()
+				return
+			}
+			b, err = inflateSection(o.ELF, o.data[s.Offset:s.Offset+s.FileSize])
 		}()
 		if err != nil {
 			return nil, &DecodeError{Section: name, Offset: 0, Msg: "cannot decompress: " + err.Error()}
