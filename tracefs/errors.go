@@ -193,6 +193,12 @@ var (
 	// write: it is refused rather than followed, opened or waited on.
 	ErrLockUnsafe = errors.New("unsafe lock file")
 
+	// ErrJournalUnsafe reports a batch journal next to the lock that is
+	// not a regular file of this user's with mode 0600 (a link, a
+	// directory, a FIFO, another user's file): it is neither read nor
+	// removed.
+	ErrJournalUnsafe = errors.New("unsafe batch journal")
+
 	// ErrInterrupted reports a wait for the lock or a batch ended by the
 	// caller's context (a signal): nothing of the batch remains unless a
 	// rollback error says otherwise.

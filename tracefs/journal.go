@@ -2,12 +2,14 @@ package tracefs
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A journal is the record a batch leaves next to the lock while it is
@@ -16,65 +18,132 @@ import (
 // journal (its writer, which held the lock, is gone) and deletes what of
 // the batch is in the kernel. The file is
 //
-//	LOCK.journal.PID
+//	LOCK.journal.PID[.N]
 //
-// holding a comment line and then one "KIND<TAB>DEFINITION" line per
-// definition of the batch, in order.
+// holding a comment line, one "KIND<TAB>DEFINITION" line per definition
+// of the batch, in order, written before the first of them, and then one
+// "wrote<TAB>I<TAB>ID" line appended after definition I was written: ID
+// is the kernel's id of its event (events/GROUP/EVENT/id) right after the
+// write. Recovery deletes a probe only if its event still has that id, so
+// a journal can roll back only what its own process wrote: an event of
+// the same name that perf made, before or since, has another id. A
+// definition written by a process killed before it recorded the id can't
+// be told from one perf made; it is left and reported. No fsync: the
+// journal only has to outlive its process, not the kernel (the probes go
+// with a reboot, and /run with them).
 
 // Recovery is a batch of a killed process, found in its journal and
-// rolled back.
+// rolled back, or a journal that could not be read.
 type Recovery struct {
+	Path    string   // the journal
 	PID     int      // the process that was writing the batch
 	Total   int      // definitions in the batch
+	Wrote   int      // definitions its writer recorded as written
 	Removed []string // "GROUP:EVENT" of the events it had written, now deleted
-	Err     error    // what could not be deleted, or why the journal could not be read
+	// Unverified are "GROUP:EVENT" of events in the kernel that the batch
+	// may have written but its writer was killed before it recorded
+	// their id: they may as well be another tracer's, so they are left.
+	Unverified []string
+	// Err is what could not be deleted, or why the journal could not be
+	// read (wrapping ErrJournalUnsafe for a journal that is not a regular
+	// file of this user's that only this user may read and write).
+	Err error
+	// Kept says the journal is left in place for the next process to try
+	// again: not every line of it is accounted for.
+	Kept bool
 }
 
 const journalInfix = ".journal."
 
-// writeJournal records evs in this process's journal, synced before the
-// first definition is written, and returns its removal.
-func (t *FS) writeJournal(evs []Event) (remove func(), err error) {
-	path := t.lockPath + journalInfix + strconv.Itoa(os.Getpid())
+// journal is the open journal of the batch being written.
+type journal struct {
+	path string
+	f    *os.File
+}
+
+// writeJournal records evs in a new journal of this process before the
+// first definition is written. A journal of the same pid kept from a
+// process of the past is not touched: the name gets a ".N".
+func (t *FS) writeJournal(evs []Event) (*journal, error) {
+	base := t.lockPath + journalInfix + strconv.Itoa(os.Getpid())
 	var b strings.Builder
 	fmt.Fprintf(&b, "# dwprobe pid %d is adding these %d definitions; if it is gone, the next dwprobe to take the lock deletes them\n", os.Getpid(), len(evs))
 	for _, ev := range evs {
 		b.WriteString(ev.Kind.String() + "\t" + ev.String() + "\n")
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	path := base
+	var f *os.File
+	var err error
+	for n := 1; ; n++ {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+		if !errors.Is(err, os.ErrExist) || n > 100 {
+			break
+		}
+		path = base + "." + strconv.Itoa(n)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("batch journal: %w", err)
 	}
-	_, err = f.WriteString(b.String())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
 		os.Remove(path)
 		return nil, fmt.Errorf("batch journal: %w", err)
 	}
-	return func() { os.Remove(path) }, nil
+	return &journal{path: path, f: f}, nil
 }
 
-// syncDir makes the journal's directory entry durable along with it.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
+// wrote records that definition i was written and its event has id.
+func (j *journal) wrote(i int, id string) error {
+	if _, err := j.f.WriteString("wrote\t" + strconv.Itoa(i) + "\t" + id + "\n"); err != nil {
+		return fmt.Errorf("batch journal: %w", err)
 	}
-	defer d.Close()
-	return d.Sync()
+	return nil
+}
+
+// remove closes and deletes the journal: its batch is done or undone.
+func (j *journal) remove() {
+	j.f.Close()
+	os.Remove(j.path)
+}
+
+// eventID returns the kernel's id of GROUP/EVENT, from its id file (made
+// with CONFIG_PERF_EVENTS) or else the "ID:" line of its format file, or
+// "" if neither can be read.
+func (t *FS) eventID(group, event string) string {
+	dir := filepath.Join(t.root, "events", group, event)
+	if b, err := os.ReadFile(filepath.Join(dir, "id")); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "format"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if id, ok := strings.CutPrefix(l, "ID:"); ok {
+			return strings.TrimSpace(id)
+		}
+	}
+	return ""
+}
+
+// journalPID returns the pid in a journal's name after the infix,
+// "PID" or "PID.N".
+func journalPID(rest string) (int, bool) {
+	p, n, hasN := strings.Cut(rest, ".")
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	if _, err := strconv.Atoi(n); hasN && err != nil {
+		return 0, false
+	}
+	return pid, true
 }
 
 // recoverJournals rolls back the batch of every journal next to the lock,
 // which the caller holds, so their writers are gone; each journal is
-// removed and reported to Hooks.Recovered.
+// removed once every line of it is accounted for, and reported to
+// Hooks.Recovered, as is every journal that is not safe to read.
 func (t *FS) recoverJournals() {
 	dir, base := filepath.Split(t.lockPath)
 	entries, err := os.ReadDir(dir)
@@ -83,46 +152,103 @@ func (t *FS) recoverJournals() {
 	}
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), base+journalInfix)
-		pid, err := strconv.Atoi(rest)
-		if !ok || err != nil || !e.Type().IsRegular() {
+		if !ok {
+			continue
+		}
+		pid, ok := journalPID(rest)
+		if !ok {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
 		r := t.recoverJournal(path)
-		r.PID = pid
-		os.Remove(path)
+		r.Path, r.PID = path, pid
+		if !r.Kept {
+			os.Remove(path)
+		}
 		if t.hooks.Recovered != nil {
 			t.hooks.Recovered(r)
 		}
 	}
 }
 
-// recoverJournal deletes what of the journal's batch the kernel lists.
+// recoverJournal deletes what of the journal's batch its writer recorded
+// as written and the kernel still lists under the same event id.
 func (t *FS) recoverJournal(path string) Recovery {
-	evs, err := readJournal(path)
+	evs, ids, err := readJournal(path)
 	if err != nil {
-		return Recovery{Err: err}
+		return Recovery{Err: err, Kept: true}
 	}
+	r := Recovery{Total: len(evs), Wrote: len(ids)}
 	paths := map[Kind]string{}
-	for _, ev := range evs {
-		if _, ok := paths[ev.Kind]; !ok {
-			if paths[ev.Kind], err = t.eventsFile(ev.Kind); err != nil {
-				return Recovery{Total: len(evs), Err: err}
-			}
+	next := nextUnrecorded(ids)
+	verified := map[string]string{} // GROUP:EVENT to the id it was written with
+	var ours []Event
+	for i, ev := range evs {
+		id, wrote := ids[i]
+		if !wrote && i != next {
+			continue // never written
 		}
+		if !wrote {
+			// Appended to an event of the batch that is verified, it is ours.
+			id = verified[ev.PerfName()]
+		}
+		now := t.eventID(ev.Group, ev.Name)
+		switch {
+		case now == "":
+			continue // gone
+		case id == "":
+			r.Unverified = appendOnce(r.Unverified, ev.PerfName())
+			continue
+		case now != id:
+			continue // deleted since; the name is somebody else's now
+		}
+		verified[ev.PerfName()] = id
+		if _, ok := paths[ev.Kind]; !ok {
+			p, err := t.eventsFile(ev.Kind)
+			if err != nil {
+				r.Err = errors.Join(r.Err, fmt.Errorf("%s: %w", ev.PerfName(), err))
+				continue
+			}
+			paths[ev.Kind] = p
+		}
+		ours = append(ours, ev)
 	}
-	removed, err := t.undo(paths, evs, false)
-	return Recovery{Total: len(evs), Removed: removed, Err: err}
+	removed, err := t.undo(paths, ours, false)
+	r.Removed, r.Err = removed, errors.Join(r.Err, err)
+	r.Kept = r.Err != nil
+	return r
 }
 
-// readJournal parses a journal's definitions.
-func readJournal(path string) ([]Event, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// nextUnrecorded returns the definition its writer may have written but
+// not yet recorded when it was killed: the one after the last recorded.
+func nextUnrecorded(ids map[int]string) int {
+	last := -1
+	for j := range ids {
+		last = max(last, j)
+	}
+	return last + 1
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// readJournal opens a journal, which must be a regular file of this
+// user's that nobody else may read or write, and parses its definitions
+// and the ids recorded for those written.
+func readJournal(path string) ([]Event, map[int]string, error) {
+	f, err := openJournal(path)
 	if err != nil {
-		return nil, fmt.Errorf("batch journal: %w", err)
+		return nil, nil, err
 	}
 	defer f.Close()
 	var evs []Event
+	ids := map[int]string{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -131,12 +257,45 @@ func readJournal(path string) ([]Event, error) {
 			continue
 		}
 		k, def, _ := strings.Cut(line, "\t")
+		if k == "wrote" {
+			i, id, _ := strings.Cut(def, "\t")
+			if at, err := strconv.Atoi(i); err == nil && at >= 0 && at < len(evs) {
+				ids[at] = id
+				continue
+			}
+		}
 		kind := map[string]Kind{"kprobe": KProbe, "uprobe": UProbe}[k]
 		ev, err := parseDef(kind, def)
 		if err != nil || kind == 0 {
-			return evs, fmt.Errorf("batch journal %s line %d %q: %w", path, n, line, ErrBadListing)
+			return evs, ids, fmt.Errorf("batch journal %s line %d %q: %w", path, n, line, ErrBadListing)
 		}
 		evs = append(evs, ev)
 	}
-	return evs, sc.Err()
+	return evs, ids, sc.Err()
+}
+
+// openJournal opens path for reading without following a link or
+// blocking on a FIFO, and checks what it is.
+func openJournal(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENXIO) {
+			return nil, fmt.Errorf("%w: %s is %s", ErrJournalUnsafe, path, unsafeWhy(path))
+		}
+		return nil, fmt.Errorf("batch journal: %s: %w", path, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("batch journal: %s: %w", path, err)
+	}
+	why := badOwner(st, unix.S_IFREG)
+	if why == "" && st.Mode&0o077 != 0 {
+		why = fmt.Sprintf("open to others (mode %#o, not 0600)", st.Mode&0o7777)
+	}
+	if why != "" {
+		unix.Close(fd)
+		return nil, fmt.Errorf("%w: %s is %s", ErrJournalUnsafe, path, why)
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }

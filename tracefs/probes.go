@@ -163,12 +163,12 @@ func (t *FS) AddBatch(ctx context.Context, spec Batch) ([]Event, error) {
 			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
 		}
 	}
-	forget, err := t.writeJournal(b.evs)
+	j, err := t.writeJournal(b.evs)
 	if err != nil {
 		return nil, err
 	}
-	defer forget()
-	if err := t.writeBatch(ctx, b); err != nil {
+	defer j.remove()
+	if err := t.writeBatch(ctx, b, j); err != nil {
 		return nil, err
 	}
 	if err := t.settle(ctx, b); err != nil {
@@ -253,7 +253,7 @@ func (t *FS) check(evs []Event, multi bool) (*batch, error) {
 
 // writeBatch writes the events of b in order, and on a refusal, an ended
 // ctx or an event name taken meanwhile rolls back what the batch wrote.
-func (t *FS) writeBatch(ctx context.Context, b *batch) error {
+func (t *FS) writeBatch(ctx context.Context, b *batch, j *journal) error {
 	before := t.errorLog()
 	for i, ev := range b.evs {
 		if err := ctx.Err(); err != nil {
@@ -275,6 +275,11 @@ func (t *FS) writeBatch(ctx context.Context, b *batch) error {
 			// this definition would have been appended to.
 			_, werr.Rollback = t.undo(b.paths, b.evs[:i], true)
 			return werr
+		}
+		if err := j.wrote(i, t.eventID(ev.Group, ev.Name)); err != nil {
+			// Unrecorded, a kill would leave it: undo the batch now.
+			_, rb := t.undo(b.paths, b.evs[:i+1], true)
+			return errors.Join(err, rb)
 		}
 	}
 	return nil

@@ -31,7 +31,8 @@ const README = `tracing mini-HOWTO:
 //     (kprobe "SYM+0" as "SYM", uprobe offsets as 0x%016x, unnamed
 //     arguments as argN=) and creates events/GROUP/EVENT/enable; a second
 //     probe of an event of the same file is appended to it, a name taken
-//     by another event is EEXIST;
+//     by another event is EEXIST; a new event gets an id file, counting
+//     from FirstEventID;
 //   - "-:GROUP/EVENT" deletes every probe of the event and its directory,
 //     ENOENT if there is none, EBUSY while it is enabled;
 //   - a definition that Reject refuses is EINVAL with an error_log entry.
@@ -46,6 +47,20 @@ type Kernel struct {
 	mu     sync.Mutex
 	writes []string
 	clock  int
+	lastID int
+}
+
+// FirstEventID is the id (events/GROUP/EVENT/id) of the first event the
+// model makes; each new event gets the next.
+const FirstEventID = 2001
+
+// WithoutKprobes removes kprobe_events, as on a kernel built without
+// CONFIG_KPROBE_EVENTS.
+func (k *Kernel) WithoutKprobes(t testing.TB) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(k.Root, "kprobe_events")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // New lays out a tracefs in a temporary directory (README, kprobe_events,
@@ -159,6 +174,10 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	enable := filepath.Join(dir, "enable")
 	if _, err := os.Stat(enable); err == nil {
 		return nil
+	}
+	k.lastID++
+	if err := os.WriteFile(filepath.Join(dir, "id"), []byte(strconv.Itoa(FirstEventID+k.lastID-1)+"\n"), 0o444); err != nil {
+		return err
 	}
 	return os.WriteFile(enable, []byte("0\n"), 0o644)
 }
