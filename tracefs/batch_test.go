@@ -71,8 +71,9 @@ func noJournal(t *testing.T, fsys *FS) {
 	}
 }
 
-// TestAddBatchJournal: the journal lists the batch before its first write
-// and is gone after the last.
+// TestAddBatchJournal: the journal lists the batch and that its first
+// definition is being written before its first write, and is gone after
+// the last.
 func TestAddBatchJournal(t *testing.T) {
 	root := fakeTree(t, nil)
 	fsys, k := newFake(t, root, true)
@@ -86,7 +87,7 @@ func TestAddBatchJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(journal, "\n"), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[0], "# dwprobe pid ") || lines[1] != "uprobe\t"+fourDefs[0] || lines[4] != "uprobe\t"+fourDefs[3] {
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "# dwprobe pid ") || lines[1] != "uprobe\t"+fourDefs[0] || lines[4] != "uprobe\t"+fourDefs[3] || lines[5] != "writing\t0\t" {
 		t.Errorf("journal at the first write:\n%s", journal)
 	}
 	noJournal(t, fsys)

@@ -21,16 +21,22 @@ import (
 //	LOCK.journal.PID[.N]
 //
 // holding a comment line, one "KIND<TAB>DEFINITION" line per definition
-// of the batch, in order, written before the first of them, and then one
-// "wrote<TAB>I<TAB>ID" line appended after definition I was written: ID
-// is the kernel's id of its event (events/GROUP/EVENT/id) right after the
-// write. Recovery deletes a probe only if its event still has that id, so
-// a journal can roll back only what its own process wrote: an event of
-// the same name that perf made, before or since, has another id. A
-// definition written by a process killed before it recorded the id can't
-// be told from one perf made; it is left and reported. No fsync: the
-// journal only has to outlive its process, not the kernel (the probes go
-// with a reboot, and /run with them).
+// of the batch, in order, written before the first of them, and then for
+// each definition I written, a line before the write and one after:
+//
+//	writing<TAB>I<TAB>ID	its event's id before, "" if there is none
+//	wrote<TAB>I<TAB>ID	its event's id after
+//
+// (the ids of events/GROUP/EVENT/id). Recovery deletes a probe only if
+// its event still has the id recorded after the write, or, for the one
+// definition a process killed in the middle of its write(2) did not
+// record, if the event is new since the "writing" line or still has the
+// id noted there. So a journal rolls back only what its own process
+// wrote: an event of the same name that perf made, before or since, has
+// another id, and a definition with no "writing" line was never written.
+// A definition written with no id to read is left and reported. No fsync:
+// the journal only has to outlive its process, not the kernel (the
+// probes go with a reboot, and /run with them).
 
 // Recovery is a batch of a killed process, found in its journal and
 // rolled back, or a journal that could not be read.
@@ -92,9 +98,15 @@ func (t *FS) writeJournal(evs []Event) (*journal, error) {
 	return &journal{path: path, f: f}, nil
 }
 
+// writing records that definition i is about to be written; id is its
+// event's before the write, "" if there is none yet.
+func (j *journal) writing(i int, id string) error { return j.record("writing", i, id) }
+
 // wrote records that definition i was written and its event has id.
-func (j *journal) wrote(i int, id string) error {
-	if _, err := j.f.WriteString("wrote\t" + strconv.Itoa(i) + "\t" + id + "\n"); err != nil {
+func (j *journal) wrote(i int, id string) error { return j.record("wrote", i, id) }
+
+func (j *journal) record(what string, i int, id string) error {
+	if _, err := j.f.WriteString(what + "\t" + strconv.Itoa(i) + "\t" + id + "\n"); err != nil {
 		return fmt.Errorf("batch journal: %w", err)
 	}
 	return nil
@@ -172,37 +184,24 @@ func (t *FS) recoverJournals() {
 }
 
 // recoverJournal deletes what of the journal's batch its writer recorded
-// as written and the kernel still lists under the same event id.
+// writing and the kernel still lists under the same event id.
 func (t *FS) recoverJournal(path string) Recovery {
-	evs, ids, err := readJournal(path)
+	jr, err := readJournal(path)
 	if err != nil {
 		return Recovery{Err: err, Kept: true}
 	}
-	r := Recovery{Total: len(evs), Wrote: len(ids)}
+	r := Recovery{Total: len(jr.evs), Wrote: len(jr.wrote)}
 	paths := map[Kind]string{}
-	next := nextUnrecorded(ids)
-	verified := map[string]string{} // GROUP:EVENT to the id it was written with
 	var ours []Event
-	for i, ev := range evs {
-		id, wrote := ids[i]
-		if !wrote && i != next {
-			continue // never written
-		}
-		if !wrote {
-			// Appended to an event of the batch that is verified, it is ours.
-			id = verified[ev.PerfName()]
-		}
+	for i, ev := range jr.evs {
 		now := t.eventID(ev.Group, ev.Name)
-		switch {
-		case now == "":
-			continue // gone
-		case id == "":
+		switch v := jr.verify(i, now); {
+		case v == unverifiable:
 			r.Unverified = appendOnce(r.Unverified, ev.PerfName())
 			continue
-		case now != id:
-			continue // deleted since; the name is somebody else's now
+		case v != mine:
+			continue
 		}
-		verified[ev.PerfName()] = id
 		if _, ok := paths[ev.Kind]; !ok {
 			p, err := t.eventsFile(ev.Kind)
 			if err != nil {
@@ -219,14 +218,35 @@ func (t *FS) recoverJournal(path string) Recovery {
 	return r
 }
 
-// nextUnrecorded returns the definition its writer may have written but
-// not yet recorded when it was killed: the one after the last recorded.
-func nextUnrecorded(ids map[int]string) int {
-	last := -1
-	for j := range ids {
-		last = max(last, j)
+// A journal's verdict on one of its definitions.
+const (
+	notMine      = iota // not written, gone, or its event is another's now
+	mine                // written by the journal's process, still there
+	unverifiable        // written, still there, but with no id to check
+)
+
+// verify judges definition i of the journal, whose event has the id now
+// ("" if there is none).
+func (jr *journalRecords) verify(i int, now string) int {
+	if now == "" {
+		return notMine
 	}
-	return last + 1
+	if id, ok := jr.wrote[i]; ok {
+		switch id {
+		case "":
+			return unverifiable
+		case now:
+			return mine
+		}
+		return notMine
+	}
+	// Killed during the write: if it happened, the event is new since
+	// the "writing" line or (a probe appended) still the one noted there.
+	before, ok := jr.writing[i]
+	if !ok || before != "" && before != now {
+		return notMine
+	}
+	return mine
 }
 
 func appendOnce(list []string, s string) []string {
@@ -238,17 +258,22 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
+// journalRecords is what a journal holds: its batch and the ids recorded
+// before and after writing each definition.
+type journalRecords struct {
+	evs            []Event
+	writing, wrote map[int]string
+}
+
 // readJournal opens a journal, which must be a regular file of this
-// user's that nobody else may read or write, and parses its definitions
-// and the ids recorded for those written.
-func readJournal(path string) ([]Event, map[int]string, error) {
+// user's that nobody else may read or write, and parses it.
+func readJournal(path string) (*journalRecords, error) {
 	f, err := openJournal(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
-	var evs []Event
-	ids := map[int]string{}
+	jr := &journalRecords{writing: map[int]string{}, wrote: map[int]string{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -257,21 +282,21 @@ func readJournal(path string) ([]Event, map[int]string, error) {
 			continue
 		}
 		k, def, _ := strings.Cut(line, "\t")
-		if k == "wrote" {
+		if rec := map[string]map[int]string{"writing": jr.writing, "wrote": jr.wrote}[k]; rec != nil {
 			i, id, _ := strings.Cut(def, "\t")
-			if at, err := strconv.Atoi(i); err == nil && at >= 0 && at < len(evs) {
-				ids[at] = id
+			if at, err := strconv.Atoi(i); err == nil && at >= 0 && at < len(jr.evs) {
+				rec[at] = id
 				continue
 			}
 		}
 		kind := map[string]Kind{"kprobe": KProbe, "uprobe": UProbe}[k]
 		ev, err := parseDef(kind, def)
 		if err != nil || kind == 0 {
-			return evs, ids, fmt.Errorf("batch journal %s line %d %q: %w", path, n, line, ErrBadListing)
+			return nil, fmt.Errorf("batch journal %s line %d %q: %w", path, n, line, ErrBadListing)
 		}
-		evs = append(evs, ev)
+		jr.evs = append(jr.evs, ev)
 	}
-	return evs, ids, sc.Err()
+	return jr, sc.Err()
 }
 
 // openJournal opens path for reading without following a link or

@@ -264,6 +264,10 @@ func (t *FS) writeBatch(ctx context.Context, b *batch, j *journal) error {
 		if b.at[ev.Group+"/"+ev.Name] == i && t.taken(nil, ev.Group, ev.Name) {
 			return t.stop(b, i, ev.PerfName(), fmt.Errorf("%w: %w: %s was created by another tracer while this batch was written", ErrContested, ErrEventExists, ev.PerfName()))
 		}
+		if err := j.writing(i, t.eventID(ev.Group, ev.Name)); err != nil {
+			_, rb := t.undo(b.paths, b.evs[:i], true)
+			return errors.Join(err, rb)
+		}
 		if err := t.writeFile(b.paths[ev.Kind], appendFlag, []byte(ev.String()+"\n")); err != nil {
 			def := ev.text()
 			werr := &WriteError{Kind: ev.Kind, Index: i, Def: def, Err: err, Pos: -1}
