@@ -106,3 +106,18 @@ ls /run/dwprobe`
 		}
 	}
 }
+
+// TestApplyEventTableFull: a kernel out of event types refuses a new
+// event with ENODEV; --apply rolls the batch back and says the table is
+// full, not only "(no such device)".
+func TestApplyEventTableFull(t *testing.T) {
+	_, k := fakeTracefs(t)
+	k.MaxEvents = 2
+	_, _, err := dw("--apply", writeTemp(t, "p:dw/a /bin/true:0x10\np:dw/b /bin/true:0x20\np:dw/c /bin/true:0x30\n"))
+	if err == nil || exitCode(err) != exitKernel || !strings.Contains(err.Error(), "(no such device: the kernel's table of trace event ids is full") {
+		t.Errorf("--apply past the event table: %v (exit %d)", err, exitCode(err))
+	}
+	if got := k.File("uprobe_events"); got != "" {
+		t.Errorf("left after the refusal:\n%s", got)
+	}
+}

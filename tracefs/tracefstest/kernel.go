@@ -44,6 +44,11 @@ type Kernel struct {
 	// refuse it, logging reason with the caret at byte pos of cmd.
 	Reject func(kind tracefs.Kind, cmd string) (reason string, pos int)
 
+	// MaxEvents, if set, is how many events the model makes before it
+	// refuses a new one with ENODEV, as a kernel whose table of event
+	// types is full does (register_trace_event finds no free type).
+	MaxEvents int
+
 	mu     sync.Mutex
 	writes []string
 	clock  int
@@ -156,6 +161,9 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	dir := filepath.Join(k.Root, "events", group, event)
 	if _, err := os.Stat(dir); err == nil && !k.has(path, group, event) {
 		return fail("Event already exists", len(cmd)+1, syscall.EEXIST)
+	}
+	if _, err := os.Stat(dir); err != nil && k.MaxEvents > 0 && k.lastID >= k.MaxEvents {
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.ENODEV}
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
