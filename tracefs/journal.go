@@ -65,6 +65,7 @@ const journalInfix = ".journal."
 type journal struct {
 	path string
 	f    *os.File
+	ids  map[string]string // GROUP/EVENT to its id after its first write
 }
 
 // writeJournal records evs in a new journal of this process before the
@@ -95,15 +96,28 @@ func (t *FS) writeJournal(evs []Event) (*journal, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("batch journal: %w", err)
 	}
-	return &journal{path: path, f: f}, nil
+	return &journal{path: path, f: f, ids: map[string]string{}}, nil
 }
 
-// writing records that definition i is about to be written; id is its
-// event's before the write, "" if there is none yet.
-func (j *journal) writing(i int, id string) error { return j.record("writing", i, id) }
+// writing records that definition i, ev, is about to be written. Its
+// event's id before is "" for a new event (the batch has just seen it
+// absent) and, for a probe appended to one of the batch, the id read
+// after that one's first write: no read of tracefs per definition.
+func (j *journal) writing(i int, ev Event) error {
+	return j.record("writing", i, j.ids[ev.Group+"/"+ev.Name])
+}
 
-// wrote records that definition i was written and its event has id.
-func (j *journal) wrote(i int, id string) error { return j.record("wrote", i, id) }
+// wrote records that definition i, ev, was written, with its event's id,
+// read through eventID once per event.
+func (j *journal) wrote(i int, ev Event, eventID func(group, event string) string) error {
+	key := ev.Group + "/" + ev.Name
+	id, ok := j.ids[key]
+	if !ok {
+		id = eventID(ev.Group, ev.Name)
+		j.ids[key] = id
+	}
+	return j.record("wrote", i, id)
+}
 
 func (j *journal) record(what string, i int, id string) error {
 	if _, err := j.f.WriteString(what + "\t" + strconv.Itoa(i) + "\t" + id + "\n"); err != nil {

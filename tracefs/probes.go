@@ -264,7 +264,7 @@ func (t *FS) writeBatch(ctx context.Context, b *batch, j *journal) error {
 		if b.at[ev.Group+"/"+ev.Name] == i && t.taken(nil, ev.Group, ev.Name) {
 			return t.stop(b, i, ev.PerfName(), fmt.Errorf("%w: %w: %s was created by another tracer while this batch was written", ErrContested, ErrEventExists, ev.PerfName()))
 		}
-		if err := j.writing(i, t.eventID(ev.Group, ev.Name)); err != nil {
+		if err := j.writing(i, ev); err != nil {
 			_, rb := t.undo(b.paths, b.evs[:i], true)
 			return errors.Join(err, rb)
 		}
@@ -280,7 +280,7 @@ func (t *FS) writeBatch(ctx context.Context, b *batch, j *journal) error {
 			_, werr.Rollback = t.undo(b.paths, b.evs[:i], true)
 			return werr
 		}
-		if err := j.wrote(i, t.eventID(ev.Group, ev.Name)); err != nil {
+		if err := j.wrote(i, ev, t.eventID); err != nil {
 			// Unrecorded, a kill would leave it: undo the batch now.
 			_, rb := t.undo(b.paths, b.evs[:i+1], true)
 			return errors.Join(err, rb)
@@ -311,10 +311,19 @@ func (t *FS) settle(ctx context.Context, b *batch) error {
 	for _, ev := range b.evs {
 		ours[ev.Group+"/"+ev.Name]++
 	}
+	// Counted once: a scan of the listing per event is quadratic in a
+	// batch of thousands.
+	counts := map[Kind]map[string]int{}
+	for kind, l := range listed {
+		counts[kind] = map[string]int{}
+		for _, e := range l {
+			counts[kind][e.Group+"/"+e.Name]++
+		}
+	}
 	for _, id := range b.ids {
 		ev := b.evs[b.at[id]]
-		l, ok := listed[ev.Kind]
-		if n := len(probesOf(l, ev.Group, ev.Name)); ok && n > ours[id] {
+		c, ok := counts[ev.Kind]
+		if n := c[id]; ok && n > ours[id] {
 			return t.stop(b, len(b.evs), ev.PerfName(), fmt.Errorf("%w: %w: %s holds %d probes, %d of them this batch's: another tracer added to it at the same time",
 				ErrContested, ErrEventExists, ev.PerfName(), n, ours[id]))
 		}
@@ -331,23 +340,20 @@ func (t *FS) settle(ctx context.Context, b *batch) error {
 // definition.
 func (t *FS) rendered(b *batch, listing map[Kind][]Event) {
 	for kind, listed := range listing {
+		byID := make(map[string][]Event, len(b.ids))
+		for _, l := range listed {
+			byID[l.Group+"/"+l.Name] = append(byID[l.Group+"/"+l.Name], l)
+		}
 		seen := make(map[string]int, len(b.ids))
 		for i, ev := range b.evs {
 			if ev.Kind != kind {
 				continue
 			}
 			id := ev.Group + "/" + ev.Name
-			n := seen[id]
-			seen[id]++
-			for _, l := range listed {
-				if l.Group == ev.Group && l.Name == ev.Name {
-					if n == 0 {
-						b.evs[i] = l
-						break
-					}
-					n--
-				}
+			if n := seen[id]; n < len(byID[id]) {
+				b.evs[i] = byID[id][n]
 			}
+			seen[id]++
 		}
 	}
 }
