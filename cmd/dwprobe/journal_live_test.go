@@ -121,3 +121,37 @@ func TestApplyEventTableFull(t *testing.T) {
 		t.Errorf("left after the refusal:\n%s", got)
 	}
 }
+
+// TestJournalNoKprobesLive: on this kernel without kprobe_events, the
+// journal of a killed dwprobe holding a kprobe line and uprobe lines has
+// its uprobes removed and says so; it used to leave them, delete the
+// journal and say "none of them was left".
+func TestJournalNoKprobesLive(t *testing.T) {
+	fsys := needLive(t)
+	if _, err := os.Stat(filepath.Join(fsys.Root(), "kprobe_events")); err == nil {
+		dwarftest.Skip(t, "live test: this kernel has kprobe_events")
+	}
+	g := liveGroup(t, fsys, "jk")
+	target := workTarget(t, copyBinary(t, fixture(t, "app-gcc-O2-dwarf5")))
+	defs := "p:" + g + "/a " + target + "\np:" + g + "/b " + target + "\n"
+	if _, _, err := dw("-q", "--apply", writeTemp(t, defs)); err != nil {
+		t.Fatal(err)
+	}
+	id := func(ev string) string {
+		b, err := os.ReadFile(filepath.Join(fsys.Root(), "events", g, ev, "id"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	journal := "# killed\nkprobe\tp:" + g + "k/a vfs_read\nuprobe\tp:" + g + "/a " + target + "\nuprobe\tp:" + g + "/b " + target + "\n" +
+		"writing\t0\t\nwrote\t0\t1\nwriting\t1\t\nwrote\t1\t" + id("a") + "\nwriting\t2\t\nwrote\t2\t" + id("b") + "\n"
+	script := `printf '%s' "$J" > /run/dwprobe/lock.journal.4242 && chmod 600 /run/dwprobe/lock.journal.4242 || exit 99
+$DWPROBE -d 'nosuch_dwtest'
+ls /run/dwprobe`
+	out := privateRun(t, "mkdir -m 700 /run/dwprobe\n"+script, "J="+journal)
+	want := "killed while adding 3 definitions (3 recorded as written); removed what it had added: " + g + ":b " + g + ":a\n"
+	if n := groupLines(t, fsys, g); n != 0 || !strings.Contains(out, want) || strings.Contains(out, "lock.journal") {
+		t.Errorf("%d probes left after recovery:\n%s\nwant a line with\n%s", n, out, want)
+	}
+}
