@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -49,6 +50,9 @@ func parseDWPIndex(sec []byte) (*dwpIndex, error) {
 	// Slots hold an 8-byte id and a 4-byte row; each row 2*ncol words;
 	// plus a header row of ncol words.
 	need := 16 + nslot*12 + ncol*4 + nunit*ncol*8
+	if nunit == 0 && nslot == 0 {
+		return x, nil // empty: binutils' dwp of DWARF 5 units writes this
+	}
 	if ncol == 0 || ncol > 16 || nunit > nslot || nslot > uint64(len(sec)) || need > uint64(len(sec)) {
 		return nil, bad("table sizes past the end of the section")
 	}
@@ -105,15 +109,31 @@ type dwpPackage struct {
 }
 
 // openDWP opens BINARY.dwp next to the binary, nil when there is none.
+// A package with no unit in it is an error naming it and what it lacks,
+// not debuginfo missing (which would fall back to the symbol table).
 func openDWP(binary string) (*dwpPackage, error) {
 	path := binary + ".dwp"
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}
-	whole, err := readDWO(path)
+	x, err := readDWPIndex(path)
 	if err != nil {
 		return nil, err
 	}
+	whole, err := readDWO(path)
+	if err != nil && !errors.Is(err, ErrNoDebugInfo) {
+		return nil, err
+	}
+	if noInfo := err != nil; noInfo || len(x.rows) == 0 {
+		// binutils' dwp writes DWARF 5 split units this way: an index
+		// with no unit and no .debug_info.dwo (llvm-dwp packs them).
+		return nil, &DWPError{Path: path, Lacks: dwpLacks(noInfo, len(x.rows) == 0)}
+	}
+	return &dwpPackage{path: path, index: x, whole: *whole}, nil
+}
+
+// readDWPIndex reads the .debug_cu_index of the package at path.
+func readDWPIndex(path string) (*dwpIndex, error) {
 	ef, err := openELF(path)
 	if err != nil {
 		return nil, err
@@ -131,7 +151,7 @@ func openDWP(binary string) (*dwpPackage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &dwpPackage{path: path, index: x, whole: *whole}, nil
+	return x, nil
 }
 
 // unit is the package's part for skeleton s, found by its DWO id.
@@ -169,6 +189,30 @@ func (p *dwpPackage) unit(s *skeleton) (*dwoSections, error) {
 		return nil, fmt.Errorf("%s: %w: unit %#x has no .debug_info.dwo contribution", p.path, ErrSplitDWARF, s.id)
 	}
 	return d, nil
+}
+
+// DWPError is a split DWARF package (.dwp) with no unit in it. It wraps
+// ErrSplitDWARF and ErrNoDebugInfo.
+type DWPError struct {
+	Path  string
+	Lacks string // "no .debug_info.dwo section", ...
+}
+
+func (e *DWPError) Error() string {
+	return fmt.Sprintf("split DWARF package %s has %s (made by binutils' dwp from DWARF 5 units? llvm-dwp packages them)", e.Path, e.Lacks)
+}
+
+func (e *DWPError) Unwrap() []error { return []error{ErrSplitDWARF, ErrNoDebugInfo} }
+
+// dwpLacks says what an empty package lacks.
+func dwpLacks(noInfo, noUnits bool) string {
+	switch {
+	case noInfo && noUnits:
+		return "no .debug_info.dwo section and no unit in its .debug_cu_index"
+	case noInfo:
+		return "no .debug_info.dwo section"
+	}
+	return "no unit in its .debug_cu_index"
 }
 
 func pick(c bool, a, b []byte) []byte {

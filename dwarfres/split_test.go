@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,5 +247,45 @@ func TestDWOPaths(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%s under %q: %q, want %q", c.name, c.compDir, got, c.want)
 		}
+	}
+}
+
+// TestSplitGNUDWPDwarf5: binutils' dwp packs DWARF 5 split units into a
+// package with an empty index and no .debug_info.dwo; dwprobe names the
+// package and what it lacks (it used to fall back to the symbol table
+// and say "no debuginfo scope at this probe point").
+func TestSplitGNUDWPDwarf5(t *testing.T) {
+	dwp := dwarftest.NeedTool(t, "dwp")
+	src := filepath.Join(splitDir(t), "split-gcc-dwarf5")
+	dir := t.TempDir()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dwos []string
+	for _, e := range ents {
+		dwarftest.CopyFile(t, filepath.Join(src, e.Name()), filepath.Join(dir, e.Name()), 0o755)
+		if strings.HasSuffix(e.Name(), ".dwo") {
+			dwos = append(dwos, e.Name())
+		}
+	}
+	cmd := exec.Command(dwp, append([]string{"-o", "app.dwp"}, dwos...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dwp: %v\n%s", err, out)
+	}
+	for _, d := range dwos {
+		os.Remove(filepath.Join(dir, d))
+	}
+	f, err := Open(filepath.Join(dir, "app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = f.FindProbes(Query{Function: exactName("checksum")})
+	var de *DWPError
+	if !errors.As(err, &de) || de.Path != filepath.Join(dir, "app.dwp") || !strings.Contains(de.Lacks, "no .debug_info.dwo") ||
+		!errors.Is(err, ErrSplitDWARF) {
+		t.Errorf("FindProbes with binutils' DWARF 5 package: %v", err)
 	}
 }

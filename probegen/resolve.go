@@ -572,7 +572,19 @@ func symbolMatches(name, pat string) bool {
 func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 	var out []dwarfres.Sym
 	seen := map[uint64]bool{}
-	t.Symbols().Each(func(s dwarfres.Sym) {
+	each := t.Symbols().Each
+	if !lazymatch.IsGlob(pat) && !strings.ContainsAny(pat, "\\@\x00") {
+		// A plain name: its symbols by name, not a scan of them all
+		// (a spec file of names that match nothing scanned for each).
+		if syms, ok := t.Symbols().Named(pat); ok {
+			each = func(fn func(dwarfres.Sym)) {
+				for _, s := range syms {
+					fn(s)
+				}
+			}
+		}
+	}
+	each(func(s dwarfres.Sym) {
 		n := s.Name
 		if i := strings.IndexByte(n, '@'); i >= 0 && strings.IndexByte(pat, '@') < 0 {
 			n = n[:i]

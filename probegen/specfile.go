@@ -37,27 +37,44 @@ func (e *SpecFileError) Unwrap() error { return e.Err }
 // take them. Blank lines and lines whose first non-blank character is
 // '#' are skipped (no perf probe command starts with '#'); blanks (space,
 // tab) around a command and a CR before the newline are stripped, so
-// that files written on Windows read the same. A line longer than
+// that files written on Windows read the same, as is a UTF-8 byte-order
+// mark at the start of the file (Notepad's). A line longer than
 // MaxSpecLine is an error wrapping ErrLineTooLong; the commands are not
 // parsed here.
 func ReadSpecs(r io.Reader) ([]SpecLine, error) {
 	var out []SpecLine
+	err := ScanSpecs(r, func(l SpecLine) error {
+		out = append(out, l)
+		return nil
+	})
+	return out, err
+}
+
+// ScanSpecs is ReadSpecs calling fn with each command as it is read,
+// for a file of any length; an error of fn ends the scan and is returned.
+func ScanSpecs(r io.Reader, fn func(SpecLine) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), MaxSpecLine)
 	n := 0
 	for sc.Scan() {
 		n++
-		if l, ok := specLine(n, sc.Text()); ok {
-			out = append(out, l)
+		text := sc.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
+		if l, ok := specLine(n, text); ok {
+			if err := fn(l); err != nil {
+				return err
+			}
 		}
 	}
 	switch err := sc.Err(); {
 	case errors.Is(err, bufio.ErrTooLong):
-		return out, &SpecFileError{Line: n + 1, Err: fmt.Errorf("%w (more than %d bytes)", ErrLineTooLong, MaxSpecLine)}
+		return &SpecFileError{Line: n + 1, Err: fmt.Errorf("%w (more than %d bytes)", ErrLineTooLong, MaxSpecLine)}
 	case err != nil:
-		return out, &SpecFileError{Line: n + 1, Err: err}
+		return &SpecFileError{Line: n + 1, Err: err}
 	}
-	return out, nil
+	return nil
 }
 
 // specLine strips line number n down to its command; ok is false for a

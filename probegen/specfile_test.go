@@ -22,6 +22,8 @@ func TestReadSpecs(t *testing.T) {
 			[]SpecLine{{4, 0, "vfs_read:3 count"}, {6, 0, "schedule"}}, 0},
 		{"indent kept for columns", "\t  vfs_read+ \n", []SpecLine{{1, 3, "vfs_read+"}}, 0},
 		{"CRLF", "vfs_read\r\n\r\nschedule cpu\r\n", []SpecLine{{1, 0, "vfs_read"}, {3, 0, "schedule cpu"}}, 0},
+		{"byte-order mark", "\uFEFFvfs_read\n\uFEFFschedule\n", []SpecLine{{1, 0, "vfs_read"}, {2, 0, "\uFEFFschedule"}}, 0},
+		{"byte-order mark and a comment", "\uFEFF# specs\n  vfs_read\n", []SpecLine{{2, 2, "vfs_read"}}, 0},
 		{"hash inside a spec", "f;a#b*\n", []SpecLine{{1, 0, "f;a#b*"}}, 0},
 		{"line too long", "vfs_read\n" + long + "\nschedule\n", []SpecLine{{1, 0, "vfs_read"}}, 2},
 		{"longest line", strings.Repeat("y", MaxSpecLine-1) + "\n", []SpecLine{{1, 0, strings.Repeat("y", MaxSpecLine-1)}}, 0},
@@ -69,6 +71,9 @@ func FuzzReadSpecs(f *testing.F) {
 			}
 			prev = l.Line
 			raw := strings.TrimSuffix(lines[l.Line-1], "\r")
+			if l.Line == 1 {
+				raw = strings.TrimPrefix(raw, "\uFEFF") // not the file's text
+			}
 			if raw[l.Indent:l.Indent+len(l.Text)] != l.Text {
 				t.Fatalf("line %d %q: text %q not at %d", l.Line, raw, l.Text, l.Indent)
 			}

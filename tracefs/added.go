@@ -119,10 +119,19 @@ func (t *FS) RecordAdded(added []Event, buildID BuildIDFunc) error {
 			delete(recs, k)
 		}
 	}
+	// Each binary read once, however many probes a batch puts on it.
+	seen := map[string]*Binary{}
 	for _, e := range added {
 		if k, ok := AddedKeyOf(e); ok {
-			if b, ok := Fingerprint(k.Path, buildID); ok {
-				recs[k] = b
+			b, done := seen[k.Path]
+			if !done {
+				if fp, ok := Fingerprint(k.Path, buildID); ok {
+					b = &fp
+				}
+				seen[k.Path] = b
+			}
+			if b != nil {
+				recs[k] = *b
 			}
 		}
 	}

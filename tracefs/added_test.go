@@ -45,7 +45,8 @@ func TestRecordAdded(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "aaaa"
-	buildID := func(string) string { return id }
+	reads := 0
+	buildID := func(string) string { reads++; return id }
 	ev := func(name string) tracefs.Event {
 		return tracefs.Event{Kind: tracefs.UProbe, Type: 'p', Group: "g", Name: name, Target: app + ":0x10"}
 	}
@@ -55,6 +56,11 @@ func TestRecordAdded(t *testing.T) {
 	}
 	if err := fsys.RecordAdded(added, buildID); err != nil {
 		t.Fatal(err)
+	}
+	// Once per binary: a 10,000-line --apply on one program read it
+	// 10,000 times.
+	if reads != 1 {
+		t.Errorf("the binary's build-id read %d times for 2 probes on it", reads)
 	}
 	rec, _ := os.ReadFile(fsys.AddedPath())
 	if want := "g/e\t" + app + "\t2\taaaa\ng/f\t" + app + "\t2\taaaa\n"; string(rec) != want {

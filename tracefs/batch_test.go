@@ -71,8 +71,9 @@ func noJournal(t *testing.T, fsys *FS) {
 	}
 }
 
-// TestAddBatchJournal: the journal lists the batch before its first write
-// and is gone after the last.
+// TestAddBatchJournal: the journal lists the batch and that its first
+// definition is being written before its first write, and is gone after
+// the last.
 func TestAddBatchJournal(t *testing.T) {
 	root := fakeTree(t, nil)
 	fsys, k := newFake(t, root, true)
@@ -86,7 +87,7 @@ func TestAddBatchJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(journal, "\n"), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[0], "# dwprobe pid ") || lines[1] != "uprobe\t"+fourDefs[0] || lines[4] != "uprobe\t"+fourDefs[3] {
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "# dwprobe pid ") || lines[1] != "uprobe\t"+fourDefs[0] || lines[4] != "uprobe\t"+fourDefs[3] || lines[5] != "writing\t0\t" {
 		t.Errorf("journal at the first write:\n%s", journal)
 	}
 	noJournal(t, fsys)
@@ -101,9 +102,11 @@ func TestJournalRecovery(t *testing.T) {
 			// Somebody else's probe appended to dw/b after the kill.
 			"p:dw/b /bin/x:0x0000000000000090\n",
 		"events/dw/a/enable": "0\n", "events/dw/b/enable": "0\n", "events/other/x/enable": "0\n",
+		"events/dw/a/id": "1001\n", "events/dw/b/id": "1002\n", "events/other/x/id": "1003\n",
 	})
 	fsys, k := newFake(t, root, true)
-	journal := "# dwprobe pid 4242 is adding these 3 definitions\nuprobe\tp:dw/a /bin/x:0x10\nuprobe\tp:dw/b /bin/x:0x20\nuprobe\tp:dw/c /bin/x:0x30\n"
+	journal := "# dwprobe pid 4242 is adding these 3 definitions\nuprobe\tp:dw/a /bin/x:0x10\nuprobe\tp:dw/b /bin/x:0x20\nuprobe\tp:dw/c /bin/x:0x30\n" +
+		"wrote\t0\t1001\nwrote\t1\t1002\n"
 	if err := os.WriteFile(fsys.lockPath+journalInfix+"4242", []byte(journal), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +115,7 @@ func TestJournalRecovery(t *testing.T) {
 	if _, err := fsys.Add(parsed(t, UProbe, "p:dw/new /bin/x:0x50")); err != nil {
 		t.Fatal(err)
 	}
-	if want := []Recovery{{PID: 4242, Total: 3, Removed: []string{"dw:b", "dw:a"}}}; !reflect.DeepEqual(got, want) {
+	if want := []Recovery{{Path: fsys.lockPath + journalInfix + "4242", PID: 4242, Total: 3, Wrote: 2, Removed: []string{"dw:b", "dw:a"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Recovered %+v, want %+v", got, want)
 	}
 	want := []string{"-:dw/b /bin/x:0x0000000000000020", "-:dw/a", "p:dw/new /bin/x:0x50"}

@@ -29,8 +29,9 @@
 // the kernel refuses part of is rolled back (kprobes and uprobes of one
 // batch alike), so a failed Add leaves nothing behind. So is a batch whose
 // context ends (a signal), or that another tracer taking no lock (perf)
-// races; a journal next to the lock lets the next process roll back the
-// batch of one that was killed, and a record there (added.go:
+// races; a journal next to the lock (journal.go) lets the next process roll
+// back the batch of one that was killed, only what that process recorded
+// writing (by the kernel's event id), and a record there (added.go:
 // RecordAdded, ChangeCheck) keeps the size and build-id of the binary
 // under each uprobe added, so a listing can tell it has changed since.
 // The lock lives where only its user can create it and is never followed

@@ -57,6 +57,13 @@ var (
 	// definition that passed this package's checks.
 	ErrRejected = errors.New("kernel rejected probe definition")
 
+	// ErrEventTableFull is matched by a *WriteError whose definition the
+	// kernel refused with ENODEV: trace_probe_register_event_call's
+	// answer when register_trace_event finds no free event type, all
+	// 65,535 (TRACE_EVENT_TYPE_MAX) being in use; no other step of
+	// creating a probe event gives ENODEV (Linux 6.1, 6.12).
+	ErrEventTableFull = errors.New("the kernel's table of trace event types is full")
+
 	// ErrBadListing reports a line of kprobe_events or uprobe_events that
 	// does not have the shape the kernel prints.
 	ErrBadListing = errors.New("unexpected line in probe listing")
@@ -158,15 +165,17 @@ func (e *WriteError) Unwrap() []error {
 	return errs
 }
 
-// Is matches ErrPermission for EACCES and EPERM, and ErrEventExists for
+// Is matches ErrPermission for EACCES and EPERM, ErrEventExists for
 // EEXIST (a name taken between the listing and the write by something that
-// does not take dwprobe's lock).
+// does not take dwprobe's lock), and ErrEventTableFull for ENODEV.
 func (e *WriteError) Is(target error) bool {
 	switch target {
 	case ErrPermission:
 		return errors.Is(e.Err, syscall.EACCES) || errors.Is(e.Err, syscall.EPERM)
 	case ErrEventExists:
 		return errors.Is(e.Err, syscall.EEXIST)
+	case ErrEventTableFull:
+		return errors.Is(e.Err, syscall.ENODEV)
 	}
 	return false
 }
@@ -192,6 +201,12 @@ var (
 	// regular file or directory of this user's that nobody else may
 	// write: it is refused rather than followed, opened or waited on.
 	ErrLockUnsafe = errors.New("unsafe lock file")
+
+	// ErrJournalUnsafe reports a batch journal next to the lock that is
+	// not a regular file of this user's with mode 0600 (a link, a
+	// directory, a FIFO, another user's file): it is neither read nor
+	// removed.
+	ErrJournalUnsafe = errors.New("unsafe batch journal")
 
 	// ErrInterrupted reports a wait for the lock or a batch ended by the
 	// caller's context (a signal): nothing of the batch remains unless a

@@ -63,9 +63,10 @@ type fakeKernel struct {
 	rejectAt  string
 	reason    string
 
-	mu    sync.Mutex
-	calls []call
-	defs  int
+	mu     sync.Mutex
+	calls  []call
+	defs   int
+	lastID int // of the events it made, each getting 2000+lastID
 }
 
 func newFake(t *testing.T, root string, model bool) (*FS, *fakeKernel) {
@@ -118,7 +119,14 @@ func (k *fakeKernel) write(path string, flag int, data []byte) error {
 			return syscall.EINVAL
 		}
 		dir := filepath.Join(k.root, "events", ev.Group, ev.Name)
+		if _, err := os.Stat(dir); err == nil {
+			return nil // a probe appended to the event
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		k.lastID++
+		if err := os.WriteFile(filepath.Join(dir, "id"), []byte(fmt.Sprintf("%d\n", 2000+k.lastID)), 0o444); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dir, "enable"), []byte("0\n"), 0o644)

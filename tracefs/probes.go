@@ -167,12 +167,12 @@ func (t *FS) AddBatch(ctx context.Context, spec Batch) ([]Event, error) {
 			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
 		}
 	}
-	forget, err := t.writeJournal(b.evs)
+	j, err := t.writeJournal(b.evs)
 	if err != nil {
 		return nil, err
 	}
-	defer forget()
-	if err := t.writeBatch(ctx, b); err != nil {
+	defer j.remove()
+	if err := t.writeBatch(ctx, b, j); err != nil {
 		return nil, err
 	}
 	if err := t.settle(ctx, b); err != nil {
@@ -257,7 +257,7 @@ func (t *FS) check(evs []Event, multi bool) (*batch, error) {
 
 // writeBatch writes the events of b in order, and on a refusal, an ended
 // ctx or an event name taken meanwhile rolls back what the batch wrote.
-func (t *FS) writeBatch(ctx context.Context, b *batch) error {
+func (t *FS) writeBatch(ctx context.Context, b *batch, j *journal) error {
 	before := t.errorLog()
 	for i, ev := range b.evs {
 		if err := ctx.Err(); err != nil {
@@ -267,6 +267,10 @@ func (t *FS) writeBatch(ctx context.Context, b *batch) error {
 		// before creating the event (its directory appears with it).
 		if b.at[ev.Group+"/"+ev.Name] == i && t.taken(nil, ev.Group, ev.Name) {
 			return t.stop(b, i, ev.PerfName(), fmt.Errorf("%w: %w: %s was created by another tracer while this batch was written", ErrContested, ErrEventExists, ev.PerfName()))
+		}
+		if err := j.writing(i, ev); err != nil {
+			_, rb := t.undo(b.paths, b.evs[:i], true)
+			return errors.Join(err, rb)
 		}
 		if err := t.writeFile(b.paths[ev.Kind], appendFlag, []byte(ev.String()+"\n")); err != nil {
 			def := ev.text()
@@ -279,6 +283,11 @@ func (t *FS) writeBatch(ctx context.Context, b *batch) error {
 			// this definition would have been appended to.
 			_, werr.Rollback = t.undo(b.paths, b.evs[:i], true)
 			return werr
+		}
+		if err := j.wrote(i, ev, t.eventID); err != nil {
+			// Unrecorded, a kill would leave it: undo the batch now.
+			_, rb := t.undo(b.paths, b.evs[:i+1], true)
+			return errors.Join(err, rb)
 		}
 	}
 	return nil
@@ -306,10 +315,19 @@ func (t *FS) settle(ctx context.Context, b *batch) error {
 	for _, ev := range b.evs {
 		ours[ev.Group+"/"+ev.Name]++
 	}
+	// Counted once: a scan of the listing per event is quadratic in a
+	// batch of thousands.
+	counts := map[Kind]map[string]int{}
+	for kind, l := range listed {
+		counts[kind] = map[string]int{}
+		for _, e := range l {
+			counts[kind][e.Group+"/"+e.Name]++
+		}
+	}
 	for _, id := range b.ids {
 		ev := b.evs[b.at[id]]
-		l, ok := listed[ev.Kind]
-		if n := len(probesOf(l, ev.Group, ev.Name)); ok && n > ours[id] {
+		c, ok := counts[ev.Kind]
+		if n := c[id]; ok && n > ours[id] {
 			return t.stop(b, len(b.evs), ev.PerfName(), fmt.Errorf("%w: %w: %s holds %d probes, %d of them this batch's: another tracer added to it at the same time",
 				ErrContested, ErrEventExists, ev.PerfName(), n, ours[id]))
 		}
@@ -326,23 +344,20 @@ func (t *FS) settle(ctx context.Context, b *batch) error {
 // definition.
 func (t *FS) rendered(b *batch, listing map[Kind][]Event) {
 	for kind, listed := range listing {
+		byID := make(map[string][]Event, len(b.ids))
+		for _, l := range listed {
+			byID[l.Group+"/"+l.Name] = append(byID[l.Group+"/"+l.Name], l)
+		}
 		seen := make(map[string]int, len(b.ids))
 		for i, ev := range b.evs {
 			if ev.Kind != kind {
 				continue
 			}
 			id := ev.Group + "/" + ev.Name
-			n := seen[id]
-			seen[id]++
-			for _, l := range listed {
-				if l.Group == ev.Group && l.Name == ev.Name {
-					if n == 0 {
-						b.evs[i] = l
-						break
-					}
-					n--
-				}
+			if n := seen[id]; n < len(byID[id]) {
+				b.evs[i] = byID[id][n]
 			}
+			seen[id]++
 		}
 	}
 }

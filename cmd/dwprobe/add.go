@@ -292,7 +292,10 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 		return lockErr(err, "added")
 	}
 	why := werr.Errno.Error()
-	if werr.Errno == 0 {
+	switch {
+	case errors.Is(werr, tracefs.ErrEventTableFull):
+		why = "no such device: the kernel's table of trace event ids is full, all 65,535 in use; delete some events first"
+	case werr.Errno == 0:
 		why = werr.Err.Error()
 	}
 	if werr.Log != nil {

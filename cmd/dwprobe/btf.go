@@ -180,18 +180,22 @@ func btfCheckRunning(k *btfKernel) error {
 
 // resolveAllBTF is resolveAll from BTF.
 func resolveAllBTF(ctx context.Context, o *options, t *probegen.BTFTarget, args []string, stderr io.Writer) ([]resolved, error) {
-	ins, err := expandSpecs(args)
-	if err != nil {
-		return nil, err
-	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes}
-	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved {
+	var out []resolved
+	err := resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
 		r := resolved{in: in}
 		if r.spec, r.err = probegen.ParseSpec(in.raw); r.err == nil {
 			r.defs, r.notes, r.err = probegen.BTFDefinitions(t, r.spec, ro)
 		}
 		return r
+	}, func(r resolved) error {
+		out = append(out, r)
+		return nil
 	})
+	if err != nil && !o.json && !hasSpecFile(args) {
+		return nil, err
+	}
+	return out, err
 }
 
 // btfDefinitions is -D (and --bootconfig, --json) from BTF, as

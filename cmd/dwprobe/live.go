@@ -71,19 +71,31 @@ func holderName(pid int) string {
 	return fmt.Sprintf("pid %d", pid)
 }
 
-// recoveredMsg reports the rollback of a killed dwprobe's batch.
+// recoveredMsg reports the rollback of a killed dwprobe's batch, or a
+// journal that could not be read: exactly what was removed, what was
+// left and why, and whether the journal is kept.
 func recoveredMsg(r tracefs.Recovery) string {
-	msg := fmt.Sprintf("Found an interrupted batch: dwprobe (pid %d) was killed while adding %d definitions", r.PID, r.Total)
+	if errors.Is(r.Err, tracefs.ErrJournalUnsafe) {
+		return fmt.Sprintf("Ignored a batch journal: %v; it was not read or removed (remove it as root if no dwprobe of yours made it)", r.Err)
+	}
+	if r.Total == 0 && r.Err != nil {
+		return fmt.Sprintf("Could not read the batch journal %s of dwprobe (pid %d), kept: %v", r.Path, r.PID, r.Err)
+	}
+	msg := fmt.Sprintf("Found an interrupted batch: dwprobe (pid %d) was killed while adding %d definitions (%d recorded as written)", r.PID, r.Total, r.Wrote)
 	switch n := len(r.Removed); {
+	case n == 0 && len(r.Unverified) == 0 && r.Err == nil:
+		msg += "; none of them was left in the kernel"
 	case n == 0:
-		msg += "; none of them was left"
 	case n <= 3:
 		msg += "; removed what it had added: " + strings.Join(r.Removed, " ")
 	default:
 		msg += fmt.Sprintf("; removed what it had added: %s … (%d events)", strings.Join(r.Removed[:3], " "), n)
 	}
+	if len(r.Unverified) > 0 {
+		msg += fmt.Sprintf("; left %s: it was killed before recording that it wrote it, so it may be another tracer's (dwprobe -d it if not)", strings.Join(r.Unverified, " "))
+	}
 	if r.Err != nil {
-		msg += fmt.Sprintf("; could not remove all of it: %v", r.Err)
+		msg += fmt.Sprintf("; could not remove all of it: %v; the journal %s is kept and tried again", r.Err, r.Path)
 	}
 	return msg
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -11,25 +12,42 @@ import (
 )
 
 // runDefinitions implements -D: resolve each spec and print its lines.
-// In a keep-going run (a spec file, --json) the definitions of the specs
-// that resolved are printed even when others failed.
+// With a spec file or --json each spec's lines (or JSON) are printed as
+// it resolves, in spec order, so that a spec file of any length prints
+// from its first spec on and holds only the spec at hand. In a keep-going run (a spec file, --json) the
+// definitions of the specs that resolved are printed even when others
+// failed.
 func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
-	return printDefinitions(o, rs, err, stdout)
+	if !o.json && !hasSpecFile(o.defs) {
+		// Command-line specs: nothing is printed if one fails, as in perf.
+		rs, err := resolveAll(ctx, o, t, o.defs, stderr)
+		return printDefinitions(o, rs, err, stdout)
+	}
+	return resolveStream(ctx, o, t, o.defs, stderr, definitionPrinter(o, stdout))
+}
+
+// definitionPrinter prints the definitions of one resolved spec.
+func definitionPrinter(o *options, stdout io.Writer) func(resolved) error {
+	return func(r resolved) error {
+		if o.json {
+			return writeSpecsJSON(stdout, "definition", false, []resolved{r})
+		}
+		for _, d := range r.defs {
+			if _, err := fmt.Fprintln(stdout, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // printDefinitions prints the definitions of rs (as JSON with --json);
 // err is the resolution's error, returned after.
 func printDefinitions(o *options, rs []resolved, err error, stdout io.Writer) error {
-	if o.json {
-		if werr := writeSpecsJSON(stdout, "definition", false, rs); werr != nil {
-			return werr
-		}
-		return err
-	}
+	print := definitionPrinter(o, stdout)
 	for _, r := range rs {
-		for _, d := range r.defs {
-			fmt.Fprintln(stdout, d)
+		if werr := print(r); werr != nil {
+			return werr
 		}
 	}
 	return err
@@ -52,26 +70,41 @@ type resolved struct {
 // are returned with an error classed as the first failure. Callers that
 // write to tracefs write nothing if err is not nil.
 func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string, stderr io.Writer) ([]resolved, error) {
-	ins, err := expandSpecs(args)
-	if err != nil {
+	var out []resolved
+	err := resolveStream(ctx, o, t, args, stderr, func(r resolved) error {
+		out = append(out, r)
+		return nil
+	})
+	if err != nil && !o.json && !hasSpecFile(args) {
+		if errors.Is(err, errSpecsInterrupted) {
+			err = ctx.Err() // nothing was printed: the specs print together
+		}
 		return nil, err
 	}
+	return out, err
+}
+
+// resolveStream is resolveAll handing each spec's resolution to emit as
+// it comes, in spec order, instead of keeping them: emit sees failed
+// specs too (after they are reported). If ctx ends, what was emitted
+// stands and the error says how far the run got.
+func resolveStream(ctx context.Context, o *options, t *dwarfres.File, args []string, stderr io.Writer, emit func(resolved) error) error {
 	exe, err := execPath(o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	src, err := newSources(o, t)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, FProbe: o.fprobe}
 	n := 0
-	return resolveEach(ctx, o, args, ins, stderr, func(in specInput) resolved {
+	return resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
 		if n++; n%releaseEvery == 0 {
 			t.ReleasePages()
 		}
 		return resolveSpec(o, t, in, exe, ro)
-	})
+	}, emit)
 }
 
 // releaseEvery is how many specs a run resolves between giving back the
@@ -79,30 +112,43 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 // the conformance suite otherwise peak at 90 MB of them (of 215 MB RSS).
 const releaseEvery = 32
 
-// resolveEach resolves the specs ins (expanded from args) with resolve,
-// as resolveAll describes.
-func resolveEach(ctx context.Context, o *options, args []string, ins []specInput, stderr io.Writer, resolve func(specInput) resolved) ([]resolved, error) {
+// errSpecsInterrupted: a signal ended a run of specs before its end.
+var errSpecsInterrupted = errors.New("interrupted")
+
+// resolveEach resolves the specs of args, read as they come, with
+// resolve and hands each to emit, as resolveStream describes.
+func resolveEach(ctx context.Context, o *options, args []string, stderr io.Writer, resolve func(specInput) resolved, emit func(resolved) error) error {
+	if err := checkSpecFiles(args); err != nil {
+		return err
+	}
 	run := newSpecRun(o, args, stderr)
-	var out []resolved
-	for _, in := range ins {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	err := eachSpec(args, func(in specInput) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total, run.failed)
 		}
 		run.total++
 		r := resolve(in)
 		if err := ctx.Err(); err != nil {
-			return nil, err // a signal during the resolution: print nothing
+			// A signal during the resolution: this spec's answer may be
+			// cut short, so it is not printed.
+			if run.total == 1 {
+				return err
+			}
+			return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total-1, run.failed)
 		}
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
-				return nil, err
+				return err
 			}
 		} else {
 			printNotes(o, stderr, r.notes)
 		}
-		out = append(out, r)
+		return emit(r)
+	})
+	if err != nil {
+		return err
 	}
-	return out, run.done()
+	return run.done()
 }
 
 // resolveOne parses and resolves one spec; withPoints also says where

@@ -52,44 +52,83 @@ func allSpecFiles(args []string) bool {
 // order.
 func expandSpecs(args []string) ([]specInput, error) {
 	var out []specInput
-	for _, a := range args {
-		path, ok := specFileOf(a)
-		if !ok {
-			out = append(out, specInput{raw: a})
-			continue
-		}
-		ins, err := readSpecFile(path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ins...)
+	err := eachSpec(args, func(in specInput) error {
+		out = append(out, in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// readSpecFile reads the commands of path ("-": stdin).
-func readSpecFile(path string) ([]specInput, error) {
+// eachSpec calls fn with each command of args in order, an @FILE's read
+// as fn takes them: a file of a million specs is never held whole. An
+// error of fn ends it and is returned.
+func eachSpec(args []string, fn func(specInput) error) error {
+	for _, a := range args {
+		path, ok := specFileOf(a)
+		if !ok {
+			if err := fn(specInput{raw: a}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := eachSpecOf(path, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSpecFiles reads each @FILE of args once before any spec is tried,
+// so that one that cannot be read (missing, a directory, a line too
+// long, no specs) is one error and no output; stdin (@-) can't be read
+// twice and is checked as it is read.
+func checkSpecFiles(args []string) error {
+	for _, a := range args {
+		if path, ok := specFileOf(a); ok && path != "-" {
+			if err := eachSpecOf(path, func(specInput) error { return nil }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// errStop wraps an error of eachSpec's fn, told apart from the file's.
+type errStop struct{ err error }
+
+func (e errStop) Error() string { return e.err.Error() }
+
+// eachSpecOf calls fn with each command of path ("-": stdin).
+func eachSpecOf(path string, fn func(specInput) error) error {
 	name, r, done, err := openInput(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer done()
-	lines, err := probegen.ReadSpecs(r)
+	n := 0
+	err = probegen.ScanSpecs(r, func(l probegen.SpecLine) error {
+		n++
+		if err := fn(specInput{raw: l.Text, file: name, line: l.Line, indent: l.Indent}); err != nil {
+			return errStop{err}
+		}
+		return nil
+	})
+	var stop errStop
 	var fe *probegen.SpecFileError
-	if errors.As(err, &fe) {
-		return nil, fmt.Errorf("%s:%d: %w", name, fe.Line, fe.Err)
+	switch {
+	case errors.As(err, &stop):
+		return stop.err
+	case errors.As(err, &fe):
+		return fmt.Errorf("%s:%d: %w", name, fe.Line, fe.Err)
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
+	case n == 0:
+		return fmt.Errorf("%s: %w (only blank lines and comments)", name, errNoSpecs)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(lines) == 0 {
-		return nil, fmt.Errorf("%s: %w (only blank lines and comments)", name, errNoSpecs)
-	}
-	out := make([]specInput, len(lines))
-	for i, l := range lines {
-		out[i] = specInput{raw: l.Text, file: name, line: l.Line, indent: l.Indent}
-	}
-	return out, nil
+	return nil
 }
 
 // specErr is the column and message of spec's failure, the column

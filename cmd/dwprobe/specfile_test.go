@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -188,5 +189,41 @@ func TestE2ESpecFileBootconfig(t *testing.T) {
 	if !strings.Contains(out, "vfs_read") || !strings.Contains(out, "vfs_write") || exitCode(err) != exitUnresolved ||
 		!strings.HasPrefix(errOut, file+":2:1: probe point 'nosuch_function_x' not found") {
 		t.Errorf("error %v\nstdout\n%s\nstderr\n%s", err, out, errOut)
+	}
+}
+
+// cancelOnWrite is a stdout that ends a context at its first write.
+type cancelOnWrite struct {
+	strings.Builder
+	cancel func()
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Builder.Write(p)
+}
+
+// TestSpecFileStreams: -D @FILE prints each spec's definitions as it
+// resolves (and --json its object), so a signal after the first spec
+// leaves that spec's output, a non-zero exit and a line saying how far
+// the run got; it used to print nothing and "context canceled".
+func TestSpecFileStreams(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	file := writeSpecs(t, "\uFEFFwork\nnosuch_fn\ncompute%return\nitem_score\n")
+	for _, json := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &cancelOnWrite{cancel: cancel}
+		var errb strings.Builder
+		args := []string{"-x", app, "-D", "@" + file}
+		if json {
+			args = append(args, "--json")
+		}
+		err := run(ctx, args, out, &errb)
+		cancel()
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if err == nil || exitCode(err) == exitOK || len(lines) != 1 || !strings.Contains(lines[0], "work") ||
+			!strings.Contains(err.Error(), "interrupted after 1 specs (0 of them failed)") {
+			t.Errorf("json %v: %v (exit %d), stdout\n%s\nstderr\n%s", json, err, exitCode(err), out.String(), errb.String())
+		}
 	}
 }

@@ -8,7 +8,8 @@
 // DWARF.
 //
 //   - image.go: Image, an object's symbol facts, each read once.
-//   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Count, Each).
+//   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Named, Count,
+//     Each).
 //   - encode.go: a Symtab as an index stores it (Encode, Decode); a
 //     decoded map answers through the same methods, its symbols still
 //     encoded.

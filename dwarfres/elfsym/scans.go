@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -75,4 +76,31 @@ func (c *symbolAddrs) lookup(name string, scan func(string) (uint64, bool)) (uin
 	c.m[name] = a
 	c.mu.Unlock()
 	return a.addr, a.ok
+}
+
+// nameScans is how many lookups by name Symtab.Named leaves to its
+// caller's scan before it builds its table: a failing spec of a spec
+// file scans the whole table (3 ms on a vmlinux) to find nothing, so a
+// run of many specs pays for the table (about 30 ms) after a few.
+const nameScans = 16
+
+// byName is Symtab.Named's table: the positions in address order of the
+// text symbols under each name less its "@VERSION", and whether any
+// name is mangled (a pattern may match its demangled form instead).
+type byName struct {
+	at      map[string][]int32
+	mangled bool
+}
+
+// nameTable builds st's byName.
+func nameTable(st *Symtab) byName {
+	t := byName{at: map[string][]int32{}}
+	i := int32(0)
+	st.Each(func(s Sym) {
+		n, _, _ := strings.Cut(s.Name, "@")
+		t.at[n] = append(t.at[n], i)
+		t.mangled = t.mangled || strings.HasPrefix(n, "_Z") || strings.HasPrefix(n, "_R")
+		i++
+	})
+	return t
 }

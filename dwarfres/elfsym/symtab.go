@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
@@ -27,6 +28,7 @@ type Symtab struct {
 	all     []Sym    // every text symbol, including aliases
 	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts  afterScans[map[string]int32]
+	named   afterScans[byName]
 	strtab  []byte
 	enc     *symEnc // all and byAddr as an index holds them, instead
 	Text    uint64  // address of _text (kernel) or 0
@@ -186,15 +188,49 @@ func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
 	return Sym{}, false
 }
 
-// Lookup returns every text symbol named name, in address order. A linear
-// scan: a query asks a handful of times, building a map would cost more.
+// Lookup returns every text symbol named name, in address order: a
+// linear scan while a query asks a handful of times, then Named's table.
 func (st *Symtab) Lookup(name string) []Sym {
+	if t, ok := st.named.table(nameScans, func() byName { return nameTable(st) }); ok {
+		key, _, _ := strings.Cut(name, "@")
+		return st.at(t.at[key], func(s Sym) bool { return s.Name == name })
+	}
 	if st.enc != nil {
 		return st.enc.lookup(name)
 	}
 	var out []Sym
 	for _, s := range st.all {
 		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Named returns the text symbols whose name less an "@VERSION" is name,
+// in address order, as a scan with Each finds them; ok is false while a
+// scan is cheaper, and when some name is mangled (C++, Rust: a name may
+// be meant demangled), for the caller to scan.
+func (st *Symtab) Named(name string) (syms []Sym, ok bool) {
+	t, ok := st.named.table(nameScans, func() byName { return nameTable(st) })
+	if !ok || t.mangled {
+		return nil, false
+	}
+	return st.at(t.at[name], func(Sym) bool { return true }), true
+}
+
+// at returns the text symbols at positions idx of Each's order that keep
+// accepts.
+func (st *Symtab) at(idx []int32, keep func(Sym) bool) []Sym {
+	var out []Sym
+	for _, i := range idx {
+		var s Sym
+		if st.enc != nil {
+			s = st.enc.sym(st.enc.all, int(i))
+		} else {
+			s = st.all[i]
+		}
+		if keep(s) {
 			out = append(out, s)
 		}
 	}

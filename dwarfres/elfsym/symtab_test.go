@@ -1,6 +1,8 @@
 package elfsym
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -29,5 +31,51 @@ func TestCountTable(t *testing.T) {
 		if got := st.Count(n); got != c {
 			t.Errorf("Count(%q) = %d with the table, %d by scan", n, got, c)
 		}
+	}
+}
+
+// TestNamedTable: once Lookup and Named have built their table, they
+// answer as the scan does (versioned names of libc included), and Named
+// stays out of a table with mangled names.
+func TestNamedTable(t *testing.T) {
+	for _, c := range []struct {
+		path    string
+		mangled bool
+	}{
+		{"../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5", false},
+		{"/lib/x86_64-linux-gnu/libc.so.6", false},
+		{"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", true},
+	} {
+		o, err := elfobj.Open(c.path)
+		if err != nil {
+			t.Logf("%s: %v", c.path, err)
+			continue
+		}
+		st := Load(o)
+		scan := map[string][]Sym{}
+		plain := map[string][]Sym{"no such symbol": nil}
+		st.Each(func(s Sym) {
+			scan[s.Name] = append(scan[s.Name], s)
+			n, _, _ := strings.Cut(s.Name, "@")
+			plain[n] = append(plain[n], s)
+		})
+		for range nameScans + 1 {
+			st.Lookup("main")
+		}
+		if !st.named.built {
+			t.Fatalf("%s: %d lookups and no table", c.path, nameScans+1)
+		}
+		for n, want := range scan {
+			if got := st.Lookup(n); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Lookup(%q) = %v with the table, %v by scan", c.path, n, got, want)
+			}
+		}
+		for n, want := range plain {
+			got, ok := st.Named(n)
+			if ok == c.mangled || ok && !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Named(%q) = %v, %v; by scan %v", c.path, n, got, ok, want)
+			}
+		}
+		o.Close()
 	}
 }

@@ -60,7 +60,14 @@ func (d DebugLinkDirs) Find(w Wanted) (string, []string, error) {
 	dir := filepath.Dir(w.Path)
 	paths := []string{filepath.Join(dir, w.Link.Name), filepath.Join(dir, ".debug", w.Link.Name)}
 	if d.Global != "" {
-		paths = append(paths, filepath.Join(d.Global, innerOr(d.Root, dir), w.Link.Name))
+		// The global directory mirrors the binary's absolute directory
+		// (gdb's is the objfile's absolute name): -x dl/app from /srv is
+		// /usr/lib/debug/srv/dl/, not /usr/lib/debug/dl/.
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			abs = dir
+		}
+		paths = append(paths, filepath.Join(d.Global, innerOr(d.Root, abs), w.Link.Name))
 	}
 	var bad *DebugLinkCRCError
 	for i, p := range paths {

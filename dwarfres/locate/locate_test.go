@@ -274,3 +274,33 @@ func TestAltCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugLinkRelative: a binary named by a relative path finds its
+// debuglink file under the global directory by its absolute directory,
+// as gdb does; it used to look under GLOBAL/dl/ for dl/app.
+func TestDebugLinkRelative(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "debug")
+	work := filepath.Join(dir, "work")
+	dbg := filepath.Join(global, work, "dl", "app.debug")
+	for _, p := range []string{filepath.Join(work, "dl", "app"), dbg} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("debuginfo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crc, err := fileCRC(dbg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	link := &DebugLink{Name: "app.debug", CRC: crc}
+	for _, bin := range []string{"dl/app", filepath.Join(work, "dl", "app")} {
+		got, tried, err := DebugLinkDirs{Global: global}.Find(Wanted{Path: bin, Link: link})
+		if err != nil || got != dbg {
+			t.Errorf("Find(%s) = %q, %v; tried %q", bin, got, err, tried)
+		}
+	}
+}

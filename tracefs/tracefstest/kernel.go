@@ -51,7 +51,8 @@ const README612 = README + `	   Format: p[:[<group>/][<event>]] <place> [<args>]
 //     (kprobe "SYM+0" as "SYM", uprobe offsets as 0x%016x, unnamed
 //     arguments as argN=) and creates events/GROUP/EVENT/enable; a second
 //     probe of an event of the same file is appended to it, a name taken
-//     by another event is EEXIST;
+//     by another event is EEXIST; a new event gets an id file, counting
+//     from FirstEventID;
 //   - "-:GROUP/EVENT" deletes every probe of the event and its directory,
 //     ENOENT if there is none, EBUSY while it is enabled;
 //   - a definition that Reject refuses is EINVAL with an error_log entry.
@@ -63,9 +64,28 @@ type Kernel struct {
 	// refuse it, logging reason with the caret at byte pos of cmd.
 	Reject func(kind tracefs.Kind, cmd string) (reason string, pos int)
 
+	// MaxEvents, if set, is how many events the model makes before it
+	// refuses a new one with ENODEV, as a kernel whose table of event
+	// types is full does (register_trace_event finds no free type).
+	MaxEvents int
+
 	mu     sync.Mutex
 	writes []string
 	clock  int
+	lastID int
+}
+
+// FirstEventID is the id (events/GROUP/EVENT/id) of the first event the
+// model makes; each new event gets the next.
+const FirstEventID = 2001
+
+// WithoutKprobes removes kprobe_events, as on a kernel built without
+// CONFIG_KPROBE_EVENTS.
+func (k *Kernel) WithoutKprobes(t testing.TB) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(k.Root, "kprobe_events")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // New lays out a tracefs in a temporary directory (README, kprobe_events,
@@ -167,6 +187,9 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	if _, err := os.Stat(dir); err == nil && !k.has(path, group, event) {
 		return fail("Event already exists", len(cmd)+1, syscall.EEXIST)
 	}
+	if _, err := os.Stat(dir); err != nil && k.MaxEvents > 0 && k.lastID >= k.MaxEvents {
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.ENODEV}
+	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
@@ -184,6 +207,10 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	enable := filepath.Join(dir, "enable")
 	if _, err := os.Stat(enable); err == nil {
 		return nil
+	}
+	k.lastID++
+	if err := os.WriteFile(filepath.Join(dir, "id"), []byte(strconv.Itoa(FirstEventID+k.lastID-1)+"\n"), 0o444); err != nil {
+		return err
 	}
 	return os.WriteFile(enable, []byte("0\n"), 0o644)
 }
