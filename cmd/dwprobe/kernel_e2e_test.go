@@ -16,11 +16,11 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
 
-// e2eSpecs are the probes TestKernelE2E has dwprobe define for both corpus
-// kernels. Every event is named, so that the checks find it under
+// e2eSpecs are the probes TestKernelE2E has dwprobe define for the 6.1
+// corpus kernels (e2eSpecsFor adapts them to 6.12). Every event is named, so that the checks find it under
 // probe/NAME (probe/NAME__return for %return: perf adds the suffix to given
 // names too). The inner lines were picked with -L and their variables with
-// -V on both vmlinuxes; the same specs serve both architectures.
+// -V on both 6.1 vmlinuxes; the same specs serve both architectures.
 var e2eSpecs = []string{
 	// A user string, members through a pointer parameter.
 	"e2e_open=do_sys_openat2 dfd filename:ustring how->flags how->mode",
@@ -118,46 +118,80 @@ const (
 	sigchld       = 17
 )
 
+// e2eKernels are the corpus kernels TestKernelE2E boots, by qemutest.Boot's
+// key.
+var e2eKernels = []string{"amd64", "arm64", "6.12/amd64", "6.12/arm64"}
+
+// e2eSpecs612 replaces, on 6.12, the specs of e2eSpecs whose probe point
+// moved; the other inner lines kept their numbers (checked with -L and -V on
+// both 6.12 vmlinuxes). do_sys_openat2:21 is fd_install(fd, f) there
+// (fsnotify_open moved to do_dentry_open), with the same variables live.
+var e2eSpecs612 = map[string]string{
+	// bprm_execve lost its fd and filename parameters to alloc_bprm
+	// (Linux 6.8); line 45, bprm->interp = bprm->filename, runs on every
+	// exec once the name is set.
+	"e2e_bprm": "e2e_bprm=alloc_bprm:45 fd filename->name:string bprm->filename:string",
+}
+
+// e2eOffs612 probes vfs_read past its ftrace site, at the first
+// instruction of its body: on amd64 after endbr64 and the call to
+// __fentry__ (4+5 bytes), on arm64 after the two patchable nops, at
+// paciasp.
+var e2eOffs612 = map[string]string{
+	"amd64": "e2e_offs=vfs_read+9 file count",
+	"arm64": "e2e_offs=vfs_read+8 file count",
+}
+
+// e2eArgRetSpec reads arguments on a return probe, which Linux 6.12
+// takes (the kretprobe saves them at the entry) and 6.1 refuses. The
+// kernel rewrites each $argN as the function's BTF parameter
+// (traceprobe_expand_meta_args), so the fields are named file and count.
+const e2eArgRetSpec = "e2e_argret=vfs_read%return $arg1 $arg3"
+
+// e2eSpecsFor returns the specs for the corpus kernel key: e2eSpecs and
+// e2eGlobalSpec, with 6.12's replacements and additions on 6.12.
+func e2eSpecsFor(key string) []string {
+	specs := append(e2eSpecs[:len(e2eSpecs):len(e2eSpecs)], e2eGlobalSpec)
+	arch, is612 := strings.CutPrefix(key, "6.12/")
+	if !is612 {
+		return specs
+	}
+	for i, spec := range specs {
+		ev, _, _ := strings.Cut(spec, "=")
+		if moved, ok := e2eSpecs612[ev]; ok {
+			specs[i] = moved
+		}
+	}
+	return append(specs, e2eOffs612[arch], e2eArgRetSpec)
+}
+
 // TestKernelE2E has dwprobe define probes from source-level specs on the
-// amd64 and arm64 corpus kernels, boots each kernel with them and a dd
-// workload, and checks the values the probes fetched against what the
-// workload did: the paths it opened, the flags, offsets and byte counts of
-// its reads and writes, the return values, the pids and names of the
+// amd64 and arm64 corpus kernels, 6.1 and 6.12, boots each kernel with them
+// and a dd workload, and checks the values the probes fetched against what
+// the workload did: the paths it opened, the flags, offsets and byte counts
+// of its reads and writes, the return values, the pids and names of the
 // processes.
 func TestKernelE2E(t *testing.T) {
-	for _, arch := range []string{"amd64", "arm64"} {
-		t.Run(arch, func(t *testing.T) {
+	for _, key := range e2eKernels {
+		t.Run(key, func(t *testing.T) {
 			t.Parallel()
-			qemutest.NeedQEMU(t, arch)
-			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
-			specs := append(e2eSpecs[:len(e2eSpecs):len(e2eSpecs)], e2eGlobalSpec)
+			qemutest.NeedQEMU(t, key)
+			vml := dwarftest.NeedCorpus(t, key+"/vmlinux")
+			specs := e2eSpecsFor(key)
 			const global = true
-			defs, perSpec := e2eDefinitions(t, vml, specs)
+			defs, perSpec, notrace := e2eDefinitions(t, vml, specs)
 			want := "max_threads=@_stext+"
-			if kallsymsAll(t, arch) {
+			if kallsymsAll(t, key) {
 				want = "max_threads=@max_threads+0"
 			}
-			for _, d := range perSpec[evGlobal] {
+			for _, d := range perSpec[strings.TrimPrefix(evGlobal, "probe/")] {
 				if !strings.Contains(d, want) {
-					t.Errorf("%s: %s: want %s (CONFIG_KALLSYMS_ALL decides)", arch, d, want)
+					t.Errorf("%s: %s: want %s (CONFIG_KALLSYMS_ALL decides)", key, d, want)
 				}
 			}
-			t.Logf("%s: %d definitions from %d specs:\n%s", arch, len(defs), len(specs), strings.Join(defs, "\n"))
-
-			inputs := map[string]string{}
-			var workload strings.Builder
-			workload.WriteString("echo threads-max=$(cat /proc/sys/kernel/threads-max)\n")
-			workload.WriteString("(echo -n " + e2eCommName + " >/proc/self/comm)\n")
-			for i, d := range e2eDDs {
-				inputs[d.in] = d.data
-				fmt.Fprintf(&workload, "echo '== dd %d'\n%s\necho size=$(wc -c <%s)\n", i, d.command(), d.out)
-			}
-			extra := map[string]string{}
-			qemutest.GuestFiles(t, extra, inputs)
-			g := qemutest.Boot(t, arch, defs, workload.String(), extra)
-			for _, r := range g.Rejected {
-				t.Errorf("the kernel rejected a definition:\n%s", r)
-			}
+			t.Logf("%s: %d definitions from %d specs:\n%s", key, len(defs), len(specs), strings.Join(defs, "\n"))
+			g := qemutest.Boot(t, key, defs, e2eWorkload(), e2eInputs(t))
+			checkE2ERejected(t, g.Rejected, notrace)
 			if g.WorkloadExit != 0 {
 				t.Errorf("workload exit %d:\n%s", g.WorkloadExit, g.Workload)
 			}
@@ -167,17 +201,62 @@ func TestKernelE2E(t *testing.T) {
 			if t.Failed() {
 				t.FailNow()
 			}
-			t.Logf("%s workload output:\n%s", arch, g.Workload)
+			t.Logf("%s workload output:\n%s", key, g.Workload)
 			checkE2ETrace(t, g, perSpec, global)
 		})
 	}
 }
 
-// kallsymsAll tells whether the corpus kernel for arch lists data symbols in
-// kallsyms, from the config file beside its image.
-func kallsymsAll(t *testing.T, arch string) bool {
+// checkE2ERejected checks that the kernel refused exactly the definitions
+// dwprobe noted are in notrace functions (6.12's fsnotify_access inlined in
+// __do_sys_vmsplice, an inline function and so notrace).
+func checkE2ERejected(t *testing.T, rejected []string, notrace map[string]bool) {
 	t.Helper()
-	pattern := filepath.Join(arch, "image", "boot", "config-*")
+	refused := map[string]bool{}
+	for _, r := range rejected {
+		def, _, _ := strings.Cut(r, "\n")
+		refused[def] = true
+		if !notrace[def] {
+			t.Errorf("the kernel rejected a definition:\n%s", r)
+		}
+	}
+	for d := range notrace {
+		if !refused[d] {
+			t.Errorf("the kernel accepted %s, which dwprobe noted is in a notrace function", d)
+		} else {
+			t.Logf("refused as notrace, as dwprobe noted: %s", d)
+		}
+	}
+}
+
+// e2eWorkload is the guest's script: it prints threads-max, renames a
+// shell through /proc/self/comm and runs each dd of e2eDDs.
+func e2eWorkload() string {
+	var workload strings.Builder
+	workload.WriteString("echo threads-max=$(cat /proc/sys/kernel/threads-max)\n")
+	workload.WriteString("(echo -n " + e2eCommName + " >/proc/self/comm)\n")
+	for i, d := range e2eDDs {
+		fmt.Fprintf(&workload, "echo '== dd %d'\n%s\necho size=$(wc -c <%s)\n", i, d.command(), d.out)
+	}
+	return workload.String()
+}
+
+// e2eInputs returns the extra files of the guest: the inputs of e2eDDs.
+func e2eInputs(t *testing.T) map[string]string {
+	inputs := map[string]string{}
+	for _, d := range e2eDDs {
+		inputs[d.in] = d.data
+	}
+	extra := map[string]string{}
+	qemutest.GuestFiles(t, extra, inputs)
+	return extra
+}
+
+// kallsymsAll tells whether the corpus kernel key ("amd64", "6.12/arm64")
+// lists data symbols in kallsyms, from the config file beside its image.
+func kallsymsAll(t *testing.T, key string) bool {
+	t.Helper()
+	pattern := filepath.Join(key, "image", "boot", "config-*")
 	configs, _ := filepath.Glob(filepath.Join(dwarftest.CorpusDir(), pattern))
 	if len(configs) != 1 {
 		dwarftest.NeedCorpus(t, pattern) // skips, or fails under make test
@@ -190,26 +269,39 @@ func kallsymsAll(t *testing.T, arch string) bool {
 	return regexp.MustCompile(`(?m)^CONFIG_KALLSYMS_ALL=y$`).Match(b)
 }
 
+// notraceNoteRE matches dwprobe's note that a probe point is in a notrace
+// function, which Debian's kernels refuse; it captures the point.
+var notraceNoteRE = regexp.MustCompile(`(?m)^note: \S+(?: \([^)]*\))? is notrace \(.*\) at (\S+) \(0x`)
+
 // e2eDefinitions runs dwprobe -D on each spec and returns all definitions,
-// and each spec's, by event name.
-func e2eDefinitions(t *testing.T, vml string, specs []string) ([]string, map[string][]string) {
+// and each spec's, by event name, and the definitions dwprobe noted are in
+// notrace functions: the kernel must refuse exactly those.
+func e2eDefinitions(t *testing.T, vml string, specs []string) (defs []string, perSpec map[string][]string, notrace map[string]bool) {
 	t.Helper()
-	var defs []string
-	perSpec := map[string][]string{}
+	perSpec, notrace = map[string][]string{}, map[string]bool{}
 	for _, spec := range specs {
 		var out, errb bytes.Buffer
-		if err := run(context.Background(), []string{"-q", "-k", vml, "-D", spec}, &out, &errb); err != nil {
+		if err := run(context.Background(), []string{"-k", vml, "-D", spec}, &out, &errb); err != nil {
 			t.Fatalf("dwprobe -D %q: %v\n%s", spec, err, errb.String())
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if lines[0] == "" {
 			t.Fatalf("dwprobe -D %q printed nothing", spec)
 		}
+		points := map[string]bool{}
+		for _, m := range notraceNoteRE.FindAllStringSubmatch(errb.String(), -1) {
+			points[m[1]] = true
+		}
+		for _, d := range lines {
+			if f := strings.Fields(d); len(f) > 1 && points[f[1]] {
+				notrace[d] = true
+			}
+		}
 		ev, _, _ := strings.Cut(spec, "=")
 		perSpec[ev] = lines
 		defs = append(defs, lines...)
 	}
-	return defs, perSpec
+	return defs, perSpec, notrace
 }
 
 // Event names as the trace records carry them.
@@ -237,6 +329,8 @@ const (
 	evSetupExec   = "probe/e2e_setup_exec"
 	evComm        = "probe/e2e_comm"
 	evCommW       = "probe/e2e_commw"
+	evOffs        = "probe/e2e_offs"
+	evArgRet      = "probe/e2e_argret__return"
 )
 
 // e2eChecker holds what the checks of one guest share. Its helpers report
@@ -246,6 +340,15 @@ type e2eChecker struct {
 	t     *testing.T
 	recs  []qemutest.Record // the records of the task being checked
 	where string            // names that task in messages
+	// perSpec holds the definitions of each spec, by event name without
+	// its group: what the kernel was given.
+	perSpec map[string][]string
+}
+
+// defined tells whether the kernel was given the event ev ("probe/NAME").
+func (c *e2eChecker) defined(ev string) bool {
+	name := strings.TrimSuffix(strings.TrimPrefix(ev, "probe/"), "__return")
+	return len(c.perSpec[name]) > 0
 }
 
 // num returns the integer value of argument name of r, printed in decimal
@@ -382,7 +485,7 @@ func checkE2ETrace(t *testing.T, g *qemutest.Guest, perSpec map[string][]string,
 		byPID[r.PID] = append(byPID[r.PID], r)
 	}
 	for i, d := range e2eDDs {
-		c := &e2eChecker{t: t, where: d.command()}
+		c := &e2eChecker{t: t, where: d.command(), perSpec: perSpec}
 		// The dd is the task that opened its input.
 		var pids []int
 		for _, r := range qemutest.FilterEvent(g.Trace, evOpen) {
@@ -604,6 +707,7 @@ func (c *e2eChecker) checkReads(d e2eDD, want []int, fFlags int64) (full, part i
 		if r, ok := c.one(call, evVfsReadRet, "read"); ok {
 			c.wantNum(r, "arg1", n)
 		}
+		c.checkOffsArgs(call, int64(d.bs))
 		at12 := qemutest.FilterEvent(call, evKsysReadL12)
 		if len(at12) == 0 {
 			c.t.Errorf("%s: no ksys_read:12 in\n%s", c.where, qemutest.TraceText(call))
@@ -673,4 +777,25 @@ func (c *e2eChecker) checkWrites(d e2eDD, want []int, fFlags int64, sites int) i
 		total += ret
 	}
 	return total
+}
+
+// checkOffsArgs checks, in one read call, the probe past vfs_read's ftrace
+// site and the arguments read on its return (6.12 only): both see the count
+// dd asked for and the same struct file.
+func (c *e2eChecker) checkOffsArgs(call []qemutest.Record, count int64) {
+	if !c.defined(evOffs) || !c.defined(evArgRet) {
+		return
+	}
+	offs, ok1 := c.one(call, evOffs, "read")
+	ret, ok2 := c.one(call, evArgRet, "read")
+	if !ok1 || !ok2 {
+		return
+	}
+	c.wantNum(offs, "count", count)
+	c.wantNum(ret, "count", count) // $arg3
+	file := c.num(offs, "file")
+	if file == 0 {
+		c.t.Errorf("%s: NULL file in %s", c.where, offs.Raw)
+	}
+	c.wantNum(ret, "file", file) // $arg1
 }

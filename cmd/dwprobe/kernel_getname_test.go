@@ -60,7 +60,7 @@ func TestKernelGetnameFlags(t *testing.T) {
 			t.Parallel()
 			qemutest.NeedQEMU(t, arch)
 			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
-			defs, perSpec := e2eDefinitions(t, vml, getnameSpecs)
+			defs, perSpec, _ := e2eDefinitions(t, vml, getnameSpecs)
 			for _, ev := range []string{"gn_line0", "gn_flags"} {
 				if len(perSpec[ev]) < 2 {
 					t.Fatalf("%s: %d definitions, want one per instance:\n%s", ev, len(perSpec[ev]), strings.Join(perSpec[ev], "\n"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -155,6 +156,10 @@ func dwprobeDefs(t *testing.T, args ...string) []string {
 	return defs
 }
 
+// moduleKernels are the corpus kernels TestKernelModulesBTF boots, by
+// qemutest.Boot's key.
+var moduleKernels = []string{"amd64", "arm64", "6.12/amd64", "6.12/arm64"}
+
 // TestKernelModulesBTF boots each corpus kernel once for issues 13 and 16.
 // Modules: vfat (with fat, through modules.dep) and loop are loaded before
 // the host's -m PATH definitions are written, overlay only by the workload,
@@ -165,12 +170,12 @@ func dwprobeDefs(t *testing.T, args ...string) []string {
 // specs are written at boot. The traced values are checked against the
 // workload: the files it opens, creates and reads, the byte counts.
 func TestKernelModulesBTF(t *testing.T) {
-	for _, arch := range []string{"amd64", "arm64"} {
+	for _, arch := range moduleKernels {
 		t.Run(arch, func(t *testing.T) {
 			t.Parallel()
 			qemutest.NeedQEMU(t, arch)
 			rel := qemutest.Release(t, arch)
-			bin := guestDwprobe(t, arch)
+			bin := guestDwprobe(t, path.Base(arch))
 			extra := qemutest.Modules(t, arch, append(strings.Fields(modSetupList), "overlay"), []string{"overlay", "vfat"})
 			modDefs := hostModuleDefs(t, arch, rel)
 			btfDefs := hostBTFDefs(t, arch)
@@ -370,10 +375,11 @@ var moduleListed = map[string]string{
 
 var listSectionRE = regexp.MustCompile(`(?s)\n== list\n(.*)\n== list end\n`)
 
-// moduleListedArm64 overrides moduleListed on arm64: there a function's
-// DW_AT_low_pc is 8 bytes past its symbol, after the two NOPs of
-// -fpatchable-function-entry, so a kretprobe at FUNC+0 lies in no
-// function's DWARF and is shown as listed, as for the vmlinux's.
+// moduleListedArm64 overrides moduleListed on 6.1's arm64: there a
+// function's DW_AT_low_pc is 8 bytes past its symbol, after the two NOPs
+// of -fpatchable-function-entry, so a kretprobe at FUNC+0 lies in no
+// function's DWARF and is shown as listed, as for the vmlinux's. On
+// 6.12's arm64 it is mapped to its source, as on amd64.
 var moduleListedArm64 = map[string]string{
 	"km_ovl_read_ret__return": "(on ovl_read_iter%return in overlay with ret)",
 }

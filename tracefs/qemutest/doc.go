@@ -7,9 +7,9 @@
 // records, with their arguments split by name. Tests of definitions that
 // only a booted kernel can judge (modules, BTF, debuginfo lookups) import
 // it; testdata/scripts/qemu.sh and guest-init.sh are its guest side.
-// Modules stages the image's kernel modules (with their dependencies, a
-// modules.dep and chosen module debuginfo) for a guest, whose setup
-// script (SetupPath) can load them before the definitions are written;
-// GuestFiles (files.go) stages files a test writes for the guest.
+// Modules stages the image's kernel modules (with their dependencies,
+// 6.12's .ko.xz decompressed, a modules.dep and chosen module debuginfo)
+// for a guest, whose setup script (SetupPath) can load them before the
+// definitions are written; GuestFiles (files.go) stages files a test writes for the guest.
 // fprobe_test.go boots 6.12 with f:, t: and a kretprobe reading $argN.
 package qemutest

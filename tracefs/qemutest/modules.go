@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/ulikunitz/xz"
 )
 
 // Release returns the release of the corpus kernel for arch (uname -r in
@@ -38,7 +40,9 @@ func Release(t testing.TB, arch string) string {
 // busybox modprobe loads the dependencies first and dwprobe finds a module
 // by name, and, for the modules named in debug, their debuginfo from the
 // corpus's -dbg package under /usr/lib/debug/lib/modules/RELEASE, where
-// the running kernel's module debuginfo is looked for.
+// the running kernel's module debuginfo is looked for. Compressed modules
+// (6.12's .ko.xz) are staged decompressed, as .ko: busybox modprobe loads
+// them with init_module, which takes only ELF.
 func Modules(t testing.TB, arch string, names, debug []string) map[string]string {
 	t.Helper()
 	dwarftest.NeedTool(t, "depmod")
@@ -56,11 +60,12 @@ func Modules(t testing.TB, arch string, names, debug []string) map[string]string
 	modDir := filepath.Join(stage, "lib", "modules", rel)
 	extra := map[string]string{}
 	for _, m := range need {
-		staged := filepath.Join(modDir, index[m])
-		if err := copyFile(filepath.Join(image, index[m]), staged); err != nil {
+		ko := plainModule(index[m])
+		staged := filepath.Join(modDir, ko)
+		if err := stageModule(filepath.Join(image, index[m]), staged); err != nil {
 			t.Fatal(err)
 		}
-		extra[path.Join("/lib/modules", rel, index[m])] = staged
+		extra[path.Join("/lib/modules", rel, ko)] = staged
 	}
 	if out, err := exec.Command("depmod", "-b", stage, rel).CombinedOutput(); err != nil {
 		t.Fatalf("depmod -b %s %s: %v\n%s", stage, rel, err, out)
@@ -73,25 +78,44 @@ func Modules(t testing.TB, arch string, names, debug []string) map[string]string
 		if index[m] == "" {
 			t.Fatalf("no module %s in %s", m, image)
 		}
-		rp := filepath.Join("usr", "lib", "debug", "lib", "modules", rel, index[m])
+		rp := filepath.Join("usr", "lib", "debug", "lib", "modules", rel, plainModule(index[m]))
 		extra["/"+filepath.ToSlash(rp)] = dwarftest.NeedCorpus(t, filepath.Join(arch, "dbg", rp))
 	}
 	return extra
 }
 
 // ModName returns a module's name as modules.dep and the kernel know it:
-// the file name without .ko, with '-' read as '_'.
+// the file name without .ko (or .ko.xz), with '-' read as '_'.
 func ModName(file string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(path.Base(file), ".ko"), "-", "_")
+	return strings.ReplaceAll(strings.TrimSuffix(plainModule(path.Base(file)), ".ko"), "-", "_")
 }
 
-// moduleIndex maps each module under dir to its path relative to dir's
-// parent (kernel/fs/...), by ModName.
+// plainModule returns the name of module file once decompressed.
+func plainModule(file string) string { return strings.TrimSuffix(file, ".xz") }
+
+// readModule returns the ELF bytes of module file, decompressing a .ko.xz.
+func readModule(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.HasSuffix(file, ".xz") {
+		return data, err
+	}
+	r, err := xz.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if data, err = io.ReadAll(r); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return data, nil
+}
+
+// moduleIndex maps each module under dir (.ko or .ko.xz) to its path
+// relative to dir's parent (kernel/fs/...), by ModName.
 func moduleIndex(dir string) (map[string]string, error) {
 	index := map[string]string{}
 	parent := filepath.Dir(dir)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ko") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(plainModule(p), ".ko") {
 			return err
 		}
 		r, err := filepath.Rel(parent, p)
@@ -133,11 +157,14 @@ func moduleClosure(root string, index map[string]string, names []string) ([]stri
 // moduleDepends returns the modules file depends on: the depends= entry of
 // its .modinfo section (NUL-separated key=value strings).
 func moduleDepends(file string) ([]string, error) {
-	f, err := elf.Open(file)
+	b, err := readModule(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	sec := f.Section(".modinfo")
 	if sec == nil {
 		return nil, fmt.Errorf("%s: no .modinfo section", file)
@@ -154,9 +181,10 @@ func moduleDepends(file string) ([]string, error) {
 	return nil, nil
 }
 
-// copyFile copies src to dst, making dst's directory.
-func copyFile(src, dst string) error {
-	data, err := os.ReadFile(src)
+// stageModule copies module src to dst, decompressed, making dst's
+// directory.
+func stageModule(src, dst string) error {
+	data, err := readModule(src)
 	if err != nil {
 		return err
 	}

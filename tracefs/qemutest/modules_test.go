@@ -1,6 +1,7 @@
 package qemutest
 
 import (
+	"debug/elf"
 	"os"
 	"path"
 	"strings"
@@ -8,16 +9,27 @@ import (
 )
 
 // TestModules stages vfat (which depends on fat) and overlay of the amd64
-// image: both modules and the dependency are there, modules.dep names fat
-// for vfat, and only overlay's debuginfo is added.
+// images, 6.1's and 6.12's (whose modules are .ko.xz, staged
+// decompressed): both modules and the dependency are there as .ko ELF
+// files, modules.dep names fat for vfat, and only overlay's debuginfo is
+// added.
 func TestModules(t *testing.T) {
-	rel := Release(t, "amd64")
-	extra := Modules(t, "amd64", []string{"vfat", "overlay"}, []string{"overlay"})
+	for _, key := range []string{"amd64", "6.12/amd64"} {
+		t.Run(key, func(t *testing.T) { checkModules(t, key) })
+	}
+}
+
+func checkModules(t *testing.T, key string) {
+	rel := Release(t, key)
+	extra := Modules(t, key, []string{"vfat", "overlay"}, []string{"overlay"})
 	dir := path.Join("/lib/modules", rel)
-	for _, m := range []string{"kernel/fs/fat/vfat.ko", "kernel/fs/fat/fat.ko", "kernel/fs/overlayfs/overlay.ko", "modules.dep"} {
-		if extra[path.Join(dir, m)] == "" {
-			t.Errorf("no %s in %v", m, extra)
+	for _, m := range []string{"kernel/fs/fat/vfat.ko", "kernel/fs/fat/fat.ko", "kernel/fs/overlayfs/overlay.ko"} {
+		f, err := elf.Open(extra[path.Join(dir, m)])
+		if err != nil {
+			t.Errorf("%s: %v (staged: %v)", m, err, extra)
+			continue
 		}
+		f.Close()
 	}
 	dbg := path.Join("/usr/lib/debug", dir, "kernel/fs/overlayfs/overlay.ko")
 	if extra[dbg] == "" || extra[path.Join("/usr/lib/debug", dir, "kernel/fs/fat/vfat.ko")] != "" {
