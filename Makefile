@@ -129,7 +129,7 @@ test: deps langtools corpus corpus-6.12 lint
 # DROP: see the script; cold runs drop the page cache).
 bench: deps corpus corpus-6.12 build
 	KERNEL=6.1 bash testdata/scripts/bench.sh $(BIN) $(VMLINUX) $(SRC) $(CORPUS)/arm64/vmlinux
-	KERNEL=6.12 MANY=__kmalloc_noprof PERF=$(CORPUS)/perf-6.12/perf bash testdata/scripts/bench.sh $(BIN) \
+	KERNEL=6.12 MANY=kmalloc_noprof PERF=$(CORPUS)/perf-6.12/perf bash testdata/scripts/bench.sh $(BIN) \
 		$(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12 $(CORPUS)/6.12/arm64/vmlinux
 
 demo: deps corpus build
