@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
 // ManySpecs is the number of specs in one run from which building a
@@ -21,7 +23,8 @@ const ManySpecs = 16
 // queried before. Otherwise it marks f as queried (an empty file beside
 // where the index would be), so the next query builds the index and the
 // first answers at the scan's speed. When the marker cannot be read or
-// written, the index decides (and EnsureIndex reports why it is unusable).
+// written (a directory not to be trusted, or not writable), the index
+// decides: EnsureIndex reports why it is unusable.
 func (f *File) IndexPays(o IndexOptions, specs int) bool {
 	dir := o.Dir
 	if dir == "" {
@@ -30,7 +33,7 @@ func (f *File) IndexPays(o IndexOptions, specs int) bool {
 			return true
 		}
 	}
-	if !f.HasDWARF() {
+	if !f.HasDWARF() || safefs.CheckDir(dir) != nil {
 		return true // EnsureIndex and the scan say why, quickly
 	}
 	_, name, err := indexer{f}.indexKey()
@@ -45,17 +48,19 @@ func (f *File) IndexPays(o IndexOptions, specs int) bool {
 	return seen || err != nil
 }
 
-// markQueried creates the empty marker at path, and reports whether one
-// was there already. An existing marker counts only when it is a regular
-// file of this user's: another user's, or a link, marks nothing. The
-// marker is created whole or not at all (O_EXCL, never through a link);
-// losing the race to a concurrent first query counts as not seen, so
-// both scan.
+// markQueried creates the empty marker at path, in a directory
+// safefs.CheckDir passed, and reports whether one was there already. An
+// existing marker counts only when safefs trusts it (a regular file of
+// the user's or root's): a link or another user's file marks nothing and
+// is left alone. The marker is created whole or not at all (O_EXCL,
+// never through a link); losing the race to a concurrent first query
+// counts as not seen, so both scan.
 func markQueried(path string) (seen bool, err error) {
-	if st, err := os.Lstat(path); err == nil {
-		return ownRegular(st), nil
+	fi, err := safefs.Lstat(path)
+	if fi != nil || err != nil {
+		return fi != nil && err == nil, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := safefs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
 	fh, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
@@ -66,10 +71,4 @@ func markQueried(path string) (seen bool, err error) {
 		return false, err
 	}
 	return false, fh.Close()
-}
-
-// ownRegular reports whether st is a regular file owned by this user.
-func ownRegular(st os.FileInfo) bool {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return st.Mode().IsRegular() && ok && int(sys.Uid) == os.Getuid()
 }

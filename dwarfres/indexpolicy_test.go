@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestMarkQueried: the first call creates the marker and reports it
@@ -29,5 +30,24 @@ func TestMarkQueried(t *testing.T) {
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("link replaced: %v", err)
+	}
+}
+
+// TestTidyIndexDirMarkers: a marker unused for evictAfter goes, a recent
+// one stays.
+func TestTidyIndexDirMarkers(t *testing.T) {
+	dir := t.TempDir()
+	old, recent := filepath.Join(dir, "a.idx.seen"), filepath.Join(dir, "b.idx.seen")
+	now := time.Now()
+	for _, p := range []string{old, recent} {
+		os.WriteFile(p, nil, 0o644)
+	}
+	os.Chtimes(old, now.Add(-evictAfter-time.Hour), now.Add(-evictAfter-time.Hour))
+	tidyIndexDir(dir, now)
+	if _, err := os.Lstat(old); err == nil {
+		t.Error("old marker kept")
+	}
+	if _, err := os.Lstat(recent); err != nil {
+		t.Errorf("recent marker: %v", err)
 	}
 }
