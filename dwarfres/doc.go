@@ -57,7 +57,10 @@
 //     only the user's or root's, no links, regular files. An index only
 //     narrows: its symbols are checked against the symbol table
 //     (elfsym), and a function the symbols have but the index hides is
-//     found by the scan (find.go).
+//     found by the scan (find.go). indexpolicy.go decides when a query
+//     builds a missing index (IndexPays): a first query scans and leaves
+//     a marker, the binary's next query or a run of ManySpecs specs
+//     builds it.
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information (cfa.go);

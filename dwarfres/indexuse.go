@@ -205,7 +205,8 @@ const (
 )
 
 // tidyIndexDir removes, from the index directory dir (already checked),
-// stale temporaries and indexes unused for evictAfter, with their locks;
+// stale temporaries and indexes unused for evictAfter, with their locks
+// (and IndexPays's markers of that age);
 // it runs after a build, under that build's lock. Only regular files the
 // user owns are removed (root's indexes are not a user's to evict), and
 // a lock is only removed with its index or alone: a process holding it
@@ -221,7 +222,8 @@ func tidyIndexDir(dir string, now time.Time) {
 		switch {
 		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, ".idx"):
 			age = staleTemp
-		case strings.HasSuffix(name, ".idx"), strings.HasSuffix(name, ".idx.lock"):
+		case strings.HasSuffix(name, ".idx"), strings.HasSuffix(name, ".idx.lock"),
+			strings.HasSuffix(name, ".idx.seen"): // IndexPays's markers
 			age = evictAfter
 		default:
 			continue

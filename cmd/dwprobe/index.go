@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 )
@@ -15,12 +17,60 @@ func indexOff(o *options) bool {
 	return o.noIndex || os.Getenv("DWPROBE_INDEX") == "off"
 }
 
-// useIndex has t's queries go through its index, built on first need.
+// useIndex has t's queries go through its index where it pays
+// (dwarfres.IndexPays): one already built, a run of many specs, or a
+// binary queried before. A first query scans, never waiting for a build.
 func useIndex(o *options, t *dwarfres.File, stderr io.Writer) {
 	if indexOff(o) {
 		return
 	}
-	t.UseIndex(indexOptions(o, t, stderr))
+	opts := indexOptions(o, t, stderr)
+	if t.IndexPays(opts, specCount(o)) {
+		t.UseIndex(opts)
+	}
+}
+
+// specCount is how many specs the run has, counted up to
+// dwarfres.ManySpecs: one per -D/-a/-V, the lines of an @FILE, and
+// ManySpecs for @- (stdin cannot be read twice; a pipe of specs is a
+// batch).
+func specCount(o *options) int {
+	n := 0
+	for _, list := range [][]string{o.defs, o.adds, o.vars} {
+		for _, s := range list {
+			switch {
+			case s == "@-":
+				n += dwarfres.ManySpecs
+			case strings.HasPrefix(s, "@"):
+				n += countSpecLines(s[1:], dwarfres.ManySpecs-n)
+			default:
+				n++
+			}
+			if n >= dwarfres.ManySpecs {
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// countSpecLines counts the spec lines of file (neither blank nor a #
+// comment), stopping at limit; one for a file that does not read (the
+// run reports it).
+func countSpecLines(file string, limit int) int {
+	fh, err := os.Open(file)
+	if err != nil {
+		return 1
+	}
+	defer fh.Close()
+	n := 0
+	sc := bufio.NewScanner(fh)
+	for n < limit && sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			n++
+		}
+	}
+	return n
 }
 
 // indexOptions reports a rebuilt or unusable index on stderr, and shows

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
 )
 
 // runWithIndexDir runs the tests (TestMain) with their debuginfo indexes
@@ -105,6 +107,11 @@ func TestIndexTwoProcesses(t *testing.T) {
 	app := fixture(t, "app-clang-O2-dwarf5")
 	bin := dwprobeBin(t)
 	dir := t.TempDir()
+	// A first query only marks the binary: the two after it build.
+	t.Setenv("DWPROBE_INDEX_DIR", dir)
+	if _, _, err := dw("-x", app, "-D", "item_score"); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
 	errs := make([]error, 2)
@@ -167,5 +174,89 @@ func TestIndexProgressLine(t *testing.T) {
 	}
 	if isTerminal(&b) {
 		t.Error("a buffer is a terminal")
+	}
+}
+
+// indexFiles lists the index files (*.idx) in dir.
+func indexFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestFirstQueryScans: on a fresh cache a first query answers by scanning
+// and builds no index; the second query on the same binary builds it; both
+// answer as --no-index does.
+func TestFirstQueryScans(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("DWPROBE_INDEX_DIR", "")
+	dir := filepath.Join(cache, "dwprobe", "index")
+	want, _, err := dw("-x", app, "--no-index", "-D", "item_score")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wantIdx := range []int{0, 1, 1} {
+		got, errs, err := dw("-x", app, "-D", "item_score")
+		if err != nil || got != want || errs != "" {
+			t.Errorf("query %d: %q %q, %v; want %q", i+1, got, errs, err, want)
+		}
+		if n := len(indexFiles(t, dir)); n != wantIdx {
+			t.Errorf("after query %d: %d index files, want %d", i+1, n, wantIdx)
+		}
+	}
+}
+
+// TestManySpecsBuildIndex: a spec file of dwarfres.ManySpecs specs builds
+// the index on the binary's first query; a shorter one does not.
+func TestManySpecsBuildIndex(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf4")
+	for _, tc := range []struct {
+		specs   int
+		wantIdx int
+	}{{2, 0}, {dwarfres.ManySpecs - 1, 0}, {dwarfres.ManySpecs, 1}} {
+		dir := t.TempDir()
+		t.Setenv("DWPROBE_INDEX_DIR", dir)
+		file := filepath.Join(t.TempDir(), "specs.txt")
+		os.WriteFile(file, []byte("# specs\n\n"+strings.Repeat("work\n", tc.specs)), 0o644)
+		want, _, err := dw("-x", app, "--no-index", "-D", "@"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := dw("-x", app, "-D", "@"+file)
+		if err != nil || got != want {
+			t.Errorf("%d specs: %q, %v; want %q", tc.specs, got, err, want)
+		}
+		if n := len(indexFiles(t, dir)); n != tc.wantIdx {
+			t.Errorf("%d specs: %d index files, want %d", tc.specs, n, tc.wantIdx)
+		}
+	}
+}
+
+// TestSpecCount: specs are counted per option and per line of an @FILE,
+// up to dwarfres.ManySpecs; stdin counts as many.
+func TestSpecCount(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "specs.txt")
+	os.WriteFile(file, []byte("a\n\n  # c\nb\n c \n"), 0o644)
+	many := filepath.Join(t.TempDir(), "many.txt")
+	os.WriteFile(many, []byte(strings.Repeat("a\n", 100)), 0o644)
+	for _, tc := range []struct {
+		o    options
+		want int
+	}{
+		{options{}, 0},
+		{options{defs: []string{"f", "g"}}, 2},
+		{options{defs: []string{"@" + file}, vars: []string{"f"}}, 4},
+		{options{adds: []string{"@-"}}, dwarfres.ManySpecs},
+		{options{defs: []string{"@" + many}}, dwarfres.ManySpecs},
+		{options{defs: []string{"@/nonexistent"}}, 1},
+	} {
+		if got := specCount(&tc.o); got != tc.want {
+			t.Errorf("specCount(%+v) = %d, want %d", tc.o, got, tc.want)
+		}
 	}
 }
