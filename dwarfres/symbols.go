@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"debug/elf"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
@@ -22,7 +23,7 @@ type (
 // names); an index holds the map already read and sorted. nil: the
 // file's own table.
 func (f *File) symbolSource() *elfsym.Symtab {
-	if f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f.ELF)) {
+	if f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f)) {
 		// A program stripped as distributions ship it keeps a .dynsym
 		// of imports only: its functions are in the debuginfo's table.
 		return f.dbg.Symbols()
@@ -35,16 +36,15 @@ func (f *File) symbolSource() *elfsym.Symtab {
 	return nil
 }
 
-// isLibrary reports a shared library: ET_DYN without a PT_INTERP (a PIE
-// program has one).
-func isLibrary(ef *elf.File) bool {
-	if ef.Type != elf.ET_DYN {
-		return false
-	}
-	for _, p := range ef.Progs {
-		if p.Type == elf.PT_INTERP {
-			return false
-		}
-	}
-	return true
+// isLibrary reports a binary whose .dynsym holds functions of its own, as
+// a shared library's does (glibc's libc.so.6 has a PT_INTERP too, so that
+// it runs, and is still a library); a program stripped as distributions
+// ship it keeps a .dynsym of imports only.
+func isLibrary(f *File) bool {
+	data, _ := f.SymbolSection(elf.SHT_DYNSYM)
+	defines := false
+	f.EachRawSymbol(data, func(s elfobj.RawSym) {
+		defines = defines || s.Shndx != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC
+	})
+	return defines
 }
