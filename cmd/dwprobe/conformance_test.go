@@ -201,6 +201,7 @@ func (set conformanceSet) perf() string {
 var conformanceSets = []conformanceSet{
 	{"6.1", "amd64", "specs.txt", "allow.txt", "beyond.txt", "amd64", "perf-amd64.txt", "dwprobe-beyond-amd64.txt", ""},
 	{"6.1", "arm64", "specs-arm64.txt", "allow-arm64.txt", "beyond-arm64.txt", "arm64", "perf-arm64.txt", "dwprobe-beyond-arm64.txt", ""},
+	laterSet("6.12", "amd64"),
 	laterSet("6.12", "arm64"),
 }
 
