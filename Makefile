@@ -98,12 +98,13 @@ fuzz:
 		done; \
 	done
 
-# conformance compares dwprobe with perf probe 6.1's recorded answers on the
-# amd64 and arm64 vmlinux and on the module lists of both (perf -m), and
-# prints matched/total per kind and list. It runs with the debuginfo index
+# conformance compares dwprobe with perf probe's recorded answers (perf 6.1
+# on 6.1, perf 6.12 on 6.12) on the amd64 and arm64 vmlinux of both kernels
+# and on the module lists of each (perf -m), and prints matched/total per
+# kind and list. It runs with the debuginfo index
 # (built in a temporary directory); conformance-scan runs the same without
 # it (DWPROBE_INDEX=off): the answers must be the same both ways.
-conformance: deps corpus
+conformance: deps corpus corpus-6.12
 	$(GO) test -count=1 -timeout 40m -run '^TestConformance(Modules)?$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
 
@@ -111,12 +112,18 @@ conformance-scan:
 	DWPROBE_INDEX=off $(MAKE) --no-print-directory conformance
 
 # golden regenerates perf's answers for the conformance specs of both
-# architectures, the vmlinux lists and the module lists.
-golden: deps corpus
+# kernels and architectures, the vmlinux lists and the module lists: perf
+# 6.1 on 6.1, perf 6.12 (the corpus's) on 6.12.
+PERF612 = $(CORPUS)/perf-6.12/perf
+golden: deps corpus corpus-6.12
 	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh $(CORPUS)/arm64/vmlinux $(SRC)
 	bash testdata/scripts/golden.sh --modules $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh --modules $(CORPUS)/arm64/vmlinux $(SRC)
+	PERF=$(PERF612) bash testdata/scripts/golden.sh $(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12
+	PERF=$(PERF612) bash testdata/scripts/golden.sh $(CORPUS)/6.12/arm64/vmlinux $(CORPUS)/linux-6.12
+	PERF=$(PERF612) bash testdata/scripts/golden.sh --modules $(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12
+	PERF=$(PERF612) bash testdata/scripts/golden.sh --modules $(CORPUS)/6.12/arm64/vmlinux $(CORPUS)/linux-6.12
 
 test: deps langtools corpus corpus-6.12 lint
 	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...

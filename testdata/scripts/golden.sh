@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Regenerate perf's answers for the dwprobe conformance corpus.
 #
-# usage: golden.sh [--modules] [VMLINUX] [SRCDIR]
+# usage: [PERF=perf] golden.sh [--modules] [VMLINUX] [SRCDIR]
 #   VMLINUX  default $DWPROBE_CORPUS/amd64/vmlinux
 #   SRCDIR   default $DWPROBE_CORPUS/linux   ($DWPROBE_CORPUS: ~/.cache/dwprobe-corpus)
 #   --modules  the module list instead: testdata/conformance/modules/specs-ARCH.txt
 #              into golden/perf-modules-ARCH.txt (VMLINUX only names the
 #              architecture and, through its corpus directory, MODDIR)
+#   PERF     the perf binary: perf 6.1 for the 6.1 kernel, perf 6.12
+#            ($DWPROBE_CORPUS/perf-6.12/perf) for 6.12
+#
+# The kernel version (VERSION, from the vmlinux's linux_banner) picks the
+# lists: 6.1 has the ones named here; any other version has its own
+# directory, testdata/conformance/VERSION/{specs-ARCH.txt,modules/specs-ARCH.txt},
+# answered into golden/VERSION-ARCH/{perf.txt,perf-modules.txt} (and the
+# .stderr.txt beside each).
 #
 # For every `KIND<TAB>SPEC[<TAB>OPTIONS]` line of testdata/conformance/specs.txt
 # it runs
@@ -70,7 +78,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CONF=$(cd "$here/../conformance" && pwd)
 
 # --- inputs -----------------------------------------------------------------
-command -v "$PERF" >/dev/null 2>&1 || die "perf not found ('$PERF'); install linux-perf (perf 6.1)"
+command -v "$PERF" >/dev/null 2>&1 || die "perf not found ('$PERF'); install linux-perf (perf 6.1), or PERF=\$DWPROBE_CORPUS/perf-6.12/perf for 6.12"
 PERF=$(command -v "$PERF")
 command -v readelf >/dev/null 2>&1 || die "readelf not found (binutils)"
 [ -e "$VMLINUX" ] || die "vmlinux not found: $VMLINUX (run testdata/scripts/corpus.sh)"
@@ -92,15 +100,24 @@ case $machine in
 '') die "not an ELF file: $VMLINUX" ;;
 *) die "unsupported vmlinux machine: $machine" ;;
 esac
-if [ -z "${SPECS:-}" ]; then
-	if [ "$MODULES" = 1 ]; then
-		SPECS=$CONF/modules/specs-$ARCH.txt
-	elif [ "$ARCH" = amd64 ]; then
-		SPECS=$CONF/specs.txt
-	else
-		SPECS=$CONF/specs-$ARCH.txt
-	fi
+# linux_banner: "Linux version 6.12.118+deb13-cloud-amd64 ..."
+KVER=$(LC_ALL=C grep -a -o -m1 'Linux version [0-9]*\.[0-9]*' "$VMLINUX" | head -n1 | sed 's/^Linux version //') || KVER=
+[ -n "$KVER" ] || die "no linux_banner in $VMLINUX"
+# Where the lists and the answers of this kernel live: 6.1's keep their
+# original names, later kernels have a directory each.
+if [ "$KVER" = 6.1 ]; then
+	listdir=$CONF
+	name=perf-$ARCH
+	if [ "$MODULES" = 1 ]; then name=perf-modules-$ARCH; fi
+	if [ "$MODULES" = 0 ] && [ "$ARCH" = amd64 ]; then list=specs.txt; else list=specs-$ARCH.txt; fi
+else
+	listdir=$CONF/$KVER
+	name=$KVER-$ARCH/perf
+	if [ "$MODULES" = 1 ]; then name=$KVER-$ARCH/perf-modules; fi
+	list=specs-$ARCH.txt
 fi
+if [ "$MODULES" = 1 ]; then listdir=$listdir/modules; fi
+SPECS=${SPECS:-$listdir/$list}
 [ -f "$SPECS" ] || die "spec list not found: $SPECS"
 
 notes=$(LC_ALL=C readelf -n "$VMLINUX") || die "readelf -n failed on $VMLINUX"
@@ -244,15 +261,13 @@ run_one() {
 export -f run_one
 export tmp PERF VMLINUX SRCDIR MODDIR
 
-printf 'golden.sh: %d specs, %s, vmlinux %s (%s), %d jobs\n' "$n" "$ARCH" "$VMLINUX" "$buildid" "$JOBS" >&2
+printf 'golden.sh: %d specs, %s %s, vmlinux %s (%s), %s, %d jobs\n' "$n" "$KVER" "$ARCH" "$VMLINUX" "$buildid" "$perfver" "$JOBS" >&2
 seq 0 $((n - 1)) | xargs -P "$JOBS" -n 1 bash -c 'run_one "$1"' _
 
 # --- assemble in spec order -----------------------------------------------------------
 GOLDEN_DIR=${GOLDEN_DIR:-$CONF/golden}
-mkdir -p "$GOLDEN_DIR"
-name=perf-$ARCH
-if [ "$MODULES" = 1 ]; then name=perf-modules-$ARCH; fi
 out=$GOLDEN_DIR/$name.txt
+mkdir -p "$(dirname "$out")"
 errout=$GOLDEN_DIR/$name.stderr.txt
 
 header() {
