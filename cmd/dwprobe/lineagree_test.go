@@ -59,7 +59,7 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 // 6.1's -L left it out on some runs (a stale line), perf 6.12 lists it.
 func TestLineListingAgreesWithDefinitions(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
-	moddir := dwarftest.NeedCorpus(t, moduleSet("6.1", "amd64").moddir)
+	moddir := needModDir(t, moduleSet("6.1", "amd64").moddir)
 	files := map[string]*dwarfres.File{}
 	defer func() {
 		for _, f := range files {

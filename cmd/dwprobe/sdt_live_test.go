@@ -25,6 +25,7 @@ import (
 // it returns dwprobe's stderr.
 func sdtAdd(t *testing.T, fsys *tracefs.FS, bin string, specs ...string) string {
 	t.Helper()
+	dropOrphanSDT(t, fsys)
 	args := []string{"-x", bin}
 	for _, s := range specs {
 		args = append(args, "-a", s)
@@ -241,6 +242,27 @@ int main() {
 			if g != w || g == 0 {
 				t.Errorf("throw %d: traced %s=%s, printed %s=%s", i, arg, got[i][arg], key, p[i][key])
 			}
+		}
+	}
+}
+
+// dropOrphanSDT deletes the fixture's SDT events (group sdt_*) whose
+// binary is gone: a test run killed before its cleanup leaves them, and
+// the markers' group names are fixed, so every later run would find its
+// events taken. An event on a binary that still exists is another run's.
+func dropOrphanSDT(t *testing.T, fsys *tracefs.FS) {
+	t.Helper()
+	evs, err := fsys.List(tracefs.UProbe)
+	if err != nil {
+		return
+	}
+	for _, e := range evs {
+		path, _, ok := strings.Cut(e.Target, ":")
+		if !strings.HasPrefix(e.Group, "sdt_") || !ok || !strings.HasPrefix(path, os.TempDir()) {
+			continue
+		}
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			fsys.Delete(tracefs.UProbe, []string{e.Group + ":" + e.Name})
 		}
 	}
 }
