@@ -3,6 +3,7 @@ package debuginfod
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -231,6 +232,24 @@ func FuzzDebuginfodResponse(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\n\r\n\x7fELF\x02\x01\x01"))
 	f.Add([]byte("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
 	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"))
+	// Hostile but well formed: a whole ELF of another build-id (the note's
+	// id changed), the right one cut short under a truthful length, an
+	// HTML page served as 200, and the ELF gzip-encoded.
+	if rawID, err := hex.DecodeString(id); err == nil {
+		if i := bytes.Index(elfBytes, rawID); i >= 0 {
+			other := bytes.Clone(elfBytes)
+			other[i] ^= 0xff
+			f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(other)) + "\r\n\r\n" + string(other)))
+		}
+	}
+	cut := elfBytes[:len(elfBytes)/2]
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(cut)) + "\r\n\r\n" + string(cut)))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<html></html>"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(elfBytes)
+	zw.Close()
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + strconv.Itoa(gz.Len()) + "\r\n\r\n" + gz.String()))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
 		if err != nil {
