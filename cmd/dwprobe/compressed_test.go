@@ -24,22 +24,7 @@ func TestCorruptCompressedDebugInfo(t *testing.T) {
 		if err != nil {
 			dwarftest.Skip(t, "objcopy --compress-debug-sections=%s: %v: %s", z, err, out)
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ef, err := elf.NewFile(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := ef.Section(".debug_info")
-		if s == nil || s.Flags&elf.SHF_COMPRESSED == 0 {
-			dwarftest.Skip(t, "objcopy left .debug_info uncompressed (%s)", z)
-		}
-		for i := s.Offset + 24 + 8; i < s.Offset+s.FileSize; i++ { // past the Chdr and the stream's head
-			b[i] ^= 0x5a
-		}
-		os.WriteFile(p, b, 0o755)
+		damageCompressedInfo(t, p, 0o755)
 		_, errs, code := runBin(t, "-x", p, "--no-index", "-D", "work")
 		if code != exitInput || !strings.Contains(errs, ".debug_info") {
 			t.Errorf("%s .debug_info damaged: exit %d, %q; want exit %d naming .debug_info", z, code, errs, exitInput)
@@ -61,7 +46,20 @@ func TestCorruptCompressedSeparateDebuginfo(t *testing.T) {
 	if out, err := exec.Command(objcopy, "--compress-debug-sections=zlib", debug, dst).CombinedOutput(); err != nil {
 		dwarftest.Skip(t, "objcopy --compress-debug-sections=zlib: %v: %s", err, out)
 	}
-	b, err := os.ReadFile(dst)
+	damageCompressedInfo(t, dst, 0o644)
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", tree)
+	_, _, err := dw("-x", split, "--no-index", "-V", "work")
+	if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), dst+": malformed .debug_info") {
+		t.Errorf("-V work with corrupt compressed separate debuginfo: %v (exit %d); want exit %d naming %s and .debug_info", err, exitCode(err), exitInput, dst)
+	}
+}
+
+// damageCompressedInfo flips the bytes of path's SHF_COMPRESSED
+// .debug_info past its header and the stream's head, so that it no longer
+// decompresses.
+func damageCompressedInfo(t *testing.T, path string, perm os.FileMode) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +69,12 @@ func TestCorruptCompressedSeparateDebuginfo(t *testing.T) {
 	}
 	s := ef.Section(".debug_info")
 	if s == nil || s.Flags&elf.SHF_COMPRESSED == 0 {
-		dwarftest.Skip(t, "objcopy left .debug_info uncompressed")
+		dwarftest.Skip(t, "objcopy left %s's .debug_info uncompressed", path)
 	}
-	for i := s.Offset + 24 + 8; i < s.Offset+s.FileSize; i++ {
+	for i := s.Offset + 24 + 8; i < s.Offset+s.FileSize; i++ { // past the Chdr and the stream's head
 		b[i] ^= 0x5a
 	}
-	os.WriteFile(dst, b, 0o644)
-	t.Setenv("DWPROBE_DEBUGINFO_PATH", tree)
-	_, _, err = dw("-x", split, "--no-index", "-V", "work")
-	if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), dst+": malformed .debug_info") {
-		t.Errorf("-V work with corrupt compressed separate debuginfo: %v (exit %d); want exit %d naming %s and .debug_info", err, exitCode(err), exitInput, dst)
+	if err := os.WriteFile(path, b, perm); err != nil {
+		t.Fatal(err)
 	}
 }
