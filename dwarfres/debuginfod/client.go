@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // ErrFetch: a debuginfod server gave no usable file (down, slow, an
@@ -326,8 +327,8 @@ func (d *Client) checkCache(buildID string) error {
 
 // Holds reports whether path is a file of d's cache.
 func (d *Client) Holds(path string) bool {
-	rel, err := filepath.Rel(d.Cache, path)
-	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, "../")
+	inner, ok := locate.Inner(d.Cache, path)
+	return ok && inner != "/."
 }
 
 // Evict removes path from d's cache (a file whose contents turned out
