@@ -99,18 +99,11 @@ func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 		return TracePoint{}, fmt.Errorf("%w: probe target %q", tracefs.ErrBadDefinition, target)
 	}
 	if user {
-		if i := strings.IndexByte(target, '('); i > 0 && strings.HasSuffix(target, ")") {
-			target = target[:i]
-		}
-		i := strings.LastIndexByte(target, ':')
-		if i <= 0 {
-			return bad()
-		}
-		off, ok := parseNum(target[i+1:])
+		path, off, ok := tracefs.UprobeTarget(target)
 		if !ok {
 			return bad()
 		}
-		tp.Module, tp.Addr = target[:i], off
+		tp.Module, tp.Addr = path, off
 		return tp, nil
 	}
 	if i := strings.IndexByte(target, ':'); i >= 0 {

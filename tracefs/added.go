@@ -49,20 +49,32 @@ func AddedKeyOf(e Event) (AddedKey, bool) {
 	if e.Kind != UProbe {
 		return AddedKey{}, false
 	}
-	target := e.Target
+	path, _, ok := UprobeTarget(e.Target)
+	if !ok {
+		return AddedKey{}, false
+	}
+	return AddedKey{Event: e.Group + "/" + e.Name, Path: path}, true
+}
+
+// UprobeTarget splits a uprobe's PATH:OFFSET[(REF_CTR_OFFSET)] target
+// into its path and offset (as trace_uprobe_create reads them: the offset
+// after the last ':', by C's strtoul with base 0); false when it is not
+// of that form.
+func UprobeTarget(target string) (path string, off uint64, ok bool) {
 	if i := strings.IndexByte(target, '('); i > 0 && strings.HasSuffix(target, ")") {
 		target = target[:i]
 	}
 	i := strings.LastIndexByte(target, ':')
-	if i <= 0 || !isStrtoul(target[i+1:]) {
-		return AddedKey{}, false
+	if i <= 0 {
+		return "", 0, false
 	}
-	return AddedKey{Event: e.Group + "/" + e.Name, Path: target[:i]}, true
+	off, ok = strtoul(target[i+1:])
+	return target[:i], off, ok
 }
 
-// isStrtoul reports whether s is wholly a number to C's strtoul(s, &end,
-// 0): decimal, 0x hexadecimal or 0 octal, no sign, within 64 bits.
-func isStrtoul(s string) bool {
+// strtoul reads s wholly as C's strtoul(s, &end, 0) does: decimal, 0x
+// hexadecimal or 0 octal, no sign, within 64 bits.
+func strtoul(s string) (uint64, bool) {
 	digits, base := s, 10
 	switch {
 	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
@@ -71,8 +83,8 @@ func isStrtoul(s string) bool {
 		digits, base = s[1:], 8
 	}
 	// With an explicit base, ParseUint takes neither sign nor '_'.
-	_, err := strconv.ParseUint(digits, base, 64)
-	return err == nil
+	n, err := strconv.ParseUint(digits, base, 64)
+	return n, err == nil
 }
 
 // Fingerprint reads the size and build-id of the binary at path; false
