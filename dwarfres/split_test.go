@@ -283,8 +283,18 @@ func TestSplitGNUDWPDwarf5(t *testing.T) {
 	}
 	defer f.Close()
 	_, err = f.FindProbes(Query{Function: exactName("checksum")})
+	pkg := filepath.Join(dir, "app.dwp")
+	if ef, oerr := elf.Open(pkg); oerr == nil && ef.Section(".debug_info.dwo") != nil {
+		// Some builds of binutils' dwp do package these units: then the
+		// package is read, or refused naming it and the unit it lacks.
+		ef.Close()
+		if err != nil && (!errors.Is(err, ErrSplitDWARF) || !strings.Contains(err.Error(), pkg)) {
+			t.Errorf("FindProbes with binutils' DWARF 5 package holding units: %v", err)
+		}
+		return
+	}
 	var de *DWPError
-	if !errors.As(err, &de) || de.Path != filepath.Join(dir, "app.dwp") || !strings.Contains(de.Lacks, "no .debug_info.dwo") ||
+	if !errors.As(err, &de) || de.Path != pkg || !strings.Contains(de.Lacks, "no .debug_info.dwo") ||
 		!errors.Is(err, ErrSplitDWARF) {
 		t.Errorf("FindProbes with binutils' DWARF 5 package: %v", err)
 	}
