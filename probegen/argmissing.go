@@ -62,6 +62,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			if errors.As(sl.missing, &se) {
 				why = se.Msg
 			}
+			sl.absent = why
 			e.note(fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
 		}
 	}
@@ -205,7 +206,7 @@ func alignSlots(slots []argSlot, keys, union []slotKey) ([]argSlot, []string) {
 			continue
 		}
 		lacking = append(lacking, len(out))
-		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: placeholder, Type: k.typ}, orig: -1})
+		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: placeholder, Type: k.typ}, orig: -1, absent: "not in scope at this point"})
 	}
 	var lacks []string
 	if len(lacking) > 0 {

@@ -93,6 +93,12 @@ func describeEntry(e dwarfres.Entry) string {
 type argSlot struct {
 	res     tracefs.Arg
 	missing error
+	// ctype is the C type read, when a variable's (its name in perf
+	// 6.12's spelling; pointer): what the library's ArgRead.Type says.
+	ctype cvalType
+	// absent says why the variable is not readable at this point, where
+	// a placeholder stands for it (fillMissing, alignSlots).
+	absent string
 	orig    int  // index in the spec's arguments; -1 for a $vars/$params expansion
 	param   bool // it reads a parameter of the function (or its members)
 }
@@ -140,7 +146,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 	}
 	var out []argSlot
 	for i, a := range list {
-		r, err := e.convertArg(a, sc)
+		r, cur, err := e.convertArg(a, sc)
 		var miss *missingError
 		switch {
 		case err != nil && orig[i] < 0:
@@ -154,11 +160,11 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			e.note(fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
 			continue
 		case errors.As(err, &miss):
-			out = append(out, argSlot{res: r, missing: err, orig: orig[i]})
+			out = append(out, argSlot{res: r, missing: err, orig: orig[i], ctype: typeOfVal(cur)})
 		case err != nil:
 			return nil, err
 		default:
-			out = append(out, argSlot{res: r, orig: orig[i], param: isParam(sc, a.Expr)})
+			out = append(out, argSlot{res: r, orig: orig[i], param: isParam(sc, a.Expr), ctype: typeOfVal(cur)})
 		}
 	}
 	return out, nil
@@ -182,48 +188,52 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 	return false
 }
 
-func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, error) {
+func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
 	if !isCVarName(a.Expr) {
-		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
+		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
 	}
 	if sc == nil {
-		return tracefs.Arg{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
+		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
 	}
 	e.addr = sc.Addr
 	vname, fields, err := splitFields(a.Expr)
 	if err != nil {
-		return tracefs.Arg{}, e.argErr(a, "%v", err)
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
 	}
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	v, ok := sc.Lookup(vname)
 	if !ok {
-		return r, &missingError{e.undeclaredErr(a, vname, sc)}
+		return r, cval{}, &missingError{e.undeclaredErr(a, vname, sc)}
 	}
 	loc, err := sc.Location(v)
 	if err != nil {
 		lerr := e.locErr(a, vname, sc, v, err)
 		if errors.Is(err, dwarfres.ErrNoLocation) || errors.Is(err, dwarfres.ErrLocation) {
-			return r, &missingError{lerr}
+			var cur cval
+			if len(fields) == 0 {
+				cur = dwarfVal(v)
+			}
+			return r, cur, &missingError{lerr}
 		}
-		return tracefs.Arg{}, lerr
+		return tracefs.Arg{}, cval{}, lerr
 	}
 	f, err := e.fromLoc(loc)
 	if err != nil {
-		return tracefs.Arg{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
+		return tracefs.Arg{}, cval{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 	}
 	cur := dwarfVal(v)
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, e.valErr(a, cur, err)
+			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 		}
 	}
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, e.valErr(a, cur, err)
+		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
 	if r.Fetch, err = f.String(); err != nil {
-		return tracefs.Arg{}, e.argErr(a, "%s: %v", a.Expr, err)
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
-	return r, nil
+	return r, cur, nil
 }
 
 // argName is perf's name for an argument without NAME=: the last member

@@ -28,18 +28,22 @@ type Resolution struct {
 	Defs   []tracefs.Event
 	Points []ResolvedPoint
 	Notes  []string
+	// Probes are the points again, Probes[i] for Defs[i], with what a
+	// program attaching there itself needs: the library's answer.
+	Probes []Probe
 }
 
 // Resolve is Definitions, also saying where each definition lies.
 func Resolve(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Resolution, error) {
-	defs, pts, notes, err := definitions(t, spec, exe, o)
+	d, err := definitions(t, spec, exe, o)
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolution{Defs: defs, Notes: notes}
-	for _, p := range pts {
+	r := &Resolution{Defs: d.defs, Notes: d.notes}
+	for _, p := range d.pts {
 		r.Points = append(r.Points, resolvedPoint(t, spec, p))
 	}
+	r.Probes = probesOf(t, spec, exe, d, r.Points)
 	return r, nil
 }
 

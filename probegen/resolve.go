@@ -59,18 +59,40 @@ type point struct {
 // the absolute path of the probed binary for uprobes, "" for a kernel.
 // Notes explain targets written in an unusual form, for stderr.
 func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
-	defs, _, notes, err = definitions(t, spec, exe, o)
-	return defs, notes, err
+	r, err := definitions(t, spec, exe, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.defs, r.notes, nil
 }
 
-// definitions is Definitions, with the point each definition lies at.
-func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, notes []string, err error) {
+// resolved is definitions' answer: the definitions, the point each lies
+// at, each one's argument slots (none when the spec has no arguments) and
+// the notes.
+type resolved struct {
+	defs  []tracefs.Event
+	pts   []point
+	slots [][]argSlot
+	notes []string
+}
+
+// definitions is Definitions, with the point and argument slots of each
+// definition.
+func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*resolved, error) {
+	defs, pts, slots, notes, err := definitionSlots(t, spec, exe, o)
+	if err != nil {
+		return nil, err
+	}
+	return &resolved{defs: defs, pts: pts, slots: slots, notes: notes}, nil
+}
+
+func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []string, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	if spec.Point.RetInsns {
 		args, err := resultArgs(t, spec)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		spec = &Spec{Raw: spec.Raw, Point: spec.Point, Args: args}
 	}
@@ -81,34 +103,33 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		}
 	}
 	if err := env.checkArgs(spec.Args); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if symbolsOnly(t) {
 		if err := checkSymbolsOnly(t, spec); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		notes = append(notes, symbolsOnlyNote(t))
 	}
 	pts, err = resolve(&o, t, &spec.Point)
 	if err != nil {
-		return nil, nil, nil, &PointError{Spec: raw, Err: err}
+		return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	group := spec.Point.Group
 	if group == "" {
 		group = DefaultGroup
 		if exe != "" {
 			if group, err = ExecGroup(exe); err != nil {
-				return nil, nil, nil, &PointError{Spec: raw, Err: err}
+				return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 			}
 		}
 	}
 	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
-		return nil, nil, nil, &PointError{Spec: raw, Err: err}
+		return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 	}
 	// perf -D marks no name as taken, so every point of a spec gets its
 	// base name.
 	namer := NewNamer(nil)
-	var slots [][]argSlot
 	var where []string
 	var initText addrRange
 	if exe == "" {
@@ -117,7 +138,7 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
-			return nil, nil, nil, &PointError{Spec: raw, Err: err}
+			return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
 		target := p.target
 		if exe != "" {
@@ -125,7 +146,7 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 			var off uint64
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
-					return nil, nil, nil, &PointError{Spec: raw, Err: err}
+					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
 			} else {
 				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
@@ -138,7 +159,7 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		if len(spec.Args) > 0 {
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 			slots = append(slots, sl)
 			where = append(where, p.target)
@@ -154,15 +175,15 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 		defs = append(defs, d)
 	}
 	if err := env.finish(defs, slots, where, spec); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if o.FProbe && exe == "" {
 		if err := env.fprobes(defs, slots, spec); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	notes = append(notes, env.notes...)
-	return defs, pts, notes, nil
+	return defs, pts, slots, notes, nil
 }
 
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,

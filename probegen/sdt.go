@@ -96,6 +96,7 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 	if o.MaxProbes > 0 && len(r.Defs) > o.MaxProbes {
 		return nil, &TooManyError{Function: spec.Point.sdtString(), N: len(r.Defs), Max: o.MaxProbes}
 	}
+	r.Probes = probesOf(f, spec, exe, &resolved{defs: r.Defs}, r.Points)
 	return r, nil
 }
 

@@ -98,12 +98,14 @@ func resolveStream(ctx context.Context, o *options, t *dwarfres.File, args []str
 		return err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, FProbe: o.fprobe}
+	// Definitions alone, unless --json says where each lies.
+	res := &probegen.Resolver{File: t, Exe: exe, NoDebug: o.noDebug, Options: ro, Brief: !o.json}
 	n := 0
 	return resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
 		if n++; n%releaseEvery == 0 {
 			t.ReleasePages()
 		}
-		return resolveSpec(o, t, in, exe, ro)
+		return resolveSpec(res, in)
 	}, emit)
 }
 
@@ -149,22 +151,6 @@ func resolveEach(ctx context.Context, o *options, args []string, stderr io.Write
 		return err
 	}
 	return run.done()
-}
-
-// resolveOne parses and resolves one spec; withPoints also says where
-// each definition lies (for --json: a line-table lookup per point that
-// the other outputs do not need).
-func resolveOne(t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions, withPoints bool) resolved {
-	r := resolved{in: in}
-	if r.spec, r.err = probegen.ParseSpec(in.raw); r.err != nil {
-		return r
-	}
-	if !withPoints {
-		r.defs, r.notes, r.err = probegen.Definitions(t, r.spec, exe, ro)
-		return r
-	}
-	r.take(probegen.Resolve(t, r.spec, exe, ro))
-	return r
 }
 
 // take records a resolution, or why there is none.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -59,29 +60,17 @@ func sdtSpecGiven(o *options) bool {
 	return false
 }
 
-// resolveSpec resolves one spec: an SDT marker from the binary's notes,
-// a tracepoint probe from the kernel's BTF, anything else from its
-// debuginfo (or the reason it has none).
-func resolveSpec(o *options, t *dwarfres.File, in specInput, exe string, ro probegen.ResolveOptions) resolved {
-	if probegen.IsTracepointSpec(in.raw) && exe == "" {
-		return resolveTracepoint(t, in)
-	}
+// resolveSpec resolves one spec through res (probegen.Resolver: an SDT
+// marker from the binary's notes, a tracepoint probe from the kernel's
+// BTF, anything else from its debuginfo or the reason it has none).
+func resolveSpec(res *probegen.Resolver, in specInput) resolved {
 	r := resolved{in: in}
-	if r.spec, r.err = probegen.ParseSpec(in.raw); r.err != nil {
-		return r
+	spec, rs, err := res.Resolve(in.raw)
+	r.spec = spec
+	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
+		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 	}
-	if !r.spec.Point.SDT {
-		if o.noDebug != nil {
-			r.err = o.noDebug
-			return r
-		}
-		return resolveOne(t, in, exe, ro, o.json)
-	}
-	if exe == "" {
-		r.err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
-		return r
-	}
-	r.take(probegen.SDTResolve(t, r.spec, exe, ro))
+	r.take(rs, err)
 	return r
 }
 

@@ -34,6 +34,13 @@ type Arch struct {
 	// StackArgOffset is the first stack argument's offset from sp at a
 	// function's first instruction.
 	StackArgOffset int64
+	// IntResultReg is the register of a C function's integer-class
+	// result at its return address (what the kernel's $retval reads:
+	// regs_return_value).
+	IntResultReg string
+	// StackPointer is the kernel's name of the stack pointer ($stack,
+	// and the base of $stackN: kernel_stack_pointer).
+	StackPointer string
 	// GoIntResultRegs are the registers of Go's internal ABI
 	// (ABIInternal) that carry integer, pointer and boolean results, in
 	// order.
@@ -102,6 +109,17 @@ func MachineName(m elf.Machine) string {
 func (a *Arch) DWARFRegister(n uint64) (string, bool) {
 	name, ok := a.dwarfRegs[n]
 	return name, ok
+}
+
+// RegisterNumber returns the DWARF number of the kernel's register name,
+// or false if DWARF numbers none (x86_64's flags, orig_ax).
+func (a *Arch) RegisterNumber(name string) (uint64, bool) {
+	for n, r := range a.dwarfRegs {
+		if r == name {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // HasRegister reports whether the kernel accepts %name in a fetcharg

@@ -27,6 +27,8 @@ func arm64() *Arch {
 		// stack from sp in 8-byte slots (the return address is in x30).
 		IntArgRegs:     []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"},
 		StackArgOffset: 0,
+		IntResultReg:   "x0",
+		StackPointer:   "sp",
 		// Go's src/cmd/compile/abi-internal.md, "arm64 architecture".
 		GoIntResultRegs: []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15"},
 		// AAELF64 (the Arm ELF ABI for AArch64), "Mapping symbols".

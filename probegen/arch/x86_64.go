@@ -40,6 +40,8 @@ func x86_64() *Arch {
 		// arguments start past the return address.
 		IntArgRegs:     []string{"di", "si", "dx", "cx", "r8", "r9"},
 		StackArgOffset: 8,
+		IntResultReg:   "ax",
+		StackPointer:   "sp",
 		// Go's src/cmd/compile/abi-internal.md, "amd64 architecture".
 		GoIntResultRegs: []string{"ax", "bx", "cx", "di", "si", "r8", "r9", "r10", "r11"},
 		insnLen:         x86InsnLen,

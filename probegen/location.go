@@ -1,0 +1,137 @@
+package probegen
+
+import (
+	"fmt"
+
+	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// LocKind says where an argument's value is read from at its probe point.
+type LocKind uint8
+
+const (
+	// LocRegister: the value starts in Location.Register, then goes
+	// through Location.Loads (none: the register's value itself).
+	LocRegister LocKind = iota + 1
+	// LocAddress: the value starts as Location.Address (a global's
+	// link-time address, or the uprobe file offset it is mapped from when
+	// Location.FileOffset), then goes through Location.Loads; the first
+	// load reads the global itself.
+	LocAddress
+	// LocConst: the constant Location.Const (or Location.Text, a string):
+	// the filler written where a variable does not exist, or an
+	// immediate the spec gave.
+	LocConst
+	// LocComm: the name of the task that hit the probe ($comm).
+	LocComm
+	// LocKernel: read by the kernel by name through its BTF
+	// (Location.Text: "file->f_mode"), with no location of dwprobe's.
+	LocKernel
+	// LocUnreadable: not readable at this point; Location.Reason says why.
+	LocUnreadable
+)
+
+var locKindNames = [...]string{LocRegister: "register", LocAddress: "address", LocConst: "constant", LocComm: "comm", LocKernel: "kernel", LocUnreadable: "unreadable"}
+
+func (k LocKind) String() string {
+	if int(k) < len(locKindNames) && locKindNames[k] != "" {
+		return locKindNames[k]
+	}
+	return fmt.Sprintf("LocKind(%d)", k)
+}
+
+// Location is a plan for reading an argument at a probe point, on the
+// probed machine: a base value (a register, an address or a constant),
+// then a chain of loads, each reading memory at the value so far plus its
+// offset. It is what the definition's fetcharg says, in terms a BPF
+// program (or any reader of pt_regs) can follow.
+type Location struct {
+	Kind LocKind
+	// Register is the kernel's name of the register (no '%': "di",
+	// "x19"), for LocRegister. DWARFRegister is its DWARF number, -1
+	// where DWARF numbers none.
+	Register      string
+	DWARFRegister int
+	// Symbol, for LocAddress, is the global whose address Address is
+	// (plus an offset into it); "" for an absolute address.
+	Symbol     string
+	Address    uint64
+	FileOffset bool
+	// Loads are the dereferences, in order: the value becomes the
+	// memory at value+Offset (user memory when User), a pointer's size
+	// for every load but the last, which reads the argument's type
+	// (ArgRead.Type: Size bytes, a bitfield's container). For a string
+	// type, as the kernel reads one, the last load is not made: value+
+	// Offset is the string's address.
+	Loads []tracefs.Load
+	// Const is LocConst's value; Text is LocConst's string, or
+	// LocKernel's expression.
+	Const int64
+	Text  string
+	// Reason says why a LocUnreadable argument is not readable here.
+	Reason string
+}
+
+// Memory reports whether reading the value dereferences memory.
+func (l Location) Memory() bool { return len(l.Loads) > 0 }
+
+// locationOf is the plan of fetcharg fa of an event on machine a; at says
+// how to read a global's address (the link-time address of a symbol,
+// false if unknown).
+func locationOf(a *arch.Arch, fa tracefs.Arg, at func(sym string) (uint64, bool)) Location {
+	f, err := tracefs.ParseFetch(fa.Fetch)
+	if err != nil {
+		return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: err.Error()}
+	}
+	l := Location{DWARFRegister: -1, Loads: f.Loads}
+	switch f.Base {
+	case tracefs.BaseRegister:
+		l.Kind, l.Register = LocRegister, f.Register
+	case tracefs.BaseStackPointer:
+		l.Kind, l.Register = LocRegister, a.StackPointer
+	case tracefs.BaseStack:
+		l.Kind, l.Register = LocRegister, a.StackPointer
+		l.Loads = append([]tracefs.Load{{Offset: 8 * int64(f.N)}}, f.Loads...)
+	case tracefs.BaseRetval:
+		l.Kind, l.Register = LocRegister, a.IntResultReg
+	case tracefs.BaseArg:
+		l = argLocation(a, f)
+	case tracefs.BaseAddress, tracefs.BaseFileOffset:
+		l.Kind, l.Address, l.FileOffset = LocAddress, uint64(f.Addr), f.Base == tracefs.BaseFileOffset
+	case tracefs.BaseSymbol:
+		base, ok := at(f.Symbol)
+		if !ok {
+			return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: "no address for symbol " + f.Symbol}
+		}
+		l.Kind, l.Symbol, l.Address = LocAddress, f.Symbol, base+uint64(f.Addr)
+	case tracefs.BaseImmediate:
+		l.Kind, l.Const = LocConst, f.Imm
+	case tracefs.BaseString:
+		l.Kind, l.Text = LocConst, f.Name
+	case tracefs.BaseComm:
+		l.Kind = LocComm
+	case tracefs.BaseBTF:
+		l.Kind, l.Text = LocKernel, f.Name
+	}
+	if l.Kind == LocRegister {
+		if n, ok := a.RegisterNumber(l.Register); ok {
+			l.DWARFRegister = int(n)
+		}
+	}
+	return l
+}
+
+// argLocation is $argN at a function's entry, by the machine's C calling
+// convention: a register, or a stack slot past them.
+func argLocation(a *arch.Arch, f tracefs.Fetch) Location {
+	l := Location{Kind: LocRegister, DWARFRegister: -1}
+	if f.N <= len(a.IntArgRegs) {
+		l.Register, l.Loads = a.IntArgRegs[f.N-1], f.Loads
+		return l
+	}
+	slot := int64(f.N-len(a.IntArgRegs)-1) * 8
+	l.Register = a.StackPointer
+	l.Loads = append([]tracefs.Load{{Offset: a.StackArgOffset + slot}}, f.Loads...)
+	return l
+}

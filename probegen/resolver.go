@@ -1,0 +1,98 @@
+package probegen
+
+import (
+	"errors"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// ErrSDTNeedsBinary: an SDT marker was asked of a kernel; markers are read
+// from a user binary's notes.
+var ErrSDTNeedsBinary = errors.New("SDT markers are read from a user binary")
+
+// Resolver resolves probe specs against one target as dwprobe -D does: a
+// tracepoint probe (t:…) from the kernel's BTF, an SDT marker from the
+// binary's notes, anything else from its debuginfo. dwprobe's command
+// line resolves every spec through one, as a library caller does
+// (Target.Resolver).
+type Resolver struct {
+	// File is the target.
+	File *dwarfres.File
+	// Exe is the probed binary's path as its uprobes name it (absolute,
+	// as the kernel takes it); "" for a kernel or module.
+	Exe string
+	// NoDebug is why a user binary has no debuginfo when its SDT notes
+	// answer (Target.Why for SourceSDT): every other spec fails with it.
+	NoDebug error
+	// Options are the options every spec is resolved with.
+	Options ResolveOptions
+	// Brief leaves out Resolution.Points and Probes, which cost a line
+	// table lookup per point: for callers that want definitions only.
+	Brief bool
+
+	types *kbtf.Types // the kernel's BTF, for tracepoint probes
+}
+
+// Resolve parses and resolves one spec. The Spec is nil when it does not
+// parse. Errors are ParseSpec's, Resolve's, SDTResolve's or
+// TracepointDefinition's; NoDebug for a spec that needs debuginfo the
+// binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
+// asked of a kernel.
+func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
+	if IsTracepointSpec(raw) && r.Exe == "" {
+		return r.tracepoint(raw)
+	}
+	spec, err := ParseSpec(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case spec.Point.SDT && r.Exe == "":
+		return spec, nil, errors.Join(ErrNotSupported, ErrSDTNeedsBinary)
+	case spec.Point.SDT:
+		res, err := SDTResolve(r.File, spec, r.Exe, r.Options)
+		return spec, res, err
+	case r.NoDebug != nil:
+		return spec, nil, r.NoDebug
+	case r.Brief:
+		defs, notes, err := Definitions(r.File, spec, r.Exe, r.Options)
+		if err != nil {
+			return spec, nil, err
+		}
+		return spec, &Resolution{Defs: defs, Notes: notes}, nil
+	}
+	res, err := Resolve(r.File, spec, r.Exe, r.Options)
+	return spec, res, err
+}
+
+// tracepoint resolves a t: spec against the BTF of the kernel and its
+// dialect.
+func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
+	spec := &Spec{Raw: raw}
+	if r.types == nil {
+		types, err := kbtf.FromFile(r.File)
+		if err != nil {
+			return spec, nil, err
+		}
+		r.types = types
+	}
+	ev, err := TracepointDefinition(r.types, KernelDialect(r.File), raw)
+	if err != nil {
+		return spec, nil, err
+	}
+	spec.Point = Point{Group: ev.Group, Event: ev.Name, Function: ev.Target}
+	res := &Resolution{Defs: []tracefs.Event{ev}}
+	if !r.Brief {
+		// A tracepoint has no address: no ResolvedPoint, as before.
+		p := Probe{Kind: ProbeTracepoint, Function: ev.Target, Event: ev}
+		for _, fa := range ev.Args {
+			a := argRead(nil, fa, cvalType{}, "", nil)
+			a.Loc = Location{Kind: LocKernel, DWARFRegister: -1, Text: fa.Fetch}
+			p.Args = append(p.Args, a)
+		}
+		res.Probes = []Probe{p}
+	}
+	return spec, res, nil
+}
