@@ -99,8 +99,8 @@ type argSlot struct {
 	// absent says why the variable is not readable at this point, where
 	// a placeholder stands for it (fillMissing, alignSlots).
 	absent string
-	orig    int  // index in the spec's arguments; -1 for a $vars/$params expansion
-	param   bool // it reads a parameter of the function (or its members)
+	orig   int  // index in the spec's arguments; -1 for a $vars/$params expansion
+	param  bool // it reads a parameter of the function (or its members)
 }
 
 // missingError marks a variable that a multi-point probe may lack at some
