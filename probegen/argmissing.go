@@ -63,7 +63,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 				why = se.Msg
 			}
 			sl.absent = why
-			e.note(fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
+			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
 		}
 	}
 	return nil
@@ -136,7 +136,7 @@ func (e *argEnv) alignEvent(idx []int, points [][]argSlot, descr []string) {
 		at[set] = append(at[set], descr[i])
 	}
 	for _, set := range sets {
-		e.note(fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, placeholder))
+		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, placeholder))
 	}
 }
 

@@ -27,7 +27,7 @@ type argEnv struct {
 	user bool   // uprobes: globals are file offsets
 	addr uint64 // the probe address being converted (uprobe offsets are relative to it)
 	// notes collects what dwprobe did differently from perf, for stderr.
-	notes []string
+	notes []Note
 	// dial is the target kernel's dialect (dialect), once known.
 	dial *tracefs.Dialect
 }
@@ -48,13 +48,13 @@ func (e *argEnv) dialect() tracefs.Dialect {
 	return *e.dial
 }
 
-func (e *argEnv) note(n string) {
+func (e *argEnv) note(k NoteKind, text string) {
 	for _, x := range e.notes {
-		if x == n {
+		if x.Text == text {
 			return
 		}
 	}
-	e.notes = append(e.notes, n)
+	e.notes = append(e.notes, Note{Kind: k, Text: text})
 }
 
 func (e *argEnv) argErr(a Arg, format string, v ...any) error {
@@ -134,7 +134,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 				continue
 			}
 			if tp, ok := realType(dwarfTypeOf(v)); ok && aggregate(tp) {
-				e.note(fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
+				e.note(NoteArgSkipped, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
 			list = append(list, Arg{Raw: n, Expr: n, Col: a.Col})
@@ -157,7 +157,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			if errors.As(err, &se) {
 				why = se.Msg
 			}
-			e.note(fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
+			e.note(NoteArgSkipped, fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
 			continue
 		case errors.As(err, &miss):
 			out = append(out, argSlot{res: r, missing: err, orig: orig[i], ctype: typeOfVal(cur)})

@@ -125,7 +125,7 @@ func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.
 	if err := env.finish(defs, slots, where, spec); err != nil {
 		return nil, nil, err
 	}
-	return defs, env.notes, nil
+	return defs, NoteTexts(env.notes), nil
 }
 
 // resolve finds the functions of p in BTF, refusing what BTF cannot
@@ -215,7 +215,7 @@ func protoText(fp *btf.FuncProto) string {
 func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
 	if k.Syms == nil {
 		t := k.modulePrefix() + fmt.Sprintf("%s+%d", fn.name, k.entrySkip(env, dwarfres.Sym{Name: fn.name}))
-		env.note(fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", t))
+		env.note(NoteSymbolsOnly, fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", t))
 		return []string{t}
 	}
 	if k.Module != "" {
@@ -228,13 +228,13 @@ func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
 		t := fmt.Sprintf("%s+%d", fn.name, skip)
 		if len(fn.syms) > 1 && hasText {
 			t = "_text+" + strconv.FormatUint(s.Start+skip-text, 10)
-			env.note(fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
+			env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
 		}
 		if s.Section == ".init.text" {
-			env.note(fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
+			env.note(NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
-			env.note(fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
+			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
 		}
 		out = append(out, t)
 		if len(fn.syms) > 1 && !hasText {
@@ -265,11 +265,11 @@ func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []string {
 		if len(fn.syms) > 1 && anchors != nil {
 			if u, ok := anchors.UniqueBefore(s.Start); ok {
 				t = fmt.Sprintf("%s%s+%d", k.modulePrefix(), u.Name, s.Start+skip-u.Start)
-				env.note(fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
+				env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
 			}
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
-			env.note(fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
+			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
 		}
 		out = append(out, t)
 	}

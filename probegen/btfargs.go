@@ -59,7 +59,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 			continue
 		}
 		if a.Expr == "$vars" {
-			env.note(fmt.Sprintf("%s: BTF knows no local variables: $vars reads the parameters of %s only", env.spec, fn.name))
+			env.note(NoteArgSkipped, fmt.Sprintf("%s: BTF knows no local variables: $vars reads the parameters of %s only", env.spec, fn.name))
 		}
 		for _, p := range params {
 			if p.name == "" {
@@ -72,7 +72,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 				if errors.As(err, &se) {
 					why = se.Msg
 				}
-				env.note(fmt.Sprintf("%s: %s skips %s: %s", env.spec, a.Expr, p.name, why))
+				env.note(NoteArgSkipped, fmt.Sprintf("%s: %s skips %s: %s", env.spec, a.Expr, p.name, why))
 				continue
 			}
 			out = append(out, argSlot{res: r, orig: -1})

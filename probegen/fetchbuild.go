@@ -179,7 +179,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 	}
 	if e.user {
 		if e.f.ExportedData(loc.Sym) {
-			e.note(fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
+			e.note(NoteGlobal, fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
 		}
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
@@ -192,7 +192,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		// address from _stext, which it always lists (not _text: on arm64
 		// that is below the text range kallsyms keeps).
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
-			e.note("this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
+			e.note(NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
 			return "@_stext", int64(addr - stext), nil
 		}
 	}
@@ -209,7 +209,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
 	}
 	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
-		e.note(fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
+		e.note(NoteGlobal, fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
 	}
 	return "@" + name, int64(addr - start), nil
 }

@@ -46,7 +46,7 @@ func overloadNote(p *Point, probes []dwarfres.Probe) string {
 func addNote(pts []point, n string) {
 	for i := range pts {
 		if pts[i].note == "" {
-			pts[i].note = n
+			pts[i].note, pts[i].noteKind = n, NoteOverload
 			return
 		}
 	}

@@ -27,7 +27,7 @@ type ResolvedPoint struct {
 type Resolution struct {
 	Defs   []tracefs.Event
 	Points []ResolvedPoint
-	Notes  []string
+	Notes  []Note
 	// Probes are the points again, Probes[i] for Defs[i], with what a
 	// program attaching there itself needs: the library's answer.
 	Probes []Probe

@@ -51,6 +51,7 @@ type point struct {
 	realname string
 	ret      bool
 	note     string // why the target has an unusual form
+	noteKind NoteKind
 	scope    *dwarfres.Scope
 }
 
@@ -63,7 +64,7 @@ func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (de
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.defs, r.notes, nil
+	return r.defs, NoteTexts(r.notes), nil
 }
 
 // resolved is definitions' answer: the definitions, the point each lies
@@ -73,7 +74,7 @@ type resolved struct {
 	defs  []tracefs.Event
 	pts   []point
 	slots [][]argSlot
-	notes []string
+	notes []Note
 }
 
 // definitions is Definitions, with the point and argument slots of each
@@ -86,7 +87,7 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*r
 	return &resolved{defs: defs, pts: pts, slots: slots, notes: notes}, nil
 }
 
-func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []string, err error) {
+func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []Note, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	if spec.Point.RetInsns {
@@ -109,7 +110,7 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		if err := checkSymbolsOnly(t, spec); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		notes = append(notes, symbolsOnlyNote(t))
+		notes = append(notes, Note{NoteSymbolsOnly, symbolsOnlyNote(t)})
 	}
 	pts, err = resolve(&o, t, &spec.Point)
 	if err != nil {
@@ -165,11 +166,11 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 			where = append(where, p.target)
 		}
 		if p.note != "" {
-			notes = append(notes, p.note)
+			notes = append(notes, Note{p.noteKind, p.note})
 		}
 		if exe == "" && p.addr != 0 {
 			for _, n := range kernelNotes(t, p, initText, o.DeclText) {
-				env.note(n)
+				env.note(n.Kind, n.Text)
 			}
 		}
 		defs = append(defs, d)
@@ -189,20 +190,20 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,
 // naming the copy by its target and address: a DWARF name can have several
 // (arm64's vsnprintf and the EFI stub's __efistub_vsnprintf).
-func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(string, string, int) (string, bool)) []string {
-	var notes []string
+func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
+	var notes []Note
 	if nt, ok := t.Notrace(p.addr); ok && nt {
-		notes = append(notes, notraceNote(t, p, declText))
+		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, declText)})
 	}
 	if initText.has(p.addr) {
 		what := p.target
 		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
 			what += " (" + at.Function + " of " + at.File + ")"
 		}
-		notes = append(notes, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr))
+		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr)})
 	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
-		notes = append(notes, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr)))
+		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr))})
 	}
 	return notes
 }
@@ -357,7 +358,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		pt := kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText)
 		pt.scope = pr.Scope
 		if pr.PrologueOf != 0 {
-			pt.note = prologueNote(p, pr)
+			pt.note, pt.noteKind = prologueNote(p, pr), NotePrologue
 		}
 		out = append(out, pt)
 	}
@@ -489,6 +490,9 @@ func nearest(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) ([]p
 	}
 	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), pick.Spec)
 	for i := range pts {
+		if pts[i].note == "" {
+			pts[i].noteKind = NoteNearest
+		}
 		pts[i].note = strings.TrimPrefix(pts[i].note+"; "+note, "; ")
 	}
 	return pts, nil
@@ -510,6 +514,7 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 				addr:     addr,
 				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
 				realname: realname,
+				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
 			}
 		}
@@ -520,6 +525,7 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 				addr:     addr,
 				target:   u.Name + "+" + strconv.FormatUint(addr-u.Start, 10),
 				realname: realname,
+				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s+%d so the kernel probes this copy's %s+%d, not the copy it finds first", sym, st.Count(sym), u.Name, addr-u.Start, sym, off),
 			}
 		}

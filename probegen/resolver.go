@@ -57,11 +57,11 @@ func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
 	case r.NoDebug != nil:
 		return spec, nil, r.NoDebug
 	case r.Brief:
-		defs, notes, err := Definitions(r.File, spec, r.Exe, r.Options)
+		r, err := definitions(r.File, spec, r.Exe, r.Options)
 		if err != nil {
 			return spec, nil, err
 		}
-		return spec, &Resolution{Defs: defs, Notes: notes}, nil
+		return spec, &Resolution{Defs: r.defs, Notes: r.notes}, nil
 	}
 	res, err := Resolve(r.File, spec, r.Exe, r.Options)
 	return spec, res, err

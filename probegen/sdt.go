@@ -102,7 +102,7 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 
 // sdtDefinition is one marker's uprobe, checked as the kernel would:
 // its arguments are the note's, or those the spec picks.
-func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, []string, error) {
+func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, []Note, error) {
 	target := fmt.Sprintf("%s:0x%x", exe, m.Offset)
 	if m.RefCtr != 0 {
 		target += fmt.Sprintf("(0x%x)", m.RefCtr)
@@ -117,7 +117,7 @@ func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (trac
 		return off, err == nil
 	}
 	ops := SDTOperands(m.Args)
-	var notes []string
+	var notes []Note
 	if len(spec.Args) > 0 {
 		args, err := sdtPicked(f, m, ops, syms, spec)
 		if err != nil {
@@ -148,13 +148,13 @@ func sdtPoint(f *dwarfres.File, m sdt.Marker) ResolvedPoint {
 
 // sdtNoteArgs is every argument of marker m's note that the kernel can
 // read, and a note for each one it can't.
-func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []string) {
+func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []Note) {
 	var args []tracefs.Arg
-	var notes []string
+	var notes []Note
 	for i, op := range ops {
 		a, err := SDTArg(f.Machine, i, op, syms)
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err))
+			notes = append(notes, Note{NoteArgSkipped, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err)})
 			continue
 		}
 		args = append(args, a)

@@ -72,6 +72,8 @@ type Target struct {
 	File *dwarfres.File
 	// Why is why DWARF does not answer; nil for SourceDWARF.
 	Why error
+
+	exe string // a user binary's absolute path, as uprobes name it (Open)
 }
 
 // OpenTarget opens the target o describes and chooses what answers for

@@ -22,7 +22,7 @@ type diffBuild struct {
 	exe   string
 	src   *probegen.Sources
 	texts *probegen.LineTexts
-	ro    probegen.ResolveOptions
+	res   *probegen.Resolver
 	decls map[[2]string]int // declaration lines by function and file
 }
 
@@ -110,23 +110,17 @@ func newDiffBuild(o *options, t *dwarfres.File) (*diffBuild, error) {
 		return nil, err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, FProbe: o.fprobe}
-	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), ro: ro, decls: map[[2]string]int{}}, nil
+	res := &probegen.Resolver{File: t, Exe: exe, Options: ro}
+	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), res: res, decls: map[[2]string]int{}}, nil
 }
 
 // resolve resolves in in b (an SDT marker from its note), with the
 // source text of each point's line.
 func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
-	r := resolved{in: in}
-	switch r.spec, r.err = probegen.ParseSpec(in.raw); {
-	case r.err != nil:
-	case r.spec.Point.SDT:
-		r.take(probegen.SDTResolve(b.t, r.spec, b.exe, b.ro))
-	default:
-		r.take(probegen.Resolve(b.t, r.spec, b.exe, b.ro))
-	}
+	r := resolveSpec(b.res, in)
 	br := probegen.BuildResolution{Err: r.err}
 	if r.err == nil {
-		br.Res = &probegen.Resolution{Defs: r.defs, Points: r.points, Notes: r.notes}
+		br.Res = r.res
 		br.Texts = b.texts.Texts(r.points)
 		if slices.Contains(br.Texts, "") {
 			br.Rel = b.relLines(r.points)

@@ -60,6 +60,7 @@ type resolved struct {
 	defs   []tracefs.Event
 	points []probegen.ResolvedPoint // points[i] is where defs[i] lies
 	notes  []string
+	res    *probegen.Resolution // the whole answer, for --diff
 	err    error
 }
 
@@ -159,7 +160,7 @@ func (r *resolved) take(res *probegen.Resolution, err error) {
 		r.err = err
 		return
 	}
-	r.defs, r.points, r.notes = res.Defs, res.Points, res.Notes
+	r.defs, r.points, r.notes, r.res = res.Defs, res.Points, probegen.NoteTexts(res.Notes), res
 }
 
 // failedOnly are the specs of rs that failed.

@@ -1,0 +1,193 @@
+package probegen
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/locate"
+)
+
+// OpenOptions name a target for Open: a user binary, a vmlinux, a kernel
+// module, or (none of them) the running kernel; as dwprobe's -x, -k and
+// -m do.
+type OpenOptions struct {
+	// Binary is a user binary (uprobes); its debuginfo is its own DWARF
+	// or separate debuginfo found by build-id or debuglink.
+	Binary string
+	// Kernel is a vmlinux; with Module, the kernel the module must be
+	// built for.
+	Kernel string
+	// Module is a kernel module: a path (it has a '/' or a module
+	// suffix) or a name, found under /lib/modules of Kernel's release
+	// (the running kernel's without Kernel).
+	Module string
+	// Root is where the system's debuginfo directories are looked for
+	// (perf's --symfs); "" for /.
+	Root string
+	// DebugDirs are more directories of separate debuginfo, searched
+	// first (by build-id, as /usr/lib/debug is).
+	DebugDirs []string
+	// Locator, when set, finds debuginfo instead of Root and DebugDirs
+	// (a dwarfres.Locator with debuginfod, say).
+	Locator *dwarfres.Locator
+}
+
+// Open opens the target o names and chooses what answers for it, as
+// dwprobe does (OpenTarget): its DWARF; its symbol table when it has
+// none; a user binary's SDT notes when it has no debuginfo at all. A
+// kernel or module without debuginfo fails here with an error wrapping
+// dwarfres.ErrNoDebugInfo (dwprobe's command line goes on with BTF;
+// BTFDefinitions does that for a library caller). Close the Target.
+func Open(o OpenOptions) (*Target, error) {
+	if o.Binary != "" && (o.Kernel != "" || o.Module != "") {
+		return nil, fmt.Errorf("%w: a user binary or a kernel, not both", ErrNotSupported)
+	}
+	loc := o.Locator
+	if loc == nil {
+		loc = dwarfres.NewRootLocator(o.Root, o.DebugDirs...)
+	}
+	to := TargetOptions{User: o.Binary != "", Module: o.Module != "", WithoutDebug: true}
+	to.Open = func() (*dwarfres.File, error) { return openWith(loc, o) }
+	to.OpenBinary = func() (*dwarfres.File, error) { return dwarfres.Open(o.Binary) }
+	t, err := OpenTarget(to)
+	if err != nil {
+		return nil, err
+	}
+	if t.Source == SourceBTF {
+		t.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNeedsDWARF, t.Why)
+	}
+	if o.Binary != "" {
+		if t.exe, err = filepath.Abs(o.Binary); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// openWith opens o's target through loc.
+func openWith(loc *dwarfres.Locator, o OpenOptions) (*dwarfres.File, error) {
+	switch {
+	case o.Module != "":
+		return openModule(loc, o)
+	case o.Binary != "":
+		return loc.OpenOrSymbols(o.Binary)
+	case o.Kernel != "":
+		return loc.OpenOrSymbols(o.Kernel)
+	}
+	return loc.OpenKernel(dwarfres.RunningKernel())
+}
+
+// openModule opens o.Module, built for o.Kernel's release when given.
+func openModule(loc *dwarfres.Locator, o OpenOptions) (*dwarfres.File, error) {
+	rel := ""
+	if o.Kernel != "" {
+		k, err := dwarfres.Open(o.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := k.KernelRelease()
+		k.Close()
+		if !ok {
+			return nil, fmt.Errorf("%s: %w: no linux_banner to read the kernel release from", o.Kernel, dwarfres.ErrNotELF)
+		}
+		rel = r
+	}
+	path := o.Module
+	if !locate.IsModulePath(path) {
+		find := rel
+		if find == "" {
+			find = dwarfres.RunningKernel().Release
+		}
+		p, err := loc.FindModule(find, o.Module)
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	return loc.OpenModule(path, o.Kernel, rel)
+}
+
+// Close closes the target's file.
+func (t *Target) Close() error {
+	if t == nil || t.File == nil {
+		return nil
+	}
+	return t.File.Close()
+}
+
+// Resolver is a Resolver of specs against t with options o: SDT markers
+// of a binary without debuginfo answer, every other spec fails with Why.
+func (t *Target) Resolver(o ResolveOptions) *Resolver {
+	r := &Resolver{File: t.File, Exe: t.exe, Options: o}
+	if t.Source == SourceSDT {
+		r.NoDebug = t.Why
+	}
+	return r
+}
+
+// SpecResult is one spec of a batch, resolved or not.
+type SpecResult struct {
+	Spec string
+	// Resolution is the spec's answer; nil when Err is set.
+	Resolution *Resolution
+	// Err is why the spec does not resolve.
+	Err *SpecError
+}
+
+// SpecError is a spec that did not resolve: the spec, the 1-based byte
+// column of what was wrong (0 when the error names no place in it) and
+// the error.
+type SpecError struct {
+	Spec string
+	Col  int
+	Err  error
+}
+
+func (e *SpecError) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s (column %d): %v", e.Spec, e.Col, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Spec, e.Err)
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// ResolveAll resolves every spec; a spec that fails does not stop the
+// others (its SpecResult.Err says why). errors.Join of the failures is
+// FirstError's business, for a caller that wants all or nothing.
+func (r *Resolver) ResolveAll(specs []string) []SpecResult {
+	out := make([]SpecResult, len(specs))
+	for i, s := range specs {
+		out[i].Spec = s
+		_, res, err := r.Resolve(s)
+		if err != nil {
+			out[i].Err = &SpecError{Spec: s, Col: errorColumn(err), Err: err}
+			continue
+		}
+		out[i].Resolution = res
+	}
+	return out
+}
+
+// FirstError is the first failure of a batch, nil if every spec resolved.
+func FirstError(rs []SpecResult) error {
+	for _, r := range rs {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
+
+// errorColumn is the column a spec's error points at, 0 if none.
+func errorColumn(err error) int {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return se.Col
+	}
+	return 0
+}
