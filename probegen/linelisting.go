@@ -49,8 +49,9 @@ type LinePoint struct {
 }
 
 // ListLines resolves a line range (ParseLineRange's syntax) against t and
-// reads its lines from the source src finds. A source that is not found is
-// no error: the listing then holds the probeable line numbers only.
+// reads its lines from the source src finds (nil: where the debuginfo
+// names it). A source that is not found is no error: the listing then
+// holds the probeable line numbers only.
 func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
 	return listLines(t, spec, src, nil)
 }
@@ -72,6 +73,9 @@ func ListLineVars(t *dwarfres.File, spec string, src *Sources, vo VarOptions) (*
 
 // listLines is ListLines; with vars, each line's points and their variables.
 func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.Scope) VarList) (*Listing, error) {
+	if src == nil {
+		src = &Sources{}
+	}
 	lq, err := ParseLineRange(spec)
 	if err != nil {
 		return nil, err

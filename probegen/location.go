@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -134,4 +135,53 @@ func argLocation(a *arch.Arch, f tracefs.Fetch) Location {
 	l.Register = a.StackPointer
 	l.Loads = append([]tracefs.Load{{Offset: a.StackArgOffset + slot}}, f.Loads...)
 	return l
+}
+
+// String writes l as C would read it: "%di", "*(*(%bp-24))", "*(&jiffies)",
+// "*u(%x0+8)" for a load from user memory; a constant, "$comm", the
+// kernel's BTF expression, or "unreadable: REASON".
+func (l Location) String() string {
+	var s string
+	switch l.Kind {
+	case LocRegister:
+		s = "%" + l.Register
+	case LocAddress:
+		s = fmt.Sprintf("%#x", l.Address)
+		switch {
+		case l.FileOffset:
+			s = fmt.Sprintf("@+%#x", l.Address)
+		case l.Symbol != "":
+			s = "&" + l.Symbol
+		}
+	case LocConst:
+		if l.Text != "" {
+			return strconv.Quote(l.Text)
+		}
+		return strconv.FormatInt(l.Const, 10)
+	case LocComm:
+		return "$comm"
+	case LocKernel:
+		return l.Text
+	default:
+		return "unreadable: " + l.Reason
+	}
+	for _, ld := range l.Loads {
+		s = loadString(s, ld)
+	}
+	return s
+}
+
+// loadString is a load of ld from the value x.
+func loadString(x string, ld tracefs.Load) string {
+	star := "*"
+	if ld.User {
+		star = "*u"
+	}
+	switch {
+	case ld.Offset > 0:
+		return fmt.Sprintf("%s(%s+%d)", star, x, ld.Offset)
+	case ld.Offset < 0:
+		return fmt.Sprintf("%s(%s%d)", star, x, ld.Offset)
+	}
+	return star + "(" + x + ")"
 }

@@ -119,9 +119,17 @@ func (t *Target) Close() error {
 	return t.File.Close()
 }
 
-// Resolver is a Resolver of specs against t with options o: SDT markers
-// of a binary without debuginfo answer, every other spec fails with Why.
+// DefaultMaxProbes is perf's MAX_PROBES, the default of --max-probes:
+// how many points one spec may resolve to.
+const DefaultMaxProbes = 128
+
+// Resolver is a Resolver of specs against t with options o (MaxProbes 0
+// is DefaultMaxProbes): SDT markers of a binary without debuginfo answer,
+// every other spec fails with Why.
 func (t *Target) Resolver(o ResolveOptions) *Resolver {
+	if o.MaxProbes == 0 {
+		o.MaxProbes = DefaultMaxProbes
+	}
 	r := &Resolver{File: t.File, Exe: t.exe, Options: o}
 	if t.Source == SourceSDT {
 		r.NoDebug = t.Why
@@ -147,12 +155,8 @@ type SpecError struct {
 	Err  error
 }
 
-func (e *SpecError) Error() string {
-	if e.Col > 0 {
-		return fmt.Sprintf("%s (column %d): %v", e.Spec, e.Col, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Spec, e.Err)
-}
+// Error is the error's: every error of a spec names it.
+func (e *SpecError) Error() string { return e.Err.Error() }
 
 func (e *SpecError) Unwrap() error { return e.Err }
 

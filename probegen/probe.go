@@ -245,7 +245,37 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 		if j < len(slots) && len(slots) == len(def.Args) {
 			ct, absent = slots[j].ctype, slots[j].absent
 		}
+		if fa.Name == "" {
+			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
+		}
 		out = append(out, argRead(a, fa, ct, absent, addr))
 	}
 	return out
+}
+
+// String writes a for people: "total (int) = *(%bp-4)", "name (char*) =
+// string at *(*(%bp-24))": a string is read at the address the last load
+// would read from.
+func (a ArgRead) String() string {
+	head := a.Name
+	if a.Type.Name != "" {
+		head += " (" + a.Type.Name + ")"
+	}
+	loc := a.Loc
+	if !a.Type.String || !loc.Memory() {
+		return head + " = " + loc.String()
+	}
+	last := loc.Loads[len(loc.Loads)-1]
+	loc.Loads = loc.Loads[:len(loc.Loads)-1]
+	at := loc.String()
+	switch {
+	case last.Offset > 0:
+		at = fmt.Sprintf("%s+%d", at, last.Offset)
+	case last.Offset < 0:
+		at = fmt.Sprintf("%s%d", at, last.Offset)
+	}
+	if last.User {
+		return head + " = user string at " + at
+	}
+	return head + " = string at " + at
 }

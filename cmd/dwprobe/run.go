@@ -142,7 +142,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.noInlines, "no-inlines", false, "probe only the out-of-line instances of functions")
 	fs.BoolVar(&o.nearest, "nearest", false, "when a FUNC:RLN or SRC:ALN line has no code, probe the nearest line that has some")
 	fs.BoolVar(&o.fprobe, "fprobe", false, "write kernel probes at function entries and returns as f: fprobe events (Linux 6.5 and later)")
-	fs.IntVar(&o.maxProbes, "max-probes", 128, "maximum number of probe points one PROBE may resolve to")
+	fs.IntVar(&o.maxProbes, "max-probes", probegen.DefaultMaxProbes, "maximum number of probe points one PROBE may resolve to")
 	fs.CountVarP(&o.verbose, "verbose", "v", "be more verbose (repeat for more)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only errors")
 	fs.BoolVarP(&o.force, "force", "f", false, "with -a, add under a numbered name (EVENT_1) when the event exists")

@@ -1,0 +1,146 @@
+package probegen_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// buildApp compiles appSource with gcc -g and flags, for the examples
+// (which have no *testing.T to skip with: gcc is one of make test's
+// dependencies).
+func buildApp(flags ...string) (bin string, cleanup func()) {
+	dir, err := os.MkdirTemp("", "dwprobe-example")
+	if err != nil {
+		panic(err)
+	}
+	src := filepath.Join(dir, "app.c")
+	if err := os.WriteFile(src, []byte(appSource), 0o644); err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "app")
+	cmd := exec.Command("gcc", append(append([]string{"-g"}, flags...), "-o", bin, src)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("gcc: %v: %s", err, out))
+	}
+	return bin, func() { os.RemoveAll(dir) }
+}
+
+// Resolve FUNC:LINE in a user binary: where to attach a uprobe (the
+// binary and its file offset), and how to read each argument there.
+func ExampleTarget_Resolver() {
+	bin, cleanup := buildApp("-O0")
+	defer cleanup()
+
+	t, err := probegen.Open(probegen.OpenOptions{Binary: bin})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	r := t.Resolver(probegen.ResolveOptions{})
+	_, res, err := r.Resolve("work:3 p->name:string total n")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := res.Probes[0]
+	fmt.Printf("%s probe in %s at %s:%d: %s+%d, file offset %#x of %s\n",
+		p.Kind, p.Function, filepath.Base(p.File), p.Line, p.Symbol, p.Offset, p.FileOffset, filepath.Base(p.Binary))
+	for _, a := range p.Args {
+		fmt.Println(a)
+	}
+	// Output:
+	// line probe in work at app.c:12: work+31, file offset 0x1168 of app
+	// name (char*) = string at *(*(%bp-24))
+	// total (int) = *(%bp-4)
+	// n (int) = *(%bp-28)
+}
+
+// A batch of specs: each resolves or says why not, and the others go on.
+func ExampleResolver_ResolveAll() {
+	bin, cleanup := buildApp("-O2")
+	defer cleanup()
+
+	t, err := probegen.Open(probegen.OpenOptions{Binary: bin})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	for _, r := range t.Resolver(probegen.ResolveOptions{}).ResolveAll([]string{"work p->count", "work p->nosuch"}) {
+		if r.Err != nil {
+			fmt.Printf("%q fails at column %d: %v\n", r.Spec, r.Err.Col, errors.Is(r.Err, probegen.ErrSyntax))
+			continue
+		}
+		for _, p := range r.Resolution.Probes {
+			fmt.Printf("%q: %s in %q: %s\n", r.Spec, p.Function, p.InlinedInto, p.Args[0].Loc.Kind)
+		}
+	}
+	// Output:
+	// "work p->count": work in "main": unreadable
+	// "work p->count": work in "": register
+	// "work p->nosuch" fails at column 6: true
+}
+
+// List a function's probeable source lines, as dwprobe -L does.
+func ExampleListLines() {
+	bin, cleanup := buildApp("-O0")
+	defer cleanup()
+
+	t, err := probegen.Open(probegen.OpenOptions{Binary: bin})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	l, err := probegen.ListLines(t.File, "work", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, line := range l.Lines {
+		if line.Probeable {
+			fmt.Printf("%d: %s\n", line.Num, strings.TrimSpace(line.Text))
+		}
+	}
+	// Output:
+	// 0: int work(struct item *p, int n)
+	// 2: int total = p->count * n;
+	// 3: total += (int)strlen(p->name);
+	// 4: printf("%s %d %d\n", p->name, n, total);
+	// 5: return total;
+	// 6: }
+}
+
+// Resolve a kernel spec offline against a vmlinux with debuginfo (here
+// Debian's; TestLibraryVmlinux runs it on the corpus): the symbol and
+// offset a kprobe takes, and where each argument is at that point.
+func ExampleOpen_vmlinux() {
+	t, err := probegen.Open(probegen.OpenOptions{Kernel: "/usr/lib/debug/boot/vmlinux-6.1.0-28-cloud-amd64"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("vfs_read:12 file->f_mode buf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range res.Probes {
+		fmt.Printf("kprobe at %s+%d (%s:%d)\n", p.Symbol, p.Offset, p.File, p.Line)
+		for _, a := range p.Args {
+			fmt.Println(a)
+		}
+	}
+	// On Debian's 6.1 cloud kernel:
+	// kprobe at vfs_read+114 (fs/read_write.c:462)
+	// f_mode (fmode_t) = *(%bp+68)
+	// buf (char*) = %r12
+}

@@ -1,0 +1,172 @@
+package probegen_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// appSource is the program the library's tests and examples probe: a
+// loop calling work with a structure whose name member is a string.
+const appSource = `#include <stdio.h>
+#include <string.h>
+
+struct item {
+	char *name;
+	int count;
+};
+
+int work(struct item *p, int n)
+{
+	int total = p->count * n;
+	total += (int)strlen(p->name);
+	printf("%s %d %d\n", p->name, n, total);
+	return total;
+}
+
+int main(void)
+{
+	struct item it = { "alpha", 3 };
+	int sum = 0;
+	for (int i = 1; i <= 3; i++)
+		sum += work(&it, i);
+	return sum == 0;
+}
+`
+
+func openApp(t *testing.T, flags ...string) *probegen.Target {
+	bin := dwarftest.Compile(t, "gcc", "app.c", appSource, append([]string{"-g"}, flags...)...)
+	tgt, err := probegen.Open(probegen.OpenOptions{Binary: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tgt.Close() })
+	return tgt
+}
+
+// TestLibraryLine resolves FUNC:LINE with a member string, a local and a
+// parameter at -O0 and checks each point's placement and plans against
+// its definition.
+func TestLibraryLine(t *testing.T) {
+	tgt := openApp(t, "-O0")
+	if tgt.Source != probegen.SourceDWARF {
+		t.Fatalf("Source = %v", tgt.Source)
+	}
+	spec, res, err := tgt.Resolver(probegen.ResolveOptions{}).Resolve("work:3 p->name:string total n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Point.Function != "work" || len(res.Probes) == 0 || len(res.Probes) != len(res.Defs) {
+		t.Fatalf("spec %+v, %d probes for %d definitions", spec.Point, len(res.Probes), len(res.Defs))
+	}
+	for i, p := range res.Probes {
+		path, off, ok := tracefs.UprobeTarget(res.Defs[i].Target)
+		if !ok || p.FileOffset != off || p.Binary != path || !filepath.IsAbs(p.Binary) {
+			t.Errorf("probe %d at %s+%#x, definition %s", i, p.Binary, p.FileOffset, res.Defs[i].Target)
+		}
+		if p.Kind != probegen.ProbeLine || !p.User || p.Function != "work" || p.Symbol != "work" || p.Line != 12 || filepath.Base(p.File) != "app.c" {
+			t.Errorf("probe %d = %+v", i, p)
+		}
+		var got []string
+		for _, a := range p.Args {
+			got = append(got, a.String())
+		}
+		want := "name (char*) = string at *(*(%bp-24)); total (int) = *(%bp-4); n (int) = *(%bp-28)"
+		if strings.Join(got, "; ") != want {
+			t.Errorf("probe %d reads %q, want %q", i, strings.Join(got, "; "), want)
+		}
+		if a := p.Args[1]; a.Type.Size != 4 || !a.Type.Signed || a.Loc.DWARFRegister != 6 {
+			t.Errorf("total: %+v", a)
+		}
+	}
+}
+
+// TestLibraryInlined: at -O2 work is inlined into main, where p has no
+// location a probe can read; the point says so, and the out-of-line copy
+// reads the member from the argument register.
+func TestLibraryInlined(t *testing.T) {
+	tgt := openApp(t, "-O2")
+	_, res, err := tgt.Resolver(probegen.ResolveOptions{}).Resolve("work p->count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inlined, outOfLine bool
+	for _, p := range res.Probes {
+		a := p.Args[0]
+		switch {
+		case p.InlinedInto == "main" && a.Loc.Kind == probegen.LocUnreadable && a.Loc.Reason != "":
+			inlined = true
+		case p.InlinedInto == "" && p.Symbol == "work" && a.Loc.String() == "*(%di+8)" && a.Type.Name == "int":
+			outOfLine = true
+		default:
+			t.Errorf("probe %+v reads %s", p, a)
+		}
+	}
+	if !inlined || !outOfLine {
+		t.Errorf("inlined %v, out of line %v", inlined, outOfLine)
+	}
+	var filled bool
+	for _, n := range res.Notes {
+		filled = filled || n.Kind == probegen.NoteArgFilled
+	}
+	if !filled {
+		t.Errorf("notes %v: want one of kind %v", res.Notes, probegen.NoteArgFilled)
+	}
+}
+
+// TestLibraryBatch: a batch goes on past a failing spec, which says
+// where it failed.
+func TestLibraryBatch(t *testing.T) {
+	tgt := openApp(t, "-O0")
+	rs := tgt.Resolver(probegen.ResolveOptions{}).ResolveAll([]string{"work:3 p->", "work%return $retval", "nosuch"})
+	if len(rs) != 3 {
+		t.Fatalf("%d results", len(rs))
+	}
+	if e := rs[0].Err; e == nil || e.Col != 8 || !errors.Is(e, probegen.ErrSyntax) {
+		t.Errorf("spec 1: %#v", e)
+	}
+	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != probegen.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 = %ax" {
+		t.Errorf("spec 2: %+v", r)
+	}
+	if rs[2].Err == nil || rs[2].Resolution != nil {
+		t.Errorf("spec 3: %+v", rs[2])
+	}
+	if err := probegen.FirstError(rs); err != rs[0].Err {
+		t.Errorf("FirstError = %v", err)
+	}
+}
+
+// TestLibraryVmlinux is ExampleOpen_vmlinux on the corpus's 6.1 vmlinux.
+func TestLibraryVmlinux(t *testing.T) {
+	vmlinux := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	tgt, err := probegen.Open(probegen.OpenOptions{Kernel: vmlinux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	_, res, err := tgt.Resolver(probegen.ResolveOptions{}).Resolve("vfs_read:12 file->f_mode buf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Probes) != 1 {
+		t.Fatalf("%d probes", len(res.Probes))
+	}
+	p := res.Probes[0]
+	var args []string
+	for _, a := range p.Args {
+		args = append(args, a.String())
+	}
+	got := fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Symbol, p.Offset, p.File, p.Line, strings.Join(args, "; "))
+	if want := "line vfs_read+114 fs/read_write.c:462 f_mode (fmode_t) = *(%bp+68); buf (char*) = %r12"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if p.User || p.Binary != "" || p.FileOffset != 0 || p.Event.String() != "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64" {
+		t.Errorf("probe %+v, definition %s", p, p.Event)
+	}
+}
