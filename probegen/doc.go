@@ -25,6 +25,14 @@
 // function's entry or return (ResolveOptions.FProbe), and t: tracepoint
 // probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
 // members checked in the kernel's BTF.
+// The library's API (what dwprobe's command line is built on too): Open
+// (open.go) opens a target as -x, -k and -m do; a Resolver (resolver.go)
+// resolves specs against it, one at a time or in a batch (ResolveAll,
+// SpecError), to Probes (probe.go): where each point is (kind, binary and
+// file offset, symbol and offset, source, inline site) and how each
+// argument is read there (ArgRead: its C type and a Location, location.go,
+// the definition's fetcharg as a plan of register, address and loads);
+// notes are typed (notes.go).
 // diff.go compares one spec's resolutions in two builds (points by
 // function, inline chain and line text, arguments by fetch plan);
 // diffsuggest.go finds the old statement's line in the new build.
