@@ -52,6 +52,30 @@ type jsonArg struct {
 	Fetcharg string `json:"fetcharg"`
 	Type     string `json:"type,omitempty"`
 	Location string `json:"location"`
+	// CType and Read: -D and -a, from the point's probegen.ArgRead.
+	CType string    `json:"c_type,omitempty"`
+	Read  *jsonRead `json:"read,omitempty"`
+}
+
+// jsonRead is how an argument is read at its point (probegen.Location):
+// a base, then loads.
+type jsonRead struct {
+	Kind          string     `json:"kind"`
+	Register      string     `json:"register,omitempty"`
+	DWARFRegister *int       `json:"dwarf_register,omitempty"`
+	Symbol        string     `json:"symbol,omitempty"`
+	Address       string     `json:"address,omitempty"`
+	FileOffset    bool       `json:"file_offset,omitempty"`
+	Loads         []jsonLoad `json:"loads,omitempty"`
+	Const         *int       `json:"const,omitempty"`
+	Text          string     `json:"text,omitempty"`
+	Reason        string     `json:"reason,omitempty"`
+}
+
+// jsonLoad is one load of a jsonRead.
+type jsonLoad struct {
+	Offset int  `json:"offset"`
+	User   bool `json:"user,omitempty"`
 }
 
 // jsonVars is -V's answer at one address.
@@ -169,6 +193,9 @@ func specJSON(mode string, r resolved) jsonSpec {
 		if i < len(r.points) {
 			pointJSON(&p, r.points[i])
 		}
+		if r.res != nil && i < len(r.res.Probes) {
+			readsJSON(p.Args, r.res.Probes[i].Args)
+		}
 		js.Points = append(js.Points, p)
 	}
 	return js
@@ -281,44 +308,86 @@ func deletedJSON(event string, dry bool) jsonDeleted {
 	return jsonDeleted{Schema: jsonSchema, Mode: "delete", Event: event, DryRun: dry}
 }
 
-// fetchWhere describes where a fetcharg reads, in words:
-// "+8(+0(%di))" is "memory at 8 from (memory at 0 from register %di)".
+// fetchWhere describes where a fetcharg reads, in words, from its
+// reading by tracefs.ParseFetch: "memory at 8 from register %di".
 func fetchWhere(f string) string {
-	switch {
-	case f == "$retval":
-		return "return value"
-	case f == "$comm":
-		return "current task's name"
-	case f == "$stack":
-		return "stack pointer"
-	case strings.HasPrefix(f, "$stack"):
-		return "stack entry " + f[len("$stack"):]
-	case strings.HasPrefix(f, "$arg"):
-		return "function argument " + f[len("$arg"):]
-	case strings.HasPrefix(f, "%"):
-		return "register " + f
-	case strings.HasPrefix(f, "@"):
-		return "global " + f[1:]
-	case strings.HasPrefix(f, `\`):
-		return "immediate " + f[1:]
-	}
-	return derefWhere(f)
-}
-
-// derefWhere describes a memory fetcharg [+-][u]OFFS(FETCHARG).
-func derefWhere(f string) string {
-	i := strings.IndexByte(f, '(')
-	if i < 1 || !strings.HasSuffix(f, ")") || (f[0] != '+' && f[0] != '-') {
+	fe, err := tracefs.ParseFetch(f)
+	if err != nil || fe.Base == tracefs.BaseBTF {
 		return "fetcharg " + f
 	}
-	off, space := f[:i], "memory"
-	if len(off) > 1 && off[1] == 'u' {
-		off, space = off[:1]+off[2:], "user memory"
+	loads := fe.Loads
+	var s string
+	switch fe.Base {
+	case tracefs.BaseRetval:
+		s = "return value"
+	case tracefs.BaseComm:
+		s = "current task's name"
+	case tracefs.BaseStackPointer:
+		s = "stack pointer"
+	case tracefs.BaseStack:
+		s = "stack entry " + strconv.Itoa(fe.N)
+	case tracefs.BaseArg:
+		s = "function argument " + strconv.Itoa(fe.N)
+	case tracefs.BaseRegister:
+		s = "register %" + fe.Register
+	case tracefs.BaseImmediate, tracefs.BaseString:
+		return "immediate " + strings.TrimPrefix(innermost(f), `\`)
+	default: // @ADDR, @SYM, @+OFFS: an address and the load at it
+		s, loads = "global "+strings.TrimPrefix(innermost(f), "@"), loads[1:]
 	}
-	off = strings.TrimPrefix(off, "+")
-	inner := fetchWhere(f[i+1 : len(f)-1])
-	if strings.HasPrefix(inner, "register ") {
-		return fmt.Sprintf("%s at %s from %s", space, off, inner)
+	for _, l := range loads {
+		space := "memory"
+		if l.User {
+			space = "user memory"
+		}
+		if !strings.HasPrefix(s, "register ") {
+			s = "(" + s + ")"
+		}
+		s = fmt.Sprintf("%s at %d from %s", space, l.Offset, s)
 	}
-	return fmt.Sprintf("%s at %s from (%s)", space, off, inner)
+	return s
+}
+
+// innermost is the base of fetcharg f, inside its loads' parentheses.
+func innermost(f string) string {
+	for strings.HasSuffix(f, ")") {
+		i := strings.IndexByte(f, '(')
+		if i < 0 {
+			break
+		}
+		f = f[i+1 : len(f)-1]
+	}
+	return f
+}
+
+// readsJSON adds each argument's C type and read plan to args.
+func readsJSON(args []jsonArg, reads []probegen.ArgRead) {
+	for i := range args {
+		if i >= len(reads) {
+			return
+		}
+		args[i].CType, args[i].Read = reads[i].Type.Name, readJSON(reads[i].Loc)
+	}
+}
+
+// readJSON is l as JSON; an address is a hex string, as a point's is.
+func readJSON(l probegen.Location) *jsonRead {
+	r := &jsonRead{Kind: l.Kind.String(), Register: l.Register, Symbol: l.Symbol, FileOffset: l.FileOffset, Text: l.Text, Reason: l.Reason}
+	if l.DWARFRegister >= 0 {
+		n := l.DWARFRegister
+		r.DWARFRegister = &n
+	}
+	switch l.Kind {
+	case probegen.LocAddress:
+		r.Address = "0x" + strconv.FormatUint(l.Address, 16)
+	case probegen.LocConst:
+		if l.Text == "" {
+			c := int(l.Const)
+			r.Const = &c
+		}
+	}
+	for _, ld := range l.Loads {
+		r.Loads = append(r.Loads, jsonLoad{Offset: int(ld.Offset), User: ld.User})
+	}
+	return r
 }

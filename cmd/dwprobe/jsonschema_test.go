@@ -14,6 +14,8 @@ var jsonObjects = map[string]reflect.Type{
 	"spec":       reflect.TypeFor[jsonSpec](),
 	"point":      reflect.TypeFor[jsonPt](),
 	"arg":        reflect.TypeFor[jsonArg](),
+	"read":       reflect.TypeFor[jsonRead](),
+	"load":       reflect.TypeFor[jsonLoad](),
 	"vars":       reflect.TypeFor[jsonVars](),
 	"unreadable": reflect.TypeFor[jsonUnreadable](),
 	"error":      reflect.TypeFor[jsonError](),
