@@ -87,45 +87,55 @@ type btfFunc struct {
 // for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
 // ErrNotSupported.
 func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
+	r, err := btfDefinitions(k, spec, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.defs, NoteTexts(r.notes), nil
+}
+
+// btfDefinitions is BTFDefinitions with each definition's argument slots.
+func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, error) {
 	if _, ok := callConvFor(k.Machine); !ok {
-		return nil, nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
+		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
 	}
 	env := k.env(spec)
 	if err := btfCheckArgs(env, spec.Args); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fns, err := k.resolve(&spec.Point, o)
 	if err != nil {
-		return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+		return nil, &PointError{Spec: spec.Raw, Err: err}
 	}
 	group := spec.Point.Group
 	if group == "" {
 		group = DefaultGroup
 	}
 	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
-		return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+		return nil, &PointError{Spec: spec.Raw, Err: err}
 	}
 	namer := NewNamer(nil)
+	var defs []tracefs.Event
 	var slots [][]argSlot
 	var where []string
 	for _, fn := range fns {
 		sl, err := btfConvertArgs(env, fn, spec.Args)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, pt := range k.targets(env, fn) {
 			name, err := namer.Peek(EventBase(&spec.Point, fn.name), true)
 			if err != nil {
-				return nil, nil, &PointError{Spec: spec.Raw, Err: err}
+				return nil, &PointError{Spec: spec.Raw, Err: err}
 			}
 			defs = append(defs, newDef(false, spec.Point.Return, group, name, pt))
 			slots, where = append(slots, sl), append(where, pt)
 		}
 	}
 	if err := env.finish(defs, slots, where, spec); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return defs, NoteTexts(env.notes), nil
+	return &resolved{defs: defs, slots: slots, notes: env.notes}, nil
 }
 
 // resolve finds the functions of p in BTF, refusing what BTF cannot

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -168,5 +170,36 @@ func TestLibraryVmlinux(t *testing.T) {
 	}
 	if p.User || p.Binary != "" || p.FileOffset != 0 || p.Event.String() != "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64" {
 		t.Errorf("probe %+v, definition %s", p, p.Event)
+	}
+}
+
+// TestLibraryBTF: a kernel known from BTF alone resolves to Probes too,
+// its arguments read from the calling convention's registers.
+func TestLibraryBTF(t *testing.T) {
+	vmlinux := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	f, err := dwarfres.Open(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	types, err := kbtf.FromFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &probegen.Resolver{BTF: &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: 6, Minor: 1, Syms: kbtf.ELFSyms{F: f}}}
+	_, res, err := r.Resolve("vfs_read count file->f_mode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Probes) != 1 {
+		t.Fatalf("%d probes", len(res.Probes))
+	}
+	p := res.Probes[0]
+	var args []string
+	for _, a := range p.Args {
+		args = append(args, a.String())
+	}
+	if got, want := fmt.Sprintf("%s %s+%d %s", p.Kind, p.Symbol, p.Offset, strings.Join(args, "; ")), "entry vfs_read+0 count = %dx; f_mode = *(%di+68)"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
@@ -36,10 +37,12 @@ type OpenOptions struct {
 
 // Open opens the target o names and chooses what answers for it, as
 // dwprobe does (OpenTarget): its DWARF; its symbol table when it has
-// none; a user binary's SDT notes when it has no debuginfo at all. A
-// kernel or module without debuginfo fails here with an error wrapping
-// dwarfres.ErrNoDebugInfo (dwprobe's command line goes on with BTF;
-// BTFDefinitions does that for a library caller). Close the Target.
+// none; a user binary's SDT notes when it has no debuginfo at all; for a
+// kernel or module without debuginfo, or a vmlinux with only symbols and
+// .BTF, the kernel's BTF (the vmlinux's .BTF, else the running kernel's
+// /sys/kernel/btf, with kallsyms). The errors are dwprobe's: a kernel
+// with neither debuginfo nor BTF wraps dwarfres.ErrNoDebugInfo. Close the
+// Target.
 func Open(o OpenOptions) (*Target, error) {
 	if o.Binary != "" && (o.Kernel != "" || o.Module != "") {
 		return nil, fmt.Errorf("%w: a user binary or a kernel, not both", ErrNotSupported)
@@ -56,8 +59,10 @@ func Open(o OpenOptions) (*Target, error) {
 		return nil, err
 	}
 	if t.Source == SourceBTF {
-		t.Close()
-		return nil, fmt.Errorf("%w: %w", ErrNeedsDWARF, t.Why)
+		if err := t.openBTF(o); err != nil {
+			t.Close()
+			return nil, err
+		}
 	}
 	if o.Binary != "" {
 		if t.exe, err = filepath.Abs(o.Binary); err != nil {
@@ -83,37 +88,81 @@ func openWith(loc *dwarfres.Locator, o OpenOptions) (*dwarfres.File, error) {
 
 // openModule opens o.Module, built for o.Kernel's release when given.
 func openModule(loc *dwarfres.Locator, o OpenOptions) (*dwarfres.File, error) {
-	rel := ""
-	if o.Kernel != "" {
-		k, err := dwarfres.Open(o.Kernel)
-		if err != nil {
-			return nil, err
-		}
-		r, ok := k.KernelRelease()
-		k.Close()
-		if !ok {
-			return nil, fmt.Errorf("%s: %w: no linux_banner to read the kernel release from", o.Kernel, dwarfres.ErrNotELF)
-		}
-		rel = r
-	}
-	path := o.Module
-	if !locate.IsModulePath(path) {
-		find := rel
-		if find == "" {
-			find = dwarfres.RunningKernel().Release
-		}
-		p, err := loc.FindModule(find, o.Module)
-		if err != nil {
-			return nil, err
-		}
-		path = p
+	path, rel, err := modulePath(loc, o)
+	if err != nil {
+		return nil, err
 	}
 	return loc.OpenModule(path, o.Kernel, rel)
 }
 
-// Close closes the target's file.
+// modulePath is the file of o.Module, and the release it must be built
+// for (o.Kernel's; "" without it).
+func modulePath(loc *dwarfres.Locator, o OpenOptions) (path, rel string, err error) {
+	if o.Kernel != "" {
+		k, err := dwarfres.Open(o.Kernel)
+		if err != nil {
+			return "", "", err
+		}
+		r, ok := k.KernelRelease()
+		k.Close()
+		if !ok {
+			return "", "", fmt.Errorf("%s: %w: no linux_banner to read the kernel release from", o.Kernel, dwarfres.ErrNotELF)
+		}
+		rel = r
+	}
+	if locate.IsModulePath(o.Module) {
+		return o.Module, rel, nil
+	}
+	find := rel
+	if find == "" {
+		find = dwarfres.RunningKernel().Release
+	}
+	path, err = loc.FindModule(find, o.Module)
+	return path, rel, err
+}
+
+// openBTF opens the kernel's BTF for t, as dwprobe does without --btf.
+func (t *Target) openBTF(o OpenOptions) error {
+	bo := kbtf.Options{Vmlinux: o.Kernel, Release: dwarfres.RunningKernel().Release}
+	if o.Module != "" {
+		bo.OpenModule = func() (*dwarfres.File, error) {
+			loc := o.Locator
+			if loc == nil {
+				loc = dwarfres.NewRootLocator(o.Root, o.DebugDirs...)
+			}
+			path, rel, err := modulePath(loc, o)
+			if err != nil {
+				return nil, err
+			}
+			return dwarfres.OpenModuleFile(path, o.Kernel, rel)
+		}
+	}
+	k, err := kbtf.Open(bo)
+	if err != nil {
+		return err
+	}
+	t.btf = k
+	return nil
+}
+
+// BTF is the kernel's BTF answering for a SourceBTF target; nil for
+// another source.
+func (t *Target) BTF() *BTFTarget {
+	if t.btf == nil {
+		return nil
+	}
+	return BTFTargetOf(t.btf)
+}
+
+// Close closes the target's files.
 func (t *Target) Close() error {
-	if t == nil || t.File == nil {
+	if t == nil {
+		return nil
+	}
+	if t.btf != nil {
+		t.btf.Close()
+	}
+	if t.File == nil {
 		return nil
 	}
 	return t.File.Close()
@@ -130,7 +179,7 @@ func (t *Target) Resolver(o ResolveOptions) *Resolver {
 	if o.MaxProbes == 0 {
 		o.MaxProbes = DefaultMaxProbes
 	}
-	r := &Resolver{File: t.File, Exe: t.exe, Options: o}
+	r := &Resolver{File: t.File, Exe: t.exe, Options: o, BTF: t.BTF()}
 	if t.Source == SourceSDT {
 		r.NoDebug = t.Why
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -28,6 +29,9 @@ type Resolver struct {
 	NoDebug error
 	// Options are the options every spec is resolved with.
 	Options ResolveOptions
+	// BTF, when set, answers instead of File's DWARF (a kernel known
+	// from BTF: BTFDefinitions).
+	BTF *BTFTarget
 	// Brief leaves out Resolution.Points and Probes, which cost a line
 	// table lookup per point: for callers that want definitions only.
 	Brief bool
@@ -41,7 +45,7 @@ type Resolver struct {
 // binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
 // asked of a kernel.
 func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
-	if IsTracepointSpec(raw) && r.Exe == "" {
+	if IsTracepointSpec(raw) && r.Exe == "" && r.File != nil {
 		return r.tracepoint(raw)
 	}
 	spec, err := ParseSpec(raw)
@@ -56,6 +60,9 @@ func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
 		return spec, res, err
 	case r.NoDebug != nil:
 		return spec, nil, r.NoDebug
+	case r.BTF != nil:
+		res, err := r.fromBTF(spec)
+		return spec, res, err
 	case r.Brief:
 		r, err := definitions(r.File, spec, r.Exe, r.Options)
 		if err != nil {
@@ -95,4 +102,30 @@ func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
 		res.Probes = []Probe{p}
 	}
 	return spec, res, nil
+}
+
+// fromBTF resolves spec from the kernel's BTF.
+func (r *Resolver) fromBTF(spec *Spec) (*Resolution, error) {
+	d, err := btfDefinitions(r.BTF, spec, r.Options)
+	if err != nil {
+		return nil, err
+	}
+	res := &Resolution{Defs: d.defs, Notes: d.notes}
+	if r.Brief {
+		return res, nil
+	}
+	a, _ := arch.For(r.BTF.Machine)
+	noSyms := func(string) (uint64, bool) { return 0, false }
+	for i, def := range d.defs {
+		p := Probe{Kind: kindOf(&spec.Point), Module: r.BTF.Module, Event: def}
+		p.Symbol, p.Offset = kprobeSymbol(def.Target)
+		p.Function = p.Symbol
+		var slots []argSlot
+		if i < len(d.slots) {
+			slots = d.slots[i]
+		}
+		p.Args = argReads(a, def, slots, noSyms)
+		res.Probes = append(res.Probes, p)
+	}
+	return res, nil
 }

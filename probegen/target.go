@@ -73,7 +73,8 @@ type Target struct {
 	// Why is why DWARF does not answer; nil for SourceDWARF.
 	Why error
 
-	exe string // a user binary's absolute path, as uprobes name it (Open)
+	exe string       // a user binary's absolute path, as uprobes name it (Open)
+	btf *kbtf.Kernel // the kernel's BTF for SourceBTF (Open)
 }
 
 // OpenTarget opens the target o describes and chooses what answers for

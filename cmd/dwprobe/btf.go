@@ -181,13 +181,10 @@ func btfCheckRunning(k *btfKernel) error {
 // resolveAllBTF is resolveAll from BTF.
 func resolveAllBTF(ctx context.Context, o *options, t *probegen.BTFTarget, args []string, stderr io.Writer) ([]resolved, error) {
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes}
+	res := &probegen.Resolver{BTF: t, Options: ro, Brief: !o.json}
 	var out []resolved
 	err := resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
-		r := resolved{in: in}
-		if r.spec, r.err = probegen.ParseSpec(in.raw); r.err == nil {
-			r.defs, r.notes, r.err = probegen.BTFDefinitions(t, r.spec, ro)
-		}
-		return r
+		return resolveSpec(res, in)
 	}, func(r resolved) error {
 		out = append(out, r)
 		return nil
