@@ -156,16 +156,8 @@ func TestLibraryVmlinux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Probes) != 1 {
-		t.Fatalf("%d probes", len(res.Probes))
-	}
-	p := res.Probes[0]
-	var args []string
-	for _, a := range p.Args {
-		args = append(args, a.String())
-	}
-	got := fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Symbol, p.Offset, p.File, p.Line, strings.Join(args, "; "))
-	if want := "line vfs_read+114 fs/read_write.c:462 f_mode (fmode_t) = *(%bp+68); buf (char*) = %r12"; got != want {
+	p := onlyProbe(t, res)
+	if got, want := describe(p), "line vfs_read+114 fs/read_write.c:462 f_mode (fmode_t) = *(%bp+68); buf (char*) = %r12"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if p.User || p.Binary != "" || p.FileOffset != 0 || p.Event.String() != "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64" {
@@ -191,15 +183,25 @@ func TestLibraryBTF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, want := describe(onlyProbe(t, res)), "entry vfs_read+0 :0 count = %dx; f_mode = *(%di+68)"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// onlyProbe is the one probe of res.
+func onlyProbe(t *testing.T, res *probegen.Resolution) probegen.Probe {
+	t.Helper()
 	if len(res.Probes) != 1 {
 		t.Fatalf("%d probes", len(res.Probes))
 	}
-	p := res.Probes[0]
+	return res.Probes[0]
+}
+
+// describe is p in one line: kind, symbol+offset, source, arguments.
+func describe(p probegen.Probe) string {
 	var args []string
 	for _, a := range p.Args {
 		args = append(args, a.String())
 	}
-	if got, want := fmt.Sprintf("%s %s+%d %s", p.Kind, p.Symbol, p.Offset, strings.Join(args, "; ")), "entry vfs_read+0 count = %dx; f_mode = *(%di+68)"; got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	return fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Symbol, p.Offset, p.File, p.Line, strings.Join(args, "; "))
 }

@@ -35,11 +35,14 @@ const (
 
 var locKindNames = [...]string{LocRegister: "register", LocAddress: "address", LocConst: "constant", LocComm: "comm", LocKernel: "kernel", LocUnreadable: "unreadable"}
 
-func (k LocKind) String() string {
-	if int(k) < len(locKindNames) && locKindNames[k] != "" {
-		return locKindNames[k]
+func (k LocKind) String() string { return enumName(locKindNames[:], k, "LocKind") }
+
+// enumName is names[k], or TYPE(k) for a value without a name.
+func enumName[K ~uint8 | ~int](names []string, k K, typ string) string {
+	if int(k) >= 0 && int(k) < len(names) && names[k] != "" {
+		return names[k]
 	}
-	return fmt.Sprintf("LocKind(%d)", k)
+	return fmt.Sprintf("%s(%d)", typ, k)
 }
 
 // Location is a plan for reading an argument at a probe point, on the

@@ -40,12 +40,7 @@ const (
 
 var noteKindNames = [...]string{NoteOther: "other", NoteNotrace: "notrace", NoteInitText: "init-text", NoteNotUnique: "not-unique", NotePrologue: "prologue", NoteNearest: "nearest", NoteOverload: "overload", NoteSymbolsOnly: "symbols-only", NoteArgFilled: "arg-filled", NoteArgSkipped: "arg-skipped", NoteGlobal: "global"}
 
-func (k NoteKind) String() string {
-	if int(k) < len(noteKindNames) {
-		return noteKindNames[k]
-	}
-	return "NoteKind(?)"
-}
+func (k NoteKind) String() string { return enumName(noteKindNames[:], k, "NoteKind") }
 
 // Note is one note of a resolution: what it is about, and its text (for
 // people: dwprobe prints it as "note: TEXT").

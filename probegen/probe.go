@@ -34,12 +34,7 @@ const (
 
 var probeKindNames = [...]string{ProbeEntry: "entry", ProbeLine: "line", ProbeOffset: "offset", ProbeReturn: "return", ProbeSDT: "sdt", ProbeAddress: "address", ProbeTracepoint: "tracepoint"}
 
-func (k ProbeKind) String() string {
-	if int(k) < len(probeKindNames) && probeKindNames[k] != "" {
-		return probeKindNames[k]
-	}
-	return fmt.Sprintf("ProbeKind(%d)", k)
-}
+func (k ProbeKind) String() string { return enumName(probeKindNames[:], k, "ProbeKind") }
 
 // Probe is one probe point of a resolved spec, with everything a program
 // needs to attach there itself (a cilium/ebpf link.Kprobe or link.Uprobe:
