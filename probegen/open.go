@@ -145,6 +145,17 @@ func (t *Target) openBTF(o OpenOptions) error {
 	return nil
 }
 
+// UseIndex lets a run of specs (how many it will resolve; counting
+// stops at dwarfres.ManySpecs) use the target's persistent index as
+// dwprobe does: when it exists, when the run is long enough to pay for
+// building it, or on the target's second run; else the first run scans
+// and leaves a marker. Answers are the same either way.
+func (t *Target) UseIndex(o dwarfres.IndexOptions, specs int) {
+	if t.File != nil && t.File.IndexPays(o, specs) {
+		t.File.UseIndex(o)
+	}
+}
+
 // BTF is the kernel's BTF answering for a SourceBTF target; nil for
 // another source.
 func (t *Target) BTF() *BTFTarget {

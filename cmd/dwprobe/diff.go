@@ -69,7 +69,7 @@ func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr i
 		return err
 	}
 	defer nt.Close()
-	useIndex(&no, nt, stderr)
+	useIndex(&no, &probegen.Target{File: nt}, stderr)
 	newB, err := newDiffBuild(&no, nt)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // indexOff reports whether queries scan the debuginfo without an index:
@@ -20,14 +21,11 @@ func indexOff(o *options) bool {
 // useIndex has t's queries go through its index where it pays
 // (dwarfres.IndexPays): one already built, a run of many specs, or a
 // binary queried before. A first query scans, never waiting for a build.
-func useIndex(o *options, t *dwarfres.File, stderr io.Writer) {
+func useIndex(o *options, tgt *probegen.Target, stderr io.Writer) {
 	if indexOff(o) {
 		return
 	}
-	opts := indexOptions(o, t, stderr)
-	if t.IndexPays(opts, specCount(o)) {
-		t.UseIndex(opts)
-	}
+	tgt.UseIndex(indexOptions(o, tgt.File, stderr), specCount(o))
 }
 
 // specCount is how many specs the run has, counted up to

@@ -294,7 +294,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if o.buildIndex {
 		return runBuildIndex(o, t, stdout, stderr)
 	}
-	useIndex(o, t, stderr)
+	useIndex(o, tgt, stderr)
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)
