@@ -1,0 +1,121 @@
+package ebpfprobe
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// Uprobe is where cilium/ebpf attaches a user probe point:
+// link.OpenExecutable(Path), then Executable.Uprobe(Symbol, prog,
+// &Options), or Uretprobe when Return.
+type Uprobe struct {
+	Path string
+	// Symbol only names the event cilium/ebpf creates if it falls back
+	// to tracefs; Options.Address places the probe.
+	Symbol  string
+	Options link.UprobeOptions
+	Return  bool
+}
+
+// Kprobe is where cilium/ebpf attaches a kernel probe point:
+// link.Kprobe(Symbol, prog, &Options), or link.Kretprobe when Return.
+type Kprobe struct {
+	Symbol  string
+	Options link.KprobeOptions
+	Return  bool
+}
+
+// UprobeOf returns the uprobe of user probe point p. cilium/ebpf takes
+// UprobeOptions.Address as the offset in the file, as the kernel's uprobe
+// does (link/uprobe.go: Executable.address returns it as it is, and it is
+// what perf_event_open's probe_offset gets), so it is p.FileOffset, not the
+// link-time address. An SDT marker's semaphore becomes RefCtrOffset.
+// Errors: ErrKind for a kernel point, a tracepoint or an unknown kind;
+// ErrNoFileOffset.
+func UprobeOf(p probegen.Probe) (Uprobe, error) {
+	if err := attachable(p); err != nil {
+		return Uprobe{}, err
+	}
+	if !p.User {
+		return Uprobe{}, fmt.Errorf("kernel %s probe as a uprobe: %w", p.Kind, ErrKind)
+	}
+	if p.FileOffset == 0 {
+		// Address 0 would make cilium/ebpf look the symbol up instead.
+		return Uprobe{}, fmt.Errorf("%s probe in %s: %w", p.Kind, p.Binary, ErrNoFileOffset)
+	}
+	sym := p.Symbol
+	if sym == "" {
+		sym = "dwprobe"
+	}
+	return Uprobe{Path: p.Binary, Symbol: sym, Return: p.Event.Return(),
+		Options: link.UprobeOptions{Address: p.FileOffset, RefCtrOffset: p.RefCtrOffset}}, nil
+}
+
+// KprobeOf returns the kprobe of kernel probe point p: its symbol and the
+// offset in it. A module's symbol is given without the module's name
+// (link.Kprobe refuses "MOD:SYM"); the kernel finds module symbols by name
+// too. Errors: ErrKind for a user point or an unknown kind,
+// ErrTracepoint, ErrAbsoluteAddress.
+func KprobeOf(p probegen.Probe) (Kprobe, error) {
+	if err := attachable(p); err != nil {
+		return Kprobe{}, err
+	}
+	if p.User {
+		return Kprobe{}, fmt.Errorf("user %s probe as a kprobe: %w", p.Kind, ErrKind)
+	}
+	if p.Symbol == "" {
+		return Kprobe{}, fmt.Errorf("%s probe at %#x: %w", p.Kind, p.Addr, ErrAbsoluteAddress)
+	}
+	return Kprobe{Symbol: p.Symbol, Return: p.Event.Return(), Options: link.KprobeOptions{Offset: p.Offset}}, nil
+}
+
+// attachable refuses the kinds no link attaches at an address.
+func attachable(p probegen.Probe) error {
+	switch p.Kind {
+	case probegen.ProbeEntry, probegen.ProbeLine, probegen.ProbeOffset, probegen.ProbeReturn, probegen.ProbeSDT, probegen.ProbeAddress:
+		return nil
+	case probegen.ProbeTracepoint:
+		return fmt.Errorf("%s: %w", p.Function, ErrTracepoint)
+	}
+	return fmt.Errorf("%s: %w", p.Kind, ErrKind)
+}
+
+// Attach attaches prog (of type ebpf.Kprobe) at p: a uprobe or uretprobe
+// of p.Binary for a user point, a kprobe or kretprobe otherwise. Errors
+// are UprobeOf's, KprobeOf's and cilium/ebpf's.
+func Attach(p probegen.Probe, prog *ebpf.Program) (link.Link, error) {
+	return AttachCookie(p, prog, 0)
+}
+
+// AttachCookie is Attach with a cookie the program reads with
+// bpf_get_attach_cookie (Linux 5.15): which of several points it runs at.
+func AttachCookie(p probegen.Probe, prog *ebpf.Program, cookie uint64) (link.Link, error) {
+	if p.User {
+		u, err := UprobeOf(p)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := link.OpenExecutable(u.Path)
+		if err != nil {
+			return nil, err
+		}
+		u.Options.Cookie = cookie
+		if u.Return {
+			return ex.Uretprobe(u.Symbol, prog, &u.Options)
+		}
+		return ex.Uprobe(u.Symbol, prog, &u.Options)
+	}
+	k, err := KprobeOf(p)
+	if err != nil {
+		return nil, err
+	}
+	k.Options.Cookie = cookie
+	if k.Return {
+		return link.Kretprobe(k.Symbol, prog, &k.Options)
+	}
+	return link.Kprobe(k.Symbol, prog, &k.Options)
+}

@@ -1,0 +1,61 @@
+package ebpfprobe
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of attaching (UprobeOf, KprobeOf, Attach): each says what kind
+// of point cilium/ebpf's link package cannot attach at.
+var (
+	// ErrTracepoint: a tracepoint probe (t:) is an event of the
+	// kernel's, attached with link.Tracepoint, not at an address.
+	ErrTracepoint = errors.New("a tracepoint probe is not a kprobe or uprobe")
+	// ErrAbsoluteAddress: a kernel probe at an absolute address has no
+	// symbol for link.Kprobe to attach at.
+	ErrAbsoluteAddress = errors.New("a kernel probe at an absolute address has no symbol")
+	// ErrNoFileOffset: a uprobe without a file offset in its binary.
+	ErrNoFileOffset = errors.New("a uprobe without a file offset")
+	// ErrKind: a probe kind this package does not attach.
+	ErrKind = errors.New("probe kind not attachable")
+)
+
+// Errors of reading arguments (Generate, CollectionSpec), wrapped in an
+// *ArgError naming the argument.
+var (
+	// ErrUnreadable: the argument is not readable at its point
+	// (probegen.LocUnreadable); ArgError.Reason says why.
+	ErrUnreadable = errors.New("argument not readable at this point")
+	// ErrKernelOnly: the argument is read by the kernel by name through
+	// its BTF (probegen.LocKernel), with no location a program can
+	// follow.
+	ErrKernelOnly = errors.New("argument read by the kernel through BTF, with no location")
+	// ErrUnsupported: a plan this package does not turn into
+	// instructions yet: an array, a string constant, a global of a
+	// position-independent binary, a register that is not in the
+	// context's pt_regs, an offset beyond 32 bits.
+	ErrUnsupported = errors.New("argument location not supported")
+	// ErrTooMany: more arguments than the record's fault mask has bits.
+	ErrTooMany = errors.New("too many arguments for one record")
+)
+
+// ArgError is an argument that Generate cannot read.
+type ArgError struct {
+	// Index and Name are the argument's position and name.
+	Index int
+	Name  string
+	// Reason is the location's own reason (probegen.Location.Reason, or
+	// what is unsupported).
+	Reason string
+	// Err is one of ErrUnreadable, ErrKernelOnly, ErrUnsupported.
+	Err error
+}
+
+func (e *ArgError) Error() string {
+	if e.Reason == "" {
+		return fmt.Sprintf("argument %d (%s): %v", e.Index, e.Name, e.Err)
+	}
+	return fmt.Sprintf("argument %d (%s): %v: %s", e.Index, e.Name, e.Err, e.Reason)
+}
+
+func (e *ArgError) Unwrap() error { return e.Err }

@@ -1,0 +1,282 @@
+package ebpfprobe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// Options are how Generate reads arguments.
+type Options struct {
+	// User reads memory with bpf_probe_read_user (a uprobe's program);
+	// otherwise a load reads user memory only where the plan says so
+	// (tracefs.Load.User, a ustring) and kernel memory elsewhere.
+	User bool
+	// MaxString is a string's bytes in the record, its NUL included;
+	// longer strings are cut. 0 is DefaultMaxString; less than 8 is 8
+	// (the field holds a pointer on the way).
+	MaxString int
+	// SkipUnreadable leaves an argument that is not readable at its
+	// point (probegen.LocUnreadable, LocKernel) zero in every record,
+	// with Field.Unreadable saying why, instead of failing.
+	SkipUnreadable bool
+	// Offset is where the fault mask starts in the buffer (a multiple
+	// of 8): the bytes before it are the caller's.
+	Offset int
+}
+
+func (o Options) maxString() int {
+	switch {
+	case o.MaxString <= 0:
+		return DefaultMaxString
+	case o.MaxString < 8:
+		return 8
+	}
+	return o.MaxString
+}
+
+// Registers of the calling convention of Generate's instructions.
+const (
+	// RegContext holds the program's context (struct pt_regs *), as the
+	// caller saved it from R1.
+	RegContext = asm.R6
+	// RegBuffer points to the output buffer, Layout.Size bytes the
+	// program may write (a ring buffer reservation, a map value, the
+	// stack).
+	RegBuffer = asm.R7
+)
+
+// Generate returns instructions that read args on machine a (the probed
+// binary's or kernel's, never this host's) into the buffer at RegBuffer,
+// where Layout says, from the context at RegContext. They use R0-R5 (the
+// helpers' registers), keep R6-R9 and have no jumps or labels, so that
+// they can be put anywhere in a program. Each read goes through
+// bpf_probe_read_user or bpf_probe_read_kernel (the _str variants for
+// strings; bpf_get_current_comm for $comm); a read that faults zeroes its
+// field and sets its bit in the fault mask. A pointer load is made into
+// the argument's own field, then loaded from there, so no stack is used.
+// Errors are *ArgError (ErrUnreadable, ErrKernelOnly, ErrUnsupported) or
+// ErrTooMany.
+func Generate(a *arch.Arch, args []probegen.ArgRead, o Options) (asm.Instructions, Layout, error) {
+	if len(args) > 64 {
+		return nil, Layout{}, fmt.Errorf("%d arguments: %w", len(args), ErrTooMany)
+	}
+	l := layoutOf(args, o)
+	insns := zero(l.Mask)
+	for i, arg := range args {
+		g := gen{a: a, o: o, f: l.Fields[i], bit: i, mask: l.Mask}
+		if err := g.arg(arg); err != nil {
+			var ae *ArgError
+			if o.SkipUnreadable && errors.As(err, &ae) && (ae.Err == ErrUnreadable || ae.Err == ErrKernelOnly) {
+				g.insns = zero(g.f.Offset)
+			} else {
+				return nil, Layout{}, withIndex(err, i, arg.Name)
+			}
+		}
+		insns = append(insns, g.insns...)
+	}
+	return insns, l, nil
+}
+
+// zero stores a zero uint64 at off in the buffer (BPF_ST has no 64-bit
+// immediate form: asm.StoreImm refuses DWord).
+func zero(off int) asm.Instructions {
+	return asm.Instructions{asm.Mov.Imm(asm.R1, 0), asm.StoreMem(RegBuffer, int16(off), asm.R1, asm.DWord)}
+}
+
+// withIndex names argument i in err.
+func withIndex(err error, i int, name string) error {
+	var ae *ArgError
+	if errors.As(err, &ae) {
+		ae.Index, ae.Name = i, name
+	}
+	return err
+}
+
+// gen builds one argument's instructions.
+type gen struct {
+	a     *arch.Arch
+	o     Options
+	f     Field
+	bit   int
+	mask  int
+	insns asm.Instructions
+}
+
+func (g *gen) emit(ins ...asm.Instruction) { g.insns = append(g.insns, ins...) }
+
+// arg reads arg into the field: its base value into R3, then its loads.
+func (g *gen) arg(arg probegen.ArgRead) error {
+	loc := arg.Loc
+	switch loc.Kind {
+	case probegen.LocUnreadable:
+		return &ArgError{Reason: loc.Reason, Err: ErrUnreadable}
+	case probegen.LocKernel:
+		return &ArgError{Reason: loc.Text, Err: ErrKernelOnly}
+	case probegen.LocComm:
+		g.dst()
+		g.emit(asm.Mov.Imm(asm.R2, commSize), asm.FnGetCurrentComm.Call())
+		g.fault()
+		return nil
+	case probegen.LocConst:
+		if loc.Text != "" || arg.Type.String {
+			return &ArgError{Reason: "a string constant", Err: ErrUnsupported}
+		}
+		g.emit(asm.LoadImm(asm.R3, loc.Const, asm.DWord), asm.StoreMem(RegBuffer, int16(g.f.Offset), asm.R3, asm.DWord))
+		return nil
+	case probegen.LocRegister:
+		off, ok := g.a.PtRegsOffset(loc.Register)
+		if !ok {
+			return &ArgError{Reason: fmt.Sprintf("register %s is not in %s's pt_regs", loc.Register, g.a.Name), Err: ErrUnsupported}
+		}
+		g.emit(asm.LoadMem(asm.R3, RegContext, int16(off), asm.DWord))
+	case probegen.LocAddress:
+		if loc.FileOffset {
+			return &ArgError{Reason: "a global of a position-independent binary (@+OFFS)", Err: ErrUnsupported}
+		}
+		g.emit(asm.LoadImm(asm.R3, int64(loc.Address), asm.DWord))
+	default:
+		return &ArgError{Reason: loc.Kind.String(), Err: ErrUnsupported}
+	}
+	if arg.Type.Array > 0 {
+		return &ArgError{Reason: "an array type", Err: ErrUnsupported}
+	}
+	return g.loads(arg)
+}
+
+// loads follows arg's loads from the value in R3 (the source argument of
+// the read helpers) into the field.
+func (g *gen) loads(arg probegen.ArgRead) error {
+	loads, t := arg.Loc.Loads, arg.Type.FetchType
+	if t.String {
+		// The kernel does not make a string's last load: value+Offset
+		// is the string.
+		off, user := int64(0), g.o.User || t.User
+		if n := len(loads); n > 0 {
+			off, user = loads[n-1].Offset, user || loads[n-1].User
+			loads = loads[:n-1]
+		}
+		if err := g.pointers(loads); err != nil {
+			return err
+		}
+		if err := g.add(off); err != nil {
+			return err
+		}
+		fn := asm.FnProbeReadKernelStr
+		if user {
+			fn = asm.FnProbeReadUserStr
+		}
+		g.read(fn, g.f.Size)
+		return nil
+	}
+	size := t.Size
+	if size == 0 {
+		size = 8 // the kernel's default type is a machine word
+	}
+	if len(loads) == 0 {
+		// The register's value (or a global's address) itself.
+		g.emit(asm.StoreMem(RegBuffer, int16(g.f.Offset), asm.R3, asm.DWord))
+		g.extend(t, size)
+		return nil
+	}
+	last := loads[len(loads)-1]
+	if err := g.pointers(loads[:len(loads)-1]); err != nil {
+		return err
+	}
+	if err := g.add(last.Offset); err != nil {
+		return err
+	}
+	g.read(g.readFn(last.User), size)
+	g.extend(t, size)
+	return nil
+}
+
+// pointers makes loads of pointers: each reads 8 bytes at R3+Offset into
+// the field and loads them into R3.
+func (g *gen) pointers(loads []tracefs.Load) error {
+	for _, l := range loads {
+		if err := g.add(l.Offset); err != nil {
+			return err
+		}
+		g.read(g.readFn(l.User), 8)
+		g.emit(asm.LoadMem(asm.R3, RegBuffer, int16(g.f.Offset), asm.DWord))
+	}
+	return nil
+}
+
+// readFn is the helper reading memory of a load: user memory for a
+// uprobe's program or a load of user memory, kernel memory otherwise.
+func (g *gen) readFn(user bool) asm.BuiltinFunc {
+	if g.o.User || user {
+		return asm.FnProbeReadUser
+	}
+	return asm.FnProbeReadKernel
+}
+
+// add adds off to R3.
+func (g *gen) add(off int64) error {
+	switch {
+	case off == 0:
+		return nil
+	case off < math.MinInt32 || off > math.MaxInt32:
+		return &ArgError{Reason: fmt.Sprintf("offset %d", off), Err: ErrUnsupported}
+	}
+	g.emit(asm.Add.Imm(asm.R3, int32(off)))
+	return nil
+}
+
+// dst puts the field's address into R1, the helpers' destination.
+func (g *gen) dst() {
+	g.emit(asm.Mov.Reg(asm.R1, RegBuffer))
+	if g.f.Offset != 0 {
+		g.emit(asm.Add.Imm(asm.R1, int32(g.f.Offset)))
+	}
+}
+
+// read calls fn(field, size, R3) and records its fault.
+func (g *gen) read(fn asm.BuiltinFunc, size int) {
+	g.dst()
+	g.emit(asm.Mov.Imm(asm.R2, int32(size)), fn.Call())
+	g.fault()
+}
+
+// fault sets the argument's bit in the mask when the helper's result in
+// R0 is negative (an error), without a jump: its sign bit, shifted.
+func (g *gen) fault() {
+	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.RSh.Imm(asm.R1, 63))
+	if g.bit > 0 {
+		g.emit(asm.LSh.Imm(asm.R1, int32(g.bit)))
+	}
+	g.emit(asm.LoadMem(asm.R2, RegBuffer, int16(g.mask), asm.DWord),
+		asm.Or.Reg(asm.R2, asm.R1),
+		asm.StoreMem(RegBuffer, int16(g.mask), asm.R2, asm.DWord))
+}
+
+// extend makes the field's low size bytes (a bitfield's container) a
+// 64-bit value, sign-extended when t.Signed, as the kernel's fetch types
+// do: the bitfield's bits shifted to the top, then back.
+func (g *gen) extend(t tracefs.FetchType, size int) {
+	shl, shr := 64-8*size, 64-8*size
+	if t.BitWidth > 0 {
+		shl, shr = 64-t.BitOffset-t.BitWidth, 64-t.BitWidth
+	}
+	if shr == 0 {
+		return
+	}
+	off := int16(g.f.Offset)
+	g.emit(asm.LoadMem(asm.R1, RegBuffer, off, asm.DWord))
+	if shl > 0 {
+		g.emit(asm.LSh.Imm(asm.R1, int32(shl)))
+	}
+	op := asm.RSh
+	if t.Signed {
+		op = asm.ArSh
+	}
+	g.emit(op.Imm(asm.R1, int32(shr)), asm.StoreMem(RegBuffer, off, asm.R1, asm.DWord))
+}

@@ -1,0 +1,69 @@
+package ebpfprobe
+
+import (
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// DefaultMaxString is a string argument's bytes in a record (with its
+// NUL) when Options.MaxString is 0.
+const DefaultMaxString = 64
+
+// commSize is a task's name's bytes with its NUL (TASK_COMM_LEN).
+const commSize = 16
+
+// Layout is where Generate's instructions write each argument in the
+// output buffer: a fault mask, then one field per argument, each 8-byte
+// aligned.
+type Layout struct {
+	// Mask is the offset of a uint64 whose bit i is set when a read of
+	// argument i faulted at this hit (the kernel's trace prints
+	// "(fault)"); the field holds zeros then.
+	Mask int
+	// Fields are the arguments, in order.
+	Fields []Field
+	// Size is the buffer's bytes up to the end of the last field, from
+	// its start (Options.Offset included).
+	Size int
+}
+
+// Field is one argument's place in the buffer.
+type Field struct {
+	Name string
+	// Offset and Size are the field's bytes in the buffer. A scalar's
+	// field is 8 bytes holding its value as a little-endian 64-bit
+	// integer, sign-extended when Type.Signed (a bitfield extracted); a
+	// string's is Options.MaxString bytes, NUL-terminated when it fits.
+	Offset, Size int
+	// String says the field holds a string.
+	String bool
+	Type   probegen.CType
+	// Unreadable is why the argument is not read at this point (its
+	// field stays zero), with Options.SkipUnreadable; "" otherwise.
+	Unreadable string
+}
+
+// layoutOf places args after a fault mask at o.Offset. It depends on the
+// arguments' types only, so that every point of one spec has the same.
+func layoutOf(args []probegen.ArgRead, o Options) Layout {
+	l := Layout{Mask: o.Offset}
+	off := o.Offset + 8
+	for _, a := range args {
+		f := Field{Name: a.Name, Offset: off, Size: 8, Type: a.Type}
+		switch {
+		case a.Loc.Kind == probegen.LocComm:
+			f.String, f.Size = true, commSize
+		case a.Type.String:
+			f.String, f.Size = true, o.maxString()
+		}
+		if a.Loc.Kind == probegen.LocUnreadable || a.Loc.Kind == probegen.LocKernel {
+			f.Unreadable = a.Loc.Reason
+			if f.Unreadable == "" {
+				f.Unreadable = a.Loc.Text
+			}
+		}
+		l.Fields = append(l.Fields, f)
+		off += (f.Size + 7) &^ 7
+	}
+	l.Size = off
+	return l
+}

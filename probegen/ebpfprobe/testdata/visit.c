@@ -1,0 +1,44 @@
+/* The live test's fixture: a loop calling visit (out of line) and
+ * visit_inl (always inlined) on items whose name is a char * member. The
+ * test probes the PROBE lines, reading p->name:string, local and scale,
+ * and compares what BPF and tracefs read with what the program prints. */
+#include <stdio.h>
+
+struct item {
+	int id;
+	char *name;
+	long weight;
+};
+
+__attribute__((noinline)) long visit(struct item *p, int scale)
+{
+	long local = p->weight * scale + p->id;
+	printf("visit: name=%s local=%ld scale=%d\n", p->name, local, scale); /* PROBE visit */
+	p->weight += scale; /* p and scale live across the call at -O2 */
+	return local;
+}
+
+static inline __attribute__((always_inline)) long visit_inl(struct item *p, int scale)
+{
+	long local = p->weight * scale - p->id;
+	printf("visit_inl: name=%s local=%ld scale=%d\n", p->name, local, scale); /* PROBE visit_inl */
+	p->weight -= scale;
+	__asm__ volatile("" : : "r"(p)); /* keeps p at -O2, where q is its copy */
+	return local;
+}
+
+int main(void)
+{
+	static char names[3][8] = {"alpha", "beta", "gamma"};
+	struct item items[3] = {{1, names[0], 10}, {2, names[1], 200}, {3, names[2], -7}};
+	long total = 0;
+
+	for (int r = 1; r <= 2; r++) {
+		for (struct item *q = items; q < items + 3; q++) {
+			total += visit(q, r + 1);
+			total += visit_inl(q, r);
+		}
+	}
+	printf("total=%ld\n", total);
+	return 0;
+}

@@ -1,0 +1,81 @@
+package ebpfprobe
+
+import (
+	"errors"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/arch"
+)
+
+// Tracer is CollectionSpec's programs loaded into the running kernel and
+// attached at their points, with a reader of their records.
+type Tracer struct {
+	// Layout is the records' layout; Probes are the points, Probes[i]
+	// the one of a record with Cookie i.
+	Layout Layout
+	Probes []probegen.Probe
+
+	coll  *ebpf.Collection
+	links []link.Link
+	rd    *ringbuf.Reader
+}
+
+// Trace loads CollectionSpec(a, probes, o) and attaches each point's
+// program there with its index as cookie (AttachCookie). It needs root
+// (or CAP_BPF and CAP_PERFMON); on an error what was loaded is closed.
+func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, error) {
+	cs, l, err := CollectionSpec(a, probes, o)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := ebpf.NewCollection(cs)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tracer{Layout: l, Probes: probes, coll: coll}
+	for i, p := range probes {
+		lk, err := AttachCookie(p, coll.Programs[PointProgram(i)], uint64(i))
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.links = append(t.links, lk)
+	}
+	if t.rd, err = ringbuf.NewReader(coll.Maps[RingBufMap]); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Read waits for the next record and decodes it. After Close it returns
+// ringbuf.ErrClosed; past a deadline (SetDeadline), os.ErrDeadlineExceeded.
+func (t *Tracer) Read() (Record, error) {
+	raw, err := t.rd.Read()
+	if err != nil {
+		return Record{}, err
+	}
+	return t.Layout.Record(raw.RawSample)
+}
+
+// SetDeadline makes Read return os.ErrDeadlineExceeded once the ring
+// buffer is empty past d; the zero time waits forever.
+func (t *Tracer) SetDeadline(d time.Time) { t.rd.SetDeadline(d) }
+
+// Close detaches the programs and unloads them.
+func (t *Tracer) Close() error {
+	var errs []error
+	if t.rd != nil {
+		errs = append(errs, t.rd.Close())
+	}
+	for _, l := range t.links {
+		errs = append(errs, l.Close())
+	}
+	t.coll.Close()
+	return errors.Join(errs...)
+}
