@@ -181,8 +181,8 @@ func (g *gen) loads(arg probegen.ArgRead) error {
 	}
 	if len(loads) == 0 {
 		// The register's value (or a global's address) itself.
+		g.shift(asm.R3, t, size)
 		g.emit(asm.StoreMem(RegBuffer, int16(g.f.Offset), asm.R3, asm.DWord))
-		g.extend(t, size)
 		return nil
 	}
 	last := loads[len(loads)-1]
@@ -259,24 +259,37 @@ func (g *gen) fault() {
 }
 
 // extend makes the field's low size bytes (a bitfield's container) a
-// 64-bit value, sign-extended when t.Signed, as the kernel's fetch types
-// do: the bitfield's bits shifted to the top, then back.
+// 64-bit value as shift does.
 func (g *gen) extend(t tracefs.FetchType, size int) {
+	off := int16(g.f.Offset)
+	at := len(g.insns)
+	g.emit(asm.LoadMem(asm.R1, RegBuffer, off, asm.DWord))
+	if !g.shift(asm.R1, t, size) {
+		g.insns = g.insns[:at]
+		return
+	}
+	g.emit(asm.StoreMem(RegBuffer, off, asm.R1, asm.DWord))
+}
+
+// shift makes reg's low size bytes (a bitfield's container) a 64-bit
+// value, sign-extended when t.Signed, as the kernel's fetch types do: the
+// value's bits shifted to the top, then back. It reports whether it
+// emitted anything.
+func (g *gen) shift(reg asm.Register, t tracefs.FetchType, size int) bool {
 	shl, shr := 64-8*size, 64-8*size
 	if t.BitWidth > 0 {
 		shl, shr = 64-t.BitOffset-t.BitWidth, 64-t.BitWidth
 	}
-	if shr == 0 {
-		return
+	if shr <= 0 {
+		return false
 	}
-	off := int16(g.f.Offset)
-	g.emit(asm.LoadMem(asm.R1, RegBuffer, off, asm.DWord))
 	if shl > 0 {
-		g.emit(asm.LSh.Imm(asm.R1, int32(shl)))
+		g.emit(asm.LSh.Imm(reg, int32(shl)))
 	}
 	op := asm.RSh
 	if t.Signed {
 		op = asm.ArSh
 	}
-	g.emit(op.Imm(asm.R1, int32(shr)), asm.StoreMem(RegBuffer, off, asm.R1, asm.DWord))
+	g.emit(op.Imm(reg, int32(shr)))
+	return true
 }

@@ -1,0 +1,57 @@
+package ebpfprobe
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// TestRecord decodes a record as Program writes it and prints its values
+// as the kernel's trace prints them.
+func TestRecord(t *testing.T) {
+	args := []probegen.ArgRead{
+		{Name: "name", Type: str, Loc: reg("di")},
+		{Name: "local", Type: s64, Loc: reg("bp")},
+		{Name: "scale", Type: s32, Loc: reg("cx")},
+		{Name: "flags", Type: typ(tracefs.FetchType{Size: 4, Hex: true}), Loc: reg("si")},
+		{Name: "u", Type: u16, Loc: reg("dx")},
+		{Name: "bad", Type: s32, Loc: reg("ax")},
+		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+	}
+	l := layoutOf(args, Options{MaxString: 8, Offset: HeaderSize})
+	buf := make([]byte, l.Size)
+	le := binary.LittleEndian
+	le.PutUint64(buf, 4321<<32|4322)
+	le.PutUint64(buf[8:], 1)
+	le.PutUint64(buf[l.Mask:], 1<<5)
+	copy(buf[l.Fields[0].Offset:], "gamma\x00zz")
+	le.PutUint64(buf[l.Fields[1].Offset:], uint64(1<<64-11)) // -11
+	le.PutUint64(buf[l.Fields[2].Offset:], uint64(1<<64-2))  // -2, sign-extended
+	le.PutUint64(buf[l.Fields[3].Offset:], 0xbeef)
+	le.PutUint64(buf[l.Fields[4].Offset:], 65535)
+	rec, err := l.Record(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range rec.Values {
+		got = append(got, v.Field.Name+"="+v.String())
+	}
+	want := `name="gamma" local=-11 scale=-2 flags=0xbeef u=65535 bad=(fault) gone=(unreadable)`
+	if rec.PID != 4321 || rec.TID != 4322 || rec.Cookie != 1 || strings.Join(got, " ") != want {
+		t.Errorf("pid %d tid %d cookie %d: %s\nwant pid 4321 tid 4322 cookie 1: %s", rec.PID, rec.TID, rec.Cookie, strings.Join(got, " "), want)
+	}
+	if rec.Values[1].Int() != -11 {
+		t.Errorf("Int() = %d", rec.Values[1].Int())
+	}
+	if _, err := l.Record(buf[:l.Size-1]); !errors.Is(err, ErrShort) {
+		t.Errorf("a short record: %v, want ErrShort", err)
+	}
+	if _, err := l.Record(buf[:3]); !errors.Is(err, ErrShort) {
+		t.Errorf("a short header: %v, want ErrShort", err)
+	}
+}

@@ -1,0 +1,171 @@
+package ebpfprobe
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// listing prints insns one per line, as cilium/ebpf's asm prints them.
+func listing(insns asm.Instructions) string {
+	var b strings.Builder
+	for _, ins := range insns {
+		fmt.Fprintf(&b, "%v\n", ins)
+	}
+	return b.String()
+}
+
+// faulted is the listing of fault's instructions for bit, mask at 0.
+func faulted(bit int) string {
+	s := "MovReg dst: r1 src: r0\nRShImm dst: r1 imm: 63\n"
+	if bit > 0 {
+		s += fmt.Sprintf("LShImm dst: r1 imm: %d\n", bit)
+	}
+	return s + "LdXMemDW dst: r2 src: r7 off: 0 imm: 0\nOrReg dst: r2 src: r1\nStXMemDW dst: r7 src: r2 off: 0 imm: 0\n"
+}
+
+const zeroMask = "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 0 imm: 0\n"
+
+func reg(name string, loads ...tracefs.Load) probegen.Location {
+	return probegen.Location{Kind: probegen.LocRegister, Register: name, Loads: loads}
+}
+
+func typ(t tracefs.FetchType) probegen.CType { return probegen.CType{FetchType: t} }
+
+var (
+	s32    = typ(tracefs.FetchType{Size: 4, Signed: true})
+	s64    = typ(tracefs.FetchType{Size: 8, Signed: true})
+	u16    = typ(tracefs.FetchType{Size: 2})
+	str    = typ(tracefs.FetchType{String: true})
+	b3at5  = typ(tracefs.FetchType{Size: 4, BitWidth: 3, BitOffset: 5})
+	x64    = typ(tracefs.FetchType{Size: 8, Hex: true})
+	kernel = probegen.Location{Kind: probegen.LocKernel, Text: "file->f_mode"}
+)
+
+// TestGenerate pins the instructions of each kind of plan, per machine:
+// the pt_regs offsets are the target's (x86_64's bp is 32, cx 88; arm64's
+// x19 is 152, x2 16), whatever the host.
+func TestGenerate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    *arch.Arch
+		o    Options
+		args []probegen.ArgRead
+		want string
+	}{
+		{"x86_64 local -8(%bp), user", arch.X86_64, Options{User: true},
+			[]probegen.ArgRead{{Name: "local", Type: s64, Loc: reg("bp", tracefs.Load{Offset: -8})}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 32 imm: 0\nAddImm dst: r3 imm: -8\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+		{"x86_64 int in %cx: sign-extended in the register", arch.X86_64, Options{User: true},
+			[]probegen.ArgRead{{Name: "scale", Type: s32, Loc: reg("cx")}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 88 imm: 0\nLShImm dst: r3 imm: 32\nArShImm dst: r3 imm: 32\nStXMemDW dst: r7 src: r3 off: 8 imm: 0\n"},
+		{"arm64 p->name:string from x19: one pointer load, then the string", arch.ARM64, Options{User: true, MaxString: 16},
+			[]probegen.ArgRead{{Name: "name", Type: str, Loc: reg("x19", tracefs.Load{Offset: 8}, tracefs.Load{})}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 152 imm: 0\nAddImm dst: r3 imm: 8\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0) +
+				"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 16\nCall FnProbeReadUserStr\n" + faulted(0)},
+		{"arm64 second argument: its bit, its field after a string's", arch.ARM64, Options{User: true, MaxString: 12},
+			[]probegen.ArgRead{{Name: "s", Type: str, Loc: reg("x0")}, {Name: "n", Type: x64, Loc: reg("x2")}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 0 imm: 0\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 12\nCall FnProbeReadUserStr\n" + faulted(0) +
+				"LdXMemDW dst: r3 src: r6 off: 16 imm: 0\nStXMemDW dst: r7 src: r3 off: 24 imm: 0\n"},
+		{"x86_64 kernel probe: kernel memory, then user memory where the plan says", arch.X86_64, Options{},
+			[]probegen.ArgRead{{Name: "u", Type: u16, Loc: reg("di", tracefs.Load{Offset: 16}, tracefs.Load{Offset: 2, User: true})}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 112 imm: 0\nAddImm dst: r3 imm: 16\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" + faulted(0) +
+				"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\nAddImm dst: r3 imm: 2\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 2\nCall FnProbeReadUser\n" + faulted(0) +
+				"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 48\nRShImm dst: r1 imm: 48\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+		{"x86_64 bitfield b3@5/32: the container, then its bits", arch.X86_64, Options{},
+			[]probegen.ArgRead{{Name: "f", Type: b3at5, Loc: reg("si", tracefs.Load{Offset: 4})}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 104 imm: 0\nAddImm dst: r3 imm: 4\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 4\nCall FnProbeReadKernel\n" + faulted(0) +
+				"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 56\nRShImm dst: r1 imm: 61\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+		{"$comm, a constant and a kernel global", arch.X86_64, Options{Offset: 16},
+			[]probegen.ArgRead{
+				{Name: "comm", Type: str, Loc: probegen.Location{Kind: probegen.LocComm}},
+				{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: -5}},
+				{Name: "j", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Symbol: "jiffies", Address: 0xffffffff82a05000, Loads: []tracefs.Load{{}}}}},
+			"MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 16 imm: 0\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 24\nMovImm dst: r2 imm: 16\nCall FnGetCurrentComm\n" +
+				strings.ReplaceAll(faulted(0), "off: 0", "off: 16") +
+				"LdImmDW dst: r3 imm: -5\nStXMemDW dst: r7 src: r3 off: 40 imm: 0\n" +
+				"LdImmDW dst: r3 imm: -2103422976\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 48\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" +
+				strings.ReplaceAll(faulted(2), "off: 0", "off: 16")},
+		{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
+			[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
+			zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+	} {
+		insns, _, err := Generate(c.a, c.args, c.o)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := listing(insns); got != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestGenerateLayout(t *testing.T) {
+	args := []probegen.ArgRead{
+		{Name: "name", Type: str, Loc: reg("di")},
+		{Name: "comm", Loc: probegen.Location{Kind: probegen.LocComm}},
+		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+		{Name: "n", Type: s32, Loc: reg("si")},
+	}
+	_, l, err := Generate(arch.X86_64, args, Options{MaxString: 13, Offset: 16, SkipUnreadable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range l.Fields {
+		got = append(got, fmt.Sprintf("%s@%d+%d str=%v %q", f.Name, f.Offset, f.Size, f.String, f.Unreadable))
+	}
+	want := `name@24+13 str=true "" comm@40+16 str=true "" gone@56+8 str=false "optimized out" n@64+8 str=false ""`
+	if l.Mask != 16 || l.Size != 72 || strings.Join(got, " ") != want {
+		t.Errorf("mask %d size %d fields\n%s\nwant mask 16 size 72\n%s", l.Mask, l.Size, strings.Join(got, " "), want)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	many := make([]probegen.ArgRead, 65)
+	for i := range many {
+		many[i] = probegen.ArgRead{Name: fmt.Sprint("a", i), Type: s64, Loc: reg("di")}
+	}
+	for _, c := range []struct {
+		name string
+		args []probegen.ArgRead
+		o    Options
+		want error
+	}{
+		{"not readable here", []probegen.ArgRead{{Name: "x", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}}, Options{}, ErrUnreadable},
+		{"read by the kernel's BTF", []probegen.ArgRead{{Name: "f_mode", Type: s32, Loc: kernel}}, Options{}, ErrKernelOnly},
+		{"an array", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 4, Array: 3}), Loc: reg("di", tracefs.Load{})}}, Options{SkipUnreadable: true}, ErrUnsupported},
+		{"a global of a PIE", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{}, ErrUnsupported},
+		{"a string constant", []probegen.ArgRead{{Name: "s", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "hi"}}}, Options{}, ErrUnsupported},
+		{"a register outside pt_regs", []probegen.ArgRead{{Name: "r", Type: s32, Loc: reg("xmm0")}}, Options{}, ErrUnsupported},
+		{"an offset beyond 32 bits", []probegen.ArgRead{{Name: "o", Type: s32, Loc: reg("di", tracefs.Load{Offset: 1 << 40})}}, Options{}, ErrUnsupported},
+		{"65 arguments", many, Options{}, ErrTooMany},
+	} {
+		_, _, err := Generate(arch.X86_64, c.args, c.o)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			continue
+		}
+		var ae *ArgError
+		if c.want != ErrTooMany && (!errors.As(err, &ae) || ae.Name != c.args[0].Name || ae.Index != 0) {
+			t.Errorf("%s: %#v, want an *ArgError naming argument 0", c.name, err)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package ebpfprobe
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+)
+
+// TestVerifierAccepts loads programs reading every kind of plan into the
+// running kernel, whose verifier checks each helper call's buffer and the
+// context's offsets: a user point's program and a kernel point's. It
+// needs root (the BPF syscall); it skips without, failing under make test.
+func TestVerifierAccepts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		dwarftest.Skip(t, "BPF verifier test: needs root for the BPF syscall")
+	}
+	a, ok := arch.Host()
+	if !ok {
+		dwarftest.Skip(t, "BPF verifier test: no machine model of this host")
+	}
+	r0, r1, r2 := a.IntArgRegs[0], a.IntArgRegs[1], a.IntArgRegs[2]
+	args := []probegen.ArgRead{
+		{Name: "name", Type: str, Loc: reg(r0, tracefs.Load{Offset: 8}, tracefs.Load{})},
+		{Name: "local", Type: s64, Loc: reg(a.StackPointer, tracefs.Load{Offset: 16})},
+		{Name: "scale", Type: s32, Loc: reg(r1)},
+		{Name: "deep", Type: u16, Loc: reg(r2, tracefs.Load{Offset: 8}, tracefs.Load{Offset: -16}, tracefs.Load{Offset: 2, User: true})},
+		{Name: "bits", Type: b3at5, Loc: reg(r0, tracefs.Load{Offset: 4})},
+		{Name: "comm", Loc: probegen.Location{Kind: probegen.LocComm}},
+		{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: 7}},
+		{Name: "g", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Address: 0x404040, Loads: []tracefs.Load{{}}}},
+		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+	}
+	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Args: args}, {Kind: probegen.ProbeLine, Args: args}}
+	cs, l, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll, err := ebpf.NewCollection(cs)
+	var verr *ebpf.VerifierError
+	switch {
+	case errors.As(err, &verr):
+		t.Fatalf("verifier: %+v", verr)
+	case errors.Is(err, ebpf.ErrNotSupported) || errors.Is(err, os.ErrPermission):
+		dwarftest.Skip(t, "BPF verifier test: loading: %v", err)
+	case err != nil:
+		t.Fatal(err)
+	}
+	defer coll.Close()
+	t.Logf("%d programs of %d instructions, records of %d bytes", len(coll.Programs), len(cs.Programs["point0"].Instructions), l.Size)
+}
