@@ -16,7 +16,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/arch"
@@ -65,18 +64,18 @@ func buildVisit(t *testing.T, flags ...string) string {
 // probe points and the binary's machine.
 func resolve(t *testing.T, bin, spec string) ([]probegen.Probe, *arch.Arch) {
 	t.Helper()
-	f, err := dwarfres.Open(bin)
+	tg, err := probegen.Open(probegen.OpenOptions{Binary: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &probegen.Resolver{File: f, Exe: bin, Options: probegen.ResolveOptions{User: true}}
-	_, res, err := r.Resolve(spec)
+	defer tg.Close()
+	_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, ok := arch.For(f.ELF.Machine)
+	a, ok := arch.For(tg.File.ELF.Machine)
 	if !ok || len(res.Probes) == 0 {
-		t.Fatalf("%s: %d points on machine %v", spec, len(res.Probes), f.ELF.Machine)
+		t.Fatalf("%s: %d points on machine %v", spec, len(res.Probes), tg.File.ELF.Machine)
 	}
 	return res.Probes, a
 }
