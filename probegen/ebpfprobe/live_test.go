@@ -187,17 +187,20 @@ func traceDefinitions(t *testing.T, fsys *tracefs.FS, group string, probes []pro
 	if _, err := fsys.Add(evs); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if _, err := fsys.Delete(tracefs.UProbe, []string{group + ":*"}); err != nil {
+			t.Errorf("cleanup of %s: %v", group, err)
+		}
+	})
 	in := &instance{filepath.Join(fsys.Root(), "instances", group)}
 	if err := os.Mkdir(in.dir, 0o755); err != nil {
 		t.Fatalf("tracing instance: %v", err)
 	}
+	// Cleanups run last first: the instance goes before the events.
 	t.Cleanup(func() {
 		os.WriteFile(filepath.Join(in.dir, "events", "enable"), []byte("0\n"), 0o644)
 		if err := os.Remove(in.dir); err != nil {
 			t.Errorf("removing tracing instance: %v", err)
-		}
-		if _, err := fsys.Delete(tracefs.UProbe, []string{group + ":*"}); err != nil {
-			t.Errorf("cleanup of %s: %v", group, err)
 		}
 	})
 	if err := os.WriteFile(filepath.Join(in.dir, "options", "record-tgid"), []byte("1\n"), 0o644); err != nil {

@@ -101,31 +101,29 @@ type ProgramOptions struct {
 // CollectionSpec returns a collection of one Program per point of
 // probes ("point0", "point1", …, for probes[0], probes[1], …) reading
 // their arguments on machine a (the target's), and the ring buffer
-// RingBufMap they share. The points must have the same arguments (the
-// points of one spec have): the Layout is theirs. Errors are Program's,
+// RingBufMap they share; layouts[i] is point i's records' layout. (The
+// points of one spec place their arguments alike; one may have an
+// argument another cannot read, Field.Unreadable.) Errors are Program's,
 // with the point's index.
-func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*ebpf.CollectionSpec, Layout, error) {
+func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs *ebpf.CollectionSpec, layouts []Layout, err error) {
 	size := o.RingSize
 	if size == 0 {
 		size = DefaultRingSize
 	}
-	cs := &ebpf.CollectionSpec{
+	cs = &ebpf.CollectionSpec{
 		Maps:     map[string]*ebpf.MapSpec{RingBufMap: {Name: RingBufMap, Type: ebpf.RingBuf, MaxEntries: size}},
 		Programs: map[string]*ebpf.ProgramSpec{},
 	}
-	var layout Layout
 	for i, p := range probes {
 		insns, l, err := Program(a, p.Args, Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable})
 		if err != nil {
-			return nil, Layout{}, fmt.Errorf("point %d (%s): %w", i, p.Event.PerfName(), err)
+			return nil, nil, fmt.Errorf("point %d (%s): %w", i, p.Event.PerfName(), err)
 		}
-		if i == 0 {
-			layout = l
-		}
+		layouts = append(layouts, l)
 		name := PointProgram(i)
 		cs.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: ebpf.Kprobe, License: "GPL", Instructions: insns}
 	}
-	return cs, layout, nil
+	return cs, layouts, nil
 }
 
 // PointProgram is the name of point i's program in CollectionSpec.

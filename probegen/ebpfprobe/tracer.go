@@ -1,7 +1,9 @@
 package ebpfprobe
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -15,10 +17,10 @@ import (
 // Tracer is CollectionSpec's programs loaded into the running kernel and
 // attached at their points, with a reader of their records.
 type Tracer struct {
-	// Layout is the records' layout; Probes are the points, Probes[i]
-	// the one of a record with Cookie i.
-	Layout Layout
-	Probes []probegen.Probe
+	// Probes are the points, Probes[i] the one of a record with Cookie
+	// i, whose layout is Layouts[i].
+	Probes  []probegen.Probe
+	Layouts []Layout
 
 	coll  *ebpf.Collection
 	links []link.Link
@@ -29,7 +31,7 @@ type Tracer struct {
 // program there with its index as cookie (AttachCookie). It needs root
 // (or CAP_BPF and CAP_PERFMON); on an error what was loaded is closed.
 func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, error) {
-	cs, l, err := CollectionSpec(a, probes, o)
+	cs, layouts, err := CollectionSpec(a, probes, o)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +39,7 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 	if err != nil {
 		return nil, err
 	}
-	t := &Tracer{Layout: l, Probes: probes, coll: coll}
+	t := &Tracer{Probes: probes, Layouts: layouts, coll: coll}
 	for i, p := range probes {
 		lk, err := AttachCookie(p, coll.Programs[PointProgram(i)], uint64(i))
 		if err != nil {
@@ -53,14 +55,24 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 	return t, nil
 }
 
-// Read waits for the next record and decodes it. After Close it returns
-// ringbuf.ErrClosed; past a deadline (SetDeadline), os.ErrDeadlineExceeded.
+// Read waits for the next record and decodes it by its point's layout.
+// After Close it returns ringbuf.ErrClosed; past a deadline
+// (SetDeadline), os.ErrDeadlineExceeded; for a record too short for its
+// header or layout, an error wrapping ErrShort.
 func (t *Tracer) Read() (Record, error) {
 	raw, err := t.rd.Read()
 	if err != nil {
 		return Record{}, err
 	}
-	return t.Layout.Record(raw.RawSample)
+	b := raw.RawSample
+	if len(b) < HeaderSize {
+		return Record{}, fmt.Errorf("%d bytes, header of %d: %w", len(b), HeaderSize, ErrShort)
+	}
+	i := binary.LittleEndian.Uint64(b[8:])
+	if i >= uint64(len(t.Layouts)) {
+		return Record{}, fmt.Errorf("record of point %d of %d: %w", i, len(t.Layouts), ErrShort)
+	}
+	return t.Layouts[i].Record(b)
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded once the ring

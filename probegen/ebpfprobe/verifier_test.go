@@ -38,7 +38,7 @@ func TestVerifierAccepts(t *testing.T) {
 		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
 	}
 	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Args: args}, {Kind: probegen.ProbeLine, Args: args}}
-	cs, l, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
+	cs, layouts, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +53,5 @@ func TestVerifierAccepts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer coll.Close()
-	t.Logf("%d programs of %d instructions, records of %d bytes", len(coll.Programs), len(cs.Programs["point0"].Instructions), l.Size)
+	t.Logf("%d programs of %d instructions, records of %d bytes", len(coll.Programs), len(cs.Programs["point0"].Instructions), layouts[0].Size)
 }
