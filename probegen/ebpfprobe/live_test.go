@@ -115,7 +115,7 @@ func liveCase(t *testing.T, fsys *tracefs.FS, bin, fn string) {
 	pid := cmd.Process.Pid
 	in.enable(t, group, false)
 	want := printedBy(stdout.String(), fn)
-	if len(want) != 6 {
+	if len(want) != 8 {
 		t.Fatalf("%s printed %d %s lines:\n%s", bin, len(want), fn, stdout.String())
 	}
 	bpf := records(t, tr, pid, len(probes))
@@ -134,12 +134,17 @@ func liveCase(t *testing.T, fsys *tracefs.FS, bin, fn string) {
 func equal(a, b []string) bool { return strings.Join(a, "\n") == strings.Join(b, "\n") }
 
 // printedBy is what the program printed for fn, as the kernel's trace
-// prints the arguments: `name="alpha" local=11 scale=2`.
+// prints the arguments: `name="alpha" local=11 scale=2`, and
+// `name=(fault)` for a NULL name (printed "(null)").
 func printedBy(out, fn string) []string {
-	re := regexp.MustCompile(`(?m)^` + fn + `: name=(\w+) local=(-?\d+) scale=(-?\d+)$`)
+	re := regexp.MustCompile(`(?m)^` + fn + `: name=(\w+|\(null\)) local=(-?\d+) scale=(-?\d+)$`)
 	var lines []string
 	for _, m := range re.FindAllStringSubmatch(out, -1) {
-		lines = append(lines, fmt.Sprintf("name=%q local=%s scale=%s", m[1], m[2], m[3]))
+		name := strconv.Quote(m[1])
+		if m[1] == "(null)" {
+			name = "(fault)"
+		}
+		lines = append(lines, fmt.Sprintf("name=%s local=%s scale=%s", name, m[2], m[3]))
 	}
 	return lines
 }

@@ -30,11 +30,13 @@ static inline __attribute__((always_inline)) long visit_inl(struct item *p, int 
 int main(void)
 {
 	static char names[3][8] = {"alpha", "beta", "gamma"};
-	struct item items[3] = {{1, names[0], 10}, {2, names[1], 200}, {3, names[2], -7}};
+	/* The last name is NULL: glibc prints "(null)", a probe reads a
+	 * fault. */
+	struct item items[4] = {{1, names[0], 10}, {2, names[1], 200}, {3, names[2], -7}, {4, 0, 5}};
 	long total = 0;
 
 	for (int r = 1; r <= 2; r++) {
-		for (struct item *q = items; q < items + 3; q++) {
+		for (struct item *q = items; q < items + 4; q++) {
 			total += visit(q, r + 1);
 			total += visit_inl(q, r);
 		}
