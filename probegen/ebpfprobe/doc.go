@@ -28,6 +28,10 @@
 //	tracer.go    Tracer, Trace
 //	errors.go    the sentinel errors and ArgError
 //
-// testdata/visit.c is the live test's fixture, built with gcc at test
-// time.
+// Tests: attach_test.go, generate_test.go (the instructions per machine),
+// program_test.go and decode_test.go are tables; verifier_test.go loads a
+// program of every kind of plan into the running kernel; live_test.go
+// attaches at a line of testdata/visit.c (built with gcc at test time, at
+// -O0 and -O2, with an inlined copy) and compares what BPF reads with what
+// the program prints and what uprobe_events traces.
 package ebpfprobe
