@@ -40,7 +40,7 @@ func ExampleUprobeOf() {
 		return
 	}
 	defer t.Close()
-	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("visit:3")
+	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("visit:4")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +52,7 @@ func ExampleUprobeOf() {
 	}
 	fmt.Printf("link.OpenExecutable(%q).Uprobe(%q, prog, &link.UprobeOptions{Address: %#x})\n", filepath.Base(u.Path), u.Symbol, u.Options.Address)
 	// Output:
-	// link.OpenExecutable("visit").Uprobe("visit", prog, &link.UprobeOptions{Address: 0x1168})
+	// link.OpenExecutable("visit").Uprobe("visit", prog, &link.UprobeOptions{Address: 0x117a})
 }
 
 // The instructions reading two arguments at an arm64 point, whatever the
@@ -92,7 +92,7 @@ func ExampleTrace() {
 		log.Fatal(err)
 	}
 	defer t.Close()
-	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("visit:3 p->name:string local")
+	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("visit:4 p->name:string local")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -29,6 +29,12 @@ type Options struct {
 	// Offset is where the fault mask starts in the buffer (a multiple
 	// of 8): the bytes before it are the caller's.
 	Offset int
+	// FileOffset is the uprobe's file offset (probegen.Probe.FileOffset)
+	// for a global read by file offset (@+OFFS, a position-independent
+	// binary's), which is found from it and the probe's address. Leave it
+	// 0 for a return probe, whose instruction pointer is the caller's:
+	// such a global is then refused (ErrUnsupported).
+	FileOffset uint64
 }
 
 func (o Options) maxString() int {
@@ -137,10 +143,11 @@ func (g *gen) arg(arg probegen.ArgRead) error {
 		}
 		g.emit(asm.LoadMem(asm.R3, RegContext, int16(off), asm.DWord))
 	case probegen.LocAddress:
-		if loc.FileOffset {
-			return &ArgError{Reason: "a global of a position-independent binary (@+OFFS)", Err: ErrUnsupported}
+		if !loc.FileOffset {
+			g.emit(asm.LoadImm(asm.R3, int64(loc.Address), asm.DWord))
+		} else if err := g.fileOffset(loc.Address); err != nil {
+			return err
 		}
-		g.emit(asm.LoadImm(asm.R3, int64(loc.Address), asm.DWord))
 	default:
 		return &ArgError{Reason: loc.Kind.String(), Err: ErrUnsupported}
 	}
@@ -148,6 +155,29 @@ func (g *gen) arg(arg probegen.ArgRead) error {
 		return &ArgError{Reason: "an array type", Err: ErrUnsupported}
 	}
 	return g.loads(arg)
+}
+
+// fileOffset puts into R3 the address at which the probed binary's file
+// offset off (a uprobe's @+OFFS) is mapped, as the kernel's
+// translate_user_vaddr finds it: the probe's address (the context's
+// instruction pointer, which handle_swbp sets to the breakpoint's address
+// before the handlers run) minus the probe's file offset, plus off.
+func (g *gen) fileOffset(off uint64) error {
+	if g.o.FileOffset == 0 {
+		return &ArgError{Reason: "a global by file offset (@+OFFS) with no probe file offset (Options.FileOffset)", Err: ErrUnsupported}
+	}
+	ip := "ip"
+	if !g.a.HasRegister(ip) {
+		ip = "pc" // arm64
+	}
+	at, ok := g.a.PtRegsOffset(ip)
+	if !ok {
+		return &ArgError{Reason: "no instruction pointer in " + g.a.Name + "'s pt_regs", Err: ErrUnsupported}
+	}
+	g.emit(asm.LoadMem(asm.R3, RegContext, int16(at), asm.DWord),
+		asm.LoadImm(asm.R1, int64(off-g.o.FileOffset), asm.DWord),
+		asm.Add.Reg(asm.R3, asm.R1))
+	return nil
 }
 
 // loads follows arg's loads from the value in R3 (the source argument of

@@ -102,6 +102,14 @@ func TestGenerate(t *testing.T) {
 				"LdImmDW dst: r3 imm: -2103422976\n" +
 				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 48\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" +
 				strings.ReplaceAll(faulted(2), "off: 0", "off: 16")},
+		{"x86_64 a PIE's global @+0x4040 at a probe at file offset 0x117a: ip-0x117a+0x4040", arch.X86_64, Options{User: true, FileOffset: 0x117a},
+			[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 128 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+		{"arm64 the same from pc", arch.ARM64, Options{User: true, FileOffset: 0x117a},
+			[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
+			zeroMask + "LdXMemDW dst: r3 src: r6 off: 256 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
+				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
 		{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
 			[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
 			zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
@@ -152,7 +160,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"not readable here", []probegen.ArgRead{{Name: "x", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}}, Options{}, ErrUnreadable},
 		{"read by the kernel's BTF", []probegen.ArgRead{{Name: "f_mode", Type: s32, Loc: kernel}}, Options{}, ErrKernelOnly},
 		{"an array", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 4, Array: 3}), Loc: reg("di", tracefs.Load{})}}, Options{SkipUnreadable: true}, ErrUnsupported},
-		{"a global of a PIE", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{}, ErrUnsupported},
+		{"a global of a PIE without the probe's file offset", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{}, ErrUnsupported},
 		{"a string constant", []probegen.ArgRead{{Name: "s", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "hi"}}}, Options{}, ErrUnsupported},
 		{"a register outside pt_regs", []probegen.ArgRead{{Name: "r", Type: s32, Loc: reg("xmm0")}}, Options{}, ErrUnsupported},
 		{"an offset beyond 32 bits", []probegen.ArgRead{{Name: "o", Type: s32, Loc: reg("di", tracefs.Load{Offset: 1 << 40})}}, Options{}, ErrUnsupported},

@@ -24,7 +24,8 @@ import (
 )
 
 // The live test resolves a line in a loop of testdata/visit.c through the
-// probegen API, reads p->name:string, a local and a parameter there with
+// probegen API, reads p->name:string, a local, a parameter and a global
+// (by file offset, @+OFFS, in the PIE) there with
 // a cilium/ebpf program of this package's, and with the uprobe_events
 // definition of the same spec, runs the program and compares both with
 // what it printed. It needs root, uprobes, the BPF syscall and gcc; without
@@ -92,9 +93,9 @@ func TestLiveBPFReadsAsPrintedAndTraced(t *testing.T) {
 	}
 }
 
-// liveCase probes fn's printf line (FUNC:3) in bin with BPF and tracefs.
+// liveCase probes fn's printf line (FUNC:4) in bin with BPF and tracefs.
 func liveCase(t *testing.T, fsys *tracefs.FS, bin, fn string) {
-	probes, a := resolve(t, bin, fn+":3 p->name:string local scale")
+	probes, a := resolve(t, bin, fn+":4 p->name:string local scale calls")
 	if fn == "visit_inl" && probes[0].InlinedInto != "main" {
 		t.Errorf("%s: point in %q, want an inline copy in main", fn, probes[0].InlinedInto)
 	}
@@ -134,17 +135,17 @@ func liveCase(t *testing.T, fsys *tracefs.FS, bin, fn string) {
 func equal(a, b []string) bool { return strings.Join(a, "\n") == strings.Join(b, "\n") }
 
 // printedBy is what the program printed for fn, as the kernel's trace
-// prints the arguments: `name="alpha" local=11 scale=2`, and
+// prints the arguments: `name="alpha" local=11 scale=2 calls=1`, and
 // `name=(fault)` for a NULL name (printed "(null)").
 func printedBy(out, fn string) []string {
-	re := regexp.MustCompile(`(?m)^` + fn + `: name=(\w+|\(null\)) local=(-?\d+) scale=(-?\d+)$`)
+	re := regexp.MustCompile(`(?m)^` + fn + `: name=(\w+|\(null\)) local=(-?\d+) scale=(-?\d+) calls=(\d+)$`)
 	var lines []string
 	for _, m := range re.FindAllStringSubmatch(out, -1) {
 		name := strconv.Quote(m[1])
 		if m[1] == "(null)" {
 			name = "(fault)"
 		}
-		lines = append(lines, fmt.Sprintf("name=%s local=%s scale=%s", name, m[2], m[3]))
+		lines = append(lines, fmt.Sprintf("name=%s local=%s scale=%s calls=%s", name, m[2], m[3], m[4]))
 	}
 	return lines
 }

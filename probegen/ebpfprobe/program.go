@@ -115,7 +115,11 @@ func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs
 		Programs: map[string]*ebpf.ProgramSpec{},
 	}
 	for i, p := range probes {
-		insns, l, err := Program(a, p.Args, Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable})
+		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable}
+		if p.User && !p.Event.Return() {
+			po.FileOffset = p.FileOffset
+		}
+		insns, l, err := Program(a, p.Args, po)
 		if err != nil {
 			return nil, nil, fmt.Errorf("point %d (%s): %w", i, p.Event.PerfName(), err)
 		}

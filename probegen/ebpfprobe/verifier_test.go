@@ -37,7 +37,11 @@ func TestVerifierAccepts(t *testing.T) {
 		{Name: "g", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Address: 0x404040, Loads: []tracefs.Load{{}}}},
 		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
 	}
-	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Args: args}, {Kind: probegen.ProbeLine, Args: args}}
+	pie := probegen.ArgRead{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}
+	probes := []probegen.Probe{
+		{Kind: probegen.ProbeLine, User: true, FileOffset: 0x117a, Args: append(args[:len(args):len(args)], pie)},
+		{Kind: probegen.ProbeLine, Args: args},
+	}
 	cs, layouts, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 /* The live test's fixture: a loop calling visit (out of line) and
  * visit_inl (always inlined) on items whose name is a char * member. The
- * test probes the PROBE lines, reading p->name:string, local and scale,
- * and compares what BPF and tracefs read with what the program prints. */
+ * test probes the PROBE lines, reading p->name:string, local, scale and
+ * calls, and compares what BPF and tracefs read with what the program prints. */
 #include <stdio.h>
 
 struct item {
@@ -10,10 +10,15 @@ struct item {
 	long weight;
 };
 
+/* A global (not static: printf could read it, so it is stored before
+ * each call), read as @+OFFS in the PIE. */
+long calls;
+
 __attribute__((noinline)) long visit(struct item *p, int scale)
 {
 	long local = p->weight * scale + p->id;
-	printf("visit: name=%s local=%ld scale=%d\n", p->name, local, scale); /* PROBE visit */
+	calls++;
+	printf("visit: name=%s local=%ld scale=%d calls=%ld\n", p->name, local, scale, calls); /* PROBE visit */
 	p->weight += scale; /* p and scale live across the call at -O2 */
 	return local;
 }
@@ -21,7 +26,8 @@ __attribute__((noinline)) long visit(struct item *p, int scale)
 static inline __attribute__((always_inline)) long visit_inl(struct item *p, int scale)
 {
 	long local = p->weight * scale - p->id;
-	printf("visit_inl: name=%s local=%ld scale=%d\n", p->name, local, scale); /* PROBE visit_inl */
+	calls++;
+	printf("visit_inl: name=%s local=%ld scale=%d calls=%ld\n", p->name, local, scale, calls); /* PROBE visit_inl */
 	p->weight -= scale;
 	__asm__ volatile("" : : "r"(p)); /* keeps p at -O2, where q is its copy */
 	return local;
