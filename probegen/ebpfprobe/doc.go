@@ -33,5 +33,8 @@
 // program of every kind of plan into the running kernel; live_test.go
 // attaches at a line of testdata/visit.c (built with gcc at test time, at
 // -O0 and -O2, with an inlined copy) and compares what BPF reads with what
-// the program prints and what uprobe_events traces.
+// the program prints and what uprobe_events traces; qemu_test.go boots the
+// corpus's kernels (6.1 and 6.12, amd64 and arm64) with testdata/ktrace,
+// which attaches kprobes with Trace in the guest, and compares what BPF
+// reads with what kprobe_events traces there.
 package ebpfprobe
