@@ -28,9 +28,10 @@ type Value struct {
 func (v Value) Int() int64 { return int64(v.Raw) }
 
 // String prints v as the kernel's trace prints the argument (its
-// print_type_*): a string quoted, a hex type 0x…, a signed one in signed
-// decimal, others in unsigned decimal, "(fault)" for a fault; an argument
-// not read at its point (Field.Unreadable) prints as "(unreadable)".
+// print_type_*): a string quoted, a hex type 0x… (and the default type,
+// which is x64: DEFAULT_FETCH_TYPE), a signed one in signed decimal,
+// others in unsigned decimal, "(fault)" for a fault; an argument not read
+// at its point (Field.Unreadable) prints as "(unreadable)".
 func (v Value) String() string {
 	t := v.Field.Type
 	switch {
@@ -40,7 +41,7 @@ func (v Value) String() string {
 		return "(fault)"
 	case v.Field.String:
 		return strconv.Quote(v.Str)
-	case t.Hex:
+	case t.Hex || t.Size == 0:
 		return "0x" + strconv.FormatUint(v.truncated(), 16)
 	case t.Signed:
 		return strconv.FormatInt(int64(v.Raw), 10)

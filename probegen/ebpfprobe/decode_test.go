@@ -21,6 +21,7 @@ func TestRecord(t *testing.T) {
 		{Name: "u", Type: u16, Loc: reg("dx")},
 		{Name: "bad", Type: s32, Loc: reg("ax")},
 		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+		{Name: "reg", Loc: reg("r8")},
 	}
 	l := layoutOf(args, Options{MaxString: 8, Offset: HeaderSize})
 	buf := make([]byte, l.Size)
@@ -33,6 +34,7 @@ func TestRecord(t *testing.T) {
 	le.PutUint64(buf[l.Fields[2].Offset:], uint64(1<<64-2))  // -2, sign-extended
 	le.PutUint64(buf[l.Fields[3].Offset:], 0xbeef)
 	le.PutUint64(buf[l.Fields[4].Offset:], 65535)
+	le.PutUint64(buf[l.Fields[7].Offset:], 0xffff888003a1c000)
 	rec, err := l.Record(buf)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +43,7 @@ func TestRecord(t *testing.T) {
 	for _, v := range rec.Values {
 		got = append(got, v.Field.Name+"="+v.String())
 	}
-	want := `name="gamma" local=-11 scale=-2 flags=0xbeef u=65535 bad=(fault) gone=(unreadable)`
+	want := `name="gamma" local=-11 scale=-2 flags=0xbeef u=65535 bad=(fault) gone=(unreadable) reg=0xffff888003a1c000`
 	if rec.PID != 4321 || rec.TID != 4322 || rec.Cookie != 1 || strings.Join(got, " ") != want {
 		t.Errorf("pid %d tid %d cookie %d: %s\nwant pid 4321 tid 4322 cookie 1: %s", rec.PID, rec.TID, rec.Cookie, strings.Join(got, " "), want)
 	}
