@@ -49,71 +49,73 @@ var (
 	kernel = probegen.Location{Kind: probegen.LocKernel, Text: "file->f_mode"}
 )
 
-// TestGenerate pins the instructions of each kind of plan, per machine:
+// generateCases are the instructions of each kind of plan, per machine:
 // the pt_regs offsets are the target's (x86_64's bp is 32, cx 88; arm64's
 // x19 is 152, x2 16), whatever the host.
+var generateCases = []struct {
+	name string
+	a    *arch.Arch
+	o    Options
+	args []probegen.ArgRead
+	want string
+}{
+	{"x86_64 local -8(%bp), user", arch.X86_64, Options{User: true},
+		[]probegen.ArgRead{{Name: "local", Type: s64, Loc: reg("bp", tracefs.Load{Offset: -8})}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 32 imm: 0\nAddImm dst: r3 imm: -8\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+	{"x86_64 int in %cx: sign-extended in the register", arch.X86_64, Options{User: true},
+		[]probegen.ArgRead{{Name: "scale", Type: s32, Loc: reg("cx")}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 88 imm: 0\nLShImm dst: r3 imm: 32\nArShImm dst: r3 imm: 32\nStXMemDW dst: r7 src: r3 off: 8 imm: 0\n"},
+	{"arm64 p->name:string from x19: one pointer load, then the string", arch.ARM64, Options{User: true, MaxString: 16},
+		[]probegen.ArgRead{{Name: "name", Type: str, Loc: reg("x19", tracefs.Load{Offset: 8}, tracefs.Load{})}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 152 imm: 0\nAddImm dst: r3 imm: 8\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0) +
+			"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 16\nCall FnProbeReadUserStr\n" + faulted(0)},
+	{"arm64 second argument: its bit, its field after a string's", arch.ARM64, Options{User: true, MaxString: 12},
+		[]probegen.ArgRead{{Name: "s", Type: str, Loc: reg("x0")}, {Name: "n", Type: x64, Loc: reg("x2")}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 0 imm: 0\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 12\nCall FnProbeReadUserStr\n" + faulted(0) +
+			"LdXMemDW dst: r3 src: r6 off: 16 imm: 0\nStXMemDW dst: r7 src: r3 off: 24 imm: 0\n"},
+	{"x86_64 kernel probe: kernel memory, then user memory where the plan says", arch.X86_64, Options{},
+		[]probegen.ArgRead{{Name: "u", Type: u16, Loc: reg("di", tracefs.Load{Offset: 16}, tracefs.Load{Offset: 2, User: true})}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 112 imm: 0\nAddImm dst: r3 imm: 16\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" + faulted(0) +
+			"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\nAddImm dst: r3 imm: 2\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 2\nCall FnProbeReadUser\n" + faulted(0) +
+			"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 48\nRShImm dst: r1 imm: 48\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+	{"x86_64 bitfield b3@5/32: the container, then its bits", arch.X86_64, Options{},
+		[]probegen.ArgRead{{Name: "f", Type: b3at5, Loc: reg("si", tracefs.Load{Offset: 4})}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 104 imm: 0\nAddImm dst: r3 imm: 4\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 4\nCall FnProbeReadKernel\n" + faulted(0) +
+			"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 56\nRShImm dst: r1 imm: 61\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+	{"$comm, a constant and a kernel global", arch.X86_64, Options{Offset: 16},
+		[]probegen.ArgRead{
+			{Name: "comm", Type: str, Loc: probegen.Location{Kind: probegen.LocComm}},
+			{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: -5}},
+			{Name: "j", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Symbol: "jiffies", Address: 0xffffffff82a05000, Loads: []tracefs.Load{{}}}}},
+		"MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 16 imm: 0\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 24\nMovImm dst: r2 imm: 16\nCall FnGetCurrentComm\n" +
+			strings.ReplaceAll(faulted(0), "off: 0", "off: 16") +
+			"LdImmDW dst: r3 imm: -5\nStXMemDW dst: r7 src: r3 off: 40 imm: 0\n" +
+			"LdImmDW dst: r3 imm: -2103422976\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 48\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" +
+			strings.ReplaceAll(faulted(2), "off: 0", "off: 16")},
+	{"x86_64 a PIE's global @+0x4040 at a probe at file offset 0x117a: ip-0x117a+0x4040", arch.X86_64, Options{User: true, FileOffset: 0x117a},
+		[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 128 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+	{"arm64 the same from pc", arch.ARM64, Options{User: true, FileOffset: 0x117a},
+		[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 256 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+	{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
+		[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
+		zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
+}
+
 func TestGenerate(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		a    *arch.Arch
-		o    Options
-		args []probegen.ArgRead
-		want string
-	}{
-		{"x86_64 local -8(%bp), user", arch.X86_64, Options{User: true},
-			[]probegen.ArgRead{{Name: "local", Type: s64, Loc: reg("bp", tracefs.Load{Offset: -8})}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 32 imm: 0\nAddImm dst: r3 imm: -8\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
-		{"x86_64 int in %cx: sign-extended in the register", arch.X86_64, Options{User: true},
-			[]probegen.ArgRead{{Name: "scale", Type: s32, Loc: reg("cx")}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 88 imm: 0\nLShImm dst: r3 imm: 32\nArShImm dst: r3 imm: 32\nStXMemDW dst: r7 src: r3 off: 8 imm: 0\n"},
-		{"arm64 p->name:string from x19: one pointer load, then the string", arch.ARM64, Options{User: true, MaxString: 16},
-			[]probegen.ArgRead{{Name: "name", Type: str, Loc: reg("x19", tracefs.Load{Offset: 8}, tracefs.Load{})}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 152 imm: 0\nAddImm dst: r3 imm: 8\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0) +
-				"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 16\nCall FnProbeReadUserStr\n" + faulted(0)},
-		{"arm64 second argument: its bit, its field after a string's", arch.ARM64, Options{User: true, MaxString: 12},
-			[]probegen.ArgRead{{Name: "s", Type: str, Loc: reg("x0")}, {Name: "n", Type: x64, Loc: reg("x2")}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 0 imm: 0\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 12\nCall FnProbeReadUserStr\n" + faulted(0) +
-				"LdXMemDW dst: r3 src: r6 off: 16 imm: 0\nStXMemDW dst: r7 src: r3 off: 24 imm: 0\n"},
-		{"x86_64 kernel probe: kernel memory, then user memory where the plan says", arch.X86_64, Options{},
-			[]probegen.ArgRead{{Name: "u", Type: u16, Loc: reg("di", tracefs.Load{Offset: 16}, tracefs.Load{Offset: 2, User: true})}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 112 imm: 0\nAddImm dst: r3 imm: 16\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" + faulted(0) +
-				"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\nAddImm dst: r3 imm: 2\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 2\nCall FnProbeReadUser\n" + faulted(0) +
-				"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 48\nRShImm dst: r1 imm: 48\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
-		{"x86_64 bitfield b3@5/32: the container, then its bits", arch.X86_64, Options{},
-			[]probegen.ArgRead{{Name: "f", Type: b3at5, Loc: reg("si", tracefs.Load{Offset: 4})}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 104 imm: 0\nAddImm dst: r3 imm: 4\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 4\nCall FnProbeReadKernel\n" + faulted(0) +
-				"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 56\nRShImm dst: r1 imm: 61\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
-		{"$comm, a constant and a kernel global", arch.X86_64, Options{Offset: 16},
-			[]probegen.ArgRead{
-				{Name: "comm", Type: str, Loc: probegen.Location{Kind: probegen.LocComm}},
-				{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: -5}},
-				{Name: "j", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Symbol: "jiffies", Address: 0xffffffff82a05000, Loads: []tracefs.Load{{}}}}},
-			"MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 16 imm: 0\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 24\nMovImm dst: r2 imm: 16\nCall FnGetCurrentComm\n" +
-				strings.ReplaceAll(faulted(0), "off: 0", "off: 16") +
-				"LdImmDW dst: r3 imm: -5\nStXMemDW dst: r7 src: r3 off: 40 imm: 0\n" +
-				"LdImmDW dst: r3 imm: -2103422976\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 48\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" +
-				strings.ReplaceAll(faulted(2), "off: 0", "off: 16")},
-		{"x86_64 a PIE's global @+0x4040 at a probe at file offset 0x117a: ip-0x117a+0x4040", arch.X86_64, Options{User: true, FileOffset: 0x117a},
-			[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 128 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
-		{"arm64 the same from pc", arch.ARM64, Options{User: true, FileOffset: 0x117a},
-			[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
-			zeroMask + "LdXMemDW dst: r3 src: r6 off: 256 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
-				"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
-		{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
-			[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
-			zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
-	} {
+	for _, c := range generateCases {
 		insns, _, err := Generate(c.a, c.args, c.o)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
