@@ -94,6 +94,11 @@ func Attach(p probegen.Probe, prog *ebpf.Program) (link.Link, error) {
 // AttachCookie is Attach with a cookie the program reads with
 // bpf_get_attach_cookie (Linux 5.15): which of several points it runs at.
 func AttachCookie(p probegen.Probe, prog *ebpf.Program, cookie uint64) (link.Link, error) {
+	return attach(p, prog, cookie, 0)
+}
+
+// attach is AttachCookie, a uprobe only for process pid when not 0.
+func attach(p probegen.Probe, prog *ebpf.Program, cookie uint64, pid int) (link.Link, error) {
 	if p.User {
 		u, err := UprobeOf(p)
 		if err != nil {
@@ -103,7 +108,7 @@ func AttachCookie(p probegen.Probe, prog *ebpf.Program, cookie uint64) (link.Lin
 		if err != nil {
 			return nil, err
 		}
-		u.Options.Cookie = cookie
+		u.Options.Cookie, u.Options.PID = cookie, pid
 		if u.Return {
 			return ex.Uretprobe(u.Symbol, prog, &u.Options)
 		}

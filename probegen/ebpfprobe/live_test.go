@@ -248,3 +248,23 @@ func (in *instance) events(t *testing.T, pid, points int) [][]string {
 	}
 	return out
 }
+
+// TestLiveBPFOtherPID: a Tracer of another process's uprobes reads
+// nothing of the fixture's hits (ProgramOptions.PID).
+func TestLiveBPFOtherPID(t *testing.T) {
+	needLive(t)
+	bin := buildVisit(t, "-O0")
+	probes, a := resolve(t, bin, "visit:4 scale")
+	tr, err := ebpfprobe.Trace(a, probes, ebpfprobe.ProgramOptions{PID: os.Getpid()})
+	if err != nil {
+		t.Fatalf("loading or attaching: %v", err)
+	}
+	defer tr.Close()
+	cmd := exec.Command(bin)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, tr, cmd.Process.Pid, len(probes)); len(got[0]) != 0 {
+		t.Errorf("a tracer of pid %d read %d hits of pid %d", os.Getpid(), len(got[0]), cmd.Process.Pid)
+	}
+}

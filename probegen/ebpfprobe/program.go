@@ -96,6 +96,9 @@ type ProgramOptions struct {
 	// RingSize is the ring buffer's bytes, a power of 2 multiple of
 	// the page size; 0 is DefaultRingSize.
 	RingSize uint32
+	// PID, when not 0, makes Trace's uprobes fire in that process only
+	// (link.UprobeOptions.PID); kprobes fire in every process.
+	PID int
 }
 
 // CollectionSpec returns a collection of one Program per point of

@@ -28,7 +28,8 @@ type Tracer struct {
 }
 
 // Trace loads CollectionSpec(a, probes, o) and attaches each point's
-// program there with its index as cookie (AttachCookie). It needs root
+// program there with its index as cookie (AttachCookie), a uprobe for
+// o.PID only when it is set. It needs root
 // (or CAP_BPF and CAP_PERFMON); on an error what was loaded is closed.
 func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, error) {
 	cs, layouts, err := CollectionSpec(a, probes, o)
@@ -41,7 +42,7 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 	}
 	t := &Tracer{Probes: probes, Layouts: layouts, coll: coll}
 	for i, p := range probes {
-		lk, err := AttachCookie(p, coll.Programs[PointProgram(i)], uint64(i))
+		lk, err := attach(p, coll.Programs[PointProgram(i)], uint64(i), o.PID)
 		if err != nil {
 			t.Close()
 			return nil, err
