@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // ErrShort: a buffer shorter than its Layout.
@@ -19,6 +22,8 @@ type Value struct {
 	Raw uint64
 	// Str is a string's bytes up to its NUL.
 	Str string
+	// Elems are an array's elements (Field.Type.Array), each as Raw.
+	Elems []uint64
 	// Fault says the read faulted (the kernel's trace prints
 	// "(fault)"); Raw and Str are zero.
 	Fault bool
@@ -33,7 +38,6 @@ func (v Value) Int() int64 { return int64(v.Raw) }
 // others in unsigned decimal, "(fault)" for a fault; an argument not read
 // at its point (Field.Unreadable) prints as "(unreadable)".
 func (v Value) String() string {
-	t := v.Field.Type
 	switch {
 	case v.Field.Unreadable != "":
 		return "(unreadable)"
@@ -41,21 +45,47 @@ func (v Value) String() string {
 		return "(fault)"
 	case v.Field.String:
 		return strconv.Quote(v.Str)
-	case t.Hex || t.Size == 0:
-		return "0x" + strconv.FormatUint(v.truncated(), 16)
-	case t.Signed:
-		return strconv.FormatInt(int64(v.Raw), 10)
+	case v.Field.Type.Array > 0:
+		// print_probe_args: {E,E,…}
+		elems := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			elems[i] = formatScalar(v.Field.Type, e)
+		}
+		return "{" + strings.Join(elems, ",") + "}"
 	}
-	return strconv.FormatUint(v.truncated(), 10)
+	return formatScalar(v.Field.Type, v.Raw)
 }
 
-// truncated is Raw in the argument's size, as the kernel prints an
-// unsigned or hex type.
-func (v Value) truncated() uint64 {
-	if s := v.Field.Type.Size; s > 0 && s < 8 && v.Field.Type.BitWidth == 0 {
-		return v.Raw & (1<<(8*s) - 1)
+// formatScalar prints raw, a value of t sign- or zero-extended, as the
+// kernel prints t.
+func formatScalar(t probegen.CType, raw uint64) string {
+	if s := t.Size; s > 0 && s < 8 && t.BitWidth == 0 && !t.Signed {
+		raw &= 1<<(8*s) - 1
 	}
-	return v.Raw
+	switch {
+	case t.Hex || t.Size == 0:
+		return "0x" + strconv.FormatUint(raw, 16)
+	case t.Signed:
+		return strconv.FormatInt(int64(raw), 10)
+	}
+	return strconv.FormatUint(raw, 10)
+}
+
+// elems splits an array's field into its elements, each sign-extended
+// when t.Signed.
+func elems(t probegen.CType, b []byte) []uint64 {
+	size := elemSize(t)
+	out := make([]uint64, t.Array)
+	for i := range out {
+		var e [8]byte
+		copy(e[:], b[i*size:(i+1)*size])
+		v := binary.LittleEndian.Uint64(e[:])
+		if shift := 64 - 8*size; t.Signed && shift > 0 {
+			v = uint64(int64(v<<shift) >> shift)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // Decode returns the arguments in buf, a buffer Generate's instructions
@@ -77,6 +107,8 @@ func (l *Layout) Decode(buf []byte) ([]Value, error) {
 				b = b[:j]
 			}
 			v.Str = string(b)
+		case f.Type.Array > 0:
+			v.Elems = elems(f.Type, b)
 		default:
 			v.Raw = binary.LittleEndian.Uint64(b)
 		}

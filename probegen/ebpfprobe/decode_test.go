@@ -22,6 +22,8 @@ func TestRecord(t *testing.T) {
 		{Name: "bad", Type: s32, Loc: reg("ax")},
 		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
 		{Name: "reg", Loc: reg("r8")},
+		{Name: "arr", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg("r9", tracefs.Load{})},
+		{Name: "xs", Type: typ(tracefs.FetchType{Size: 1, Hex: true, Array: 2}), Loc: reg("r9", tracefs.Load{})},
 	}
 	l := layoutOf(args, Options{MaxString: 8, Offset: HeaderSize})
 	buf := make([]byte, l.Size)
@@ -35,6 +37,8 @@ func TestRecord(t *testing.T) {
 	le.PutUint64(buf[l.Fields[3].Offset:], 0xbeef)
 	le.PutUint64(buf[l.Fields[4].Offset:], 65535)
 	le.PutUint64(buf[l.Fields[7].Offset:], 0xffff888003a1c000)
+	copy(buf[l.Fields[8].Offset:], []byte{1, 0, 0xfe, 0xff, 3, 0})
+	copy(buf[l.Fields[9].Offset:], []byte{0xab, 0xff})
 	rec, err := l.Record(buf)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +47,7 @@ func TestRecord(t *testing.T) {
 	for _, v := range rec.Values {
 		got = append(got, v.Field.Name+"="+v.String())
 	}
-	want := `name="gamma" local=-11 scale=-2 flags=0xbeef u=65535 bad=(fault) gone=(unreadable) reg=0xffff888003a1c000`
+	want := `name="gamma" local=-11 scale=-2 flags=0xbeef u=65535 bad=(fault) gone=(unreadable) reg=0xffff888003a1c000 arr={1,-2,3} xs={0xab,0xff}`
 	if rec.PID != 4321 || rec.TID != 4322 || rec.Cookie != 1 || strings.Join(got, " ") != want {
 		t.Errorf("pid %d tid %d cookie %d: %s\nwant pid 4321 tid 4322 cookie 1: %s", rec.PID, rec.TID, rec.Cookie, strings.Join(got, " "), want)
 	}

@@ -31,9 +31,10 @@ var (
 	// follow.
 	ErrKernelOnly = errors.New("argument read by the kernel through BTF, with no location")
 	// ErrUnsupported: a plan this package does not turn into
-	// instructions yet: an array, a string constant, a global by file
-	// offset without the probe's (Options.FileOffset), a register that
-	// is not in the context's pt_regs, an offset beyond 32 bits.
+	// instructions yet: an array of strings, or not through a load; a
+	// global by file offset without the probe's (Options.FileOffset); a
+	// register that is not in the context's pt_regs; an offset beyond 32
+	// bits.
 	ErrUnsupported = errors.New("argument location not supported")
 	// ErrTooMany: more arguments than the record's fault mask has bits.
 	ErrTooMany = errors.New("too many arguments for one record")

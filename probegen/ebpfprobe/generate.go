@@ -1,6 +1,7 @@
 package ebpfprobe
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -131,8 +132,9 @@ func (g *gen) arg(arg probegen.ArgRead) error {
 		g.fault()
 		return nil
 	case probegen.LocConst:
-		if loc.Text != "" || arg.Type.String {
-			return &ArgError{Reason: "a string constant", Err: ErrUnsupported}
+		if g.f.String {
+			g.constString(loc.Text)
+			return nil
 		}
 		g.emit(asm.LoadImm(asm.R3, loc.Const, asm.DWord), asm.StoreMem(RegBuffer, int16(g.f.Offset), asm.R3, asm.DWord))
 		return nil
@@ -151,10 +153,31 @@ func (g *gen) arg(arg probegen.ArgRead) error {
 	default:
 		return &ArgError{Reason: loc.Kind.String(), Err: ErrUnsupported}
 	}
-	if arg.Type.Array > 0 {
-		return &ArgError{Reason: "an array type", Err: ErrUnsupported}
+	if arg.Type.Array > 0 && (arg.Type.String || len(loc.Loads) == 0) {
+		// The kernel too takes an array only through a dereference.
+		return &ArgError{Reason: "an array of strings or without a load", Err: ErrUnsupported}
 	}
 	return g.loads(arg)
+}
+
+// constString writes text (a \"STRING" argument) into the field, cut to
+// leave room for its NUL, four bytes per store.
+func (g *gen) constString(text string) {
+	b := []byte(text)
+	if len(b) > g.f.Size-1 {
+		b = b[:g.f.Size-1]
+	}
+	b = append(b, 0)
+	for i := 0; i < len(b); i += 4 {
+		off := int16(g.f.Offset + i)
+		if i+4 <= len(b) {
+			g.emit(asm.StoreImm(RegBuffer, off, int64(int32(binary.LittleEndian.Uint32(b[i:]))), asm.Word))
+			continue
+		}
+		for j, c := range b[i:] {
+			g.emit(asm.StoreImm(RegBuffer, off+int16(j), int64(c), asm.Byte))
+		}
+	}
 }
 
 // fileOffset puts into R3 the address at which the probed binary's file
@@ -205,10 +228,7 @@ func (g *gen) loads(arg probegen.ArgRead) error {
 		g.read(fn, g.f.Size)
 		return nil
 	}
-	size := t.Size
-	if size == 0 {
-		size = 8 // the kernel's default type is a machine word
-	}
+	size := elemSize(arg.Type)
 	if len(loads) == 0 {
 		// The register's value (or a global's address) itself.
 		g.shift(asm.R3, t, size)
@@ -221,6 +241,11 @@ func (g *gen) loads(arg probegen.ArgRead) error {
 	}
 	if err := g.add(last.Offset); err != nil {
 		return err
+	}
+	if t.Array > 0 {
+		// The elements as they are in memory: Decode extends each.
+		g.read(g.readFn(last.User), size*t.Array)
+		return nil
 	}
 	g.read(g.readFn(last.User), size)
 	g.extend(t, size)

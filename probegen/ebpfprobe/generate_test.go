@@ -109,6 +109,14 @@ var generateCases = []struct {
 		[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
 		zeroMask + "LdXMemDW dst: r3 src: r6 off: 256 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
 			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadUser\n" + faulted(0)},
+	{"a string constant, cut to MaxString with its NUL", arch.X86_64, Options{MaxString: 10},
+		[]probegen.ArgRead{{Name: "s", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "abcdefghijkl"}}},
+		zeroMask + "StMemW dst: r7 src: r0 off: 8 imm: 1684234849\nStMemW dst: r7 src: r0 off: 12 imm: 1751606885\n" +
+			"StMemB dst: r7 src: r0 off: 16 imm: 105\nStMemB dst: r7 src: r0 off: 17 imm: 0\n"},
+	{"an array s16[3]: its elements' bytes in one read", arch.ARM64, Options{},
+		[]probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg("x3", tracefs.Load{Offset: 16})}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 24 imm: 0\nAddImm dst: r3 imm: 16\n" +
+			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 6\nCall FnProbeReadKernel\n" + faulted(0)},
 	{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
 		[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
 		zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
@@ -161,9 +169,9 @@ func TestGenerateErrors(t *testing.T) {
 	}{
 		{"not readable here", []probegen.ArgRead{{Name: "x", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}}, Options{}, ErrUnreadable},
 		{"read by the kernel's BTF", []probegen.ArgRead{{Name: "f_mode", Type: s32, Loc: kernel}}, Options{}, ErrKernelOnly},
-		{"an array", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 4, Array: 3}), Loc: reg("di", tracefs.Load{})}}, Options{SkipUnreadable: true}, ErrUnsupported},
+		{"an array not through a load", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 4, Array: 3}), Loc: reg("di")}}, Options{SkipUnreadable: true}, ErrUnsupported},
+		{"an array of strings", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{String: true, Array: 3}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrUnsupported},
 		{"a global of a PIE without the probe's file offset", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{}, ErrUnsupported},
-		{"a string constant", []probegen.ArgRead{{Name: "s", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "hi"}}}, Options{}, ErrUnsupported},
 		{"a register outside pt_regs", []probegen.ArgRead{{Name: "r", Type: s32, Loc: reg("xmm0")}}, Options{}, ErrUnsupported},
 		{"an offset beyond 32 bits", []probegen.ArgRead{{Name: "o", Type: s32, Loc: reg("di", tracefs.Load{Offset: 1 << 40})}}, Options{}, ErrUnsupported},
 		{"65 arguments", many, Options{}, ErrTooMany},

@@ -32,7 +32,9 @@ type Field struct {
 	// Offset and Size are the field's bytes in the buffer. A scalar's
 	// field is 8 bytes holding its value as a little-endian 64-bit
 	// integer, sign-extended when Type.Signed (a bitfield extracted); a
-	// string's is Options.MaxString bytes, NUL-terminated when it fits.
+	// string's is Options.MaxString bytes, NUL-terminated when it fits;
+	// an array's (Type.Array) holds its elements as in memory, at least
+	// 8 bytes.
 	Offset, Size int
 	// String says the field holds a string.
 	String bool
@@ -54,6 +56,8 @@ func layoutOf(args []probegen.ArgRead, o Options) Layout {
 			f.String, f.Size = true, commSize
 		case a.Type.String:
 			f.String, f.Size = true, o.maxString()
+		case a.Type.Array > 0:
+			f.Size = max(8, a.Type.Array*elemSize(a.Type))
 		}
 		if a.Loc.Kind == probegen.LocUnreadable || a.Loc.Kind == probegen.LocKernel {
 			f.Unreadable = a.Loc.Reason
@@ -66,4 +70,13 @@ func layoutOf(args []probegen.ArgRead, o Options) Layout {
 	}
 	l.Size = off
 	return l
+}
+
+// elemSize is the bytes of one value of t: the kernel's default type is a
+// machine word.
+func elemSize(t probegen.CType) int {
+	if t.Size == 0 {
+		return 8
+	}
+	return t.Size
 }

@@ -36,6 +36,8 @@ func TestVerifierAccepts(t *testing.T) {
 		{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: 7}},
 		{Name: "g", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Address: 0x404040, Loads: []tracefs.Load{{}}}},
 		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+		{Name: "text", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "hello"}},
+		{Name: "arr", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg(r0, tracefs.Load{Offset: 16})},
 	}
 	pie := probegen.ArgRead{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}
 	probes := []probegen.Probe{
