@@ -25,6 +25,8 @@
 // function's entry or return (ResolveOptions.FProbe), and t: tracepoint
 // probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
 // members checked in the kernel's BTF.
+// modtext.go warns of kprobes in the last function of an x86-64 module's
+// text, whose registration oopses Linux 6.12.
 // diff.go compares one spec's resolutions in two builds (points by
 // function, inline chain and line text, arguments by fetch plan);
 // diffsuggest.go finds the old statement's line in the new build.

@@ -180,6 +180,9 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		}
 		notes = append(notes, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr))
 	}
+	if n, ok := lastTextNote(t, p); ok {
+		notes = append(notes, n)
+	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
 		notes = append(notes, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr)))
 	}

@@ -107,3 +107,40 @@ func TestGlobalNotMappingSymbol(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// TestLastModuleTextNote: a kprobe in the last function of an x86-64
+// module's text is noted when the zero padding to the end of the text's
+// pages is odd: registering it oopsed the 6.12 amd64 guest (can_optimize
+// decodes the padding and reads past the page). 6.12's cuse.ko ends its
+// text 1203 bytes before a page end; 6.1's, 1572 (even: no fault).
+func TestLastModuleTextNote(t *testing.T) {
+	mod := func(kernel, arch string) string {
+		ver, err := os.ReadFile(dwarftest.NeedCorpus(t, kernel+arch+"/version"))
+		rel := "6.1.0-56-cloud-" + arch
+		if kernel != "" {
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel = strings.TrimSpace(string(ver))
+		}
+		return dwarftest.NeedCorpus(t, filepath.Join(kernel+arch, "dbg/usr/lib/debug/lib/modules", rel, "kernel/fs/fuse/cuse.ko"))
+	}
+	for _, c := range []struct {
+		mod, spec string
+		note      bool
+	}{
+		{mod("6.12/", "amd64"), "cuse_process_init_reply.cold", true},
+		{mod("6.12/", "amd64"), "cuse_process_init_reply.cold+7", true},
+		{mod("6.12/", "amd64"), "cuse_process_init_reply", false},
+		{mod("", "amd64"), "cuse_process_init_reply.cold", false},
+		{mod("6.12/", "arm64"), "cuse_send_init", false},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{"-m", c.mod, "-D", c.spec}, &out, &errb); err != nil {
+			t.Fatalf("%s: %v\n%s", c.spec, err, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "the last function of the module's text"); got != c.note {
+			t.Errorf("%s -D %s: noted %v, want %v:\n%s", c.mod, c.spec, got, c.note, errb.String())
+		}
+	}
+}
