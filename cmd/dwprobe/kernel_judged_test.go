@@ -131,3 +131,49 @@ func recs0Loc(recs []qemutest.Record) string {
 	}
 	return recs[0].Loc
 }
+
+// TestQEMUJudgedGlobals612 boots the 6.12 arm64 kernel: a static global
+// whose only symbol (empty_fops.0) sits at an ARM mapping symbol's address
+// is read through that symbol (dwprobe), not through its C name (perf 6.12:
+// @empty_fops, which kallsyms does not list: refused). empty_fops.owner is
+// NULL.
+func TestQEMUJudgedGlobals612(t *testing.T) {
+	const arch = "6.12/arm64"
+	qemutest.NeedQEMU(t, arch)
+	defs := append([]string{"p:jp/fops do_dentry_open+0 owner=@empty_fops+0:x64"},
+		dwprobeDefs(t, "-k", dwarftest.NeedCorpus(t, arch+"/vmlinux"), "-D", "jd_fops=do_dentry_open empty_fops.owner")...)
+	t.Logf("definitions:\n%s", strings.Join(defs, "\n"))
+	g := qemutest.Boot(t, arch, defs, "cat /proc/version >/dev/null\n", nil)
+	if len(g.Rejected) != 1 || !strings.HasPrefix(g.Rejected[0], "p:jp/fops ") {
+		t.Errorf("rejected %q; want perf's @empty_fops only", g.Rejected)
+	}
+	recs := qemutest.FilterEvent(g.Trace, "probe/jd_fops")
+	if len(recs) == 0 || recs[0].Args["owner"] != "0x0" {
+		t.Errorf("jd_fops: %d records, first %q: want owner=0x0", len(recs), recs0Raw(recs))
+	}
+}
+
+// TestQEMULastTextEven61 boots the 6.1 amd64 kernel with a kprobe at
+// cuse_process_init_reply.cold+0, the last function of 6.1's cuse.ko text,
+// whose padding to the page end is even: taken, no oops, no note
+// (TestLastModuleTextNote).
+func TestQEMULastTextEven61(t *testing.T) {
+	const arch = "amd64"
+	qemutest.NeedQEMU(t, arch)
+	rel := qemutest.Release(t, arch)
+	dbg := dwarftest.NeedCorpus(t, arch+"/dbg/usr/lib/debug/lib/modules/"+rel+"/kernel/fs/fuse/cuse.ko")
+	defs := dwprobeDefs(t, "-m", dbg, "-D", "jd_cuse_cold=cuse_process_init_reply.cold")
+	extra := qemutest.Modules(t, arch, []string{"cuse"}, nil)
+	qemutest.GuestFiles(t, extra, map[string]string{qemutest.SetupPath: "set -e\nmodprobe cuse\n"})
+	g := qemutest.Boot(t, arch, defs, "true\n", extra)
+	if len(g.Rejected) != 0 || len(g.Listed) != 1 {
+		t.Errorf("rejected %q, listed %q", g.Rejected, g.Listed)
+	}
+}
+
+func recs0Raw(recs []qemutest.Record) string {
+	if len(recs) == 0 {
+		return ""
+	}
+	return recs[0].Raw
+}
