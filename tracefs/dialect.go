@@ -27,6 +27,26 @@ type Dialect struct {
 	types map[string]bool
 	// feats holds the Features the kernel has; nil leaves them unchecked.
 	feats map[Feature]bool
+	// built says why the kernel lacks a Feature its version has (its
+	// configuration), for messages.
+	built map[Feature]string
+}
+
+// Without is d less feature f, which the kernel's build lacks though its
+// version has it; why says how that is known, for messages.
+func (d Dialect) Without(f Feature, why string) Dialect {
+	feats, built := map[Feature]bool{}, map[Feature]string{f: why}
+	for k, v := range d.feats {
+		feats[k] = v
+	}
+	for k, v := range d.built {
+		if k != f {
+			built[k] = v
+		}
+	}
+	feats[f] = false
+	d.feats, d.built = feats, built
+	return d
 }
 
 // Feature is a part of the probe language that Linux 6.1 lacks and later
@@ -211,6 +231,13 @@ func ReadmeDialect(m elf.Machine, readme string) Dialect {
 // Has reports whether d's kernel has f (true if d does not know).
 func (d Dialect) Has(f Feature) bool { return d.feats == nil || d.feats[f] }
 
+// Lacks says why d's kernel lacks f, when its build (not its version) is
+// the reason.
+func (d Dialect) Lacks(f Feature) (why string, ok bool) {
+	why, ok = d.built[f]
+	return why, ok
+}
+
 // since is the version that added f, for messages.
 func since(f Feature) string {
 	for _, r := range Table {
@@ -293,6 +320,9 @@ func expandTypes(tok string, types map[string]bool) {
 func (d Dialect) Check(e Event) error {
 	if (e.Kind == FProbe || e.Kind == TProbe) && !d.Has(FProbeEvents) {
 		noun := map[Kind]string{FProbe: "an fprobe event", TProbe: "a tracepoint probe event"}[e.Kind]
+		if why, ok := d.built[FProbeEvents]; ok {
+			return &DefError{Pos: -1, Msg: fmt.Sprintf("%s:GROUP/EVENT is %s, which this kernel does not have: %s", string(e.Type), noun, why)}
+		}
 		return &DefError{Pos: -1, Msg: fmt.Sprintf("%s:GROUP/EVENT is %s, which %s does not have (%s added them)",
 			string(e.Type), noun, d.From, since(FProbeEvents))}
 	}

@@ -218,3 +218,23 @@ func TestParseRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestDialectWithout: a feature a kernel's build lacks is refused with
+// the build's reason; the dialect it came from is unchanged.
+func TestDialectWithout(t *testing.T) {
+	d612 := KernelDialect(elf.EM_AARCH64, 6, 12)
+	d := d612.Without(FProbeEvents, "built without CONFIG_FPROBE_EVENTS")
+	ev, err := ParseDynamic("t:g/e sched_switch prev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Check(ev); err == nil || !strings.Contains(err.Error(), "which this kernel does not have: built without CONFIG_FPROBE_EVENTS") {
+		t.Errorf("Check: %v", err)
+	}
+	if why, ok := d.Lacks(FProbeEvents); !ok || d.Has(FProbeEvents) || !d.Has(BTFArgs) || why == "" {
+		t.Errorf("Lacks %q %v, Has %v", why, ok, d.Has(FProbeEvents))
+	}
+	if _, ok := d612.Lacks(FProbeEvents); ok || !d612.Has(FProbeEvents) {
+		t.Error("Without changed the dialect it was made from")
+	}
+}
