@@ -25,6 +25,19 @@ func lastTextNote(t *dwarfres.File, p point) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	nt, known := t.Notrace(p.addr)
+	switch {
+	case known && nt:
+		// The kernel refuses it first (within_notrace_func), as the
+		// notrace note says: configfs_exit, last in configfs.ko.
+		return "", false
+	case known && p.addr-sym.Start <= 4 && !strings.Contains(sym.Name, ".cold"):
+		// At the ftrace call site (after endbr64): an ftrace-based
+		// kprobe, which is never optimized. (Notrace judges a .cold
+		// part by its base name, as the kernel does; the part itself
+		// has no call site.)
+		return "", false
+	}
 	var last *elf.Section
 	end := uint64(0)
 	for _, s := range t.ELF.Sections {

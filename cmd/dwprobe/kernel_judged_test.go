@@ -156,8 +156,11 @@ func TestQEMUJudgedGlobals612(t *testing.T) {
 // TestQEMULastTextEven61 boots the 6.1 amd64 kernel with a kprobe at
 // cuse_process_init_reply.cold+0, the last function of 6.1's cuse.ko text,
 // whose padding to the page end is even: taken, no oops, no note
-// (TestLastModuleTextNote).
+// (TestLastModuleTextNote). And the 6.12 amd64 kernel with one at
+// configfs_exit, last in configfs.ko with odd padding but notrace: refused
+// before it is registered, no oops, no note.
 func TestQEMULastTextEven61(t *testing.T) {
+	t.Run("6.12 notrace", testLastTextNotrace612)
 	const arch = "amd64"
 	qemutest.NeedQEMU(t, arch)
 	rel := qemutest.Release(t, arch)
@@ -176,4 +179,18 @@ func recs0Raw(recs []qemutest.Record) string {
 		return ""
 	}
 	return recs[0].Raw
+}
+
+func testLastTextNotrace612(t *testing.T) {
+	const arch = "6.12/amd64"
+	qemutest.NeedQEMU(t, arch)
+	rel := qemutest.Release(t, arch)
+	dbg := dwarftest.NeedCorpus(t, arch+"/dbg/usr/lib/debug/lib/modules/"+rel+"/kernel/fs/configfs/configfs.ko")
+	defs := append(dwprobeDefs(t, "-m", dbg, "-D", "jd_cfs_exit=configfs_exit"), "p:jd/cfs_ok configfs:configfs_init_fs_context")
+	extra := qemutest.Modules(t, arch, []string{"configfs"}, nil)
+	qemutest.GuestFiles(t, extra, map[string]string{qemutest.SetupPath: "set -e\nmodprobe configfs\n"})
+	g := qemutest.Boot(t, arch, defs, "true\n", extra)
+	if len(g.Rejected) != 1 || !strings.HasPrefix(g.Rejected[0], "p:probe/jd_cfs_exit ") || len(g.Listed) != 1 {
+		t.Errorf("rejected %q, listed %q: want configfs_exit refused (notrace), the other taken", g.Rejected, g.Listed)
+	}
 }
