@@ -218,7 +218,8 @@ func (lt *lineTable) fileOf(r lineRow) string {
 }
 
 // stmtRowAt is perf's cu_getsrc_die: the first statement row among those
-// at the highest address not above addr, or -1.
+// at the highest address not above addr, or -1; unlike perf, never an end
+// of sequence.
 func (lt *lineTable) stmtRowAt(addr uint64) int {
 	rows := lt.rows
 	if len(rows) == 0 {
@@ -246,7 +247,11 @@ func (lt *lineTable) stmtRowAt(addr uint64) int {
 		if rows[l].Addr > addr {
 			return -1
 		}
-		if rows[l].Stmt {
+		// An end of sequence is the address after the sequence's last
+		// instruction and describes none: at a section's first byte (a
+		// .cold part starting right after the previous section's code)
+		// the row is the next sequence's (perf takes the line before).
+		if rows[l].Stmt && !rows[l].EndSeq {
 			return l
 		}
 	}

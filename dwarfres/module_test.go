@@ -88,3 +88,46 @@ func TestRelocPagesDropped(t *testing.T) {
 		t.Error(".rela.debug_info reads back changed after its pages were dropped")
 	}
 }
+
+// TestInlineOwnParamByViews: at each inlined ovl_dentry_upper in 6.12's
+// overlay.ko, dentry is the instance's own parameter, never the caller's
+// variable of that name (ovl_nlink_end inlines it through
+// ovl_cleanup_index, whose dentry is in the same register). At
+// ovl_nlink_end and ovl_path_type its location list holds only at GCC
+// location views of the instance's entry ([X, X) views 2-5): readable
+// there, where perf (no views) finds none.
+func TestInlineOwnParamByViews(t *testing.T) {
+	for _, arch := range []string{"amd64", "arm64"} {
+		ver, err := os.ReadFile(dwarftest.NeedCorpus(t, "6.12/"+arch+"/version"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := dwarftest.NeedCorpus(t, filepath.Join("6.12", arch, "dbg/usr/lib/debug/lib/modules", string(bytes.TrimSpace(ver)), "kernel/fs/overlayfs/overlay.ko"))
+		f, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := f.FindProbes(Query{Function: exactName("ovl_dentry_upper")})
+		if err != nil || len(ps) < 3 {
+			t.Fatalf("%s: FindProbes(ovl_dentry_upper) = %d probes, %v", arch, len(ps), err)
+		}
+		byViews := map[string]bool{}
+		for _, pr := range ps {
+			b, err := pr.Scope.bind()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := b.Lookup("dentry")
+			if !ok || v.t != b.t || v.i <= b.sc || v.i >= b.t.end(b.sc) {
+				t.Errorf("%s: at %s: dentry is not the instance's own DIE (%v)", arch, pr.Func, ok)
+				continue
+			}
+			if _, err := b.Location(v); err == nil && (pr.Func == "ovl_nlink_end" || pr.Func == "ovl_path_type") {
+				byViews[pr.Func] = true
+			}
+		}
+		if !byViews["ovl_nlink_end"] || !byViews["ovl_path_type"] {
+			t.Errorf("%s: dentry read through location views at %v; want ovl_nlink_end and ovl_path_type", arch, byViews)
+		}
+	}
+}

@@ -42,6 +42,9 @@ func (e *argEnv) dialect() tracefs.Dialect {
 			if major, minor, ok := e.f.KernelVersion(); ok {
 				d = tracefs.KernelDialect(e.m, major, minor)
 			}
+			if d.Has(tracefs.FProbeEvents) && noFProbeEvents(e.f) {
+				d = d.Without(tracefs.FProbeEvents, "it is built without CONFIG_FPROBE_EVENTS (its symbols have no trace_fprobe_create)")
+			}
 		}
 		e.dial = &d
 	}

@@ -33,6 +33,8 @@
 // argument is read there (ArgRead: its C type and a Location, location.go,
 // the definition's fetcharg as a plan of register, address and loads);
 // notes are typed (notes.go).
+// modtext.go warns of kprobes in the last function of an x86-64 module's
+// text, whose registration oopses Linux 6.12.
 // diff.go compares one spec's resolutions in two builds (points by
 // function, inline chain and line text, arguments by fetch plan);
 // diffsuggest.go finds the old statement's line in the new build.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -21,6 +22,9 @@ import (
 // slots are the arguments of each definition, as setArgs rendered them.
 func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) error {
 	d := e.dialect()
+	if why, ok := d.Lacks(tracefs.FProbeEvents); ok {
+		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("this kernel has no fprobe events: %s", why)}
+	}
 	if !d.Has(tracefs.FProbeEvents) {
 		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("%s has no fprobe events (Linux 6.5 added them)", d.From)}
 	}
@@ -118,4 +122,17 @@ func btfArgs(f *tracefs.Event, slots []argSlot, args []Arg) {
 			f.Args[j].Fetch = x
 		}
 	}
+}
+
+// noFProbeEvents tells whether the vmlinux f is built without fprobe and
+// tracepoint probe events: its symbols lack trace_fprobe.c's, though it
+// has a symbol table (Debian's 6.12 arm64 kernel: arm64 has no rethook
+// before 6.15, so no CONFIG_FPROBE; it refuses f: and t: with EINVAL). A
+// module answers for no kernel.
+func noFProbeEvents(f *dwarfres.File) bool {
+	if !f.IsKernel() {
+		return false
+	}
+	st := f.Symbols()
+	return len(st.Lookup("vfs_read")) > 0 && len(st.Lookup("trace_fprobe_create")) == 0
 }

@@ -36,9 +36,12 @@ const (
 	// NoteGlobal: how a global variable is read may surprise (a copy
 	// relocation, kallsyms without data symbols, a module-local symbol).
 	NoteGlobal
+	// NoteUnsafe: registering the probe crashes kernels of a known bug
+	// (modtext.go: the last function of an x86-64 module's text).
+	NoteUnsafe
 )
 
-var noteKindNames = [...]string{NoteOther: "other", NoteNotrace: "notrace", NoteInitText: "init-text", NoteNotUnique: "not-unique", NotePrologue: "prologue", NoteNearest: "nearest", NoteOverload: "overload", NoteSymbolsOnly: "symbols-only", NoteArgFilled: "arg-filled", NoteArgSkipped: "arg-skipped", NoteGlobal: "global"}
+var noteKindNames = [...]string{NoteOther: "other", NoteNotrace: "notrace", NoteInitText: "init-text", NoteNotUnique: "not-unique", NotePrologue: "prologue", NoteNearest: "nearest", NoteOverload: "overload", NoteSymbolsOnly: "symbols-only", NoteArgFilled: "arg-filled", NoteArgSkipped: "arg-skipped", NoteGlobal: "global", NoteUnsafe: "unsafe"}
 
 func (k NoteKind) String() string { return enumName(noteKindNames[:], k, "NoteKind") }
 

@@ -202,6 +202,9 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		}
 		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr)})
 	}
+	if n, ok := lastTextNote(t, p); ok {
+		notes = append(notes, Note{NoteUnsafe, n})
+	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
 		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr))})
 	}
@@ -391,11 +394,52 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 	if err != nil || !ok {
 		return nil, err
 	}
+	if (alt.Line != 0 || alt.Offset != 0) && !p.lineGiven() {
+		return symbolPart(t, q, p)
+	}
 	q.Function, q.File = lazymatch.ExactName(alt.Function), alt.File
 	q.Line += alt.Line
 	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
 	return t.FindProbes(q)
+}
+
+// symbolPart probes a symbol that names a part of a function (gcc's
+// FUNC.cold, in another section) at the symbol plus p's offset, as the
+// function's own code at that address. perf maps the symbol to a source
+// line and probes that line's addresses instead: code of other functions
+// when the line is shared, or one of the section before when the symbol
+// starts where the previous section's line sequence ends (cuse.ko's
+// cuse_process_init_reply.cold gave cuse_exit+28).
+func symbolPart(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe, error) {
+	sym := t.Symbols().Lookup(p.Function)[0]
+	if p.Offset >= sym.End-sym.Start && p.Offset > 0 {
+		return nil, fmt.Errorf("offset %d is bigger than the size of %s (%d) %w", p.Offset, sym.Name, sym.End-sym.Start, dwarfres.ErrOutOfRange)
+	}
+	want := sym.Start + p.Offset
+	fd, ok, err := t.FuncAt(want)
+	if err != nil || !ok {
+		return nil, err
+	}
+	q.Function, q.File, q.Line, q.HasLine = lazymatch.ExactName(fd.Name), fd.File, 0, false
+	q.NoInlines, q.SkipPrologue, q.Offset = true, false, 0
+	entries, err := t.FindProbes(q)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		q.Offset = want - e.Addr
+		ps, err := t.FindProbes(q)
+		if err != nil {
+			continue
+		}
+		for _, pr := range ps {
+			if pr.Addr == want {
+				return []dwarfres.Probe{pr}, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // symbolAlias is the DWARF point of the symbol named fn, for a name DWARF

@@ -27,6 +27,26 @@ type Dialect struct {
 	types map[string]bool
 	// feats holds the Features the kernel has; nil leaves them unchecked.
 	feats map[Feature]bool
+	// built says why the kernel lacks a Feature its version has (its
+	// configuration), for messages.
+	built map[Feature]string
+}
+
+// Without is d less feature f, which the kernel's build lacks though its
+// version has it; why says how that is known, for messages.
+func (d Dialect) Without(f Feature, why string) Dialect {
+	feats, built := map[Feature]bool{}, map[Feature]string{f: why}
+	for k, v := range d.feats {
+		feats[k] = v
+	}
+	for k, v := range d.built {
+		if k != f {
+			built[k] = v
+		}
+	}
+	feats[f] = false
+	d.feats, d.built = feats, built
+	return d
 }
 
 // Feature is a part of the probe language that Linux 6.1 lacks and later
@@ -45,6 +65,10 @@ const (
 	// ReturnArgs: $argN (and BTF names) on return probes, read at the
 	// entry and kept until the return.
 	ReturnArgs
+	// SharedTracepoints: several t: events on one tracepoint. Before, each
+	// registered the tracepoint's stub with the same data, so the second
+	// got EEXIST from tracepoint.c's func_add, with no error_log entry.
+	SharedTracepoints
 )
 
 // String names f for messages.
@@ -65,7 +89,7 @@ type Row struct {
 	Type    string  // the fetch type, or "" for a Feature
 	Feature Feature // the feature, or 0 for a type
 	Since   [2]int  // major, minor
-	Readme  string  // the README's text for it
+	Readme  string  // the README's text for it; "": none (FS.Dialect asks the version)
 	Source  string
 }
 
@@ -89,6 +113,8 @@ var Table = []Row{
 	{What: "$argN on return probes", Feature: ReturnArgs, Since: [2]int{6, 9},
 		Readme: "kernel return probes support: $retval, $arg<N>",
 		Source: "25f00e40ce79 \"tracing/probes: Support $argN in return probe (kprobe and fprobe)\" (probes-v6.9); 6.12 readme_msg, trace_probe.c parse_probe_vars FETCH_OP_EDATA"},
+	{What: "several t: events on one tracepoint", Feature: SharedTracepoints, Since: [2]int{6, 15},
+		Source: "\"tracing: tprobe-events: Support multiple tprobes on the same tracepoint\" (probes-v6.15: a refcounted tracepoint_user); 6.12 trace_fprobe.c __regsiter_tracepoint_fprobe registers tpoint->probestub with NULL data per event. No README text: a running kernel's version says"},
 	{What: "%pd", Type: "%pd", Since: [2]int{6, 10}, Readme: "%pd",
 		Source: "d9b15224dd8f \"tracing/probes: support '%pd' type for print struct dentry's name\" (v6.10-rc1); 6.12 readme_msg"},
 	{What: "%pD", Type: "%pD", Since: [2]int{6, 10}, Readme: "%pD",
@@ -141,13 +167,51 @@ func HostDialect() Dialect {
 }
 
 // Dialect is the running kernel's dialect: the types its README lists and
-// the registers of the host's machine (the running kernel's).
+// the registers of the host's machine (the running kernel's). The features
+// no README line tells are the kernel version's (KernelVersion), or taken
+// as had when it is unknown.
 func (t *FS) Dialect() Dialect {
 	d := HostDialect()
 	if b, err := os.ReadFile(filepath.Join(t.root, "README")); err == nil {
 		d = ReadmeDialect(d.Machine, string(b))
+		major, minor, ok := t.KernelVersion()
+		for _, r := range Table {
+			if r.Feature != 0 && r.Readme == "" {
+				d.feats[r.Feature] = !ok || major > r.Since[0] || major == r.Since[0] && minor >= r.Since[1]
+			}
+		}
 	}
 	return d
+}
+
+// KernelVersion is the version of the kernel t belongs to: the one
+// SetKernelVersion gave, else the running kernel's
+// (/proc/sys/kernel/osrelease).
+func (t *FS) KernelVersion() (major, minor int, ok bool) {
+	if t.version != [2]int{} {
+		return t.version[0], t.version[1], true
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return 0, 0, false
+	}
+	return parseRelease(string(b))
+}
+
+// SetKernelVersion says which kernel t belongs to, for a tracefs that is
+// not the running kernel's (a test's directory playing one).
+func (t *FS) SetKernelVersion(major, minor int) { t.version = [2]int{major, minor} }
+
+// parseRelease reads MAJOR.MINOR from a release ("6.12.118+deb13-cloud-amd64").
+func parseRelease(rel string) (major, minor int, ok bool) {
+	f := strings.SplitN(strings.TrimSpace(rel), ".", 3)
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	digits := len(f[1]) - len(strings.TrimLeft(f[1], "0123456789"))
+	major, err1 := strconv.Atoi(f[0])
+	minor, err2 := strconv.Atoi(f[1][:digits])
+	return major, minor, err1 == nil && err2 == nil
 }
 
 // ReadmeDialect is the dialect a tracefs README describes (the running
@@ -157,7 +221,7 @@ func ReadmeDialect(m elf.Machine, readme string) Dialect {
 	d := Dialect{Machine: m, From: "the running kernel's README", types: readmeTypes(readme), feats: map[Feature]bool{}}
 	flat := strings.Join(strings.Fields(readme), " ")
 	for _, r := range Table {
-		if r.Feature != 0 && strings.Contains(flat, r.Readme) {
+		if r.Feature != 0 && r.Readme != "" && strings.Contains(flat, r.Readme) {
 			d.feats[r.Feature] = true
 		}
 	}
@@ -166,6 +230,13 @@ func ReadmeDialect(m elf.Machine, readme string) Dialect {
 
 // Has reports whether d's kernel has f (true if d does not know).
 func (d Dialect) Has(f Feature) bool { return d.feats == nil || d.feats[f] }
+
+// Lacks says why d's kernel lacks f, when its build (not its version) is
+// the reason.
+func (d Dialect) Lacks(f Feature) (why string, ok bool) {
+	why, ok = d.built[f]
+	return why, ok
+}
 
 // since is the version that added f, for messages.
 func since(f Feature) string {
@@ -249,6 +320,9 @@ func expandTypes(tok string, types map[string]bool) {
 func (d Dialect) Check(e Event) error {
 	if (e.Kind == FProbe || e.Kind == TProbe) && !d.Has(FProbeEvents) {
 		noun := map[Kind]string{FProbe: "an fprobe event", TProbe: "a tracepoint probe event"}[e.Kind]
+		if why, ok := d.built[FProbeEvents]; ok {
+			return &DefError{Pos: -1, Msg: fmt.Sprintf("%s:GROUP/EVENT is %s, which this kernel does not have: %s", string(e.Type), noun, why)}
+		}
 		return &DefError{Pos: -1, Msg: fmt.Sprintf("%s:GROUP/EVENT is %s, which %s does not have (%s added them)",
 			string(e.Type), noun, d.From, since(FProbeEvents))}
 	}

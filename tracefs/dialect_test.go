@@ -107,7 +107,7 @@ func TestTableVersions(t *testing.T) {
 		if minor > 1 && has(KernelDialect(elf.EM_X86_64, major, minor-1), r) {
 			t.Errorf("%s: in Linux %d.%d, before it was added", r.What, major, minor-1)
 		}
-		if r.Source == "" || r.Readme == "" {
+		if r.Source == "" || r.Readme == "" && r.Feature == 0 {
 			t.Errorf("%s: no source or README text", r.What)
 		}
 	}
@@ -204,5 +204,37 @@ func TestDialectFeatures(t *testing.T) {
 		case c.msg != "" && (err == nil || !strings.Contains(err.Error(), c.msg)):
 			t.Errorf("%s: %q = %v, want %q", c.d.From, c.def, err, c.msg)
 		}
+	}
+}
+
+// TestParseRelease: the version of a kernel release string.
+func TestParseRelease(t *testing.T) {
+	for rel, want := range map[string][3]int{
+		"6.12.118+deb13-cloud-amd64\n": {6, 12, 1}, "6.15-rc1": {6, 15, 1}, "6.18.0": {6, 18, 1}, "5.4": {5, 4, 1}, "6": {0, 0, 0}, "x.y": {0, 0, 0},
+	} {
+		major, minor, ok := parseRelease(rel)
+		if ok != (want[2] == 1) || ok && (major != want[0] || minor != want[1]) {
+			t.Errorf("parseRelease(%q) = %d.%d %v, want %v", rel, major, minor, ok, want)
+		}
+	}
+}
+
+// TestDialectWithout: a feature a kernel's build lacks is refused with
+// the build's reason; the dialect it came from is unchanged.
+func TestDialectWithout(t *testing.T) {
+	d612 := KernelDialect(elf.EM_AARCH64, 6, 12)
+	d := d612.Without(FProbeEvents, "built without CONFIG_FPROBE_EVENTS")
+	ev, err := ParseDynamic("t:g/e sched_switch prev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Check(ev); err == nil || !strings.Contains(err.Error(), "which this kernel does not have: built without CONFIG_FPROBE_EVENTS") {
+		t.Errorf("Check: %v", err)
+	}
+	if why, ok := d.Lacks(FProbeEvents); !ok || d.Has(FProbeEvents) || !d.Has(BTFArgs) || why == "" {
+		t.Errorf("Lacks %q %v, Has %v", why, ok, d.Has(FProbeEvents))
+	}
+	if _, ok := d612.Lacks(FProbeEvents); ok || !d612.Has(FProbeEvents) {
+		t.Error("Without changed the dialect it was made from")
 	}
 }

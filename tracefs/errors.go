@@ -46,6 +46,11 @@ var (
 	// was written. Callers pick another name (perf probe -f) and retry.
 	ErrEventExists = errors.New("event already exists")
 
+	// ErrTracepointTaken reports a t: event on a tracepoint that another
+	// t: event probes, on a kernel that takes one per tracepoint (before
+	// 6.15). Nothing was written.
+	ErrTracepointTaken = errors.New("tracepoint already probed")
+
 	// ErrNoMatch reports that Delete matched no event.
 	ErrNoMatch = errors.New("no event matched")
 
@@ -179,6 +184,23 @@ func (e *WriteError) Is(target error) bool {
 	}
 	return false
 }
+
+// TracepointTakenError reports that tracepoint probe definition Index of a
+// batch is on a tracepoint another t: event (By, GROUP/EVENT) probes, which
+// a kernel before 6.15 refuses (SharedTracepoints); nothing of the batch
+// was written.
+type TracepointTakenError struct {
+	Index          int
+	Group, Name    string
+	Tracepoint, By string
+}
+
+func (e *TracepointTakenError) Error() string {
+	return fmt.Sprintf("tprobe definition %d: %s/%s: %v: %s by %s", e.Index, e.Group, e.Name, ErrTracepointTaken, e.Tracepoint, e.By)
+}
+
+// Unwrap makes errors.Is(err, ErrTracepointTaken) hold.
+func (e *TracepointTakenError) Unwrap() error { return ErrTracepointTaken }
 
 // ExistsError reports that definition Index of a batch names an event that
 // is already there; nothing of the batch was written.

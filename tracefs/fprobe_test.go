@@ -112,3 +112,50 @@ func TestFProbeBatchRollback(t *testing.T) {
 		t.Errorf("writes %q, want them to end with %q", writes, want)
 	}
 }
+
+// TestTProbeOnePerTracepoint: 6.12 takes one t: event per tracepoint and
+// refuses a second with EEXIST and no error_log entry, so the batch is
+// refused before anything is written, whether the first is listed or in
+// the batch; from 6.15 on both are written.
+func TestTProbeOnePerTracepoint(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		before []string // added first
+		batch  []string
+		minor  int
+		want   string // the error's By; "" for none
+	}{
+		{"listed", []string{"t:dwt/switch sched_switch prev"}, []string{"p:dwk/r vfs_read", "t:dwt/switch2 sched_switch next"}, 12, "dwt/switch"},
+		{"in the batch", nil, []string{"t:dwt/a sched_switch prev", "t:dwt/b sched_switch next"}, 12, "dwt/a"},
+		{"other tracepoints", []string{"t:dwt/switch sched_switch prev"}, []string{"t:dwt/wake sched_wakeup p"}, 12, ""},
+		{"6.15", []string{"t:dwt/switch sched_switch prev"}, []string{"t:dwt/switch2 sched_switch next"}, 15, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fsys, k := tracefstest.New(t)
+			if err := os.WriteFile(filepath.Join(k.Root, "README"), []byte(tracefstest.README612), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fsys.SetKernelVersion(6, c.minor)
+			if c.minor >= 15 {
+				k.SharedTracepoints = true
+			}
+			if _, err := fsys.Add(parseAll(t, c.before)); err != nil && c.before != nil {
+				t.Fatal(err)
+			}
+			k.Writes()
+			_, err := fsys.Add(parseAll(t, c.batch))
+			var taken *tracefs.TracepointTakenError
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want == "":
+				return
+			case !errors.As(err, &taken) || taken.By != c.want || !errors.Is(err, tracefs.ErrTracepointTaken):
+				t.Fatalf("err = %v; want a TracepointTakenError by %s", err, c.want)
+			}
+			if w := k.Writes(); len(w) != 0 {
+				t.Errorf("wrote %q before refusing", w)
+			}
+		})
+	}
+}

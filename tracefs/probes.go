@@ -167,6 +167,9 @@ func (t *FS) AddBatch(ctx context.Context, spec Batch) ([]Event, error) {
 			return nil, &ExistsError{Kind: ev.Kind, Index: b.at[id], Group: ev.Group, Name: ev.Name}
 		}
 	}
+	if err := t.tracepointsFree(b.evs, listed[TProbe]); err != nil {
+		return nil, err
+	}
 	j, err := t.writeJournal(b.evs)
 	if err != nil {
 		return nil, err
@@ -518,4 +521,35 @@ func (t *FS) lockedList(ctx context.Context, kind Kind, path string) ([]Event, f
 		return nil, nil, err
 	}
 	return listed, unlock, nil
+}
+
+// tracepointsFree refuses a t: event of evs on a tracepoint that a listed
+// t: event, or an earlier one of evs, already probes, where the kernel
+// takes one event per tracepoint (it refuses the second with EEXIST and no
+// error_log entry).
+func (t *FS) tracepointsFree(evs, listed []Event) error {
+	owner := map[string]string{}
+	for _, e := range listed {
+		owner[e.Target] = e.Group + "/" + e.Name
+	}
+	checked := false
+	for i, ev := range evs {
+		if ev.Kind != TProbe {
+			continue
+		}
+		id := ev.Group + "/" + ev.Name
+		by, ok := owner[ev.Target]
+		if !ok || by == id {
+			owner[ev.Target] = id
+			continue
+		}
+		if !checked {
+			if d := t.Dialect(); d.Has(SharedTracepoints) {
+				return nil
+			}
+			checked = true
+		}
+		return &TracepointTakenError{Index: i, Group: ev.Group, Name: ev.Name, Tracepoint: ev.Target, By: by}
+	}
+	return nil
 }

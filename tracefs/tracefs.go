@@ -29,6 +29,7 @@ type FS struct {
 	root     string
 	lockPath string
 	hooks    Hooks
+	version  [2]int // SetKernelVersion's; zero: the running kernel's
 
 	// writeFile performs one open(2) of path with O_WRONLY|flag and one
 	// write(2) of data. Tests replace it to play the kernel's part.

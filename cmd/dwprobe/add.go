@@ -283,6 +283,11 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 		id := exists.Group + ":" + exists.Name
 		return errorWith(tracefs.ErrEventExists, "%s: event %s already exists; nothing was added (delete it with -d %s, or rename the event)", where(exists.Index), id, id)
 	}
+	var taken *tracefs.TracepointTakenError
+	if errors.As(err, &taken) {
+		by := strings.Replace(taken.By, "/", ":", 1)
+		return errorWith(tracefs.ErrTracepointTaken, "%s: tracepoint %s already has the probe event %s, and this kernel (before Linux 6.15) takes one per tracepoint; nothing was added (put the arguments in one event, or delete %s with -d %s)", where(taken.Index), taken.Tracepoint, by, by, by)
+	}
 	var stopped *tracefs.StoppedError
 	if errors.As(err, &stopped) {
 		return stoppedErr(stopped)

@@ -259,6 +259,11 @@ func TestExitCodes(t *testing.T) {
 	if got := exitCode(refused); got != exitKernel {
 		t.Errorf("%v: exit %d, want %d", refused, got, exitKernel)
 	}
+	taken := addErr(&tracefs.TracepointTakenError{Index: 1, Group: "dwt", Name: "b", Tracepoint: "sched_switch", By: "dwt/a"},
+		io.Discard, func(int) string { return "definition 2" })
+	if got, want := taken.Error(), "definition 2: tracepoint sched_switch already has the probe event dwt:a, and this kernel (before Linux 6.15) takes one per tracepoint; nothing was added (put the arguments in one event, or delete dwt:a with -d dwt:a)"; got != want || exitCode(taken) != exitKernel {
+		t.Errorf("a tracepoint taken: %q, exit %d\nwant %q, exit %d", got, exitCode(taken), want, exitKernel)
+	}
 	if got := exitCode(errors.New("other")); got != exitFailure {
 		t.Errorf("an unclassified error: exit %d, want %d", got, exitFailure)
 	}

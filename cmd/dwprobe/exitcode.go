@@ -85,7 +85,7 @@ func exitCode(err error) int {
 
 func isKernelErr(err error) bool {
 	return isAny(err, tracefs.ErrNotMounted, tracefs.ErrPermission, tracefs.ErrNotSupported,
-		tracefs.ErrRejected, tracefs.ErrEventExists, tracefs.ErrNoMatch, tracefs.ErrNoEvent,
+		tracefs.ErrRejected, tracefs.ErrEventExists, tracefs.ErrTracepointTaken, tracefs.ErrNoMatch, tracefs.ErrNoEvent,
 		tracefs.ErrBadListing)
 }
 

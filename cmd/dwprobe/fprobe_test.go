@@ -57,6 +57,23 @@ func TestApplyFProbe(t *testing.T) {
 	}
 }
 
+// TestFProbeBuiltWithout: Debian's 6.12 arm64 kernel is built without
+// fprobe events (no trace_fprobe_create; its booted guest refuses f: and
+// t:, TestQEMUFProbe612Arm64): --fprobe and t: specs are refused offline
+// with the reason, what it does take is written.
+func TestFProbeBuiltWithout(t *testing.T) {
+	v := dwarftest.NeedCorpus(t, "6.12/arm64/vmlinux")
+	for _, args := range [][]string{{"--fprobe", "-D", "vfs_read count"}, {"-D", "t:sched_switch prev"}} {
+		_, _, err := dw(append([]string{"-k", v}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "built without CONFIG_FPROBE_EVENTS") {
+			t.Errorf("arm64 6.12 %q: %v", args, err)
+		}
+	}
+	if out, _, err := dw("-k", v, "-D", "vfs_read%return $arg1 $arg3"); err != nil || out != "r:probe/vfs_read__return vfs_read+0 $arg1 $arg3\n" {
+		t.Errorf("arm64 6.12 $argN on %%return: %q, %v", out, err)
+	}
+}
+
 // TestDialect612Offline: -D on the 6.12 vmlinux, without root, writes
 // what 6.12 takes and 6.1 does not, and refuses it on 6.1 with the
 // version that added it.

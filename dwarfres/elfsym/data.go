@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"bytes"
 	"debug/elf"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -20,7 +21,7 @@ func (im *Image) DataSymbol(addr uint64, prefer string) (name string, start uint
 			return
 		}
 		n := elfobj.StrAt(strtab, s.Name)
-		if len(n) == 0 || addr < s.Value || addr >= s.Value+max(s.Size, 1) {
+		if len(n) == 0 || isMappingSymbol(n) || addr < s.Value || addr >= s.Value+max(s.Size, 1) {
 			return
 		}
 		switch {
@@ -115,4 +116,12 @@ func (im *Image) ExportedData(name string) bool {
 		}
 	})
 	return found
+}
+
+// isMappingSymbol is the kernel's is_mapping_symbol
+// (include/linux/module_symbol.h): names kallsyms never lists, such as
+// arm64's $d and $x, which mark where data or code starts in a section
+// and sit at the same address as the symbol that names the object.
+func isMappingSymbol(n []byte) bool {
+	return len(n) > 0 && n[0] == '$' || bytes.HasPrefix(n, []byte(".L")) || bytes.HasPrefix(n, []byte("L0"))
 }

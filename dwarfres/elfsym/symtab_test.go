@@ -79,3 +79,17 @@ func TestNamedTable(t *testing.T) {
 		o.Close()
 	}
 }
+
+// TestMappingSymbol pins the kernel's is_mapping_symbol: arm64 6.12's
+// $d at empty_fops.0's address named the global @$d+0, which kallsyms
+// never lists.
+func TestMappingSymbol(t *testing.T) {
+	for n, want := range map[string]bool{
+		"$d": true, "$x": true, "$d.12": true, ".Ltmp3": true, "L0": true,
+		"empty_fops.0": false, "jiffies": false, "L1_cache": false, "": false, "d$": false,
+	} {
+		if got := isMappingSymbol([]byte(n)); got != want {
+			t.Errorf("isMappingSymbol(%q) = %v, want %v", n, got, want)
+		}
+	}
+}

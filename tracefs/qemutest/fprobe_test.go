@@ -30,8 +30,8 @@ var fprobeDefs = []string{
 // with --fprobe, an fprobe reading parameters by their BTF names; a
 // tracepoint probe reading a member string; the kretprobe
 // reading $arg1 and $arg3.
-func emitted612(t *testing.T) []string {
-	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+func emitted612(t *testing.T, arch string) []string {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "6.12/"+arch+"/vmlinux"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,11 @@ func emitted612(t *testing.T) []string {
 	}{
 		{"dwe:read_fp=vfs_read count file->f_mode", true},
 		{"dwe:read_ret2=vfs_read%return $arg1 $arg3 $retval", false},
+		// $stackN at the entry, from an fprobe and from a kprobe, on
+		// vfs_write: a return probe's hook (on vfs_read) replaces the
+		// return address at the entry, $stack0, with its trampoline.
+		{"dwe:write_fstk=vfs_write count $stack0 $stack1", true},
+		{"dwe:write_kstk=vfs_write count $stack0 $stack1", false},
 	} {
 		spec, err := probegen.ParseSpec(c.spec)
 		if err != nil {
@@ -69,17 +74,66 @@ func emitted612(t *testing.T) []string {
 // first against the dialect of 6.12 (accepted) and 6.1 (refused), and the
 // definitions dwprobe emits (emitted612), and checks the values traced
 // for dd's 7-byte read and every context switch.
-func TestQEMUFProbe612(t *testing.T) {
-	defs := append(append([]string(nil), fprobeDefs...), emitted612(t)...)
+func TestQEMUFProbe612(t *testing.T) { testFProbe612(t, "amd64", elf.EM_X86_64) }
+
+// TestQEMUFProbe612Arm64 boots the 6.12 arm64 kernel with fprobeDefs:
+// Debian builds it without fprobes (CONFIG_FPROBE needs rethook, which
+// arm64 lacks in 6.12), so it refuses every f: and t: line, as the
+// dialect dwprobe reads from its vmlinux says offline; the kretprobe's
+// $arg1 and $arg3 trace dd's 7-byte read.
+func TestQEMUFProbe612Arm64(t *testing.T) {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "6.12/arm64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d := probegen.KernelDialect(f)
 	for _, def := range fprobeDefs {
 		ev, err := tracefs.ParseDynamic(def)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tracefs.KernelDialect(elf.EM_X86_64, 6, 12).Check(ev); err != nil {
+		if err := d.Check(ev); (err == nil) != (ev.Kind == tracefs.KProbe) {
+			t.Errorf("the arm64 6.12 vmlinux's dialect on %q: %v", def, err)
+		}
+	}
+	g := Boot(t, "6.12/arm64", fprobeDefs, "dd if=/proc/version of=/dev/null bs=7 count=1\n", nil)
+	var refused []string
+	for _, r := range g.Rejected {
+		if !strings.Contains(r, "Invalid argument") {
+			t.Errorf("refused otherwise: %s", r)
+		}
+		refused = append(refused, strings.SplitN(r, "\n", 2)[0])
+	}
+	if len(refused) != len(fprobeDefs)-1 || len(g.Listed) != 1 || g.Listed[0][0] != 'r' {
+		t.Fatalf("refused %q, listed %q: want every f: and t: refused, the kretprobe listed", refused, g.Listed)
+	}
+	n := 0
+	for _, r := range FilterEvent(g.Trace, "dwk/read_ret") {
+		if r.Task == "dd" && r.Args["count"] == "7" {
+			n++
+			if r.Args["ret"] != "7" || number(r.Args["filp"]) == 0 {
+				t.Errorf("kretprobe traced %s", r.Raw)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("dd's 7-byte read: %d kretprobe records:\n%s", n, TraceText(g.Trace))
+	}
+}
+
+func testFProbe612(t *testing.T, arch string, m elf.Machine) {
+	t.Helper()
+	defs := append(append([]string(nil), fprobeDefs...), emitted612(t, arch)...)
+	for _, def := range fprobeDefs {
+		ev, err := tracefs.ParseDynamic(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tracefs.KernelDialect(m, 6, 12).Check(ev); err != nil {
 			t.Errorf("6.12 dialect refuses %q: %v", def, err)
 		}
-		if err := tracefs.KernelDialect(elf.EM_X86_64, 6, 1).Check(ev); err == nil {
+		if err := tracefs.KernelDialect(m, 6, 1).Check(ev); err == nil {
 			t.Errorf("6.1 dialect accepts %q", def)
 		}
 	}
@@ -89,7 +143,7 @@ func TestQEMUFProbe612(t *testing.T) {
 	}
 	const workload = "dd if=/etc/dwprobe-marker of=/dev/null bs=7 count=1\n"
 	t.Logf("emitted:\n%s", joinLines(defs[len(fprobeDefs):]))
-	g := Boot(t, "6.12/amd64", defs, workload, map[string]string{"/etc/dwprobe-marker": marker})
+	g := Boot(t, "6.12/"+arch, defs, workload, map[string]string{"/etc/dwprobe-marker": marker})
 	if len(g.Rejected) != 0 || len(g.Listed) != len(defs) {
 		t.Fatalf("rejected %q; listed %q", g.Rejected, g.Listed)
 	}
@@ -119,6 +173,36 @@ func TestQEMUFProbe612(t *testing.T) {
 	checkExec(t, FilterEvent(g.Trace, "dwt/exec"))
 	checkSwitches(t, FilterEvent(g.Trace, "dwe/tp_comm"))
 	checkEmitted(t, g, exit[0])
+	checkStack(t, g)
+}
+
+// checkStack: at dd's 7-byte vfs_write, the fprobe's $stack0 and $stack1
+// (--fprobe) read what the kprobe's read at the same entry: $stack0 the
+// return address, into ksys_write.
+func checkStack(t *testing.T, g *Guest) {
+	t.Helper()
+	read7 := func(event string) []Record {
+		var out []Record
+		for _, r := range FilterEvent(g.Trace, event) {
+			if r.Task == "dd" && number(r.Args["count"]) == 7 {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	f, k := read7("dwe/write_fstk"), read7("dwe/write_kstk")
+	if len(f) != 1 || len(k) != 1 {
+		t.Fatalf("dd's read: %d fprobe, %d kprobe $stack records:\n%s", len(f), len(k), TraceText(g.Trace))
+	}
+	t.Logf("$stack, traced:\n%s\n%s", f[0].Raw, k[0].Raw)
+	for _, a := range []string{"arg2", "arg3"} {
+		if f[0].Args[a] == "" || f[0].Args[a] != k[0].Args[a] {
+			t.Errorf("%s: fprobe %q, kprobe %q", a, f[0].Args[a], k[0].Args[a])
+		}
+	}
+	if ret := number(k[0].Args["arg2"]); ret < 0xffffffff80000000 {
+		t.Errorf("$stack0 %#x is no kernel text address (the return address)", ret)
+	}
 }
 
 // checkEmitted checks the events of emitted612 against the fprobe exit

@@ -53,6 +53,8 @@ const README612 = README + `	   Format: p[:[<group>/][<event>]] <place> [<args>]
 //     probe of an event of the same file is appended to it, a name taken
 //     by another event is EEXIST; a new event gets an id file, counting
 //     from FirstEventID;
+//   - a t: event on a tracepoint another t: event probes is EEXIST with
+//     no error_log entry, as 6.12 does;
 //   - "-:GROUP/EVENT" deletes every probe of the event and its directory,
 //     ENOENT if there is none, EBUSY while it is enabled;
 //   - a definition that Reject refuses is EINVAL with an error_log entry.
@@ -68,6 +70,10 @@ type Kernel struct {
 	// refuses a new one with ENODEV, as a kernel whose table of event
 	// types is full does (register_trace_event finds no free type).
 	MaxEvents int
+
+	// SharedTracepoints plays a kernel from 6.15 on, which takes several
+	// t: events on one tracepoint.
+	SharedTracepoints bool
 
 	mu     sync.Mutex
 	writes []string
@@ -187,6 +193,11 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	if _, err := os.Stat(dir); err == nil && !k.has(path, group, event) {
 		return fail("Event already exists", len(cmd)+1, syscall.EEXIST)
 	}
+	if kind == tracefs.TProbe && !k.SharedTracepoints && k.tracepointTaken(path, group+"/"+event, strings.Fields(cmd)[1]) {
+		// 6.12: the tracepoint's stub is registered again with the same
+		// data; func_add's EEXIST is not logged.
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EEXIST}
+	}
 	if _, err := os.Stat(dir); err != nil && k.MaxEvents > 0 && k.lastID >= k.MaxEvents {
 		return &fs.PathError{Op: "write", Path: path, Err: syscall.ENODEV}
 	}
@@ -220,6 +231,19 @@ func (k *Kernel) has(path, group, event string) bool {
 	b, _ := os.ReadFile(path)
 	for _, l := range strings.Split(string(b), "\n") {
 		if id, ok := lineID(l); ok && id == group+"/"+event {
+			return true
+		}
+	}
+	return false
+}
+
+// tracepointTaken reports whether another event than id of the events
+// file at path is a t: probe on tracepoint tp.
+func (k *Kernel) tracepointTaken(path, id, tp string) bool {
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if lid, ok := lineID(l); ok && l[0] == 't' && len(f) > 1 && f[1] == tp && lid != id {
 			return true
 		}
 	}
