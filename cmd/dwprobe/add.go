@@ -41,6 +41,9 @@ func addResolved(ctx context.Context, o *options, rs []resolved, checkKernel fun
 	if o.dryRun {
 		return dryRunAdd(o, kind, rs, stdout, stderr)
 	}
+	if err := refuseUnsafe(rs); err != nil {
+		return err
+	}
 	fsys, err := liveFS()
 	if err != nil {
 		return err
@@ -319,4 +322,21 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 		return tracefsErr(fmt.Errorf("%s: %w", msg, err))
 	}
 	return errorWith(tracefs.ErrRejected, "%s; nothing was added", msg)
+}
+
+// refuseUnsafe refuses to write a batch holding a probe whose
+// registration is known to crash the kernel (probegen.NoteUnsafe: an
+// oops is worse than any answer); -D and -n still show it.
+func refuseUnsafe(rs []resolved) error {
+	for _, r := range rs {
+		if r.res == nil {
+			continue
+		}
+		for _, n := range r.res.Notes {
+			if n.Kind == probegen.NoteUnsafe {
+				return errorWith(probegen.ErrNotSupported, "%s: not added, nothing was: %s", r.in.raw, n.Text)
+			}
+		}
+	}
+	return nil
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // TestVarsColdLabels: line 8 of print_cpu lies in print_cpu and in its
@@ -144,6 +146,16 @@ func TestLastModuleTextNote(t *testing.T) {
 		}
 		if got := strings.Contains(errb.String(), "the last function of the module's text"); got != c.note {
 			t.Errorf("%s -D %s: noted %v, want %v:\n%s", c.mod, c.spec, got, c.note, errb.String())
+		}
+		if !c.note {
+			continue
+		}
+		// -a refuses it before tracefs is even looked for: an oops is
+		// worse than any answer.
+		errb.Reset()
+		err := run(context.Background(), []string{"-m", c.mod, "-a", c.spec}, &out, &errb)
+		if !errors.Is(err, probegen.ErrNotSupported) || !strings.Contains(err.Error(), "not added, nothing was") {
+			t.Errorf("%s -a %s: %v, want the probe refused", c.mod, c.spec, err)
 		}
 	}
 }
