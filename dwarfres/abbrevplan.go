@@ -33,7 +33,7 @@ const (
 // root's attributes (TestPlanKeepsWhatStoreKeeps holds the two together).
 func kept(at dwarf.Attr) bool {
 	switch at {
-	case dwarf.AttrName, dwarf.AttrCompDir, dwarf.AttrAbstractOrigin, dwarf.AttrSpecification,
+	case dwarf.AttrName, dwarf.AttrCompDir, dwarf.AttrStmtList, dwarf.AttrAbstractOrigin, dwarf.AttrSpecification,
 		dwarf.AttrLowpc, dwarf.AttrHighpc, dwarf.AttrEntrypc, dwarf.AttrRanges, dwarf.AttrInline,
 		dwarf.AttrDeclaration, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrCallFile,
 		dwarf.AttrCallLine, dwarf.AttrSibling, dwarf.AttrLanguage,
@@ -47,7 +47,17 @@ func kept(at dwarf.Attr) bool {
 // decoder to be read at all (DW_FORM_indirect, or one it does not know,
 // whose error the full decoder reports).
 func planAttrs(attrs []abbrevAttr) []planOp {
-	var plan []planOp
+	plan, ok := appendPlan(nil, attrs)
+	if !ok {
+		return nil
+	}
+	return plan
+}
+
+// appendPlan appends attrs's plan to plan; ok is false where planAttrs
+// gives none (plan is then left as it was).
+func appendPlan(plan []planOp, attrs []abbrevAttr) (_ []planOp, ok bool) {
+	start := len(plan)
 	for i, aa := range attrs {
 		if kept(aa.attr) {
 			plan = append(plan, planOp{kind: opKeep, attr: uint16(i)})
@@ -57,10 +67,10 @@ func planAttrs(attrs []abbrevAttr) []planOp {
 		vs := formVarSize(aa.form)
 		switch {
 		case !ok && vs == varUnknown:
-			return nil
+			return plan[:start], false
 		case !ok:
 			plan = append(plan, planOp{kind: opSkipForm, vsize: vs})
-		case len(plan) > 0 && plan[len(plan)-1].kind == opSkip:
+		case len(plan) > start && plan[len(plan)-1].kind == opSkip:
 			last := &plan[len(plan)-1]
 			last.fixed += fixed
 			last.offs += offs
@@ -69,7 +79,7 @@ func planAttrs(attrs []abbrevAttr) []planOp {
 			plan = append(plan, planOp{kind: opSkip, fixed: fixed, offs: offs, addrs: addrs})
 		}
 	}
-	return plan
+	return plan, true
 }
 
 // formSize is the size of a value of form fm, when it does not depend on

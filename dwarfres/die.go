@@ -49,8 +49,8 @@ type die struct {
 
 // rootAttrs are the attributes only a unit's root DIE carries.
 type rootAttrs struct {
-	compDirForm                            form
-	compDirVal                             uint64
+	compDirForm, stmtForm                  form
+	compDirVal, stmtVal                    uint64
 	strOffBase, addrBase, rngBase, locBase uint64
 }
 
@@ -263,6 +263,8 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64) {
 		d.nameForm, d.nameVal = fm, v
 	case dwarf.AttrCompDir:
 		r.root.compDirForm, r.root.compDirVal = fm, v
+	case dwarf.AttrStmtList:
+		r.root.stmtForm, r.root.stmtVal = fm, v
 	case dwarf.AttrAbstractOrigin:
 		d.Origin, d.HasOrigin, d.OriginIsSpec = originRef(fm, v), isOriginForm(fm), false
 	case dwarf.AttrSpecification:

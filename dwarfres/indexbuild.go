@@ -29,14 +29,34 @@ type nameTable struct {
 	names   []string
 	last    [numTabs][]int32
 	lastDef [numTabs][]int32 // the same for unitNames.defs
+	// files interns line-table file names by directory and name as
+	// written: a header lists the same files unit after unit, joined
+	// (and allocated) once here. lf is readLineFiles's buffer.
+	files map[string]map[string]int32
+	lf    lineFiles
+	// info and str are .debug_info and .debug_str, looked up once (a
+	// lookup takes the File's lock).
+	info, str []byte
 }
 
 func (nt *nameTable) id(b []byte) int32 {
 	if id, ok := nt.ids[string(b)]; ok {
 		return id
 	}
+	return nt.newID(string(b))
+}
+
+// idString is id for a name already a string.
+func (nt *nameTable) idString(s string) int32 {
+	if id, ok := nt.ids[s]; ok {
+		return id
+	}
+	return nt.newID(s)
+}
+
+// newID adds s, not yet in the table.
+func (nt *nameTable) newID(s string) int32 {
 	id := int32(len(nt.names))
-	s := string(b)
 	nt.ids[s] = id
 	nt.names = append(nt.names, s)
 	for tab := range nt.last {
@@ -49,7 +69,11 @@ func (nt *nameTable) id(b []byte) int32 {
 // add lists name b in table tab of unit ui, once, and among the names it
 // defines when def is set.
 func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte, def bool) {
-	id := nt.id(b)
+	nt.addID(out, ui, tab, nt.id(b), def)
+}
+
+// addID is add for the name of id.
+func (nt *nameTable) addID(out *unitNames, ui, tab int, id int32, def bool) {
 	if nt.last[tab][id] != int32(ui+1) {
 		nt.last[tab][id] = int32(ui + 1)
 		out.tabs[tab] = append(out.tabs[tab], id)
@@ -75,11 +99,22 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 	tabs := make([]nameTable, workers())
 	for w := range tabs {
 		tabs[w].ids = map[string]int32{}
+		tabs[w].files = map[string]map[string]int32{}
+		tabs[w].info, tabs[w].str = b.f.sec(".debug_info"), b.f.sec(".debug_str")
 	}
 	per := make([]unitNames, len(units))
 	var done atomic.Int64
 	var progMu sync.Mutex
-	err = parallel(b.f.context(), len(units), func(w, ui int) error {
+	var syms []byte
+	// Job 0, taken first, records the symbol map (not Symbols: it may be
+	// what asked for the index) on one worker while the others start on
+	// the units: alone after the walk, it was a tenth of the build.
+	err = parallel(b.f.context(), len(units)+1, func(w, job int) error {
+		if job == 0 {
+			syms = elfsym.EncodeTable(b.f.Object)
+			return nil
+		}
+		ui := job - 1
 		per[ui].worker = w
 		if units[ui].holdsCode() {
 			if err := b.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {
@@ -98,7 +133,7 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 		return nil, err
 	}
 	ix := b.mergeIndex(units, tabs, per)
-	ix.syms = elfsym.Encode(b.f.Object, elfsym.Load(b.f.Object)) // not Symbols: it may be what asked for the index
+	ix.syms = syms
 	ix.hdrs = b.unitsRecord(units)
 	return ix, nil
 }
@@ -121,7 +156,7 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 		if out.nonC = hasNames(r, &d); r.err != nil {
 			return r.err
 		}
-		return b.indexFiles(u, add)
+		return b.indexFiles(ui, u, nt, out)
 	}
 	for r.next(&d) {
 		if d.Depth < 1 {
@@ -129,34 +164,57 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 		}
 		switch {
 		case d.Tag == tagSubprogram && d.HasName():
-			addFunc(tabFunc, b.nameBytes(u, &d), &d)
+			addFunc(tabFunc, b.nameBytes(nt, u, &d), &d)
 		case d.Tag == tagSubprogram && d.HasOrigin:
-			if n, ok := b.originName(u, d); ok {
+			if n, ok := b.originName(nt, u, d); ok {
 				addFunc(tabOrigin, n, &d)
 			}
 		case d.Tag == tagVariable && d.HasName():
-			add(tabVar, b.nameBytes(u, &d))
+			add(tabVar, b.nameBytes(nt, u, &d))
 		}
 		r.skipChildren(&d)
 	}
 	if r.err != nil {
 		return r.err
 	}
-	return b.indexFiles(u, add)
+	return b.indexFiles(ui, u, nt, out)
 }
 
-// indexFiles adds the names of u's line table.
-func (b indexer) indexFiles(u *unit, add func(tab int, b []byte)) error {
-	names, err := b.f.fileNames(u)
+// indexFiles adds the names of u's line table, unit ui.
+func (b indexer) indexFiles(ui int, u *unit, nt *nameTable, out *unitNames) error {
+	if lf := &nt.lf; b.f.readLineFiles(u, lf) {
+		for _, fr := range lf.files {
+			if len(fr.name) > 0 { // else joinLineFile's ""
+				nt.addID(out, ui, tabFile, nt.fileID(lf.dir(fr), fr.name), false)
+			}
+		}
+		return nil
+	}
+	names, err := b.f.fileNamesDWARF(u)
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		if n != "" {
-			add(tabFile, []byte(n))
+			nt.addID(out, ui, tabFile, nt.idString(n), false)
 		}
 	}
 	return nil
+}
+
+// fileID is the id of the file name joinLineFile makes of dir and name.
+func (nt *nameTable) fileID(dir string, name []byte) int32 {
+	m := nt.files[dir]
+	if m == nil {
+		m = map[string]int32{}
+		nt.files[dir] = m
+	}
+	if id, ok := m[string(name)]; ok {
+		return id
+	}
+	id := nt.idString(joinLineFile(dir, name))
+	m[string(name)] = id
+	return id
 }
 
 // dropInfoPages gives back the mapped pages of u's DIEs once indexed: they
@@ -192,13 +250,13 @@ func hasNames(r *reader, d *die) bool {
 }
 
 // nameBytes is rawName without allocating for .debug_str names.
-func (b indexer) nameBytes(u *unit, d *die) []byte {
+func (b indexer) nameBytes(nt *nameTable, u *unit, d *die) []byte {
 	var sec []byte
 	switch d.nameForm {
 	case formString: // its offset in .debug_info
-		sec = b.f.sec(".debug_info")
+		sec = nt.info
 	case formStrp:
-		sec = b.f.sec(".debug_str")
+		sec = nt.str
 	default:
 		return []byte(b.f.rawName(u, d))
 	}
@@ -213,10 +271,10 @@ func (b indexer) nameBytes(u *unit, d *die) []byte {
 
 // originName is the name cuTree.name gives an unnamed DIE: its abstract
 // origin's or specification's, followed within the unit.
-func (b indexer) originName(u *unit, d die) ([]byte, bool) {
+func (b indexer) originName(nt *nameTable, u *unit, d die) ([]byte, bool) {
 	for n := 0; n < 8; n++ {
 		if d.HasName() {
-			return b.nameBytes(u, &d), true
+			return b.nameBytes(nt, u, &d), true
 		}
 		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
 			return nil, false

@@ -26,6 +26,7 @@ type unit struct {
 	locB     uint64 // DW_AT_loclists_base
 	name     string
 	compDir  string
+	lineRef  lineRef    // the root's line table and directory, as written (linefiles.go)
 	split    *splitInfo // a split DWARF unit: its skeleton and .dwo bases
 }
 
@@ -198,6 +199,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 		}
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
 		u.compDir = f.dieString(u, r.root.compDirForm, r.root.compDirVal)
+		u.lineRef = lineRef{r.root.stmtForm, r.root.stmtVal, r.root.compDirForm, r.root.compDirVal}
 	})
 	return &u.root, u.rootErr
 }

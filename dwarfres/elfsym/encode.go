@@ -2,6 +2,7 @@ package elfsym
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"hash/crc32"
@@ -51,6 +52,29 @@ func symtabID(obj *elfobj.Object) (uint64, uint32) {
 
 // Encode records st, the symbol map of obj, as the index stores it.
 func Encode(obj *elfobj.Object, st *Symtab) []byte {
+	ents, ok := mapEntries(obj, st, func(uint32) {})
+	if !ok {
+		return nil
+	}
+	return encodeWith(obj, st, ents)
+}
+
+// EncodeTable is Encode(obj, Load(obj)) without the symbols Load decodes
+// and sorts, which the record does not need: one pass over the table
+// gives the map's entries and kallsyms's names (the index's build).
+func EncodeTable(obj *elfobj.Object) []byte {
+	data, strtab := obj.SymbolTable()
+	st := &Symtab{strtab: strtab, module: obj.IsModule()}
+	st.Text, st.HasText, st.kernel = textOf(obj, data, strtab)
+	ents, ok := mapEntries(obj, st, func(off uint32) { st.names = append(st.names, off) })
+	if !ok {
+		return nil
+	}
+	return encodeWith(obj, st, ents)
+}
+
+// encodeWith records st with ents, its map's entries (mapEntries).
+func encodeWith(obj *elfobj.Object, st *Symtab, ents []byte) []byte {
 	le := binary.LittleEndian
 	size, sum := symtabID(obj)
 	b := le.AppendUint64(nil, size)
@@ -67,10 +91,6 @@ func Encode(obj *elfobj.Object, st *Symtab) []byte {
 		flags |= 4
 	}
 	b = le.AppendUint32(b, flags)
-	ents := mapEntries(obj, st)
-	if ents == nil && len(st.all) > 0 {
-		return nil
-	}
 	b = le.AppendUint32(b, uint32(len(ents)/symEntSize))
 	b = append(b, ents...)
 	idx, ends := addrMapOf(len(ents)/symEntSize, func(i int) (uint64, uint64) { return entSpan(ents, i) })
@@ -87,14 +107,15 @@ func Encode(obj *elfobj.Object, st *Symtab) []byte {
 }
 
 // mapEntries is the encoded list of the symbols st maps, by address and
-// then table order (sortByAddr's), each naming its table entry; nil when
-// a size does not fit the record.
-func mapEntries(obj *elfobj.Object, st *Symtab) []byte {
+// then table order (sortByAddr's), each naming its table entry; listed
+// gets what scanTable lists. ok is false when a size does not fit the
+// record.
+func mapEntries(obj *elfobj.Object, st *Symtab, listed func(uint32)) (out []byte, ok bool) {
 	le := binary.LittleEndian
 	data, strtab := obj.SymbolTable()
 	var ents []byte
-	ok := true
-	st.scanTable(obj, data, strtab, func(uint32) {}, func(num uint32, s elfobj.RawSym, _ []byte, _ *elf.Section) {
+	ok = true
+	st.scanTable(obj, data, strtab, listed, func(num uint32, s elfobj.RawSym, _ []byte, _ *elf.Section) {
 		if s.Size > math.MaxUint32 {
 			ok = false
 		}
@@ -108,20 +129,26 @@ func mapEntries(obj *elfobj.Object, st *Symtab) []byte {
 		ents = append(ents, e[:]...)
 	})
 	if !ok {
-		return nil
+		return nil, false
 	}
 	n := len(ents) / symEntSize
-	order := make([]int, n)
+	order := make([]int32, n)
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	start := func(i int) uint64 { return le.Uint64(ents[i*symEntSize+8:]) }
-	sort.SliceStable(order, func(a, b int) bool { return start(order[a]) < start(order[b]) })
-	out := make([]byte, 0, len(ents))
+	// By start, then table order (the entries are in it): stable.
+	start := func(i int32) uint64 { return le.Uint64(ents[int(i)*symEntSize+8:]) }
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(start(a), start(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	out = make([]byte, 0, len(ents))
 	for _, i := range order {
-		out = append(out, ents[i*symEntSize:(i+1)*symEntSize]...)
+		out = append(out, ents[int(i)*symEntSize:(int(i)+1)*symEntSize]...)
 	}
-	return out
+	return out, true
 }
 
 // entSpan is entry i's start and end (start plus size).
@@ -155,7 +182,9 @@ func addrMapOf(n int, span func(int) (uint64, uint64)) (idx []int, ends []uint64
 }
 
 // appendAddrTable appends SymbolAddr's answers: the number of the first
-// defined symbol of each name in the symbol table, sorted by name.
+// defined symbol of each name in the symbol table, sorted by name. All
+// are sorted by name and number, and the first of each name kept: no set
+// of the names seen.
 func appendAddrTable(obj *elfobj.Object, b []byte) []byte {
 	data, strtab := obj.SymbolTable()
 	type ent struct {
@@ -163,22 +192,30 @@ func appendAddrTable(obj *elfobj.Object, b []byte) []byte {
 		num  uint32
 	}
 	var ents []ent
-	seen := map[string]bool{}
 	num := uint32(0)
 	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
 		num++
-		name := elfobj.StrAt(strtab, s.Name)
-		if s.Shndx == elf.SHN_UNDEF || len(name) == 0 || seen[string(name)] {
+		if s.Shndx == elf.SHN_UNDEF || int(s.Name) >= len(strtab) || strtab[s.Name] == 0 {
 			return
 		}
-		seen[string(name)] = true
-		ents = append(ents, ent{name, num})
+		ents = append(ents, ent{elfobj.StrAt(strtab, s.Name), num})
 	})
-	slices.SortFunc(ents, func(a, b ent) int { return bytes.Compare(a.name, b.name) })
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(ents)))
-	for _, e := range ents {
-		b = binary.LittleEndian.AppendUint32(b, e.num)
+	slices.SortFunc(ents, func(a, b ent) int {
+		if c := bytes.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.num, b.num)
+	})
+	var n uint32
+	at := len(b)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	for i, e := range ents {
+		if i == 0 || !bytes.Equal(e.name, ents[i-1].name) {
+			b = binary.LittleEndian.AppendUint32(b, e.num)
+			n++
+		}
 	}
+	binary.LittleEndian.PutUint32(b[at:], n)
 	return b
 }
 
