@@ -43,19 +43,10 @@ func kept(at dwarf.Attr) bool {
 	return false
 }
 
-// planAttrs makes the plan for attrs, or nil when a form needs the full
-// decoder to be read at all (DW_FORM_indirect, or one it does not know,
-// whose error the full decoder reports).
-func planAttrs(attrs []abbrevAttr) []planOp {
-	plan, ok := appendPlan(nil, attrs)
-	if !ok {
-		return nil
-	}
-	return plan
-}
-
-// appendPlan appends attrs's plan to plan; ok is false where planAttrs
-// gives none (plan is then left as it was).
+// appendPlan appends the plan for attrs to plan; ok is false when a form
+// needs the full decoder to be read at all (DW_FORM_indirect, or one it
+// does not know, whose error the full decoder reports): the abbreviation
+// has no plan, and plan is left as it was.
 func appendPlan(plan []planOp, attrs []abbrevAttr) (_ []planOp, ok bool) {
 	start := len(plan)
 	for i, aa := range attrs {
