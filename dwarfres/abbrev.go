@@ -65,26 +65,42 @@ func (f *File) abbrevTable(off uint64) (abbrevTable, error) {
 
 // parseAbbrevs parses one table. Its abbreviations, their attributes and
 // their plans each share one allocation: a vmlinux has a table per unit,
-// half a million abbreviations in all, and the index's build parses
-// every one.
+// half a million abbreviations in all.
 func parseAbbrevs(b *buf) (abbrevTable, error) {
-	type span struct{ attrs, plan [2]int }
+	var s abbrevScratch
 	na, nattr := countAbbrevs(*b)
-	var (
-		codes = make([]uint64, 0, na)
-		abbrs = make([]abbrev, 0, na)
-		spans = make([]span, 0, na)
-		attrs = make([]abbrevAttr, 0, nattr)
-		plans = make([]planOp, 0, nattr)
-	)
+	s.codes, s.abbrs, s.spans = make([]uint64, 0, na), make([]abbrev, 0, na), make([]abbrevSpan, 0, na)
+	s.attrs, s.plans = make([]abbrevAttr, 0, nattr), make([]planOp, 0, nattr)
+	return s.parse(b)
+}
+
+// abbrevScratch holds the arrays a parsed table lives in. The index's
+// build parses every unit's table once, into one scratch per worker
+// reused from unit to unit: a table parsed there lasts until the next.
+type abbrevScratch struct {
+	codes []uint64
+	abbrs []abbrev
+	spans []abbrevSpan
+	attrs []abbrevAttr
+	plans []planOp
+	dense []*abbrev
+}
+
+// abbrevSpan is where an abbreviation's attributes and plan are in the
+// scratch's arrays, until they stop growing.
+type abbrevSpan struct{ attrs, plan [2]int }
+
+// parse parses the table b reads into s's arrays.
+func (s *abbrevScratch) parse(b *buf) (abbrevTable, error) {
+	s.codes, s.abbrs, s.spans, s.attrs, s.plans = s.codes[:0], s.abbrs[:0], s.spans[:0], s.attrs[:0], s.plans[:0]
 	for {
 		code := b.uleb()
 		if code == 0 || b.err != nil {
 			break
 		}
 		a := abbrev{tag: dwarf.Tag(b.uleb()), children: b.u8() != 0}
-		var s span
-		s.attrs[0] = len(attrs)
+		var sp abbrevSpan
+		sp.attrs[0] = len(s.attrs)
 		for {
 			at, fm := b.uleb(), b.uleb()
 			if b.err != nil {
@@ -97,30 +113,32 @@ func parseAbbrevs(b *buf) (abbrevTable, error) {
 			if at == 0 && fm == 0 {
 				break
 			}
-			attrs = append(attrs, abbrevAttr{attr: dwarf.Attr(at), form: form(fm), ic: ic})
+			s.attrs = append(s.attrs, abbrevAttr{attr: dwarf.Attr(at), form: form(fm), ic: ic})
 		}
-		s.attrs[1] = len(attrs)
-		s.plan[0] = len(plans)
-		if p, ok := appendPlan(plans, attrs[s.attrs[0]:s.attrs[1]]); ok {
-			plans = p
+		sp.attrs[1] = len(s.attrs)
+		sp.plan[0] = len(s.plans)
+		if p, ok := appendPlan(s.plans, s.attrs[sp.attrs[0]:sp.attrs[1]]); ok {
+			s.plans = p
 		}
-		s.plan[1] = len(plans)
-		codes, abbrs, spans = append(codes, code), append(abbrs, a), append(spans, s)
+		sp.plan[1] = len(s.plans)
+		s.codes, s.abbrs, s.spans = append(s.codes, code), append(s.abbrs, a), append(s.spans, sp)
 	}
 	if b.err != nil {
 		return abbrevTable{}, b.err
 	}
-	var t abbrevTable
-	for i, code := range codes {
-		a, s := &abbrs[i], spans[i]
-		if s.attrs[1] > s.attrs[0] {
-			a.attrs = attrs[s.attrs[0]:s.attrs[1]:s.attrs[1]]
+	clear(s.dense)
+	t := abbrevTable{dense: s.dense[:0]}
+	for i, code := range s.codes {
+		a, sp := &s.abbrs[i], s.spans[i]
+		if sp.attrs[1] > sp.attrs[0] {
+			a.attrs = s.attrs[sp.attrs[0]:sp.attrs[1]:sp.attrs[1]]
 		}
-		if s.plan[1] > s.plan[0] {
-			a.plan = plans[s.plan[0]:s.plan[1]:s.plan[1]]
+		if sp.plan[1] > sp.plan[0] {
+			a.plan = s.plans[sp.plan[0]:sp.plan[1]:sp.plan[1]]
 		}
 		t.put(code, a)
 	}
+	s.dense = t.dense
 	return t, nil
 }
 
@@ -149,8 +167,12 @@ func countAbbrevs(b buf) (abbrevs, attrs int) {
 // put sets code's abbreviation.
 func (t *abbrevTable) put(code uint64, a *abbrev) {
 	if code < 1<<16 {
-		if uint64(len(t.dense)) <= code {
-			t.dense = append(t.dense, make([]*abbrev, code+1-uint64(len(t.dense)))...)
+		if n := uint64(len(t.dense)); n <= code {
+			if code < uint64(cap(t.dense)) { // a scratch's, cleared
+				t.dense = t.dense[:code+1]
+			} else {
+				t.dense = append(t.dense, make([]*abbrev, code+1-n)...)
+			}
 		}
 		t.dense[code] = a
 		return

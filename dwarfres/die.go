@@ -68,10 +68,18 @@ type reader struct {
 	highRel bool
 }
 
-func (f *File) newReader(u *unit) *reader {
+func (f *File) newReader(u *unit) *reader { return f.newReaderTab(u, nil) }
+
+// newReaderTab is newReader with u's abbreviation table, when tab is not
+// nil (the index's build parses them itself: abbrevScratch).
+func (f *File) newReaderTab(u *unit, tab *abbrevTable) *reader {
 	info := f.sec(".debug_info")
 	r := &reader{f: f, u: u, b: buf{sec: ".debug_info", base: u.dieOff, data: info[u.dieOff:u.end], order: f.Order}}
-	r.tab, r.err = f.abbrevTable(u.abbrevOff)
+	if tab != nil {
+		r.tab = *tab
+	} else {
+		r.tab, r.err = f.abbrevTable(u.abbrevOff)
+	}
 	return r
 }
 

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +38,10 @@ type nameTable struct {
 	// info and str are .debug_info and .debug_str, looked up once (a
 	// lookup takes the File's lock).
 	info, str []byte
+	// abbrevs holds the unit's abbreviations, tab, while it is indexed:
+	// parsed once, not kept.
+	abbrevs abbrevScratch
+	tab     *abbrevTable
 }
 
 func (nt *nameTable) id(b []byte) int32 {
@@ -97,8 +102,16 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 		return nil, err
 	}
 	tabs := make([]nameTable, workers())
+	// A guess at the names a worker meets, to size its table once: a
+	// vmlinux's come to about one for 32 bytes of .debug_str.
+	hint := len(b.f.sec(".debug_str")) / 32
 	for w := range tabs {
-		tabs[w].ids = map[string]int32{}
+		tabs[w].ids = make(map[string]int32, hint)
+		tabs[w].names = make([]string, 0, hint)
+		for tab := range numTabs {
+			tabs[w].last[tab] = make([]int32, 0, hint)
+			tabs[w].lastDef[tab] = make([]int32, 0, hint)
+		}
 		tabs[w].files = map[string]map[string]int32{}
 		tabs[w].info, tabs[w].str = b.f.sec(".debug_info"), b.f.sec(".debug_str")
 	}
@@ -141,10 +154,20 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 // indexUnit collects one unit's names: the same top-level DIEs
 // unitMatches looks at, and the file table fileNames reads.
 func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
-	if _, err := b.f.rootDIE(u); err != nil {
+	abbrevs := b.f.sec(".debug_abbrev")
+	if u.abbrevOff >= uint64(len(abbrevs)) {
+		_, err := b.f.abbrevTable(u.abbrevOff) // its error
 		return err
 	}
-	r := b.f.newReader(u)
+	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order})
+	if err != nil {
+		return err
+	}
+	nt.tab = &tab
+	if _, err := b.f.rootDIETab(u, nt.tab); err != nil {
+		return err
+	}
+	r := b.f.newReaderTab(u, nt.tab)
 	var d die
 	if !r.next(&d) {
 		return r.err
@@ -279,7 +302,7 @@ func (b indexer) originName(nt *nameTable, u *unit, d die) ([]byte, bool) {
 		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
 			return nil, false
 		}
-		r := b.f.newReader(u)
+		r := b.f.newReaderTab(u, nt.tab)
 		r.seek(d.Origin, 1)
 		if !r.next(&d) {
 			return nil, false
@@ -295,10 +318,49 @@ func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *In
 	for i := range per {
 		ix.onlyC = ix.onlyC && !per[i].nonC
 	}
-	global := map[string]int32{}
-	var names []string
-	remap := make([][]int32, len(tabs))
-	for w := range tabs {
+	names, remap := globalNames(tabs)
+	// Strings sorted once; every table then lists names in that order.
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	strOff := make([]uint32, len(names))
+	for _, g := range order {
+		strOff[g] = uint32(len(ix.strs))
+		ix.strs = append(ix.strs, names[g]...)
+	}
+	for tab := 0; tab < numTabs; tab++ {
+		post := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.tabs[tab] })
+		defs := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.defs[tab] })
+		t := &ix.tabs[tab]
+		t.ents = make([]byte, 0, entSize*len(names))
+		for _, g := range order {
+			units := post.of(g)
+			if len(units) == 0 {
+				continue
+			}
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, strOff[g])
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(units)))
+			t.posts = appendPostings(t.posts, units, defs.of(g), hasDefFlags(tab))
+		}
+	}
+	return ix
+}
+
+// globalNames merges the workers' name tables: every distinct name, and
+// per worker its ids' global ids. Worker 0's ids are kept as they are
+// (its table grows into the global one).
+func globalNames(tabs []nameTable) (names []string, remap [][]int32) {
+	global, names := tabs[0].ids, tabs[0].names
+	remap = make([][]int32, len(tabs))
+	remap[0] = make([]int32, len(names))
+	for i := range remap[0] {
+		remap[0][i] = int32(i)
+	}
+	for w := 1; w < len(tabs); w++ {
 		remap[w] = make([]int32, len(tabs[w].names))
 		for i, s := range tabs[w].names {
 			g, ok := global[s]
@@ -310,53 +372,48 @@ func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *In
 			remap[w][i] = g
 		}
 	}
-	// Strings sorted once; every table then lists names in that order.
-	order := make([]int32, len(names))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
-	strOff := make([]uint32, len(names))
-	for _, g := range order {
-		strOff[g] = uint32(len(ix.strs))
-		ix.strs = append(ix.strs, names[g]...)
-	}
-	for tab := 0; tab < numTabs; tab++ {
-		post := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.tabs[tab] })
-		defs := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.defs[tab] })
-		t := &ix.tabs[tab]
-		for _, g := range order {
-			if len(post[g]) == 0 {
-				continue
-			}
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, strOff[g])
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(post[g])))
-			t.posts = appendPostings(t.posts, post[g], defs[g], hasDefFlags(tab))
-		}
-	}
-	return ix
+	return names, remap
 }
 
+// postings is, per global name id, the units (ascending) listing it: the
+// units of id g are units[start[g]:start[g+1]].
+type postings struct {
+	start []int32
+	units []int32
+}
+
+func (p *postings) of(g int32) []int32 { return p.units[p.start[g]:p.start[g+1]] }
+
 // postingsOf lists, per global name id, the units (ascending) whose list
-// of ids (ids of a unitNames) holds it.
-func postingsOf(per []unitNames, remap [][]int32, n int, ids func(*unitNames) []int32) [][]int {
-	post := make([][]int, n)
+// of ids (ids of a unitNames) holds it: counted, then placed, in one
+// array.
+func postingsOf(per []unitNames, remap [][]int32, n int, ids func(*unitNames) []int32) postings {
+	p := postings{start: make([]int32, n+1)}
+	for ui := range per {
+		for _, id := range ids(&per[ui]) {
+			p.start[remap[per[ui].worker][id]+1]++
+		}
+	}
+	for g := 0; g < n; g++ {
+		p.start[g+1] += p.start[g]
+	}
+	p.units = make([]int32, p.start[n])
+	next := slices.Clone(p.start[:n])
 	for ui := range per {
 		for _, id := range ids(&per[ui]) {
 			g := remap[per[ui].worker][id]
-			post[g] = append(post[g], ui)
+			p.units[next[g]] = int32(ui)
+			next[g]++
 		}
 	}
-	return post
+	return p
 }
 
 // appendPostings codes units, ascending, as deltas; with flagged, each
 // shifted left by one for the flag of the units also in defs (a subset,
 // ascending too).
-func appendPostings(b []byte, units, defs []int, flagged bool) []byte {
-	prev := -1
+func appendPostings(b []byte, units, defs []int32, flagged bool) []byte {
+	prev := int32(-1)
 	for _, ui := range units {
 		d := uint64(ui - prev - 1)
 		if flagged {

@@ -74,6 +74,9 @@ func (o *Object) RawSymAt(data []byte, i uint32) (RawSym, bool) {
 	return o.decodeRawSym(data[at : at+size]), true
 }
 
+// SymbolCount is the number of entries in the symbol section data.
+func (o *Object) SymbolCount(data []byte) int { return len(data) / o.symSize() }
+
 // symSize is the size of one symbol-table entry.
 func (o *Object) symSize() int {
 	if o.ELF.Class == elf.ELFCLASS32 {

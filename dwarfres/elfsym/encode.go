@@ -64,7 +64,7 @@ func Encode(obj *elfobj.Object, st *Symtab) []byte {
 // gives the map's entries and kallsyms's names (the index's build).
 func EncodeTable(obj *elfobj.Object) []byte {
 	data, strtab := obj.SymbolTable()
-	st := &Symtab{strtab: strtab, module: obj.IsModule()}
+	st := &Symtab{strtab: strtab, module: obj.IsModule(), names: make([]uint32, 0, obj.SymbolCount(data))}
 	st.Text, st.HasText, st.kernel = textOf(obj, data, strtab)
 	ents, ok := mapEntries(obj, st, func(off uint32) { st.names = append(st.names, off) })
 	if !ok {
@@ -77,7 +77,10 @@ func EncodeTable(obj *elfobj.Object) []byte {
 func encodeWith(obj *elfobj.Object, st *Symtab, ents []byte) []byte {
 	le := binary.LittleEndian
 	size, sum := symtabID(obj)
-	b := le.AppendUint64(nil, size)
+	n := len(ents) / symEntSize
+	data, _ := obj.SymbolTable()
+	b := make([]byte, 0, 64+len(ents)+mapEntSize*n+4*len(st.names)+4*obj.SymbolCount(data))
+	b = le.AppendUint64(b, size)
 	b = le.AppendUint32(b, sum)
 	b = le.AppendUint64(b, st.Text)
 	var flags uint32
@@ -113,7 +116,7 @@ func encodeWith(obj *elfobj.Object, st *Symtab, ents []byte) []byte {
 func mapEntries(obj *elfobj.Object, st *Symtab, listed func(uint32)) (out []byte, ok bool) {
 	le := binary.LittleEndian
 	data, strtab := obj.SymbolTable()
-	var ents []byte
+	ents := make([]byte, 0, symEntSize*obj.SymbolCount(data)/2) // about half are text symbols
 	ok = true
 	st.scanTable(obj, data, strtab, listed, func(num uint32, s elfobj.RawSym, _ []byte, _ *elf.Section) {
 		if s.Size > math.MaxUint32 {
@@ -191,7 +194,7 @@ func appendAddrTable(obj *elfobj.Object, b []byte) []byte {
 		name []byte
 		num  uint32
 	}
-	var ents []ent
+	ents := make([]ent, 0, obj.SymbolCount(data))
 	num := uint32(0)
 	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
 		num++
