@@ -34,7 +34,7 @@ import (
 // the key have matched; lookups still bound-check every offset.
 const (
 	indexMagic   = "DWPRBIDX"
-	indexVersion = 3 // 2: definition flags, unit headers; 3: symbols name their table entry
+	indexVersion = 4 // 2: definition flags, unit headers; 3: symbols name their table entry; 4: symbols are their table numbers only
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
 
