@@ -105,21 +105,22 @@ func (e *symEnc) run(last int) (first int, kept elfobj.RawSym, ok bool) {
 
 // mapSym is the map's symbol of the run ending at last, whose next entry
 // (if any) is checked: its end is the next address for a zero-sized one.
-func (e *symEnc) mapSym(last int) (s Sym, first int, ok bool) {
+// sec is its section.
+func (e *symEnc) mapSym(last int) (s Sym, first int, sec elf.SectionIndex, ok bool) {
 	first, r, ok := e.run(last)
 	if !ok {
-		return Sym{}, 0, false
+		return Sym{}, 0, 0, false
 	}
 	s = e.symbol(r)
 	if last+1 < e.n() {
 		if _, ok := e.check(last + 1); !ok || !e.ordered(last, last+1) {
-			return Sym{}, 0, false
+			return Sym{}, 0, 0, false
 		}
 		if s.End == s.Start {
 			s.End = e.start(last + 1)
 		}
 	}
-	return s, first, true
+	return s, first, r.Shndx, true
 }
 
 // before is the last entry at or before addr (-1: none), the first
@@ -141,7 +142,7 @@ func (e *symEnc) at(addr uint64) (s Sym, found, good bool) {
 	if !ok || i < 0 {
 		return Sym{}, false, ok
 	}
-	s, _, ok = e.mapSym(i)
+	s, _, _, ok = e.mapSym(i)
 	if !ok || e.start(i) > addr {
 		e.bad.Store(true)
 		return Sym{}, false, false
@@ -159,16 +160,15 @@ func (e *symEnc) uniqueBefore(addr uint64, count func(string) int) (s Sym, found
 	if !ok || i < 0 {
 		return Sym{}, false, ok
 	}
-	var sec elf.SectionIndex
+	var sec0 elf.SectionIndex
 	for k := 0; i >= 0; k++ {
-		s, first, ok := e.mapSym(i)
+		s, first, sec, ok := e.mapSym(i)
 		if !ok {
 			return Sym{}, false, false
 		}
-		r, _ := e.raw(i)
 		if k == 0 {
-			sec = r.Shndx
-		} else if r.Shndx != sec {
+			sec0 = sec
+		} else if sec != sec0 {
 			break
 		}
 		if count(s.Name) == 1 {
