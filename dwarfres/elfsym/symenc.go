@@ -25,6 +25,7 @@ type symEnc struct {
 
 	verifyOnce sync.Once // verifyAll's, for Each
 	verified   bool
+	counted    atomic.Int32 // Count's scans of the table (count)
 }
 
 // n is the number of entries of all.
@@ -239,6 +240,10 @@ func (e *symEnc) verifyText() bool {
 // count is Symtab.Count by a scan of the table: the name offsets alone,
 // a symbol read whole only when its name matches (listing the names
 // first, as Load does, would cost a query more than its other work).
+// Past tableCountScans of them, Count lists the names (nameOffs): a scan
+// of the list is a fifth of one of the table.
+const tableCountScans = 4
+
 func (e *symEnc) count(name string) int {
 	n := 0
 	for i, end := uint32(1), uint32(e.obj.SymbolCount(e.symdata)); i < end; i++ {

@@ -255,11 +255,11 @@ func (st *Symtab) Count(name string) int {
 	if m, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
 		return int(m[name])
 	}
-	if st.enc != nil {
+	if st.enc != nil && st.enc.counted.Add(1) <= tableCountScans {
 		return st.enc.count(name)
 	}
 	n := 0
-	for _, off := range st.names {
+	for _, off := range st.nameOffs() {
 		if elfobj.NameIs(st.strtab, off, name) {
 			n++
 		}
