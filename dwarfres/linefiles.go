@@ -227,6 +227,7 @@ type lnctField struct {
 
 // readFiles5 reads a DWARF 5 header's described tables.
 func (f *File) readFiles5(b *buf, offSize int, lf *lineFiles) bool {
+	strs := lnctStrings{f.sec(".debug_str"), f.sec(".debug_line_str")} // a lookup takes the File's lock
 	var fmtBuf [8]lnctField
 	dirFmt, n, ok := readLNCTFormat(b, fmtBuf[:0])
 	if !ok {
@@ -238,7 +239,7 @@ func (f *File) readFiles5(b *buf, offSize int, lf *lineFiles) bool {
 		}
 	}
 	for i := uint64(0); i < n; i++ {
-		p, _, ok := f.readLNCT(b, dirFmt, offSize)
+		p, _, ok := strs.readLNCT(b, dirFmt, offSize)
 		if !ok || hasDriveBytes(p) {
 			return false
 		}
@@ -249,7 +250,7 @@ func (f *File) readFiles5(b *buf, offSize int, lf *lineFiles) bool {
 		return false
 	}
 	for i := uint64(0); i < n; i++ {
-		p, di, ok := f.readLNCT(b, fileFmt, offSize)
+		p, di, ok := strs.readLNCT(b, fileFmt, offSize)
 		if !ok || hasDriveBytes(p) || di >= 0 && int(di) >= len(lf.dirs) {
 			return false
 		}
@@ -281,9 +282,13 @@ func readLNCTFormat(b *buf, out []lnctField) ([]lnctField, uint64, bool) {
 	return out, count, true
 }
 
+// lnctStrings are the sections a line header's strings are in:
+// .debug_str, .debug_line_str.
+type lnctStrings struct{ str, lineStr []byte }
+
 // readLNCT reads one entry as debug/dwarf's readLNCT does: its path and
 // its directory index (-1: none).
-func (f *File) readLNCT(b *buf, fields []lnctField, offSize int) (p []byte, dir int32, ok bool) {
+func (strs lnctStrings) readLNCT(b *buf, fields []lnctField, offSize int) (p []byte, dir int32, ok bool) {
 	dir = -1
 	for _, fd := range fields {
 		var str []byte
@@ -292,9 +297,9 @@ func (f *File) readLNCT(b *buf, fields []lnctField, offSize int) (p []byte, dir 
 		case formString:
 			str = b.cstr()
 		case formStrp, formLineStrp:
-			sec := f.sec(".debug_str")
+			sec := strs.str
 			if fd.fm == formLineStrp {
-				sec = f.sec(".debug_line_str")
+				sec = strs.lineStr
 			}
 			if str, ok = cstrBytes(sec, b.uint(offSize)); !ok {
 				return nil, 0, false
