@@ -71,7 +71,7 @@ func parseAbbrevs(b *buf) (abbrevTable, error) {
 	na, nattr := countAbbrevs(*b)
 	s.codes, s.abbrs, s.spans = make([]uint64, 0, na), make([]abbrev, 0, na), make([]abbrevSpan, 0, na)
 	s.attrs, s.plans = make([]abbrevAttr, 0, nattr), make([]planOp, 0, nattr)
-	return s.parse(b)
+	return s.parse(b, 0)
 }
 
 // abbrevScratch holds the arrays a parsed table lives in. The index's
@@ -90,8 +90,9 @@ type abbrevScratch struct {
 // scratch's arrays, until they stop growing.
 type abbrevSpan struct{ attrs, plan [2]int }
 
-// parse parses the table b reads into s's arrays.
-func (s *abbrevScratch) parse(b *buf) (abbrevTable, error) {
+// parse parses the table b reads into s's arrays: all of it, or with
+// until (not 0) up to the abbreviation of that code.
+func (s *abbrevScratch) parse(b *buf, until uint64) (abbrevTable, error) {
 	s.codes, s.abbrs, s.spans, s.attrs, s.plans = s.codes[:0], s.abbrs[:0], s.spans[:0], s.attrs[:0], s.plans[:0]
 	for {
 		code := b.uleb()
@@ -122,6 +123,9 @@ func (s *abbrevScratch) parse(b *buf) (abbrevTable, error) {
 		}
 		sp.plan[1] = len(s.plans)
 		s.codes, s.abbrs, s.spans = append(s.codes, code), append(s.abbrs, a), append(s.spans, sp)
+		if code == until {
+			break
+		}
 	}
 	if b.err != nil {
 		return abbrevTable{}, b.err
@@ -140,6 +144,59 @@ func (s *abbrevScratch) parse(b *buf) (abbrevTable, error) {
 	}
 	s.dense = t.dense
 	return t, nil
+}
+
+// rootAbbrevs is the table a unit's root is read with: the cached table
+// at off, else one holding the root's abbreviation (code) alone, the
+// others stepped over: a scan reading the roots of thousands of units
+// would otherwise parse (and cache, and evict) every unit's table whole.
+// nil when it cannot be read: abbrevTable then says why.
+func (f *File) rootAbbrevs(off, code uint64) *abbrevTable {
+	f.abbrevMu.Lock()
+	t, ok := f.abbrevs[off]
+	f.abbrevMu.Unlock()
+	if ok {
+		return &t
+	}
+	sec := f.sec(".debug_abbrev")
+	if off >= uint64(len(sec)) || code == 0 {
+		return nil
+	}
+	b := &buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: f.Order}
+	for {
+		start := b.off
+		c := b.uleb()
+		if c == 0 || b.err != nil {
+			return nil
+		}
+		if c == code {
+			b.off = start
+			break
+		}
+		skipAbbrev(b)
+	}
+	var s abbrevScratch
+	t, err := s.parse(b, code)
+	if err != nil || t.get(code) == nil {
+		return nil
+	}
+	return &t
+}
+
+// skipAbbrev steps over an abbreviation's tag, children flag and
+// attributes, its code read.
+func skipAbbrev(b *buf) {
+	b.uleb()
+	b.skip(1)
+	for b.err == nil {
+		at, fm := b.uleb(), b.uleb()
+		if form(fm) == formImplicitConst {
+			b.sleb()
+		}
+		if at == 0 && fm == 0 {
+			return
+		}
+	}
 }
 
 // countAbbrevs counts the abbreviations and attributes of the table b

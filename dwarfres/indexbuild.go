@@ -159,7 +159,7 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 		_, err := b.f.abbrevTable(u.abbrevOff) // its error
 		return err
 	}
-	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order})
+	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order}, 0)
 	if err != nil {
 		return err
 	}

@@ -212,12 +212,16 @@ func (f *File) rootDIETab(u *unit, tab *abbrevTable) (*die, error) {
 // through the mapping would fault in (and keep in its RSS) 64 KB around
 // each.
 func (f *File) rootReader(u *unit, tab *abbrevTable) *reader {
+	b := make([]byte, min(u.end-u.dieOff, 1024))
+	b = b[:f.readInfo(b, u.dieOff)]
+	if tab == nil {
+		code := buf{data: b}
+		tab = f.rootAbbrevs(u.abbrevOff, code.uleb())
+	}
 	r := f.newReaderTab(u, tab)
 	if r.err != nil {
 		return r
 	}
-	b := make([]byte, min(u.end-u.dieOff, 1024))
-	b = b[:f.readInfo(b, u.dieOff)]
 	c := *r
 	c.b.data = b
 	var d die
