@@ -33,7 +33,7 @@ const (
 // root's attributes (TestPlanKeepsWhatStoreKeeps holds the two together).
 func kept(at dwarf.Attr) bool {
 	switch at {
-	case dwarf.AttrName, dwarf.AttrCompDir, dwarf.AttrAbstractOrigin, dwarf.AttrSpecification,
+	case dwarf.AttrName, dwarf.AttrCompDir, dwarf.AttrStmtList, dwarf.AttrAbstractOrigin, dwarf.AttrSpecification,
 		dwarf.AttrLowpc, dwarf.AttrHighpc, dwarf.AttrEntrypc, dwarf.AttrRanges, dwarf.AttrInline,
 		dwarf.AttrDeclaration, dwarf.AttrDeclFile, dwarf.AttrDeclLine, dwarf.AttrCallFile,
 		dwarf.AttrCallLine, dwarf.AttrSibling, dwarf.AttrLanguage,
@@ -43,11 +43,12 @@ func kept(at dwarf.Attr) bool {
 	return false
 }
 
-// planAttrs makes the plan for attrs, or nil when a form needs the full
-// decoder to be read at all (DW_FORM_indirect, or one it does not know,
-// whose error the full decoder reports).
-func planAttrs(attrs []abbrevAttr) []planOp {
-	var plan []planOp
+// appendPlan appends the plan for attrs to plan; ok is false when a form
+// needs the full decoder to be read at all (DW_FORM_indirect, or one it
+// does not know, whose error the full decoder reports): the abbreviation
+// has no plan, and plan is left as it was.
+func appendPlan(plan []planOp, attrs []abbrevAttr) (_ []planOp, ok bool) {
+	start := len(plan)
 	for i, aa := range attrs {
 		if kept(aa.attr) {
 			plan = append(plan, planOp{kind: opKeep, attr: uint16(i)})
@@ -57,10 +58,10 @@ func planAttrs(attrs []abbrevAttr) []planOp {
 		vs := formVarSize(aa.form)
 		switch {
 		case !ok && vs == varUnknown:
-			return nil
+			return plan[:start], false
 		case !ok:
 			plan = append(plan, planOp{kind: opSkipForm, vsize: vs})
-		case len(plan) > 0 && plan[len(plan)-1].kind == opSkip:
+		case len(plan) > start && plan[len(plan)-1].kind == opSkip:
 			last := &plan[len(plan)-1]
 			last.fixed += fixed
 			last.offs += offs
@@ -69,7 +70,7 @@ func planAttrs(attrs []abbrevAttr) []planOp {
 			plan = append(plan, planOp{kind: opSkip, fixed: fixed, offs: offs, addrs: addrs})
 		}
 	}
-	return plan
+	return plan, true
 }
 
 // formSize is the size of a value of form fm, when it does not depend on

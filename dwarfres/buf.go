@@ -148,6 +148,16 @@ func (b *buf) skipCstr() {
 	b.fail("unterminated string")
 }
 
+// cstr reads a NUL-terminated string, uncopied and without its NUL.
+func (b *buf) cstr() []byte {
+	start := b.off
+	b.skipCstr()
+	if b.err != nil {
+		return nil
+	}
+	return b.data[start : b.off-1]
+}
+
 // cstrAt reads a NUL-terminated string at off in sec without copying more
 // than needed; ok is false when off is out of range.
 func cstrAt(sec []byte, off uint64) (string, bool) {

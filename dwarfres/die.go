@@ -49,8 +49,8 @@ type die struct {
 
 // rootAttrs are the attributes only a unit's root DIE carries.
 type rootAttrs struct {
-	compDirForm                            form
-	compDirVal                             uint64
+	compDirForm, stmtForm                  form
+	compDirVal, stmtVal                    uint64
 	strOffBase, addrBase, rngBase, locBase uint64
 }
 
@@ -68,10 +68,18 @@ type reader struct {
 	highRel bool
 }
 
-func (f *File) newReader(u *unit) *reader {
+func (f *File) newReader(u *unit) *reader { return f.newReaderTab(u, nil) }
+
+// newReaderTab is newReader with u's abbreviation table, when tab is not
+// nil (the index's build parses them itself: abbrevScratch).
+func (f *File) newReaderTab(u *unit, tab *abbrevTable) *reader {
 	info := f.sec(".debug_info")
 	r := &reader{f: f, u: u, b: buf{sec: ".debug_info", base: u.dieOff, data: info[u.dieOff:u.end], order: f.Order}}
-	r.tab, r.err = f.abbrevTable(u.abbrevOff)
+	if tab != nil {
+		r.tab = *tab
+	} else {
+		r.tab, r.err = f.abbrevTable(u.abbrevOff)
+	}
 	return r
 }
 
@@ -263,6 +271,8 @@ func (r *reader) store(d *die, at dwarf.Attr, fm form, v uint64) {
 		d.nameForm, d.nameVal = fm, v
 	case dwarf.AttrCompDir:
 		r.root.compDirForm, r.root.compDirVal = fm, v
+	case dwarf.AttrStmtList:
+		r.root.stmtForm, r.root.stmtVal = fm, v
 	case dwarf.AttrAbstractOrigin:
 		d.Origin, d.HasOrigin, d.OriginIsSpec = originRef(fm, v), isOriginForm(fm), false
 	case dwarf.AttrSpecification:

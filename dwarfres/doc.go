@@ -36,7 +36,8 @@
 //     classes are in form.go, one unit decoded as a tree (cutree.go) and
 //     kept in a cache bounded in bytes that all queries share
 //     (treecache.go), references leaving it (dwz's partial units and
-//     common file) followed by xref.go, line tables (lines.go), ranges and
+//     common file) followed by xref.go, line tables (lines.go; their
+//     file names read without debug/dwarf in linefiles.go), ranges and
 //     location lists (ranges.go, loclist.go, locview.go, splitloc.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it and unitskim.go those that define a

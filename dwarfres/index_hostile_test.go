@@ -28,42 +28,72 @@ func rewriteIndex(t *testing.T, f *File, path string, edit func(ix *Index)) {
 }
 
 // symEntries calls fn with each text symbol entry of the symbol record
-// (elfsym's layout: 24 bytes of header, a count, 24-byte entries whose
-// name offset is at 4 and start at 8).
+// (elfsym's layout: 24 bytes of header, a count, u32 entries: numbers
+// in the symbol table).
 func symEntries(syms []byte, fn func(e []byte)) {
 	n := int(binary.LittleEndian.Uint32(syms[24:]))
 	for i := 0; i < n; i++ {
-		fn(syms[28+24*i : 28+24*(i+1)])
+		fn(syms[28+4*i : 28+4*(i+1)])
 	}
 }
 
 // hostileEdits change an index of app-*'s binaries as someone writing
 // the cache could, keeping it well-formed.
-func hostileEdits(strtab []byte) []struct {
+func hostileEdits(o *elfobj.Object) []struct {
 	name string
 	edit func(ix *Index)
 } {
-	nameOf := func(e []byte) string { return string(elfobj.StrAt(strtab, binary.LittleEndian.Uint32(e[4:]))) }
+	data, strtab := o.SymbolTable()
+	nameOf := func(e []byte) string {
+		s, _ := o.RawSymAt(data, binary.LittleEndian.Uint32(e))
+		return string(elfobj.StrAt(strtab, s.Name))
+	}
+	// numberOf is the number of the first symbol named name of the table.
+	numberOf := func(name string) (num uint32) {
+		for i := uint32(1); num == 0; i++ {
+			s, ok := o.RawSymAt(data, i)
+			if !ok {
+				panic(name + " not in the table")
+			}
+			if string(elfobj.StrAt(strtab, s.Name)) == name {
+				num = i
+			}
+		}
+		return num
+	}
+	swap := func(a, b string) func(ix *Index) {
+		return func(ix *Index) {
+			var ea, eb []byte
+			symEntries(ix.syms, func(e []byte) {
+				switch nameOf(e) {
+				case a:
+					ea = e
+				case b:
+					eb = e
+				}
+			})
+			x := binary.LittleEndian.Uint32(ea)
+			binary.LittleEndian.PutUint32(ea, binary.LittleEndian.Uint32(eb))
+			binary.LittleEndian.PutUint32(eb, x)
+		}
+	}
+	replace := func(a, b string) func(ix *Index) {
+		return func(ix *Index) {
+			symEntries(ix.syms, func(e []byte) {
+				if nameOf(e) == a {
+					binary.LittleEndian.PutUint32(e, numberOf(b))
+				}
+			})
+		}
+	}
 	return []struct {
 		name string
 		edit func(ix *Index)
 	}{
-		{"addresses shifted", func(ix *Index) {
-			symEntries(ix.syms, func(e []byte) { binary.LittleEndian.PutUint64(e[8:], binary.LittleEndian.Uint64(e[8:])-16) })
-		}},
-		{"entry renamed", func(ix *Index) {
-			var other uint32
-			symEntries(ix.syms, func(e []byte) {
-				if nameOf(e) == "compute" {
-					other = binary.LittleEndian.Uint32(e[4:])
-				}
-			})
-			symEntries(ix.syms, func(e []byte) {
-				if nameOf(e) == "work" {
-					binary.LittleEndian.PutUint32(e[4:], other)
-				}
-			})
-		}},
+		{"entries swapped", swap("work", "compute")},
+		{"entry replaced by another function", replace("work", "compute")},
+		{"entry replaced by a data symbol", replace("work", "items")},
+		{"entry replaced by a file symbol", replace("compute", "app_util2.c")},
 		{"postings cut", func(ix *Index) {
 			for tab := range ix.tabs {
 				tt := &ix.tabs[tab]
@@ -90,8 +120,7 @@ func TestIndexHostileButWellFormed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	_, strtab := o.SymbolTable()
-	for _, c := range hostileEdits(strtab) {
+	for _, c := range hostileEdits(o) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plain, g := openPair(t, bin)

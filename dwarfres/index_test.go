@@ -476,6 +476,9 @@ func sameSymbols(t *testing.T, f, g *File) {
 		if !slices.Equal(a.Lookup(s.Name), b.Lookup(s.Name)) {
 			t.Fatalf("Lookup(%s) differs", s.Name)
 		}
+		if a.Count(s.Name) != b.Count(s.Name) {
+			t.Fatalf("Count(%s): %d, with the index %d", s.Name, a.Count(s.Name), b.Count(s.Name))
+		}
 		x, xok := a.UniqueBefore(s.Start + 1)
 		y, yok := b.UniqueBefore(s.Start + 1)
 		if x != y || xok != yok {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -29,14 +30,38 @@ type nameTable struct {
 	names   []string
 	last    [numTabs][]int32
 	lastDef [numTabs][]int32 // the same for unitNames.defs
+	// files interns line-table file names by directory and name as
+	// written: a header lists the same files unit after unit, joined
+	// (and allocated) once here. lf is readLineFiles's buffer.
+	files map[string]map[string]int32
+	lf    lineFiles
+	// info and str are .debug_info and .debug_str, looked up once (a
+	// lookup takes the File's lock).
+	info, str []byte
+	// abbrevs holds the unit's abbreviations, tab, while it is indexed:
+	// parsed once, not kept.
+	abbrevs abbrevScratch
+	tab     *abbrevTable
 }
 
 func (nt *nameTable) id(b []byte) int32 {
 	if id, ok := nt.ids[string(b)]; ok {
 		return id
 	}
+	return nt.newID(string(b))
+}
+
+// idString is id for a name already a string.
+func (nt *nameTable) idString(s string) int32 {
+	if id, ok := nt.ids[s]; ok {
+		return id
+	}
+	return nt.newID(s)
+}
+
+// newID adds s, not yet in the table.
+func (nt *nameTable) newID(s string) int32 {
 	id := int32(len(nt.names))
-	s := string(b)
 	nt.ids[s] = id
 	nt.names = append(nt.names, s)
 	for tab := range nt.last {
@@ -49,7 +74,11 @@ func (nt *nameTable) id(b []byte) int32 {
 // add lists name b in table tab of unit ui, once, and among the names it
 // defines when def is set.
 func (nt *nameTable) add(out *unitNames, ui, tab int, b []byte, def bool) {
-	id := nt.id(b)
+	nt.addID(out, ui, tab, nt.id(b), def)
+}
+
+// addID is add for the name of id.
+func (nt *nameTable) addID(out *unitNames, ui, tab int, id int32, def bool) {
 	if nt.last[tab][id] != int32(ui+1) {
 		nt.last[tab][id] = int32(ui + 1)
 		out.tabs[tab] = append(out.tabs[tab], id)
@@ -73,13 +102,32 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 		return nil, err
 	}
 	tabs := make([]nameTable, workers())
+	// A guess at the names a worker meets, to size its table once: a
+	// vmlinux's come to about one for 32 bytes of .debug_str.
+	hint := len(b.f.sec(".debug_str")) / 32
 	for w := range tabs {
-		tabs[w].ids = map[string]int32{}
+		tabs[w].ids = make(map[string]int32, hint)
+		tabs[w].names = make([]string, 0, hint)
+		for tab := range numTabs {
+			tabs[w].last[tab] = make([]int32, 0, hint)
+			tabs[w].lastDef[tab] = make([]int32, 0, hint)
+		}
+		tabs[w].files = map[string]map[string]int32{}
+		tabs[w].info, tabs[w].str = b.f.sec(".debug_info"), b.f.sec(".debug_str")
 	}
 	per := make([]unitNames, len(units))
 	var done atomic.Int64
 	var progMu sync.Mutex
-	err = parallel(b.f.context(), len(units), func(w, ui int) error {
+	var syms []byte
+	// Job 0, taken first, records the symbol map (not Symbols: it may be
+	// what asked for the index) on one worker while the others start on
+	// the units: alone after the walk, it was a tenth of the build.
+	err = parallel(b.f.context(), len(units)+1, func(w, job int) error {
+		if job == 0 {
+			syms = elfsym.EncodeTable(b.f.Object)
+			return nil
+		}
+		ui := job - 1
 		per[ui].worker = w
 		if units[ui].holdsCode() {
 			if err := b.indexUnit(ui, &units[ui], &tabs[w], &per[ui]); err != nil {
@@ -98,7 +146,7 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 		return nil, err
 	}
 	ix := b.mergeIndex(units, tabs, per)
-	ix.syms = elfsym.Encode(b.f.Object, elfsym.Load(b.f.Object)) // not Symbols: it may be what asked for the index
+	ix.syms = syms
 	ix.hdrs = b.unitsRecord(units)
 	return ix, nil
 }
@@ -106,10 +154,20 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 // indexUnit collects one unit's names: the same top-level DIEs
 // unitMatches looks at, and the file table fileNames reads.
 func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
-	if _, err := b.f.rootDIE(u); err != nil {
+	abbrevs := b.f.sec(".debug_abbrev")
+	if u.abbrevOff >= uint64(len(abbrevs)) {
+		_, err := b.f.abbrevTable(u.abbrevOff) // its error
 		return err
 	}
-	r := b.f.newReader(u)
+	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order}, 0)
+	if err != nil {
+		return err
+	}
+	nt.tab = &tab
+	if _, err := b.f.rootDIETab(u, nt.tab); err != nil {
+		return err
+	}
+	r := b.f.newReaderTab(u, nt.tab)
 	var d die
 	if !r.next(&d) {
 		return r.err
@@ -121,7 +179,7 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 		if out.nonC = hasNames(r, &d); r.err != nil {
 			return r.err
 		}
-		return b.indexFiles(u, add)
+		return b.indexFiles(ui, u, nt, out)
 	}
 	for r.next(&d) {
 		if d.Depth < 1 {
@@ -129,34 +187,57 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 		}
 		switch {
 		case d.Tag == tagSubprogram && d.HasName():
-			addFunc(tabFunc, b.nameBytes(u, &d), &d)
+			addFunc(tabFunc, b.nameBytes(nt, u, &d), &d)
 		case d.Tag == tagSubprogram && d.HasOrigin:
-			if n, ok := b.originName(u, d); ok {
+			if n, ok := b.originName(nt, u, d); ok {
 				addFunc(tabOrigin, n, &d)
 			}
 		case d.Tag == tagVariable && d.HasName():
-			add(tabVar, b.nameBytes(u, &d))
+			add(tabVar, b.nameBytes(nt, u, &d))
 		}
 		r.skipChildren(&d)
 	}
 	if r.err != nil {
 		return r.err
 	}
-	return b.indexFiles(u, add)
+	return b.indexFiles(ui, u, nt, out)
 }
 
-// indexFiles adds the names of u's line table.
-func (b indexer) indexFiles(u *unit, add func(tab int, b []byte)) error {
-	names, err := b.f.fileNames(u)
+// indexFiles adds the names of u's line table, unit ui.
+func (b indexer) indexFiles(ui int, u *unit, nt *nameTable, out *unitNames) error {
+	if lf := &nt.lf; b.f.readLineFiles(u, lf) {
+		for _, fr := range lf.files {
+			if len(fr.name) > 0 { // else joinLineFile's ""
+				nt.addID(out, ui, tabFile, nt.fileID(lf.dir(fr), fr.name), false)
+			}
+		}
+		return nil
+	}
+	names, err := b.f.fileNamesDWARF(u)
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		if n != "" {
-			add(tabFile, []byte(n))
+			nt.addID(out, ui, tabFile, nt.idString(n), false)
 		}
 	}
 	return nil
+}
+
+// fileID is the id of the file name joinLineFile makes of dir and name.
+func (nt *nameTable) fileID(dir string, name []byte) int32 {
+	m := nt.files[dir]
+	if m == nil {
+		m = map[string]int32{}
+		nt.files[dir] = m
+	}
+	if id, ok := m[string(name)]; ok {
+		return id
+	}
+	id := nt.idString(joinLineFile(dir, name))
+	m[string(name)] = id
+	return id
 }
 
 // dropInfoPages gives back the mapped pages of u's DIEs once indexed: they
@@ -192,13 +273,13 @@ func hasNames(r *reader, d *die) bool {
 }
 
 // nameBytes is rawName without allocating for .debug_str names.
-func (b indexer) nameBytes(u *unit, d *die) []byte {
+func (b indexer) nameBytes(nt *nameTable, u *unit, d *die) []byte {
 	var sec []byte
 	switch d.nameForm {
 	case formString: // its offset in .debug_info
-		sec = b.f.sec(".debug_info")
+		sec = nt.info
 	case formStrp:
-		sec = b.f.sec(".debug_str")
+		sec = nt.str
 	default:
 		return []byte(b.f.rawName(u, d))
 	}
@@ -213,15 +294,15 @@ func (b indexer) nameBytes(u *unit, d *die) []byte {
 
 // originName is the name cuTree.name gives an unnamed DIE: its abstract
 // origin's or specification's, followed within the unit.
-func (b indexer) originName(u *unit, d die) ([]byte, bool) {
+func (b indexer) originName(nt *nameTable, u *unit, d die) ([]byte, bool) {
 	for n := 0; n < 8; n++ {
 		if d.HasName() {
-			return b.nameBytes(u, &d), true
+			return b.nameBytes(nt, u, &d), true
 		}
 		if !d.HasOrigin || d.Origin < u.dieOff || d.Origin >= u.end {
 			return nil, false
 		}
-		r := b.f.newReader(u)
+		r := b.f.newReaderTab(u, nt.tab)
 		r.seek(d.Origin, 1)
 		if !r.next(&d) {
 			return nil, false
@@ -237,10 +318,49 @@ func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *In
 	for i := range per {
 		ix.onlyC = ix.onlyC && !per[i].nonC
 	}
-	global := map[string]int32{}
-	var names []string
-	remap := make([][]int32, len(tabs))
-	for w := range tabs {
+	names, remap := globalNames(tabs)
+	// Strings sorted once; every table then lists names in that order.
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	strOff := make([]uint32, len(names))
+	for _, g := range order {
+		strOff[g] = uint32(len(ix.strs))
+		ix.strs = append(ix.strs, names[g]...)
+	}
+	for tab := 0; tab < numTabs; tab++ {
+		post := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.tabs[tab] })
+		defs := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.defs[tab] })
+		t := &ix.tabs[tab]
+		t.ents = make([]byte, 0, entSize*len(names))
+		for _, g := range order {
+			units := post.of(g)
+			if len(units) == 0 {
+				continue
+			}
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, strOff[g])
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
+			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(units)))
+			t.posts = appendPostings(t.posts, units, defs.of(g), hasDefFlags(tab))
+		}
+	}
+	return ix
+}
+
+// globalNames merges the workers' name tables: every distinct name, and
+// per worker its ids' global ids. Worker 0's ids are kept as they are
+// (its table grows into the global one).
+func globalNames(tabs []nameTable) (names []string, remap [][]int32) {
+	global, names := tabs[0].ids, tabs[0].names
+	remap = make([][]int32, len(tabs))
+	remap[0] = make([]int32, len(names))
+	for i := range remap[0] {
+		remap[0][i] = int32(i)
+	}
+	for w := 1; w < len(tabs); w++ {
 		remap[w] = make([]int32, len(tabs[w].names))
 		for i, s := range tabs[w].names {
 			g, ok := global[s]
@@ -252,53 +372,48 @@ func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *In
 			remap[w][i] = g
 		}
 	}
-	// Strings sorted once; every table then lists names in that order.
-	order := make([]int32, len(names))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
-	strOff := make([]uint32, len(names))
-	for _, g := range order {
-		strOff[g] = uint32(len(ix.strs))
-		ix.strs = append(ix.strs, names[g]...)
-	}
-	for tab := 0; tab < numTabs; tab++ {
-		post := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.tabs[tab] })
-		defs := postingsOf(per, remap, len(names), func(n *unitNames) []int32 { return n.defs[tab] })
-		t := &ix.tabs[tab]
-		for _, g := range order {
-			if len(post[g]) == 0 {
-				continue
-			}
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, strOff[g])
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(names[g])))
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(t.posts)))
-			t.ents = binary.LittleEndian.AppendUint32(t.ents, uint32(len(post[g])))
-			t.posts = appendPostings(t.posts, post[g], defs[g], hasDefFlags(tab))
-		}
-	}
-	return ix
+	return names, remap
 }
 
+// postings is, per global name id, the units (ascending) listing it: the
+// units of id g are units[start[g]:start[g+1]].
+type postings struct {
+	start []int32
+	units []int32
+}
+
+func (p *postings) of(g int32) []int32 { return p.units[p.start[g]:p.start[g+1]] }
+
 // postingsOf lists, per global name id, the units (ascending) whose list
-// of ids (ids of a unitNames) holds it.
-func postingsOf(per []unitNames, remap [][]int32, n int, ids func(*unitNames) []int32) [][]int {
-	post := make([][]int, n)
+// of ids (ids of a unitNames) holds it: counted, then placed, in one
+// array.
+func postingsOf(per []unitNames, remap [][]int32, n int, ids func(*unitNames) []int32) postings {
+	p := postings{start: make([]int32, n+1)}
+	for ui := range per {
+		for _, id := range ids(&per[ui]) {
+			p.start[remap[per[ui].worker][id]+1]++
+		}
+	}
+	for g := 0; g < n; g++ {
+		p.start[g+1] += p.start[g]
+	}
+	p.units = make([]int32, p.start[n])
+	next := slices.Clone(p.start[:n])
 	for ui := range per {
 		for _, id := range ids(&per[ui]) {
 			g := remap[per[ui].worker][id]
-			post[g] = append(post[g], ui)
+			p.units[next[g]] = int32(ui)
+			next[g]++
 		}
 	}
-	return post
+	return p
 }
 
 // appendPostings codes units, ascending, as deltas; with flagged, each
 // shifted left by one for the flag of the units also in defs (a subset,
 // ascending too).
-func appendPostings(b []byte, units, defs []int, flagged bool) []byte {
-	prev := -1
+func appendPostings(b []byte, units, defs []int32, flagged bool) []byte {
+	prev := int32(-1)
 	for _, ui := range units {
 		d := uint64(ui - prev - 1)
 		if flagged {

@@ -34,14 +34,19 @@ import (
 // the key have matched; lookups still bound-check every offset.
 const (
 	indexMagic   = "DWPRBIDX"
-	indexVersion = 3 // 2: definition flags, unit headers; 3: symbols name their table entry
+	indexVersion = 4 // 2: definition flags, unit headers; 3: symbols name their table entry; 4: symbols are their table numbers only
 	indexHdrSize = 8 + 4 + 4 + 8 + 4
 )
 
 // encodeIndex writes ix for the binary whose key is key.
 func encodeIndex(ix *Index, key string) []byte {
 	le := binary.LittleEndian
-	body := le.AppendUint32(nil, uint32(len(key)))
+	size := 4 + len(key) + 4 + 8 + 4 + len(ix.strs) + 4 + len(ix.syms) + 4 + len(ix.hdrs)
+	for i := range ix.tabs {
+		size += 8 + len(ix.tabs[i].ents) + len(ix.tabs[i].posts)
+	}
+	out := make([]byte, indexHdrSize, indexHdrSize+size)
+	body := le.AppendUint32(out[indexHdrSize:], uint32(len(key)))
 	body = append(body, key...)
 	body = le.AppendUint32(body, uint32(ix.units))
 	body = le.AppendUint64(body, ix.infoSize)
@@ -58,7 +63,7 @@ func encodeIndex(ix *Index, key string) []byte {
 	body = append(body, ix.syms...)
 	body = le.AppendUint32(body, uint32(len(ix.hdrs)))
 	body = append(body, ix.hdrs...)
-	out := append([]byte(indexMagic), make([]byte, indexHdrSize-len(indexMagic))...)
+	copy(out, indexMagic)
 	le.PutUint32(out[8:], indexVersion)
 	var flags uint32
 	if ix.byteScan {
@@ -70,7 +75,7 @@ func encodeIndex(ix *Index, key string) []byte {
 	le.PutUint32(out[12:], flags)
 	le.PutUint64(out[16:], uint64(len(body)))
 	le.PutUint32(out[24:], indexSum(out, body))
-	return append(out, body...)
+	return out[:indexHdrSize+len(body)]
 }
 
 // indexSum is the checksum of the header's version and flags and of body.

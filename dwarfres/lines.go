@@ -38,6 +38,21 @@ func (t *cuTree) lineTable() (*lineTable, error) {
 // decoding the program: enough to decide whether a unit names a file.
 func (f *File) fileNames(u *unit) (names []string, err error) {
 	defer elfobj.Guard(&err, ".debug_line")
+	var lf lineFiles
+	if f.readLineFiles(u, &lf) {
+		names = make([]string, len(lf.files))
+		for i, fr := range lf.files {
+			names[i] = joinLineFile(lf.dir(fr), fr.name)
+		}
+		return names, nil
+	}
+	return f.fileNamesDWARF(u)
+}
+
+// fileNamesDWARF is fileNames through debug/dwarf, for the headers
+// readLineFiles leaves to it.
+func (f *File) fileNamesDWARF(u *unit) (names []string, err error) {
+	defer elfobj.Guard(&err, ".debug_line")
 	d, err := f.unitData(u)
 	if err != nil {
 		return nil, err

@@ -47,6 +47,7 @@ type File struct {
 	foreign sync.Map // unit index -> *cuTree
 
 	trees treeCache // decoded units, shared by queries
+	refs  refMemo   // refScan's answers by name (scan.go)
 
 	ix attachedIndex // the index (index*.go), when UseIndex attached one
 

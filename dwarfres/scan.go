@@ -116,6 +116,9 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 	if !f.byteScannable(units) {
 		return nil, false
 	}
+	if out, ok := f.refs.get(name); ok {
+		return out, true
+	}
 	pats := f.refPatterns(name)
 	info := f.sec(".debug_info")
 	hit := make([]bool, len(units))
@@ -152,7 +155,35 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 			out = append(out, i)
 		}
 	}
+	f.refs.put(name, out)
 	return out, true
+}
+
+// refMemo keeps refScan's answers: a pass over all of .debug_info each,
+// and the specs of a run ask again for the same names (each FUNC:LINE
+// that has no code rescans its function: indexMissed). Bounded: a run of
+// thousands of names keeps the last refMemoNames.
+type refMemo struct {
+	mu sync.Mutex
+	m  map[string][]int
+}
+
+const refMemoNames = 256
+
+func (c *refMemo) get(name string) ([]int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	us, ok := c.m[name]
+	return slices.Clone(us), ok // the caller's to change
+}
+
+func (c *refMemo) put(name string, us []int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= refMemoNames {
+		c.m = map[string][]int{}
+	}
+	c.m[name] = us
 }
 
 // refPatterns are the byte strings a reference to name may be in

@@ -26,6 +26,7 @@ type unit struct {
 	locB     uint64 // DW_AT_loclists_base
 	name     string
 	compDir  string
+	lineRef  lineRef    // the root's line table and directory, as written (linefiles.go)
 	split    *splitInfo // a split DWARF unit: its skeleton and .dwo bases
 }
 
@@ -167,11 +168,14 @@ func (f *File) unitIndex(off uint64) int {
 }
 
 // rootDIE decodes the unit's root DIE and the bases DWARF 5 forms need.
-func (f *File) rootDIE(u *unit) (*die, error) {
+func (f *File) rootDIE(u *unit) (*die, error) { return f.rootDIETab(u, nil) }
+
+// rootDIETab is rootDIE with u's abbreviation table, when tab is not nil.
+func (f *File) rootDIETab(u *unit, tab *abbrevTable) (*die, error) {
 	u.rootOnce.Do(func() {
 		// Bases must be known before decoding strx forms of the root
 		// itself; DWARF 5 producers put them first or use strp.
-		r := f.rootReader(u)
+		r := f.rootReader(u, tab)
 		if r.err != nil {
 			u.rootErr = r.err
 			return
@@ -187,7 +191,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 		if u.version >= 5 && u.addrB != 0 {
 			// clang writes the root's DW_AT_low_pc as DW_FORM_addrx,
 			// before DW_AT_addr_base: decode it again with the base known.
-			r = f.rootReader(u)
+			r = f.rootReader(u, tab)
 			if !r.next(&u.root) {
 				u.rootErr = r.failure(u.dieOff, "missing root DIE")
 				return
@@ -198,6 +202,7 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 		}
 		u.name = f.dieString(u, u.root.nameForm, u.root.nameVal)
 		u.compDir = f.dieString(u, r.root.compDirForm, r.root.compDirVal)
+		u.lineRef = lineRef{r.root.stmtForm, r.root.stmtVal, r.root.compDirForm, r.root.compDirVal}
 	})
 	return &u.root, u.rootErr
 }
@@ -206,13 +211,17 @@ func (f *File) rootDIE(u *unit) (*die, error) {
 // when its root DIE fits in them: a query touching a thousand units' roots
 // through the mapping would fault in (and keep in its RSS) 64 KB around
 // each.
-func (f *File) rootReader(u *unit) *reader {
-	r := f.newReader(u)
+func (f *File) rootReader(u *unit, tab *abbrevTable) *reader {
+	b := make([]byte, min(u.end-u.dieOff, 1024))
+	b = b[:f.readInfo(b, u.dieOff)]
+	if tab == nil {
+		code := buf{data: b}
+		tab = f.rootAbbrevs(u.abbrevOff, code.uleb())
+	}
+	r := f.newReaderTab(u, tab)
 	if r.err != nil {
 		return r
 	}
-	b := make([]byte, min(u.end-u.dieOff, 1024))
-	b = b[:f.readInfo(b, u.dieOff)]
 	c := *r
 	c.b.data = b
 	var d die

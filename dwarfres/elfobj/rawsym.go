@@ -74,6 +74,20 @@ func (o *Object) RawSymAt(data []byte, i uint32) (RawSym, bool) {
 	return o.decodeRawSym(data[at : at+size]), true
 }
 
+// RawSymName is the name offset of entry i of the symbol section data,
+// read alone (st_name leads both classes' entries).
+func (o *Object) RawSymName(data []byte, i uint32) (uint32, bool) {
+	size := uint64(o.symSize())
+	at := uint64(i) * size
+	if i == 0 || at+size > uint64(len(data)) {
+		return 0, false
+	}
+	return o.Order.Uint32(data[at:]), true
+}
+
+// SymbolCount is the number of entries in the symbol section data.
+func (o *Object) SymbolCount(data []byte) int { return len(data) / o.symSize() }
+
 // symSize is the size of one symbol-table entry.
 func (o *Object) symSize() int {
 	if o.ELF.Class == elf.ELFCLASS32 {

@@ -10,9 +10,11 @@
 //   - image.go: Image, an object's symbol facts, each read once.
 //   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Named, Count,
 //     Each).
-//   - encode.go: a Symtab as an index stores it (Encode, Decode); a
-//     decoded map answers through the same methods, its symbols still
-//     encoded.
+//   - encode.go: a Symtab as an index stores it (Encode, Decode): the
+//     numbers of its symbols in the table, by address.
+//   - symenc.go: a decoded map's answers through the same methods, its
+//     symbols read from the table and checked as they are used (a record
+//     that fails a check gives way to the table's own map).
 //   - funcsym.go: the function symbol covering an address, outside perf's
 //     map too (FuncSymbolAt).
 //   - data.go: data symbols (DataSymbol, ExportedData) and SymbolAddr.

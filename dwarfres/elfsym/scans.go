@@ -41,8 +41,9 @@ const countScans = 64
 
 // nameCounts is Symtab.Count's table: how many symbols bear each name.
 func nameCounts(st *Symtab) map[string]int32 {
-	m := make(map[string]int32, len(st.names))
-	for _, off := range st.names {
+	names := st.nameOffs()
+	m := make(map[string]int32, len(names))
+	for _, off := range names {
 		m[string(elfobj.StrAt(st.strtab, off))]++
 	}
 	return m

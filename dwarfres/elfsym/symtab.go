@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
@@ -24,17 +25,20 @@ type Sym struct {
 // Symtab is the function-symbol map used to name probe addresses the way
 // perf does (symbol+offset), plus name counts for kallsyms uniqueness.
 type Symtab struct {
-	byAddr  []Sym    // text symbols, sorted by Start, duplicates resolved
-	all     []Sym    // every text symbol, including aliases
-	names   []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
-	counts  afterScans[map[string]int32]
-	named   afterScans[byName]
-	strtab  []byte
-	enc     *symEnc // all and byAddr as an index holds them, instead
-	Text    uint64  // address of _text (kernel) or 0
-	HasText bool
-	kernel  bool // a vmlinux: _text plus kernel-only sections
-	module  bool // a kernel module: labels count as in the kernel's map
+	byAddr []Sym    // text symbols, sorted by Start, duplicates resolved
+	all    []Sym    // every text symbol, including aliases
+	names  []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
+	counts afterScans[map[string]int32]
+	named  afterScans[byName]
+	strtab []byte
+	enc    *symEnc // all and byAddr as an index holds them, instead
+	// fallback: all, byAddr and names read from the table (Load) once
+	// enc fails a check, or names asked of an enc.
+	fallbackOnce, namesOnce sync.Once
+	Text                    uint64 // address of _text (kernel) or 0
+	HasText                 bool
+	kernel                  bool // a vmlinux: _text plus kernel-only sections
+	module                  bool // a kernel module: labels count as in the kernel's map
 }
 
 // Load reads obj's symbol table into perf's kernel or user map.
@@ -157,8 +161,11 @@ func addrMap(sorted []Sym) []Sym {
 
 // At returns the symbol containing addr, as perf's map__find_symbol does.
 func (st *Symtab) At(addr uint64) (Sym, bool) {
-	if st.enc != nil {
-		return st.enc.at(addr)
+	if e := st.encoded(); e != nil {
+		if s, ok, good := e.at(addr); good {
+			return s, ok
+		}
+		st.fallback()
 	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i >= 0 && addr < st.byAddr[i].End {
@@ -172,8 +179,11 @@ func (st *Symtab) At(addr uint64) (Sym, bool) {
 // symbol bears: a name the kernel resolves to that one symbol, from which
 // an offset reaches addr.
 func (st *Symtab) UniqueBefore(addr uint64) (Sym, bool) {
-	if st.enc != nil {
-		return st.enc.uniqueBefore(addr, st.Count)
+	if e := st.encoded(); e != nil {
+		if s, ok, good := e.uniqueBefore(addr, st.Count); good {
+			return s, ok
+		}
+		st.fallback()
 	}
 	i := sort.Search(len(st.byAddr), func(i int) bool { return st.byAddr[i].Start > addr }) - 1
 	if i < 0 {
@@ -195,8 +205,11 @@ func (st *Symtab) Lookup(name string) []Sym {
 		key, _, _ := strings.Cut(name, "@")
 		return st.at(t.at[key], func(s Sym) bool { return s.Name == name })
 	}
-	if st.enc != nil {
-		return st.enc.lookup(name)
+	if e := st.encoded(); e != nil {
+		if out, good := e.lookup(name); good {
+			return out
+		}
+		st.fallback()
 	}
 	var out []Sym
 	for _, s := range st.all {
@@ -225,8 +238,8 @@ func (st *Symtab) at(idx []int32, keep func(Sym) bool) []Sym {
 	var out []Sym
 	for _, i := range idx {
 		var s Sym
-		if st.enc != nil {
-			s = st.enc.sym(st.enc.all, int(i))
+		if e := st.encoded(); e != nil {
+			s = e.sym(int(i))
 		} else {
 			s = st.all[i]
 		}
@@ -242,8 +255,11 @@ func (st *Symtab) Count(name string) int {
 	if m, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
 		return int(m[name])
 	}
+	if st.enc != nil && st.enc.counted.Add(1) <= tableCountScans {
+		return st.enc.count(name)
+	}
 	n := 0
-	for _, off := range st.names {
+	for _, off := range st.nameOffs() {
 		if elfobj.NameIs(st.strtab, off, name) {
 			n++
 		}
@@ -254,17 +270,18 @@ func (st *Symtab) Count(name string) int {
 // EachName calls fn with the name of every defined symbol (of any kind
 // kallsyms lists), in symbol-table order.
 func (st *Symtab) EachName(fn func(string)) {
-	for _, off := range st.names {
+	for _, off := range st.nameOffs() {
 		fn(string(elfobj.StrAt(st.strtab, off)))
 	}
 }
 
 // Each calls fn for every text symbol in address order.
 func (st *Symtab) Each(fn func(Sym)) {
-	if st.enc != nil {
-		st.enc.each(fn)
+	if e := st.encoded(); e != nil && e.verifyAll() {
+		e.each(fn)
 		return
 	}
+	st.fallback()
 	for _, s := range st.all {
 		fn(s)
 	}
@@ -273,3 +290,42 @@ func (st *Symtab) Each(fn func(Sym)) {
 // Kind says whether the map is a vmlinux's (_text and kernel-only
 // sections: .text alone is mapped) or a kernel module's (labels count).
 func (st *Symtab) Kind() (kernel, module bool) { return st.kernel, st.module }
+
+// encoded is st's record when it has one that has not failed a check;
+// nil once it has (fallback is then what answers).
+func (st *Symtab) encoded() *symEnc {
+	if st.enc == nil {
+		return nil
+	}
+	if st.enc.bad.Load() {
+		st.fallback()
+		return nil
+	}
+	return st.enc
+}
+
+// fallback reads st's map from the table, once, for a record that failed
+// a check; nothing for a map Load made.
+func (st *Symtab) fallback() {
+	st.fallbackOnce.Do(func() {
+		if st.enc != nil {
+			l := Load(st.enc.obj)
+			st.all, st.byAddr = l.all, l.byAddr
+		}
+	})
+}
+
+// nameOffs is st.names: for a record, listed from the table when first
+// asked (scanTable's pass, without its map).
+func (st *Symtab) nameOffs() []uint32 {
+	if st.enc == nil {
+		return st.names
+	}
+	st.namesOnce.Do(func() {
+		data, strtab := st.enc.obj.SymbolTable()
+		st.names = make([]uint32, 0, st.enc.obj.SymbolCount(data))
+		st.scanTable(st.enc.obj, data, strtab, func(off uint32) { st.names = append(st.names, off) },
+			func(uint32, elfobj.RawSym, []byte, *elf.Section) {})
+	})
+	return st.names
+}
