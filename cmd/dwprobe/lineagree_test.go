@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -29,12 +33,18 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 		listed[l-lr.Offset] = true
 		last = max(last, l-lr.Offset)
 	}
-	name := lf.function
-	if lf.file != "" {
-		name += "@" + lf.file
+	// -L answers from the first unit defining the function; -D, unless
+	// told the file, probes every function of the name (a static one
+	// may be defined in several files): name the file -L chose.
+	name, file := lf.function, lf.file
+	if file == "" {
+		file = pathTail(lr.Path)
 	}
+	name += "@" + file
 	var bad []string
-	for n := 0; n <= last+2; n++ {
+	// FUNC:0 is the function's entry for -D (as FUNC), not its
+	// declaration line: from 1 on.
+	for n := 1; n <= last+2; n++ {
 		spec, err := probegen.ParseSpec(fmt.Sprintf("%s:%d", name, n))
 		if err != nil {
 			return []string{err.Error()}
@@ -52,8 +62,7 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 
 // TestLineListingAgreesWithDefinitions: every line -L FUNC lists
 // resolves with -D FUNC:N, and every other line of the function does not
-// (vfs_read; many functions still differ: -D searches the whole unit for
-// the line, -L the function's scopes).
+// (vfs_read, nft_do_chain:4).
 // nft_do_chain:4 is the call site of the inlined nft_net, whose entry has
 // no statement row: -D probes it (nf_tables:nft_do_chain+33), and perf
 // 6.1's -L left it out on some runs (a stale line), perf 6.12 lists it.
@@ -61,19 +70,9 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
 	moddir := needModDir(t, moduleSet("6.1", "amd64").moddir)
 	files := map[string]*dwarfres.File{}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	for _, lf := range []lineFunc{{"", "vfs_read", ""}} {
-		f := agreementTarget(t, files, vml, moddir, lf.module)
-		if f == nil {
-			t.Fatalf("%s: not in the corpus", lf.module)
-		}
-		for _, b := range lineAgreement(f, lf) {
-			t.Error(b)
-		}
+	defer closeAll(files)
+	for _, b := range lineAgreement(agreementTarget(t, files, vml, moddir, ""), lineFunc{"", "vfs_read", ""}) {
+		t.Error(b)
 	}
 	nf := agreementTarget(t, files, vml, moddir, "net/netfilter/nf_tables.ko")
 	lr, err := nf.FindLineRange(dwarfres.LineQuery{Function: "nft_do_chain", End: 1 << 30})
@@ -84,6 +83,137 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 	if defs, _, err := probegen.Definitions(nf, spec, "", probegen.ResolveOptions{}); err != nil || len(defs) != 1 || defs[0].Target != "nf_tables:nft_do_chain+33" {
 		t.Errorf("-D nft_do_chain:4 = %v, %v; want nf_tables:nft_do_chain+33", defs, err)
 	}
+}
+
+// TestLineAgreementSweep is TestLineListingAgreesWithDefinitions over
+// the functions the conformance specs name, on the 6.1 and 6.12 kernels
+// of both architectures and their modules: every 8th function with
+// DWPROBE_LINEAGREE=sample, all with =all. Not run by default: -D FUNC:RLN
+// still searches the whole unit for the line (perf's
+// find_probe_point_by_line) where -L walks the function's own scopes, and
+// thousands of lines disagree.
+func TestLineAgreementSweep(t *testing.T) {
+	step := 0
+	switch os.Getenv("DWPROBE_LINEAGREE") {
+	case "sample":
+		step = 8
+	case "all":
+		step = 1
+	default:
+		t.Log("DWPROBE_LINEAGREE=sample|all runs the sweep")
+		return
+	}
+	for _, k := range agreementKernels {
+		t.Run(k.name, func(t *testing.T) {
+			vml := dwarftest.NeedCorpus(t, k.vmlinux)
+			moddir := dwarftest.NeedCorpus(t, k.moddir)
+			checkAgreement(t, vml, moddir, specFunctions(t, k.specs...), step)
+		})
+	}
+}
+
+// agreementKernel is one kernel of the corpus with the spec lists whose
+// functions are checked on it.
+type agreementKernel struct {
+	name, vmlinux, moddir string
+	specs                 []string // under testdata/conformance
+}
+
+var agreementKernels = []agreementKernel{
+	{"6.1-amd64", "amd64/vmlinux", moduleSet("amd64").moddir, []string{"specs.txt", "modules/specs-amd64.txt"}},
+	{"6.1-arm64", "arm64/vmlinux", moduleSet("arm64").moddir, []string{"specs-arm64.txt", "modules/specs-arm64.txt"}},
+	{"6.12-amd64", "6.12/amd64/vmlinux", "6.12/amd64/dbg/usr/lib/debug/lib/modules/6.12.118+deb13-cloud-amd64/kernel", []string{"specs.txt", "modules/specs-amd64.txt"}},
+	{"6.12-arm64", "6.12/arm64/vmlinux", "6.12/arm64/dbg/usr/lib/debug/lib/modules/6.12.118+deb13-cloud-arm64/kernel", []string{"specs-arm64.txt", "modules/specs-arm64.txt"}},
+}
+
+// checkAgreement runs lineAgreement on every step-th function of fns.
+func checkAgreement(t *testing.T, vml, moddir string, fns []lineFunc, step int) {
+	files := map[string]*dwarfres.File{}
+	defer closeAll(files)
+	start, n, nbad := time.Now(), 0, 0
+	for i := 0; i < len(fns); i += step {
+		lf := fns[i]
+		f := agreementTarget(t, files, vml, moddir, lf.module)
+		if f == nil {
+			continue // a module this kernel does not build
+		}
+		n++
+		for _, b := range lineAgreement(f, lf) {
+			nbad++
+			t.Errorf("%s %s", lf.module, b)
+		}
+	}
+	t.Logf("%d of %d functions, %d disagreements, %v", n, len(fns), nbad, time.Since(start).Round(time.Millisecond))
+}
+
+func closeAll(files map[string]*dwarfres.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// specIdent is a C function name: specs naming a glob, a clone
+// (name.isra.0), an address or a source file are left out.
+var specIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// specFunctions lists the functions, with their @SRC and -m module, named
+// by the spec lists, once each, in list order.
+func specFunctions(t *testing.T, lists ...string) []lineFunc {
+	var out []lineFunc
+	seen := map[lineFunc]bool{}
+	for _, list := range lists {
+		fh, err := os.Open(filepath.Join("..", "..", "testdata", "conformance", list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			lf, ok := specFunction(sc.Text())
+			if ok && !seen[lf] {
+				seen[lf] = true
+				out = append(out, lf)
+			}
+		}
+		fh.Close()
+	}
+	return out
+}
+
+// specFunction is the function one spec line names, if any.
+func specFunction(line string) (lineFunc, bool) {
+	fields := strings.Split(line, "\t")
+	if len(fields) < 2 || strings.HasPrefix(line, "#") || fields[0] == "F" {
+		return lineFunc{}, false
+	}
+	var lf lineFunc
+	if len(fields) > 2 {
+		opts := strings.Fields(fields[2])
+		if i := slices.Index(opts, "-m"); i >= 0 && i+1 < len(opts) {
+			lf.module = opts[i+1]
+		}
+	}
+	point, _, _ := strings.Cut(fields[1], " ")
+	if _, p, ok := strings.Cut(point, "="); ok {
+		point = p
+	}
+	point, _, _ = strings.Cut(point, ";")
+	fn, file, _ := strings.Cut(point, "@")
+	lf.function, lf.file = pointName(fn), pointName(file)
+	return lf, specIdent.MatchString(lf.function)
+}
+
+// pathTail is the last two elements of a path (fs/read_write.c).
+func pathTail(p string) string {
+	dir, base := filepath.Split(p)
+	return filepath.Join(filepath.Base(dir), base)
+}
+
+// pointName is a spec's function or file, less its :RLN, +OFFS, %return.
+func pointName(s string) string {
+	if i := strings.IndexAny(s, ":+%"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // agreementTarget opens (once) the vmlinux or the module lf names, with
