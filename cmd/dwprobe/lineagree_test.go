@@ -106,8 +106,8 @@ func TestLineAgreementSweep(t *testing.T) {
 	for _, k := range agreementKernels {
 		t.Run(k.name, func(t *testing.T) {
 			vml := dwarftest.NeedCorpus(t, k.vmlinux)
-			moddir := dwarftest.NeedCorpus(t, k.moddir)
-			checkAgreement(t, vml, moddir, specFunctions(t, k.specs...), step)
+			moddir := needModDir(t, k.mods.moddir)
+			checkAgreement(t, vml, moddir, specFunctions(t, k.vml.specs, k.mods.specs), step)
 		})
 	}
 }
@@ -115,15 +115,15 @@ func TestLineAgreementSweep(t *testing.T) {
 // agreementKernel is one kernel of the corpus with the spec lists whose
 // functions are checked on it.
 type agreementKernel struct {
-	name, vmlinux, moddir string
-	specs                 []string // under testdata/conformance
+	name, vmlinux string
+	vml, mods     conformanceSet // the conformance sets naming the functions
 }
 
 var agreementKernels = []agreementKernel{
-	{"6.1-amd64", "amd64/vmlinux", moduleSet("amd64").moddir, []string{"specs.txt", "modules/specs-amd64.txt"}},
-	{"6.1-arm64", "arm64/vmlinux", moduleSet("arm64").moddir, []string{"specs-arm64.txt", "modules/specs-arm64.txt"}},
-	{"6.12-amd64", "6.12/amd64/vmlinux", "6.12/amd64/dbg/usr/lib/debug/lib/modules/6.12.118+deb13-cloud-amd64/kernel", []string{"specs.txt", "modules/specs-amd64.txt"}},
-	{"6.12-arm64", "6.12/arm64/vmlinux", "6.12/arm64/dbg/usr/lib/debug/lib/modules/6.12.118+deb13-cloud-arm64/kernel", []string{"specs-arm64.txt", "modules/specs-arm64.txt"}},
+	{"6.1-amd64", "amd64/vmlinux", conformanceSets[0], moduleSet("6.1", "amd64")},
+	{"6.1-arm64", "arm64/vmlinux", conformanceSets[1], moduleSet("6.1", "arm64")},
+	{"6.12-amd64", "6.12/amd64/vmlinux", laterSet("6.12", "amd64"), moduleSet("6.12", "amd64")},
+	{"6.12-arm64", "6.12/arm64/vmlinux", laterSet("6.12", "arm64"), moduleSet("6.12", "arm64")},
 }
 
 // checkAgreement runs lineAgreement on every step-th function of fns.
