@@ -125,7 +125,7 @@ func (s *search) unit(t *cuTree) error {
 			err = s.foreignLines(i, decl+q.Line)
 		case q.HasLine:
 			decl, _ := t.declLine(i)
-			err = s.byLine(t.declFile(i), decl+q.Line)
+			err = s.funcLine(i, decl+q.Line)
 		case t.isFuncInstance(i):
 			err = s.outOfLine(i)
 		case !q.NoInlines:
@@ -296,6 +296,62 @@ func (s *search) byLine(fname string, lno int) error {
 		}
 		return s.probeAt(sc, addr)
 	})
+}
+
+// funcLine is FUNC:RLN for function i: the line lno of its declaration
+// file at the addresses of i's own instances (out of line and inlined)
+// that represent it, as -L lists them (walkOwnLines, representsLine).
+// perf searches the whole unit for the line, and where another function
+// holds it, probes that function; it also gives up at the first address
+// attributed to another line, where -L lists the line for its others.
+// The points come in perf's order (the unit's rows, then its functions'
+// lines); a line with none gives the first shared-address error.
+func (s *search) funcLine(i, lno int) error {
+	t := s.t
+	fname := t.declFile(i)
+	own := map[uint64]bool{}
+	mark := func(file string, line int, addr uint64) error {
+		if line == lno && lazymatch.SourceTail(file, fname) {
+			own[addr] = true
+		}
+		return nil
+	}
+	for _, j := range t.funcInstances(i) {
+		if err := t.walkOwnLines(j, mark); err != nil {
+			return err
+		}
+	}
+	n := len(s.out)
+	var shared error
+	err := t.walkLines(func(file string, line int, addr uint64) error {
+		if line != lno || !own[addr] || !lazymatch.SourceTail(file, fname) {
+			return nil
+		}
+		if !t.representsLine(file, line, addr) {
+			if shared == nil {
+				shared = s.verifyLine(file, line, addr)
+			}
+			return nil
+		}
+		sc := s.bestScope(fname, lno, addr)
+		if sc < 0 {
+			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
+		}
+		return s.probeAt(sc, addr)
+	})
+	if err == nil && len(s.out) == n {
+		err = shared
+	}
+	return err
+}
+
+// funcInstances is the scopes -L walks for function i: i itself when it
+// has code, else its instances.
+func (t *cuTree) funcInstances(i int) []int {
+	if t.isFuncInstance(i) {
+		return []int{i}
+	}
+	return t.instancesOf(i)
 }
 
 // verifyLine is verify_representive_line: refuse a line whose address is

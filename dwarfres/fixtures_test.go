@@ -85,6 +85,10 @@ func TestFixtureShapes(t *testing.T) {
 	}
 }
 
+// linesPerfRefuses are the FUNC:RLN specs perf -D refuses ("This line is
+// sharing the address with other lines") though its -L lists the line.
+var linesPerfRefuses = map[string]bool{"sum_list:5": true}
+
 var perfOff = regexp.MustCompile(`:0x([0-9a-f]+)`)
 
 // TestFixturesAgainstPerf compares probe addresses with perf probe -x -D on
@@ -122,6 +126,15 @@ func TestFixturesAgainstPerf(t *testing.T) {
 			for _, p := range ps {
 				off, _ := f.FileOffset(p.Addr)
 				got = append(got, strconv.FormatUint(off, 16))
+			}
+			if perr != nil && linesPerfRefuses[fn] {
+				// perf -L lists the line, but its -D gives up at the
+				// line's first row, attributed to another line: dwprobe
+				// probes the addresses -L lists (issue 25).
+				if err != nil || len(ps) == 0 {
+					t.Errorf("%s %s: %v, want the line's points", v, fn, err)
+				}
+				continue
 			}
 			if (perr != nil) != (err != nil || len(ps) == 0) || !equal(got, want) {
 				t.Errorf("%s %s: dwprobe %v (err %v), perf %v (err %v)", v, fn, got, err, want, perr)

@@ -115,14 +115,10 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
 			cb := collect(fname, lr.Start, lr.End)
-			if !t.isFuncInstance(i) {
-				for _, j := range t.instancesOf(i) {
-					if walkErr = t.walkScopeLines(j, cb); walkErr != nil {
-						break
-					}
+			for _, j := range t.funcInstances(i) {
+				if walkErr = t.walkOwnLines(j, cb); walkErr != nil {
+					break
 				}
-			} else {
-				walkErr = t.walkScopeLines(i, cb)
 			}
 			break
 		}

@@ -38,13 +38,16 @@ func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
 }
 
 // representsLine reports whether addr is a probe point of file:line for
-// -L: an address whose statement row names another line (or file) is that
-// line's. An address with no statement row of its own (the entry of an
-// inlined call, nft_do_chain's nft_net) is the line's: perf 6.12 lists it;
-// perf 6.1 read a stale answer there and listed it on some runs only.
+// -L and -D FUNC:RLN: an address whose statement row names another line
+// of the file is that line's. An address with no statement row of its own
+// (the entry of an inlined call, nft_do_chain's nft_net) is the line's:
+// perf 6.12 lists it; perf 6.1 read a stale answer there and listed it on
+// some runs only. So is one whose row is in another file: the entry of a
+// call inlined from a header (vfs_read's inc_syscr(current) at +182), as
+// perf's -D verify_representive_line takes it; perf's -L did not.
 func (t *cuTree) representsLine(file string, line int, addr uint64) bool {
 	rf, rl, ok := t.lineInfo(addr)
-	return !ok || rl == line && rf == file
+	return !ok || rf != file || rl == line
 }
 
 // scopesAt is cu_walk_functions_at: the real function containing addr, then
@@ -143,31 +146,110 @@ func (t *cuTree) walkFuncLines(sp int, recursive bool, cb func(string, int, uint
 // (unless they are that inline's call line), then the scope's own
 // declaration and call-site lines.
 func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) error {
+	return t.walkScope(rt, t.perfScopeRow, cb)
+}
+
+// walkOwnLines is walkScopeLines keeping, of the rows inside a nested
+// inline, those that are rt's (ownRow): the lines -L lists and -D
+// FUNC:RLN probes. perf skips every row inside a nested inline, yet the
+// compiler places caller lines there too (vfs_read's inc_syscr(current)
+// at +182, inside the inlined get_current), and perf's -D probes them.
+func (t *cuTree) walkOwnLines(rt int, cb func(string, int, uint64) error) error {
+	return t.walkScope(rt, t.ownRow, cb)
+}
+
+// walkScope walks rt's statement rows that keep accepts, then its
+// declaration and call-site lines.
+func (t *cuTree) walkScope(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
 	lt, err := t.lineTable()
 	if err != nil {
 		return err
 	}
-	decl, _ := t.declLine(rt)
-	decf, _ := t.declFileNo(rt)
-	declName := t.fileName(decf)
 	rs := t.ranges(rt)
 	for _, r := range lt.rows {
 		if r.EndSeq || !r.Stmt || !inRanges(rs, r.Addr) {
 			continue
 		}
-		if in := t.innermostInline(rt, r.Addr); in >= 0 {
-			cf := t.callFile(in)
-			if !(cf != "" && cf == declName && int(t.dies[in].CallLine) == int(r.Line)) {
-				il, _ := t.declLine(in)
-				inf, _ := t.declFileNo(in)
-				if il != decl || inf != decf {
-					continue
-				}
-			}
+		file := lt.fileOf(r)
+		if !keep(rt, file, int(r.Line), r.Addr) {
+			continue
 		}
-		if err := cb(lt.fileOf(r), int(r.Line), r.Addr); err != nil {
+		if err := cb(file, int(r.Line), r.Addr); err != nil {
 			return err
 		}
 	}
 	return t.walkFuncLines(rt, false, cb)
+}
+
+// perfScopeRow is die_walk_lines' test of a row inside a nested inline:
+// kept when it is the innermost inline's call line, or that inline is a
+// copy of rt itself (recursion).
+func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
+	in := t.innermostInline(rt, addr)
+	if in < 0 {
+		return true
+	}
+	decl, _ := t.declLine(rt)
+	decf, _ := t.declFileNo(rt)
+	if cf := t.callFile(in); cf != "" && cf == t.fileName(decf) && int(t.dies[in].CallLine) == line {
+		return true
+	}
+	il, _ := t.declLine(in)
+	inf, _ := t.declFileNo(in)
+	return il == decl && inf == decf
+}
+
+// ownRow reports whether a row of file:line at addr is rt's: no inline
+// nested in rt at addr is declared in that file (a line of another file
+// cannot be the nested function's), or the outermost one that is has its
+// call there (the call site in rt), or starts at addr, where the line
+// table names the line first (dput:3 at +28, before fast_dput's rows).
+func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
+	decl, _ := t.declLine(rt)
+	decf := t.declFile(rt)
+	for cur := rt; ; {
+		in := t.inlineChildAt(cur, addr)
+		if in < 0 {
+			return true
+		}
+		if t.declFile(in) == file {
+			if l, _ := t.declLine(in); l == decl && file == decf {
+				return true // a recursive copy of rt
+			}
+			if t.startsRange(in, addr) {
+				if rf, rl, ok := t.lineInfo(addr); ok && rf == file && rl == line {
+					return true
+				}
+			}
+			return t.callFile(in) == file && int(t.dies[in].CallLine) == line
+		}
+		cur = in
+	}
+}
+
+// startsRange reports whether one of scope sc's address ranges begins at
+// addr.
+func (t *cuTree) startsRange(sc int, addr uint64) bool {
+	for _, r := range t.ranges(sc) {
+		if r.Low == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineChildAt is the inlined subroutine nested in scope sc (directly, or
+// inside a lexical block) that contains addr, or -1.
+func (t *cuTree) inlineChildAt(sc int, addr uint64) int {
+	end := t.end(sc)
+	for j := sc + 1; j < end; j++ {
+		if t.dies[j].Tag != tagInlined {
+			continue
+		}
+		if (t.dies[j].HasLow || t.dies[j].HasRanges) && t.hasPC(j, addr) {
+			return j
+		}
+		j = t.end(j) - 1
+	}
+	return -1
 }

@@ -401,7 +401,17 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 	q.Line += alt.Line
 	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
-	return t.FindProbes(q)
+	probes, err := t.FindProbes(q)
+	if err != nil || alt.Line == 0 {
+		return probes, err
+	}
+	// A symbol inside its function (f.cold) names its own address, not
+	// every point of the line there: a line with other points is left to
+	// the symbol table, as perf, whose line lookup refuses such lines.
+	if len(probes) != 1 || probes[0].Addr != t.Symbols().Lookup(p.Function)[0].Start {
+		return nil, nil
+	}
+	return probes, nil
 }
 
 // symbolPart probes a symbol that names a part of a function (gcc's
