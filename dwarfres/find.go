@@ -321,6 +321,9 @@ func (s *search) funcLine(i, lno int) error {
 			return err
 		}
 	}
+	if len(own) == 0 {
+		return nil
+	}
 	n := len(s.out)
 	var shared error
 	err := t.walkLines(func(file string, line int, addr uint64) error {
