@@ -398,20 +398,33 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 		return symbolPart(t, q, p)
 	}
 	q.Function, q.File = lazymatch.ExactName(alt.Function), alt.File
-	q.Line += alt.Line
-	q.HasLine = q.Line != 0
 	q.Offset += alt.Offset
+	if alt.Line == 0 {
+		return t.FindProbes(q)
+	}
+	// A symbol inside its function (f.cold) names one address, whose line
+	// the function may not own (do_exit.cold starts on a row of abort's
+	// last line): as perf, that line anywhere in the unit, kept to the
+	// symbol's address; a line with other points there is left to the
+	// symbol table, as perf, whose line lookup refuses such lines.
+	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: alt.Function, File: alt.File, End: math.MaxInt32})
+	if err != nil || lr == nil {
+		return nil, err
+	}
+	q.Function = lazymatch.NameMatcher{}
+	q.Line += lr.Offset + alt.Line
+	q.HasLine = true
 	probes, err := t.FindProbes(q)
-	if err != nil || alt.Line == 0 {
-		return probes, err
+	if err != nil {
+		return nil, err
 	}
-	// A symbol inside its function (f.cold) names its own address, not
-	// every point of the line there: a line with other points is left to
-	// the symbol table, as perf, whose line lookup refuses such lines.
-	if len(probes) != 1 || probes[0].Addr != t.Symbols().Lookup(p.Function)[0].Start {
-		return nil, nil
+	start := t.Symbols().Lookup(p.Function)[0].Start
+	for _, pr := range probes {
+		if pr.Addr == start {
+			return []dwarfres.Probe{pr}, nil
+		}
 	}
-	return probes, nil
+	return nil, nil
 }
 
 // symbolPart probes a symbol that names a part of a function (gcc's
