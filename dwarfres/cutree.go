@@ -23,6 +23,9 @@ type cuTree struct {
 
 	funcsOnce sync.Once
 	funcs     *funcSpans
+
+	declsOnce sync.Once
+	decls     map[string][]int // funcEnd's sorted declaration lines, per file
 }
 
 func (f *File) decodeUnit(u *unit) (*cuTree, error) {

@@ -44,10 +44,10 @@
 //     function; FindLineRange (linerange.go) answers -L, with each line's
 //     probe points when asked (LineQuery.Points, for -L --detail);
 //     linewalk.go holds the line walks both share (a function's own lines,
-//     walkOwnLines, and the one test of whether an address is a line's,
-//     representsLine, on which -L FUNC and -D FUNC:RLN agree); dwzfind.go
-//     finds the instances of an
-//     inline function dwz moved out of their units; ProbePointAt
+//     walkOwnLines, bounded by the next function's declaration, funcEnd,
+//     and the one test of whether an address is a line's, representsLine,
+//     on which -L FUNC and -D FUNC:RLN agree); dwzfind.go finds the
+//     instances of an inline function dwz moved out of their units; ProbePointAt
 //     (pointat.go) maps an address back to a probe point, a PointMapper
 //     many addresses (-l), each unit decoded once; FuncAt (funcdecl.go)
 //     the function declared at an address.

@@ -1,5 +1,10 @@
 package dwarfres
 
+import (
+	"math"
+	"sort"
+)
+
 // realPath is perf's cu_find_realpath: the first file of the unit's line
 // table that names src, or "".
 func (t *cuTree) realPath(src sourceName) (string, error) {
@@ -207,6 +212,9 @@ func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
 func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 	decl, _ := t.declLine(rt)
 	decf := t.declFile(rt)
+	if file == decf && (line < decl || line >= t.funcEnd(rt)) {
+		return false // a caller's line, where rt is inlined (getname's call in getname_flags)
+	}
 	for cur := rt; ; {
 		in := t.inlineChildAt(cur, addr)
 		if in < 0 {
@@ -225,6 +233,35 @@ func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 		}
 		cur = in
 	}
+}
+
+// funcEnd bounds the lines of function i in its file: the declaration
+// line of the next function the unit declares there, or MaxInt. A C
+// function's lines lie between its declaration and the next; a row of
+// its file past them, inside an inlined copy of it, is the caller's. C++
+// nests functions in classes: unbounded there.
+func (t *cuTree) funcEnd(i int) int {
+	if !t.u.cOnly() {
+		return math.MaxInt
+	}
+	t.declsOnce.Do(func() {
+		t.decls = map[string][]int{}
+		for _, j := range t.topFuncs() {
+			if l, ok := t.declLine(j); ok {
+				f := t.declFile(j)
+				t.decls[f] = append(t.decls[f], l)
+			}
+		}
+		for _, ls := range t.decls {
+			sort.Ints(ls)
+		}
+	})
+	decl, _ := t.declLine(i)
+	ls := t.decls[t.declFile(i)]
+	if k := sort.SearchInts(ls, decl+1); k < len(ls) {
+		return ls[k]
+	}
+	return math.MaxInt
 }
 
 // startsRange reports whether one of scope sc's address ranges begins at

@@ -253,3 +253,50 @@ func agreementTarget(t *testing.T, files map[string]*dwarfres.File, vml, moddir,
 	files[path] = f
 	return f
 }
+
+// TestLineOwnExtent: a line of FUNC's file past FUNC's source, found
+// inside an inlined copy of it, is the caller's: -L getname_flags (6.12)
+// stops at its closing brace, not at getname's call (line 96) or the
+// syscalls' lines thousands below; -L/-D tty_write (6.1) leave out line
+// 18, redirected_tty_write's, which perf probes. do_exit.cold, whose
+// first row is abort's last line, is still probed at its address with
+// do_exit's variables.
+func TestLineOwnExtent(t *testing.T) {
+	cases := []struct {
+		vmlinux, function string
+		last              int // the function's last line, relative
+	}{
+		{"6.12/amd64/vmlinux", "getname_flags", 82},
+		{"amd64/vmlinux", "tty_write", 17},
+	}
+	for _, c := range cases {
+		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
+		lr, err := f.FindLineRange(dwarfres.LineQuery{Function: c.function, End: 1 << 30})
+		if err != nil || lr == nil {
+			t.Fatalf("%s -L %s: %v", c.vmlinux, c.function, err)
+		}
+		if l := lr.Lines[len(lr.Lines)-1] - lr.Offset; l > c.last {
+			t.Errorf("%s -L %s lists line %d, past its last line %d", c.vmlinux, c.function, l, c.last)
+		}
+		spec, _ := probegen.ParseSpec(fmt.Sprintf("%s:%d", c.function, c.last+1))
+		if defs, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{}); err == nil {
+			t.Errorf("%s -D %s:%d = %v, want no code", c.vmlinux, c.function, c.last+1, defs)
+		}
+	}
+	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	spec, _ := probegen.ParseSpec("do_exit.cold")
+	defs, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{})
+	if err != nil || len(defs) != 1 || defs[0].Target != "do_exit.cold+0" {
+		t.Errorf("-D do_exit.cold = %v, %v; want do_exit.cold+0", defs, err)
+	}
+}
+
+func openIndexed(t *testing.T, path string) *dwarfres.File {
+	f, err := dwarfres.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	f.UseIndex(dwarfres.IndexOptions{})
+	return f
+}
