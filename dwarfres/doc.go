@@ -41,8 +41,9 @@
 //     location lists (ranges.go, loclist.go, locview.go, splitloc.go).
 //   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
 //     the units that can hold it and unitskim.go those that define a
-//     function; FindLineRange (linerange.go) answers -L, with each line's
-//     probe points when asked (LineQuery.Points, for -L --detail);
+//     function; FindLineRange (linerange.go) answers -L, over every unit
+//     defining the function, with each line's probe points when asked
+//     (LineQuery.Points, for -L --detail);
 //     linewalk.go holds the line walks both share (a function's own lines,
 //     walkOwnLines, bounded by the next function's declaration, funcEnd,
 //     and the one test of whether an address is a line's, representsLine,

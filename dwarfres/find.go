@@ -77,6 +77,9 @@ func (f *File) findProbes(q Query) (ps []Probe, err error) {
 	if err != nil {
 		return s.out, err
 	}
+	if len(s.out) == 0 && s.sharedLine != nil {
+		return nil, s.sharedLine
+	}
 	return s.out, s.supplementary()
 }
 
@@ -92,6 +95,9 @@ type search struct {
 	t    *cuTree
 	// lazyLines caches the matching lines of each source file.
 	lazyLines map[string]map[int]bool
+	// sharedLine is FUNC:RLN's refusal in a unit where the line shares
+	// its addresses with another: the answer when no unit has points.
+	sharedLine error
 }
 
 // unit is find_probe_point_by_func / find_probe_point_by_line for one unit.
@@ -305,7 +311,8 @@ func (s *search) byLine(fname string, lno int) error {
 // holds it, probes that function; it also gives up at the first address
 // attributed to another line, where -L lists the line for its others.
 // The points come in perf's order (the unit's rows, then its functions'
-// lines); a line with none gives the first shared-address error.
+// lines); a line with none in any unit gives the first shared-address
+// error.
 func (s *search) funcLine(i, lno int) error {
 	t := s.t
 	fname := t.declFile(i)
@@ -342,8 +349,11 @@ func (s *search) funcLine(i, lno int) error {
 		}
 		return s.probeAt(sc, addr)
 	})
-	if err == nil && len(s.out) == n {
-		err = shared
+	if err == nil && len(s.out) == n && s.sharedLine == nil {
+		// A header's function, defined in many units, may have the
+		// line in some of them only (fsnotify_access:2): the others
+		// do not refuse it.
+		s.sharedLine = shared
 	}
 	return err
 }

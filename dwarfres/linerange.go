@@ -1,7 +1,9 @@
 package dwarfres
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -34,7 +36,10 @@ type LineRange struct {
 }
 
 // FindLineRange is perf's debuginfo__find_line_range: the first unit that
-// has the function (or names the file) answers.
+// has the function (or names the file) answers. For a function, the
+// other units defining it (a header's static inline, fsnotify_access,
+// memcmp) add the lines their copies have, as -D FUNC:RLN probes every
+// unit's copies; perf lists the first unit's only.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	defer elfobj.Guard(&err, f.Path)
 	f.index() // loaded first: its unit headers spare reading them
@@ -43,30 +48,70 @@ func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 		return nil, err
 	}
 	src := sourceName{name: q.File}
-	cands, paths, err := f.candidates(units, Query{Function: lazymatch.ExactName(q.Function), File: q.File}, src)
+	fq := Query{Function: lazymatch.ExactName(q.Function), File: q.File}
+	cands, paths, err := f.candidates(units, fq, src)
 	if err != nil {
 		return nil, err
 	}
+	var need func(*unit) (bool, error)
 	if q.Function == "" {
 		if src, err = src.disambiguate(paths); err != nil {
 			return nil, err
 		}
+	} else if defs, ok := f.definingUnits(fq, cands); ok {
+		cands = defs
+	} else {
+		need = func(u *unit) (bool, error) { return f.definesFunc(u, fq) }
 	}
-	for _, ui := range cands {
-		t, err := f.tree(&units[ui])
-		if err != nil {
-			return nil, err
+	err = f.eachTree(units, cands, need, func(t *cuTree, err error) error {
+		if err != nil || t == nil {
+			return err
 		}
-		lr, err := t.lineRange(q, src)
-		if err != nil {
-			return nil, err
+		r, err := t.lineRange(q, src)
+		switch {
+		case err != nil:
+			return err
+		case r == nil || len(r.Lines) == 0:
+			return nil
+		case lr == nil:
+			lr = r
+			lr.CompDir = t.u.compDir
+		case r.Path == lr.Path && r.Offset == lr.Offset:
+			lr.merge(r)
 		}
-		if lr != nil && len(lr.Lines) > 0 {
-			lr.CompDir = units[ui].compDir
-			return lr, nil
+		if q.Function == "" {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, err
+	}
+	return lr, nil
+}
+
+// errStop ends a walk over units early, without an error.
+var errStop = errors.New("stop")
+
+// merge adds r's lines and points, another unit's copy of the same
+// function, to lr's.
+func (lr *LineRange) merge(r *LineRange) {
+	for _, l := range r.Lines {
+		if _, ok := slices.BinarySearch(lr.Lines, l); !ok {
+			lr.Lines = append(lr.Lines, l)
+			slices.Sort(lr.Lines)
 		}
 	}
-	return nil, nil
+	for l, ps := range r.Points {
+		if lr.Points == nil {
+			lr.Points = map[int][]Probe{}
+		}
+		for _, p := range ps {
+			if !slices.ContainsFunc(lr.Points[l], func(q Probe) bool { return q.Addr == p.Addr }) {
+				lr.Points[l] = append(lr.Points[l], p)
+			}
+		}
+	}
 }
 
 func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {

@@ -300,3 +300,30 @@ func openIndexed(t *testing.T, path string) *dwarfres.File {
 	f.UseIndex(dwarfres.IndexOptions{})
 	return f
 }
+
+// TestLineAgreementHeaderFunctions: a header's static inline, defined in
+// many units, has some lines in some units' copies only. -D FUNC:RLN
+// probes the units that have the line, not refused by one that shares
+// its address with another line (fsnotify_access:2, nft_set_ext), and -L
+// lists the lines of every unit's copies (memcmp:14 is not in the first
+// unit's; perf lists that unit's only).
+func TestLineAgreementHeaderFunctions(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	moddir := needModDir(t, moduleSet("6.12", "amd64").moddir)
+	files := map[string]*dwarfres.File{}
+	defer closeAll(files)
+	for _, lf := range []lineFunc{{"", "fsnotify_access", ""}, {"net/netfilter/nf_tables.ko", "nft_set_ext", ""}} {
+		for _, b := range lineAgreement(agreementTarget(t, files, vml, moddir, lf.module), lf) {
+			t.Error(b)
+		}
+	}
+	f := agreementTarget(t, files, vml, moddir, "")
+	lr, err := f.FindLineRange(dwarfres.LineQuery{Function: "memcmp", End: 1 << 30})
+	if err != nil || lr == nil || !slices.Contains(lr.Lines, lr.Offset+14) {
+		t.Errorf("-L memcmp: line 14 not listed (%v)", err)
+	}
+	spec, _ := probegen.ParseSpec("memcmp:14")
+	if _, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{MaxProbes: 1024}); err != nil {
+		t.Errorf("-D memcmp:14: %v", err)
+	}
+}
