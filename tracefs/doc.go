@@ -16,7 +16,9 @@
 // kernel/trace/ parser: its limits, its name rules (ValidateName,
 // SanitizeName), the bytes a line may hold (LineByte, linebytes.go, which
 // probegen asks too), the fetcharg grammar of trace_probe.c (6.12's, which
-// holds 6.1's). What differs between kernels is a Dialect (dialect.go):
+// holds 6.1's); ParseFetch and ParseType (fetchplan.go) read a fetcharg
+// and its type back as values, for a caller that reads the argument itself
+// (probegen's Location). What differs between kernels is a Dialect (dialect.go):
 // fetch types, register names and the features of Table (f: and t:
 // events, BTF argument names, $argN on return probes), each with the
 // version that added it; KernelDialect picks a version's row offline
