@@ -51,7 +51,9 @@
 //     instances of an inline function dwz moved out of their units; ProbePointAt
 //     (pointat.go) maps an address back to a probe point, a PointMapper
 //     many addresses (-l), each unit decoded once; FuncAt (funcdecl.go)
-//     the function declared at an address.
+//     the function declared at an address; asked.go keeps both answers
+//     for the addresses a Query's Asked names, computed while their unit
+//     is decoded (a kprobe's notes at a thousand points).
 //   - The index (index*.go), built once per binary and kept in the
 //     user's cache, names the units a function, global or source file is
 //     in (flagging those that define a function), and holds the symbol

@@ -69,7 +69,12 @@ func (f *File) findProbes(q Query) (ps []Probe, err error) {
 		if t == nil {
 			return nil // the unit does not define the function
 		}
-		return s.unit(t)
+		n := len(s.out)
+		err = s.unit(t)
+		if q.Asked != nil {
+			f.answerEarly(t, s.out[n:], q.Asked)
+		}
+		return err
 	})
 	if decodeErr != nil {
 		return nil, decodeErr

@@ -26,13 +26,22 @@ type FuncDecl struct {
 // address is in, and whether it is the copy of an inline function.
 func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
 	defer elfobj.Guard(&err, f.Path)
+	if a, ok := f.asked.get(addr); ok {
+		return a.fd, a.fdOK, nil
+	}
 	t, err := f.treeAt(addr)
 	if t == nil || err != nil {
 		return fd, false, err
 	}
+	fd, ok = t.funcAt(addr)
+	return fd, ok, nil
+}
+
+// funcAt is FuncAt in t, the unit holding addr.
+func (t *cuTree) funcAt(addr uint64) (fd FuncDecl, ok bool) {
 	sp := t.realFunc(addr)
 	if sp < 0 {
-		return fd, false, nil
+		return fd, false
 	}
 	fd.Name, fd.File, fd.CompDir = t.name(sp), t.declFile(sp), t.u.compDir
 	fd.Line, _ = t.declLine(sp)
@@ -44,5 +53,5 @@ func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
 			fd.Inline = v.v == 2 || v.v == 3
 		}
 	}
-	return fd, fd.Name != "", nil
+	return fd, fd.Name != ""
 }

@@ -46,8 +46,9 @@ type File struct {
 	// dwz's shared DIEs in partial units).
 	foreign sync.Map // unit index -> *cuTree
 
-	trees treeCache // decoded units, shared by queries
-	refs  refMemo   // refScan's answers by name (scan.go)
+	trees treeCache    // decoded units, shared by queries
+	asked askedAnswers // FuncAt and ProbePointAt answered early (asked.go)
+	refs  refMemo      // refScan's answers by name (scan.go)
 
 	ix attachedIndex // the index (index*.go), when UseIndex attached one
 

@@ -124,6 +124,9 @@ type PointAt struct {
 // ProbePointAt maps an address back to a probe point; ok is false when no
 // debuginfo covers it. To map many addresses, use a PointMapper.
 func (f *File) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
+	if a, ok := f.asked.get(addr); ok {
+		return a.pt, a.ptOK, nil
+	}
 	return f.NewPointMapper().ProbePointAt(addr)
 }
 

@@ -27,6 +27,12 @@ type Query struct {
 	// unit compiled in compDir) that match the pattern.
 	LazyLines func(file, compDir string) (map[int]bool, error)
 
+	// Asked, if set, says at which probe addresses the caller will ask
+	// FuncAt and ProbePointAt (a kprobe's notes): they are answered while
+	// the probe's unit is decoded, not by decoding it again once a
+	// thousand units have gone through the cache.
+	Asked func(addr uint64) bool
+
 	scan bool // units chosen by the scans, not the index (FindProbes' check)
 }
 

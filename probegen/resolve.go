@@ -33,6 +33,9 @@ type ResolveOptions struct {
 	// skipPrologue: a uprobe at a function entry reads variables (perf's
 	// perf_probe_with_var), so unoptimized code is probed past its prologue.
 	skipPrologue bool
+	// asked: the addresses kernelNotes will ask dwarfres about, answered
+	// while their units are decoded (dwarfres.Query.Asked).
+	asked func(addr uint64) bool
 	// anyOffset: -V lists variables at an address without writing a probe
 	// there, so mid-instruction offsets are not refused.
 	anyOffset bool
@@ -112,6 +115,14 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		}
 		notes = append(notes, Note{NoteSymbolsOnly, symbolsOnlyNote(t)})
 	}
+	var initText addrRange
+	if exe == "" {
+		initText = initTextRange(t)
+		o.asked = func(addr uint64) bool {
+			nt, ok := t.Notrace(addr)
+			return ok && nt || initText.has(addr)
+		}
+	}
 	pts, err = resolve(&o, t, &spec.Point)
 	if err != nil {
 		return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
@@ -132,10 +143,6 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 	// base name.
 	namer := NewNamer(nil)
 	var where []string
-	var initText addrRange
-	if exe == "" {
-		initText = initTextRange(t)
-	}
 	for _, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
@@ -308,6 +315,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		MaxProbes: o.MaxProbes,
 		// perf: only FUNC and FUNC@SRC points move past the prologue.
 		SkipPrologue: o.skipPrologue && !p.lineGiven() && !p.HasOffset && p.Lazy == "",
+		Asked:        o.asked,
 	}
 	if p.Lazy != "" {
 		if o.LazyLines == nil {

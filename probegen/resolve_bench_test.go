@@ -84,3 +84,45 @@ func acceptedSpecs(b *testing.B, golden, allow string) []string {
 	}
 	return out
 }
+
+// BenchmarkDefinitionsManyPointsIndexed is BenchmarkDefinitionsManyPoints
+// as the CLI runs it warm, on each reference kernel: a fresh File each
+// time, its units chosen through the index (built before the timing).
+func BenchmarkDefinitionsManyPointsIndexed(b *testing.B) {
+	for _, c := range []struct{ vmlinux, fn string }{
+		{"amd64/vmlinux", "kmalloc"},
+		{"arm64/vmlinux", "kmalloc"},
+		{"6.12/amd64/vmlinux", "kmalloc_noprof"},
+		{"6.12/arm64/vmlinux", "kmalloc_noprof"},
+	} {
+		b.Run(strings.ReplaceAll(c.vmlinux, "/", "_"), func(b *testing.B) {
+			path := dwarftest.NeedCorpus(b, c.vmlinux)
+			dir := b.TempDir()
+			spec, err := ParseSpec(c.fn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := dwarfres.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, r := f.EnsureIndex(dwarfres.IndexOptions{Dir: dir}); !r.Used {
+				b.Fatalf("index: %+v", r)
+			}
+			f.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := dwarfres.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.UseIndex(dwarfres.IndexOptions{Dir: dir})
+				defs, _, err := Definitions(f, spec, "", ResolveOptions{MaxProbes: 100000})
+				if err != nil || len(defs) < 1000 {
+					b.Fatalf("%d definitions, %v", len(defs), err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
