@@ -44,8 +44,9 @@ type ListedLine struct {
 // LinePoint is one probe point of a listed line and what a probe there
 // can read: -V's answer at that address.
 type LinePoint struct {
-	// Addr and Point are the address and its SYMBOL+OFFS from the symbol
-	// table, as -D FUNC:RLN writes the probe. Vars.Point is -V's label,
+	// Addr and Point are the address and its SYMBOL+OFFS, as -D FUNC:RLN
+	// writes the probe (but _text+OFFS for a kernel name that is not
+	// unique, and a uprobe's file offset). Vars.Point is -V's label,
 	// from the DWARF entry as perf's: on arm64, whose functions start
 	// with patchable NOPs before DW_AT_low_pc, 8 less (submit_bio+100
 	// for -D's submit_bio+108).
@@ -116,7 +117,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 		for _, n := range lr.Lines {
 			l.Lines = append(l.Lines, ListedLine{Num: n - lr.Offset, Probeable: true})
 		}
-		addPoints(t, l, lr, vars)
+		addPoints(l, lr, vars)
 		return l, nil
 	}
 	l.Path, l.Found = src.Shown(path), true
@@ -128,13 +129,13 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 	if l.Lines, err = readRange(bufio.NewReader(fp), lr); err != nil {
 		return nil, err
 	}
-	addPoints(t, l, lr, vars)
+	addPoints(l, lr, vars)
 	return l, nil
 }
 
 // addPoints gives each probeable line of l its points from lr, with the
 // variables vars lists at each.
-func addPoints(t *dwarfres.File, l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) VarList) {
+func addPoints(l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) VarList) {
 	if vars == nil {
 		return
 	}
@@ -146,8 +147,8 @@ func addPoints(t *dwarfres.File, l *Listing, lr *dwarfres.LineRange, vars func(*
 		for _, p := range lr.Points[ln.Num+lr.Offset] {
 			lp := LinePoint{Addr: p.Addr, Function: p.RealName, Vars: vars(p.Scope)}
 			lp.Point = lp.Vars.Point
-			if s, ok := t.Symbols().At(p.Addr); ok {
-				lp.Point = s.Name + "+" + strconv.FormatUint(p.Addr-s.Start, 10)
+			if p.Symbol != "" {
+				lp.Point = p.Symbol + "+" + strconv.FormatUint(p.Offset, 10)
 			}
 			if p.RealName != p.Func {
 				lp.InlinedInto = p.Func
