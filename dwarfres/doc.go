@@ -46,7 +46,8 @@
 //     (LineQuery.Points, for -L --detail);
 //     linewalk.go holds the line walks both share (a function's own lines,
 //     walkOwnLines, bounded by the next function's declaration, funcEnd,
-//     and the one test of whether an address is a line's, representsLine,
+//     with the calls in a copy of the function inlined into itself,
+//     walkCopyCalls, and the one test of whether an address is a line's, representsLine,
 //     on which -L FUNC and -D FUNC:RLN agree); dwzfind.go finds the
 //     instances of an inline function dwz moved out of their units; ProbePointAt
 //     (pointat.go) maps an address back to a probe point, a PointMapper

@@ -242,17 +242,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	if !t.hasPC(sp, addr) {
 		return &ProbeError{Err: ErrOutOfRange, Msg: fmt.Sprintf("offset %d is outside %s", s.q.Offset, t.name(sp))}
 	}
-	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
-	if e, ok := t.entryPC(sp); ok {
-		p.Symbol, p.Offset = p.Func, addr-e
-	} else if sym, ok := s.syms.At(addr); ok {
-		p.Symbol, p.Offset = sym.Name, addr-sym.Start
-	}
-	if sym, ok := s.syms.At(addr); ok {
-		p.Symbol, p.Offset, p.InText = sym.Name, addr-sym.Start, true
-	} else if sym, ok := s.f.FuncSymbolAt(addr); ok {
-		p.Symbol, p.Offset = sym.Name, addr-sym.Start
-	}
+	p := t.newProbe(sc, sp, addr)
 	s.seen[addr] = true
 	s.out = append(s.out, p)
 	return nil
@@ -392,6 +382,25 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 		}
 	}
 	return &ProbeError{Err: ErrSharedLine, Msg: fmt.Sprintf("line %d shares its address with line %d", lineno, rl), Hint: "probe " + where + " instead"}
+}
+
+// newProbe is the probe at addr in scope sc of function sp, named by
+// the symbol holding it (-D's SYMBOL+OFFS; on arm64 the symbol is 8 bytes
+// before DW_AT_low_pc, two patchable NOPs), else from sp's entry.
+func (t *cuTree) newProbe(sc, sp int, addr uint64) Probe {
+	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
+	syms := t.f.Symbols()
+	if e, ok := t.entryPC(sp); ok {
+		p.Symbol, p.Offset = p.Func, addr-e
+	} else if sym, ok := syms.At(addr); ok {
+		p.Symbol, p.Offset = sym.Name, addr-sym.Start
+	}
+	if sym, ok := syms.At(addr); ok {
+		p.Symbol, p.Offset, p.InText = sym.Name, addr-sym.Start, true
+	} else if sym, ok := t.f.FuncSymbolAt(addr); ok {
+		p.Symbol, p.Offset = sym.Name, addr-sym.Start
+	}
+	return p
 }
 
 // bestScope is find_best_scope.

@@ -191,11 +191,7 @@ func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64)
 	if sc < 0 || sp < 0 {
 		return
 	}
-	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
-	if e, ok := t.entryPC(sp); ok {
-		p.Symbol, p.Offset = p.Func, addr-e
-	}
-	lr.Points[line] = append(lr.Points[line], p)
+	lr.Points[line] = append(lr.Points[line], t.newProbe(sc, sp, addr))
 }
 
 // sat adds without overflowing, as perf clamps to INT_MAX.

@@ -160,7 +160,36 @@ func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) erro
 // compiler places caller lines there too (vfs_read's inc_syscr(current)
 // at +182, inside the inlined get_current), and perf's -D probes them.
 func (t *cuTree) walkOwnLines(rt int, cb func(string, int, uint64) error) error {
-	return t.walkScope(rt, t.ownRow, cb)
+	if err := t.walkScope(rt, t.ownRow, cb); err != nil {
+		return err
+	}
+	return t.walkCopyCalls(rt, rt, cb)
+}
+
+// walkCopyCalls walks the call sites of the inlines in each copy of rt
+// inlined into in (GCC inlines submit_bio into its own out-of-line body):
+// the copy is rt's own code, as ownRow takes its rows, so the entries of
+// the calls it holds are rt's lines as a direct inline's are
+// (submit_bio:7 at +116, the entry of count_vm_events).
+func (t *cuTree) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) error {
+	decl, _ := t.declLine(rt)
+	decf := t.declFile(rt)
+	end := t.end(in)
+	for j := in + 1; j < end; j++ {
+		if t.dies[j].Tag != tagInlined {
+			continue
+		}
+		if l, _ := t.declLine(j); l == decl && t.declFile(j) == decf {
+			if err := t.walkFuncLines(j, false, cb); err != nil {
+				return err
+			}
+			if err := t.walkCopyCalls(rt, j, cb); err != nil {
+				return err
+			}
+		}
+		j = t.end(j) - 1
+	}
+	return nil
 }
 
 // walkScope walks rt's statement rows that keep accepts, then its

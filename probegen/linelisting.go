@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -43,6 +44,14 @@ type ListedLine struct {
 // LinePoint is one probe point of a listed line and what a probe there
 // can read: -V's answer at that address.
 type LinePoint struct {
+	// Addr and Point are the address and its SYMBOL+OFFS, as -D FUNC:RLN
+	// writes the probe (but _text+OFFS for a kernel name that is not
+	// unique, and a uprobe's file offset). Vars.Point is -V's label,
+	// from the DWARF entry as perf's: on arm64, whose functions start
+	// with patchable NOPs before DW_AT_low_pc, 8 less (submit_bio+100
+	// for -D's submit_bio+108).
+	Addr        uint64
+	Point       string
 	Function    string // the function whose line it is (the inlined one for an inlined copy)
 	InlinedInto string // the out-of-line function holding an inlined copy, else ""
 	Vars        VarList
@@ -136,7 +145,11 @@ func addPoints(l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) Va
 			continue
 		}
 		for _, p := range lr.Points[ln.Num+lr.Offset] {
-			lp := LinePoint{Function: p.RealName, Vars: vars(p.Scope)}
+			lp := LinePoint{Addr: p.Addr, Function: p.RealName, Vars: vars(p.Scope)}
+			lp.Point = lp.Vars.Point
+			if p.Symbol != "" {
+				lp.Point = p.Symbol + "+" + strconv.FormatUint(p.Offset, 10)
+			}
 			if p.RealName != p.Func {
 				lp.InlinedInto = p.Func
 			}

@@ -263,7 +263,7 @@ func linesJSON(l *probegen.Listing) jsonLines {
 func linePointsJSON(pts []probegen.LinePoint) []jsonLinePoint {
 	var out []jsonLinePoint
 	for _, p := range pts {
-		jp := jsonLinePoint{Point: p.Vars.Point, Function: p.Function, InlinedInto: p.InlinedInto, Variables: []jsonVariable{}, Missing: p.Vars.Missing}
+		jp := jsonLinePoint{Point: p.Point, Function: p.Function, InlinedInto: p.InlinedInto, Variables: []jsonVariable{}, Missing: p.Vars.Missing}
 		for _, l := range p.Vars.Lines {
 			typ, name := splitVarLine(l)
 			jp.Variables = append(jp.Variables, jsonVariable{Name: name, Type: typ})

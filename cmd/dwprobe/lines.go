@@ -69,7 +69,7 @@ func printPoints(w io.Writer, pts []probegen.LinePoint) {
 		if i == 0 {
 			lead = fmt.Sprintf("%20s ", plural(len(pts), "point")+":")
 		}
-		where := "@<" + p.Vars.Point + ">"
+		where := "@<" + p.Point + ">"
 		if p.InlinedInto != "" {
 			where += " " + p.Function + " inlined"
 		}
