@@ -184,8 +184,8 @@ func (f *File) rootAbbrevs(off, code uint64) *abbrevTable {
 }
 
 // skipAbbrev steps over an abbreviation's tag, children flag and
-// attributes, its code read.
-func skipAbbrev(b *buf) {
+// attributes, its code read, and says how many attributes it has.
+func skipAbbrev(b *buf) (attrs int) {
 	b.uleb()
 	b.skip(1)
 	for b.err == nil {
@@ -194,9 +194,11 @@ func skipAbbrev(b *buf) {
 			b.sleb()
 		}
 		if at == 0 && fm == 0 {
-			return
+			break
 		}
+		attrs++
 	}
+	return attrs
 }
 
 // countAbbrevs counts the abbreviations and attributes of the table b
@@ -204,18 +206,7 @@ func skipAbbrev(b *buf) {
 // allocate them once.
 func countAbbrevs(b buf) (abbrevs, attrs int) {
 	for b.uleb() != 0 && b.err == nil {
-		b.uleb()
-		b.skip(1)
-		for b.err == nil {
-			at, fm := b.uleb(), b.uleb()
-			if form(fm) == formImplicitConst {
-				b.sleb()
-			}
-			if at == 0 && fm == 0 {
-				break
-			}
-			attrs++
-		}
+		attrs += skipAbbrev(&b)
 		abbrevs++
 	}
 	return abbrevs, attrs

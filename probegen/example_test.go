@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -19,14 +19,9 @@ func buildApp(flags ...string) (bin string, cleanup func()) {
 	if err != nil {
 		panic(err)
 	}
-	src := filepath.Join(dir, "app.c")
-	if err := os.WriteFile(src, []byte(appSource), 0o644); err != nil {
+	bin, err = dwarftest.CompileIn(dir, "gcc", "app.c", appSource, append([]string{"-g"}, flags...)...)
+	if err != nil {
 		panic(err)
-	}
-	bin = filepath.Join(dir, "app")
-	cmd := exec.Command("gcc", append(append([]string{"-g"}, flags...), "-o", bin, src)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("gcc: %v: %s", err, out))
 	}
 	return bin, func() { os.RemoveAll(dir) }
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
@@ -21,10 +21,13 @@ func buildFixture(flags ...string) (bin string, cleanup func()) {
 	if err != nil {
 		panic(err)
 	}
-	bin = filepath.Join(dir, "visit")
-	cmd := exec.Command("gcc", append(append([]string{"-g"}, flags...), "-o", bin, "testdata/visit.c")...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("gcc: %v: %s", err, out))
+	code, err := os.ReadFile("testdata/visit.c")
+	if err != nil {
+		panic(err)
+	}
+	bin, err = dwarftest.CompileIn(dir, "gcc", "visit.c", string(code), append([]string{"-g"}, flags...)...)
+	if err != nil {
+		panic(err)
 	}
 	return bin, func() { os.RemoveAll(dir) }
 }
