@@ -205,3 +205,10 @@ func describe(p probegen.Probe) string {
 	}
 	return fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Symbol, p.Offset, p.File, p.Line, strings.Join(args, "; "))
 }
+
+// TestResolverWithoutTarget: a zero Resolver says so rather than panic.
+func TestResolverWithoutTarget(t *testing.T) {
+	if _, _, err := new(probegen.Resolver).Resolve("vfs_read"); !errors.Is(err, probegen.ErrNoTarget) {
+		t.Errorf("Resolve on a zero Resolver: %v", err)
+	}
+}

@@ -13,6 +13,9 @@ import (
 // from a user binary's notes.
 var ErrSDTNeedsBinary = errors.New("SDT markers are read from a user binary")
 
+// ErrNoTarget: a Resolver with neither a File nor a BTF target.
+var ErrNoTarget = errors.New("no target to resolve against")
+
 // Resolver resolves probe specs against one target as dwprobe -D does: a
 // tracepoint probe (t:…) from the kernel's BTF, an SDT marker from the
 // binary's notes, anything else from its debuginfo. dwprobe's command
@@ -45,6 +48,9 @@ type Resolver struct {
 // binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
 // asked of a kernel.
 func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
+	if r.File == nil && r.BTF == nil {
+		return nil, nil, ErrNoTarget
+	}
 	if IsTracepointSpec(raw) && r.Exe == "" && r.File != nil {
 		return r.tracepoint(raw)
 	}
