@@ -14,10 +14,10 @@ import (
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 	defer elfobj.Guard(&err, f.Path)
-	ps, err = f.findProbes(q)
-	if len(ps) == 0 && (err == nil || errors.Is(err, ErrNotFound)) && f.indexMissed(q) {
+	ps, defined, err := f.findProbes(q)
+	if len(ps) == 0 && !defined && (err == nil || errors.Is(err, ErrNotFound)) && f.indexMissed(q) {
 		q.scan = true
-		return f.findProbes(q)
+		ps, _, err = f.findProbes(q)
 	}
 	return ps, err
 }
@@ -26,6 +26,8 @@ func (f *File) FindProbes(q Query) (ps []Probe, err error) {
 // contradicted by the symbol table (checked against the binary's): the
 // index only narrows which units are read, and a posting list cut in a
 // file that passed its checksum would hide a function the binary has.
+// A function the index led to (a unit defining it was read: FUNC:RLN at
+// a line without code) was not hidden, and is not rescanned either.
 // A name with no symbol (a typo, an inline-only function) is not checked:
 // a scan there would cost each failing spec what the index saves.
 func (f *File) indexMissed(q Query) bool {
@@ -35,20 +37,22 @@ func (f *File) indexMissed(q Query) bool {
 	return len(f.Symbols().Lookup(q.fn())) > 0
 }
 
-func (f *File) findProbes(q Query) (ps []Probe, err error) {
+// findProbes is FindProbes over the units the index or a scan names;
+// defined says a unit defining q's function was read.
+func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 	f.index() // loaded first: its unit headers spare reading them
 	units, err := f.unitsList()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	src := sourceName{name: q.File}
 	cands, paths, err := f.candidates(units, q, src)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if q.fn() == "" {
 		if src, err = src.disambiguate(paths); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
@@ -69,6 +73,7 @@ func (f *File) findProbes(q Query) (ps []Probe, err error) {
 		if t == nil {
 			return nil // the unit does not define the function
 		}
+		defined = true
 		n := len(s.out)
 		err = s.unit(t)
 		if q.Asked != nil {
@@ -77,15 +82,15 @@ func (f *File) findProbes(q Query) (ps []Probe, err error) {
 		return err
 	})
 	if decodeErr != nil {
-		return nil, decodeErr
+		return nil, defined, decodeErr
 	}
 	if err != nil {
-		return s.out, err
+		return s.out, defined, err
 	}
 	if len(s.out) == 0 && s.sharedLine != nil {
-		return nil, s.sharedLine
+		return nil, defined, s.sharedLine
 	}
-	return s.out, s.supplementary()
+	return s.out, defined, s.supplementary()
 }
 
 // search holds the state of one query across units, like perf's

@@ -558,3 +558,20 @@ func TestIndexRewrittenFile(t *testing.T) {
 	plain, g := indexedPair(t, p, dir)
 	sameAnswers(t, plain, g)
 }
+
+// TestIndexNoCodeNotRescanned: FUNC:RLN at a line without code, where the
+// index led to the function's unit, is not taken for a function the index
+// hid: it answers without a scan of .debug_info for the name (a batch of
+// such specs paid one such scan each, 64% of a 6.12 run's CPU).
+func TestIndexNoCodeNotRescanned(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	_, f := indexedPair(t, vml, t.TempDir())
+	// vfs_read:100 is past the function's end: no code there.
+	ps, err := f.FindProbes(Query{Function: exactName("vfs_read"), Line: 100, HasLine: true})
+	if len(ps) > 0 {
+		t.Fatal("vfs_read:100 has code in this build: pick a line without")
+	}
+	if _, scanned := f.refs.get("vfs_read"); scanned {
+		t.Errorf("vfs_read:100 (%v) scanned .debug_info for the name", err)
+	}
+}

@@ -160,9 +160,9 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 }
 
 // refMemo keeps refScan's answers: a pass over all of .debug_info each,
-// and the specs of a run ask again for the same names (each FUNC:LINE
-// that has no code rescans its function: indexMissed). Bounded: a run of
-// thousands of names keeps the last refMemoNames.
+// and the specs of a run ask again for the same names (without an index,
+// every spec of a function). Bounded: a run of thousands of names keeps
+// the last refMemoNames.
 type refMemo struct {
 	mu sync.Mutex
 	m  map[string][]int
