@@ -65,6 +65,22 @@ func (e *ReleaseError) Error() string {
 
 func (e *ReleaseError) Unwrap() error { return ErrRelease }
 
+// VmlinuxRelease reads the release from the banner of the vmlinux at
+// path: the release its modules must be built for. The error wraps
+// ErrNotELF for a file without linux_banner.
+func VmlinuxRelease(path string) (string, error) {
+	k, err := Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer k.Close()
+	rel, ok := k.KernelRelease()
+	if !ok {
+		return "", fmt.Errorf("%s: %w: no linux_banner to read the kernel release from (is it a vmlinux?)", path, ErrNotELF)
+	}
+	return rel, nil
+}
+
 // CheckRelease refuses module m when its vermagic names another release
 // than release (the kernel's, from kernel's banner or uname -r). A module
 // without vermagic, or an unknown release, is not refused.

@@ -99,16 +99,9 @@ func openModule(loc *dwarfres.Locator, o OpenOptions) (*dwarfres.File, error) {
 // for (o.Kernel's; "" without it).
 func modulePath(loc *dwarfres.Locator, o OpenOptions) (path, rel string, err error) {
 	if o.Kernel != "" {
-		k, err := dwarfres.Open(o.Kernel)
-		if err != nil {
+		if rel, err = dwarfres.VmlinuxRelease(o.Kernel); err != nil {
 			return "", "", err
 		}
-		r, ok := k.KernelRelease()
-		k.Close()
-		if !ok {
-			return "", "", fmt.Errorf("%s: %w: no linux_banner to read the kernel release from", o.Kernel, dwarfres.ErrNotELF)
-		}
-		rel = r
 	}
 	if locate.IsModulePath(o.Module) {
 		return o.Module, rel, nil

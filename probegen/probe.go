@@ -3,7 +3,6 @@ package probegen
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/arch"
@@ -176,40 +175,16 @@ func probesOf(t *dwarfres.File, spec *Spec, exe string, d *resolved, pts []Resol
 func placeProbe(p *Probe, t *dwarfres.File, exe string, def tracefs.Event) {
 	if exe != "" {
 		p.Binary = exe
-		target, ref := def.Target, ""
-		if i := strings.IndexByte(target, '('); i > 0 && strings.HasSuffix(target, ")") {
-			target, ref = target[:i], target[i+1:len(target)-1]
-		}
-		if _, off, ok := tracefs.UprobeTarget(target); ok {
-			p.FileOffset = off
-		}
-		if ref != "" {
-			p.RefCtrOffset, _ = strconv.ParseUint(ref, 0, 64)
-		}
+		_, p.FileOffset, _ = tracefs.UprobeTarget(def.Target)
+		p.RefCtrOffset, _ = tracefs.UprobeRefCtr(def.Target)
 		return
 	}
 	if t.IsModule() {
 		p.Module = t.ModuleName()
 	}
-	sym, off := kprobeSymbol(def.Target)
-	if sym != "" {
+	if _, sym, off, ok := tracefs.KprobeTarget(def.Target); ok {
 		p.Symbol, p.Offset = sym, off
 	}
-}
-
-// kprobeSymbol splits a kprobe's [MOD:]SYM[+OFFS] target; "" for an
-// address.
-func kprobeSymbol(target string) (string, uint64) {
-	if j := strings.IndexByte(target, ':'); j >= 0 {
-		target = target[j+1:]
-	}
-	target = strings.TrimSuffix(target, "%return")
-	if target == "" || target[0] >= '0' && target[0] <= '9' {
-		return "", 0
-	}
-	sym, offs, _ := strings.Cut(target, "+")
-	off, _ := strconv.ParseUint(offs, 0, 64)
-	return sym, off
 }
 
 // kindOf is the kind of point p names.

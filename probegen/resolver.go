@@ -124,7 +124,7 @@ func (r *Resolver) fromBTF(spec *Spec) (*Resolution, error) {
 	noSyms := func(string) (uint64, bool) { return 0, false }
 	for i, def := range d.defs {
 		p := Probe{Kind: kindOf(&spec.Point), Module: r.BTF.Module, Event: def}
-		p.Symbol, p.Offset = kprobeSymbol(def.Target)
+		_, p.Symbol, p.Offset, _ = tracefs.KprobeTarget(def.Target)
 		p.Function = p.Symbol
 		var slots []argSlot
 		if i < len(d.slots) {

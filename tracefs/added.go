@@ -72,6 +72,37 @@ func UprobeTarget(target string) (path string, off uint64, ok bool) {
 	return target[:i], off, ok
 }
 
+// UprobeRefCtr is the REF_CTR_OFFSET of a uprobe's
+// PATH:OFFSET(REF_CTR_OFFSET) target (an SDT marker's semaphore); false
+// when it has none.
+func UprobeRefCtr(target string) (uint64, bool) {
+	i := strings.IndexByte(target, '(')
+	if i <= 0 || !strings.HasSuffix(target, ")") {
+		return 0, false
+	}
+	return strtoul(target[i+1 : len(target)-1])
+}
+
+// KprobeTarget splits a kprobe's [MOD:]SYM[+OFFS] target (or an fprobe's
+// SYM[%return]) into its module, symbol and offset; false for an address
+// (0x…, or a number) and what is not of that form.
+func KprobeTarget(target string) (module, sym string, off uint64, ok bool) {
+	if j := strings.IndexByte(target, ':'); j >= 0 {
+		module, target = target[:j], target[j+1:]
+	}
+	target = strings.TrimSuffix(target, "%return")
+	if target == "" || isDigit(target[0]) {
+		return "", "", 0, false
+	}
+	sym, offs, hasOff := strings.Cut(target, "+")
+	if hasOff {
+		if off, ok = strtoul(offs); !ok {
+			return "", "", 0, false
+		}
+	}
+	return module, sym, off, true
+}
+
 // strtoul reads s wholly as C's strtoul(s, &end, 0) does: decimal, 0x
 // hexadecimal or 0 octal, no sign, within 64 bits.
 func strtoul(s string) (uint64, bool) {

@@ -105,3 +105,30 @@ func TestRecordAdded(t *testing.T) {
 		t.Errorf("after deleting g:e: %v %+v", err, recs)
 	}
 }
+
+func TestTargetSplitters(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		mod, sym string
+		off      uint64
+		ok       bool
+	}{
+		{"vfs_read+114", "", "vfs_read", 114, true},
+		{"vfs_read", "", "vfs_read", 0, true},
+		{"cuse:cuse_process_init_reply.cold+0", "cuse", "cuse_process_init_reply.cold", 0, true},
+		{"vfs_read%return", "", "vfs_read", 0, true},
+		{"_text+0x10", "", "_text", 16, true},
+		{"0xffffffff81000000", "", "", 0, false},
+		{"vfs_read+x", "", "", 0, false},
+	} {
+		mod, sym, off, ok := tracefs.KprobeTarget(c.in)
+		if mod != c.mod || sym != c.sym || off != c.off || ok != c.ok {
+			t.Errorf("KprobeTarget(%q) = %q %q %d %v", c.in, mod, sym, off, ok)
+		}
+	}
+	for in, want := range map[string]uint64{"/usr/bin/python3.11:0x3423c(0x68326c)": 0x68326c, "/bin/app:0x1168": 0} {
+		if got, ok := tracefs.UprobeRefCtr(in); got != want || ok != (want != 0) {
+			t.Errorf("UprobeRefCtr(%q) = %#x, %v", in, got, ok)
+		}
+	}
+}

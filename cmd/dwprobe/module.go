@@ -46,7 +46,7 @@ func openModuleOf(o *options) (*dwarfres.File, error) {
 // finds its debuginfo.
 func moduleFileOf(o *options) (loc *dwarfres.Locator, path, rel string, err error) {
 	if o.vmlinux != "" {
-		if rel, err = vmlinuxRelease(o.vmlinux); err != nil {
+		if rel, err = dwarfres.VmlinuxRelease(o.vmlinux); err != nil {
 			return nil, "", "", err
 		}
 	}
@@ -79,19 +79,6 @@ func modulePath(o *options, loc *dwarfres.Locator, release string) (string, erro
 	return p, err
 }
 
-// vmlinuxRelease reads the release from the banner of the vmlinux at path.
-func vmlinuxRelease(path string) (string, error) {
-	k, err := dwarfres.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer k.Close()
-	rel, ok := k.KernelRelease()
-	if !ok {
-		return "", fmt.Errorf("%s: %w: no linux_banner to read the kernel release from (is it a vmlinux?)", path, dwarfres.ErrNotELF)
-	}
-	return rel, nil
-}
 
 // runningRelease is the running kernel's release (uname -r); tests
 // replace it.
