@@ -79,7 +79,6 @@ func modulePath(o *options, loc *dwarfres.Locator, release string) (string, erro
 	return p, err
 }
 
-
 // runningRelease is the running kernel's release (uname -r); tests
 // replace it.
 var runningRelease = func() string { rel, _ := runningKernel(); return rel }
