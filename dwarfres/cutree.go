@@ -1,18 +1,29 @@
 package dwarfres
 
 import (
+	"debug/dwarf"
 	"slices"
 	"sort"
 	"sync"
 )
 
-// cuTree is one unit decoded completely: every DIE in order, with parent
-// links. perf's walks (instances, scopes, lines) are all defined over this
-// tree, and a candidate unit is small enough to hold.
+// cuTree is one unit decoded: every DIE in order, with parent links, but
+// for the bodies of a C unit's top-level types (lazyBody). perf's walks
+// (instances, scopes, lines) are all defined over this tree, and a
+// candidate unit is small enough to hold.
 type cuTree struct {
 	f    *File
 	u    *unit
 	dies []die
+
+	// lazy lists the DIEs whose children were not decoded, in order;
+	// bodies holds those decoded since (body).
+	lazy   []int32
+	bodyMu sync.Mutex
+	bodies map[int32]*cuTree
+	// owner is, for a type's body, the tree of its unit: what belongs to
+	// the unit (its line table, its other DIEs) is asked of the owner.
+	owner *cuTree
 
 	linesOnce sync.Once
 	lines     *lineTable
@@ -40,15 +51,26 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	// A unit's DIE count is only known at its end: allocate for one DIE
 	// per dieBytes (gcc's kernel units average 11.6 bytes a DIE), so the
 	// slice rarely grows (a copy of it all) and wastes little.
-	dies := make([]die, 0, (u.end-u.dieOff)/dieBytes+16)
+	// Half of them are in the bodies of types (members, enumerators), which
+	// a C unit's top-level types leave undecoded.
+	dies := make([]die, 0, (u.end-u.dieOff)/dieBytes/2+16)
+	t := &cuTree{f: f, u: u}
 	var stack []int
 	var d die
+	c := u.cOnly()
 	for r.next(&d) {
 		for len(stack) > 0 && dies[stack[len(stack)-1]].Depth >= d.Depth {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) > 0 {
 			d.Parent = int32(stack[len(stack)-1])
+		}
+		if c && d.Depth == 1 && lazyBody(&d, u) {
+			d.Lazy = true
+			t.lazy = append(t.lazy, int32(len(dies)))
+			dies = append(dies, d)
+			r.seek(d.Sibling, int(d.Depth))
+			continue
 		}
 		dies = append(dies, d)
 		if d.Children {
@@ -58,11 +80,107 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	if cap(dies) > len(dies)+len(dies)/4 {
 		dies = slices.Clone(dies) // far fewer DIEs than bytes: a small copy
 	}
-	t := &cuTree{f: f, u: u, dies: dies}
+	t.dies = dies
 	if r.err != nil {
 		return nil, r.err
 	}
 	return t, nil
+}
+
+// lazyBody reports whether the children of d, a top-level DIE of a C
+// unit, wait until asked for (body): a type's members, enumerators or
+// parameter types, half the DIEs of a kernel unit, which no search for
+// functions, lines or variables walks (only a type walk, through Entry,
+// does). Its DW_AT_sibling steps over them without reading them.
+func lazyBody(d *die, u *unit) bool {
+	if !d.Children || d.Sibling <= d.Off || d.Sibling > u.end {
+		return false
+	}
+	switch d.Tag {
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagSubroutineType:
+		return true
+	}
+	return false
+}
+
+// body returns the tree of lazy DIE i and its descendants, decoded once:
+// its root is index 0.
+func (t *cuTree) body(i int32) (*cuTree, error) {
+	t.bodyMu.Lock()
+	defer t.bodyMu.Unlock()
+	if b, ok := t.bodies[i]; ok {
+		return b, nil
+	}
+	top := t.dies[i]
+	r := t.f.newReader(t.u)
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.seek(top.Off, int(top.Depth))
+	b := &cuTree{f: t.f, u: t.u, owner: t}
+	var stack []int
+	var d die
+	for r.b.pos() < top.Sibling && r.next(&d) {
+		if d.Depth < top.Depth || len(b.dies) > 0 && d.Depth == top.Depth {
+			break
+		}
+		for len(stack) > 0 && b.dies[stack[len(stack)-1]].Depth >= d.Depth {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			d.Parent = int32(stack[len(stack)-1])
+		}
+		b.dies = append(b.dies, d)
+		if d.Children {
+			stack = append(stack, len(b.dies)-1)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(b.dies) == 0 || b.dies[0].Off != top.Off {
+		return nil, &DecodeError{Section: ".debug_info", Offset: top.Off, Msg: "DW_AT_sibling does not close the DIE's children"}
+	}
+	if t.bodies == nil {
+		t.bodies = map[int32]*cuTree{}
+	}
+	t.bodies[i] = b
+	return b, nil
+}
+
+// unitTree is the tree of t's unit: t, or the owner of a type's body.
+func (t *cuTree) unitTree() *cuTree {
+	if t.owner != nil {
+		return t.owner
+	}
+	return t
+}
+
+// lookup returns the DIE at section offset off in t's unit: among its
+// decoded DIEs, else in the body of the lazy DIE that holds it.
+func (t *cuTree) lookup(off uint64) (Entry, bool) {
+	if j := t.idx(off); j >= 0 {
+		return Entry{t, j}, true
+	}
+	o := t.unitTree()
+	if o != t {
+		if j := o.idx(off); j >= 0 {
+			return Entry{o, j}, true
+		}
+	}
+	// The last lazy DIE at or before off.
+	k := sort.Search(len(o.lazy), func(k int) bool { return o.dies[o.lazy[k]].Off > off }) - 1
+	if k < 0 || off >= o.dies[o.lazy[k]].Sibling {
+		return Entry{}, false
+	}
+	b, err := o.body(o.lazy[k])
+	if err != nil {
+		return Entry{}, false
+	}
+	if j := b.idx(off); j >= 0 {
+		return Entry{b, j}, true
+	}
+	return Entry{}, false
 }
 
 // dieBytes is the size of a DIE decodeUnit expects.

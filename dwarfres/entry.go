@@ -36,8 +36,8 @@ func (e Entry) Type() (Entry, bool) {
 // DW_FORM_ref_addr into another (Go points every type into one unit of
 // types; dwz into its partial units), in that unit.
 func (t *cuTree) entryAt(off uint64) (Entry, bool) {
-	if j := t.idx(off); j >= 0 {
-		return Entry{t, j}, true
+	if e, ok := t.lookup(off); ok {
+		return e, true
 	}
 	return t.f.entryAt(off)
 }
@@ -61,10 +61,7 @@ func (f *File) entryAt(off uint64) (Entry, bool) {
 		v, _ := f.foreign.LoadOrStore(ui, d)
 		o = v.(*cuTree)
 	}
-	if j := o.idx(off); j >= 0 {
-		return Entry{o, j}, true
-	}
-	return Entry{}, false
+	return o.lookup(off)
 }
 
 // RealType skips qualifiers (const, volatile, restrict, shared) and, with
@@ -221,6 +218,13 @@ func (e Entry) MemberOffset() (int64, error) {
 func (e Entry) children() []Entry {
 	var out []Entry
 	t := e.t
+	if t.dies[e.i].Lazy {
+		b, err := t.body(int32(e.i))
+		if err != nil {
+			return nil
+		}
+		return Entry{b, 0}.children()
+	}
 	d := t.dies[e.i].Depth
 	for j := e.i + 1; j < len(t.dies) && t.dies[j].Depth > d; j++ {
 		if t.dies[j].Depth == d+1 {

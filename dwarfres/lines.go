@@ -30,6 +30,7 @@ type lineTable struct {
 }
 
 func (t *cuTree) lineTable() (*lineTable, error) {
+	t = t.unitTree()
 	t.linesOnce.Do(func() { t.lines, t.linesErr = t.f.readLines(t.u) })
 	return t.lines, t.linesErr
 }
