@@ -575,3 +575,18 @@ func TestIndexNoCodeNotRescanned(t *testing.T) {
 		t.Errorf("vfs_read:100 (%v) scanned .debug_info for the name", err)
 	}
 }
+
+// TestIndexCloneNameNotRescanned: a GCC clone's symbol (.isra.0), which
+// no C unit names, is not taken for a function the index hid.
+func TestIndexCloneNameNotRescanned(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	_, f := indexedPair(t, vml, t.TempDir())
+	const clone = "do_sysinfo.isra.0"
+	if len(f.Symbols().Lookup(clone)) == 0 {
+		t.Fatalf("no symbol %s in this build: pick another clone", clone)
+	}
+	f.FindProbes(Query{Function: exactName(clone)})
+	if _, scanned := f.refs.get(clone); scanned {
+		t.Errorf("%s scanned .debug_info for the name", clone)
+	}
+}

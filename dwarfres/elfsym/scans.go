@@ -80,10 +80,11 @@ func (c *symbolAddrs) lookup(name string, scan func(string) (uint64, bool)) (uin
 }
 
 // nameScans is how many lookups by name Symtab.Named leaves to its
-// caller's scan before it builds its table: a failing spec of a spec
-// file scans the whole table (3 ms on a vmlinux) to find nothing, so a
-// run of many specs pays for the table (about 30 ms) after a few.
-const nameScans = 16
+// caller's scan before it builds its table: a scan of a vmlinux's symbols
+// costs about 3 ms, the table about 30, and a spec asks once (a single
+// query never builds it), so a spec file pays for the table after a few
+// specs (the 654 conformance specs: 100 ms of CPU less than after 16).
+const nameScans = 4
 
 // byName is Symtab.Named's table: the positions in address order of the
 // text symbols under each name less its "@VERSION", and whether any
