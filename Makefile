@@ -18,7 +18,7 @@ DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build docs install deps langtools corpus corpus-6.12 fixtures test unit fuzz lint conformance conformance-scan golden bench demo clean
+.PHONY: all build docs install deps langtools corpus corpus-6.12 fixtures test unit race fuzz lint conformance conformance-scan golden bench demo clean
 
 all: build
 
@@ -81,6 +81,11 @@ lint: deps
 unit:
 	$(GO) test -count=1 ./...
 
+# race runs, under the race detector, the tests that resolve specs on
+# several goroutines at once over one File (spec files, ResolveAll).
+race:
+	$(GO) test -race -count=1 -run '^(TestSpecFileConcurrent|TestLibraryBatchConcurrent)$$' ./cmd/dwprobe ./probegen
+
 # fuzz runs each fuzz target briefly. The budget is a count, not a duration:
 # Go 1.26's fuzz coordinator can fail a duration run at its deadline with
 # "context deadline exceeded" (golang/go#75804). Longer: FUZZTIME=2000000x.
@@ -127,6 +132,7 @@ golden: deps corpus corpus-6.12
 
 test: deps langtools corpus corpus-6.12 lint
 	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
+	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory race
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance-scan
 	$(MAKE) --no-print-directory fuzz

@@ -48,39 +48,41 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	// A unit's DIE count is only known at its end: allocate for one DIE
-	// per dieBytes (gcc's kernel units average 11.6 bytes a DIE), so the
-	// slice rarely grows (a copy of it all) and wastes little.
-	// Half of them are in the bodies of types (members, enumerators), which
-	// a C unit's top-level types leave undecoded.
-	dies := make([]die, 0, (u.end-u.dieOff)/dieBytes/2+16)
+	// A unit's DIE count is only known at its end: decode in place into
+	// a reused array, and copy out what the unit holds (a fresh array of
+	// the exact size needs no clearing, and no doubling copies either).
+	sp := scratchDIEs.get()
+	defer scratchDIEs.put(sp)
+	dies := (*sp)[:0]
 	t := &cuTree{f: f, u: u}
-	var stack []int
-	var d die
+	var stack []int32
 	c := u.cOnly()
-	for r.next(&d) {
+	for {
+		if len(dies) == cap(dies) {
+			dies = slices.Grow(dies, max(1024, len(dies)))
+		}
+		d := &dies[:len(dies)+1][len(dies)]
+		if !r.next(d) {
+			break
+		}
 		for len(stack) > 0 && dies[stack[len(stack)-1]].Depth >= d.Depth {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) > 0 {
-			d.Parent = int32(stack[len(stack)-1])
+			d.Parent = stack[len(stack)-1]
 		}
-		if c && d.Depth == 1 && lazyBody(&d, u) {
+		i := int32(len(dies))
+		dies = dies[:i+1]
+		if c && d.Depth == 1 && lazyBody(d, u) {
 			d.Lazy = true
-			t.lazy = append(t.lazy, int32(len(dies)))
-			dies = append(dies, d)
+			t.lazy = append(t.lazy, i)
 			r.seek(d.Sibling, int(d.Depth))
-			continue
-		}
-		dies = append(dies, d)
-		if d.Children {
-			stack = append(stack, len(dies)-1)
+		} else if d.Children {
+			stack = append(stack, i)
 		}
 	}
-	if cap(dies) > len(dies)+len(dies)/4 {
-		dies = slices.Clone(dies) // far fewer DIEs than bytes: a small copy
-	}
-	t.dies = dies
+	*sp = dies
+	t.dies = append([]die(nil), dies...)
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -183,8 +185,31 @@ func (t *cuTree) lookup(off uint64) (Entry, bool) {
 	return Entry{}, false
 }
 
-// dieBytes is the size of a DIE decodeUnit expects.
-const dieBytes = 11
+// scratchDIEs holds decodeUnit's arrays, one per decoder at most: a
+// sync.Pool would drop them at each collection, which a run of many
+// units (a collection every few units) pays in regrowing them.
+var scratchDIEs = newFreeList[die](workers() + 1)
+
+// freeList keeps up to its capacity of reusable slices.
+type freeList[T any] chan *[]T
+
+func newFreeList[T any](n int) freeList[T] { return make(freeList[T], n) }
+
+func (l freeList[T]) get() *[]T {
+	select {
+	case s := <-l:
+		return s
+	default:
+		return new([]T)
+	}
+}
+
+func (l freeList[T]) put(s *[]T) {
+	select {
+	case l <- s:
+	default:
+	}
+}
 
 // copyReader is newReader over a copy of u's bytes, read with pread into a
 // reused buffer rather than through the mapping: a probe decoding half the

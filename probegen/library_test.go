@@ -212,3 +212,51 @@ func TestResolverWithoutTarget(t *testing.T) {
 		t.Errorf("Resolve on a zero Resolver: %v", err)
 	}
 }
+
+// TestLibraryBatchConcurrent: ResolveAll, which resolves specs on every
+// core, answers as Resolve does one spec after another (run with -race,
+// it checks that the File's shared caches are safe to share).
+func TestLibraryBatchConcurrent(t *testing.T) {
+	vmlinux := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	tgt, err := probegen.Open(probegen.OpenOptions{Kernel: vmlinux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	tgt.UseIndex(dwarfres.IndexOptions{Dir: t.TempDir()}, dwarfres.ManySpecs)
+	specs := []string{
+		"vfs_read:12 file->f_mode buf", "vfs_write%return $retval", "getname_flags filename:ustring",
+		"do_sys_openat2 how->flags", "kmalloc_trace", "fs/read_write.c:470", "vfs_rea*",
+		"do_sysinfo.isra.0", "tcp_v4_connect sk->__sk_common.skc_daddr", "nosuch_function",
+		"submit_bio:7", "schedule", "t:sched/sched_switch", "ksys_read:3 fd", "vfs_read;*pos",
+	}
+	specs = append(specs, specs...) // the same specs at once: shared units
+	seq := tgt.Resolver(probegen.ResolveOptions{})
+	want := make([]string, len(specs))
+	for i, s := range specs {
+		_, res, err := seq.Resolve(s)
+		want[i] = resultText(res, err)
+	}
+	for i, r := range tgt.Resolver(probegen.ResolveOptions{}).ResolveAll(specs) {
+		var err error
+		if r.Err != nil {
+			err = r.Err.Err
+		}
+		if got := resultText(r.Resolution, err); got != want[i] {
+			t.Errorf("%s:\nResolveAll %s\nResolve    %s", specs[i], got, want[i])
+		}
+	}
+}
+
+// resultText is a resolution's definitions and notes, or its error.
+func resultText(res *probegen.Resolution, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var b strings.Builder
+	for _, d := range res.Defs {
+		fmt.Fprintln(&b, d.String())
+	}
+	fmt.Fprintln(&b, probegen.NoteTexts(res.Notes))
+	return b.String()
+}

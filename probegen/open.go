@@ -4,9 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
@@ -215,19 +220,47 @@ func (e *SpecError) Unwrap() error { return e.Err }
 
 // ResolveAll resolves every spec; a spec that fails does not stop the
 // others (its SpecResult.Err says why). errors.Join of the failures is
-// FirstError's business, for a caller that wants all or nothing.
+// FirstError's business, for a caller that wants all or nothing. Against
+// debuginfo, specs resolve on every core at once (they are independent);
+// the results keep the specs' order.
 func (r *Resolver) ResolveAll(specs []string) []SpecResult {
 	out := make([]SpecResult, len(specs))
-	for i, s := range specs {
+	one := func(i int) {
+		s := specs[i]
 		out[i].Spec = s
-		_, res, err := r.Resolve(s)
+		_, res, err := r.resolveGuarded(s)
 		if err != nil {
 			out[i].Err = &SpecError{Spec: s, Col: errorColumn(err), Err: err}
-			continue
+			return
 		}
 		out[i].Resolution = res
 	}
+	n := runtime.NumCPU()
+	if r.BTF != nil || r.File == nil {
+		n = 1 // BTF's types are not read from several goroutines
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, len(specs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(specs); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		}()
+	}
+	wg.Wait()
 	return out
+}
+
+// resolveGuarded is Resolve on a goroutine of ResolveAll's: a fault
+// reading a mapped input (a file truncated under the run) is the spec's
+// error, as on a goroutine the caller guarded; any other panic goes on.
+func (r *Resolver) resolveGuarded(raw string) (spec *Spec, res *Resolution, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer elfobj.GuardFault(&err)
+	return r.Resolve(raw)
 }
 
 // FirstError is the first failure of a batch, nil if every spec resolved.

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
@@ -20,7 +21,9 @@ var ErrNoTarget = errors.New("no target to resolve against")
 // tracepoint probe (t:…) from the kernel's BTF, an SDT marker from the
 // binary's notes, anything else from its debuginfo. dwprobe's command
 // line resolves every spec through one, as a library caller does
-// (Target.Resolver).
+// (Target.Resolver). Resolve is safe for concurrent use against
+// debuginfo (File): ResolveAll, and dwprobe's spec files, resolve specs
+// on every core.
 type Resolver struct {
 	// File is the target.
 	File *dwarfres.File
@@ -39,6 +42,7 @@ type Resolver struct {
 	// table lookup per point: for callers that want definitions only.
 	Brief bool
 
+	tpMu  sync.Mutex  // tracepoint probes resolve one at a time
 	types *kbtf.Types // the kernel's BTF, for tracepoint probes
 }
 
@@ -83,6 +87,8 @@ func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
 // tracepoint resolves a t: spec against the BTF of the kernel and its
 // dialect.
 func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
+	r.tpMu.Lock()
+	defer r.tpMu.Unlock()
 	spec := &Spec{Raw: raw}
 	if r.types == nil {
 		types, err := kbtf.FromFile(r.File)

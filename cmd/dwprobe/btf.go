@@ -183,7 +183,7 @@ func resolveAllBTF(ctx context.Context, o *options, t *probegen.BTFTarget, args 
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes}
 	res := &probegen.Resolver{BTF: t, Options: ro, Brief: !o.json}
 	var out []resolved
-	err := resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
+	err := resolveEach(ctx, o, args, stderr, 1, func(in specInput) resolved {
 		return resolveSpec(res, in)
 	}, func(r resolved) error {
 		out = append(out, r)

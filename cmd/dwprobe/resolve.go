@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -101,9 +103,9 @@ func resolveStream(ctx context.Context, o *options, t *dwarfres.File, args []str
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, FProbe: o.fprobe}
 	// Definitions alone, unless --json says where each lies.
 	res := &probegen.Resolver{File: t, Exe: exe, NoDebug: o.noDebug, Options: ro, Brief: !o.json}
-	n := 0
-	return resolveEach(ctx, o, args, stderr, func(in specInput) resolved {
-		if n++; n%releaseEvery == 0 {
+	var n atomic.Int64
+	return resolveEach(ctx, o, args, stderr, specWorkers(), func(in specInput) resolved {
+		if n.Add(1)%releaseEvery == 0 {
 			t.ReleasePages()
 		}
 		return resolveSpec(res, in)
@@ -118,27 +120,28 @@ const releaseEvery = 32
 // errSpecsInterrupted: a signal ended a run of specs before its end.
 var errSpecsInterrupted = errors.New("interrupted")
 
+// specWorkers is how many specs of a run resolve at once: one per core
+// (a variable for the tests, which compare runs of one and of many).
+var specWorkers = runtime.NumCPU
+
 // resolveEach resolves the specs of args, read as they come, with
-// resolve and hands each to emit, as resolveStream describes.
-func resolveEach(ctx context.Context, o *options, args []string, stderr io.Writer, resolve func(specInput) resolved, emit func(resolved) error) error {
+// resolve (on up to workers goroutines: eachResolved) and hands each to
+// emit in spec order, as resolveStream describes.
+func resolveEach(ctx context.Context, o *options, args []string, stderr io.Writer, workers int, resolve func(specInput) resolved, emit func(resolved) error) error {
 	if err := checkSpecFiles(args); err != nil {
 		return err
 	}
 	run := newSpecRun(o, args, stderr)
-	err := eachSpec(args, func(in specInput) error {
-		if ctx.Err() != nil {
+	err := eachResolved(args, workers, resolve, func(in specInput, r resolved) error {
+		if err := ctx.Err(); err != nil {
+			// A signal before or during the resolution: this spec's
+			// answer may be cut short, so it is not printed.
+			if run.total == 0 {
+				return err
+			}
 			return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total, run.failed)
 		}
 		run.total++
-		r := resolve(in)
-		if err := ctx.Err(); err != nil {
-			// A signal during the resolution: this spec's answer may be
-			// cut short, so it is not printed.
-			if run.total == 1 {
-				return err
-			}
-			return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total-1, run.failed)
-		}
 		if r.err != nil {
 			if err := run.fail(in, r.err); err != nil {
 				return err
