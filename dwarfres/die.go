@@ -44,7 +44,7 @@ type die struct {
 	Declaration  bool
 	HasCallFile  bool
 	HasCallLine  bool
-	Lazy         bool // children not decoded: cuTree.body
+	Lazy         bool   // children not decoded: cuTree.body
 	Lang         uint16 // DW_AT_language, on unit roots
 }
 
