@@ -3,6 +3,7 @@ package probegen
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -25,12 +26,13 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Matched as they come: a vmlinux's 200,000 names are not kept.
+	// Matched as they come: a vmlinux's 200,000 names are not kept
+	// (EachFuncName's are views: a match is copied).
 	var names []string
 	add := func(n string) {
 		n, _ = dwarfres.Demangle(n) // perf lists C++ and Rust names demangled
 		if flt.Match(n) {
-			names = append(names, n)
+			names = append(names, strings.Clone(n))
 		}
 	}
 	if t.IsModule() {
@@ -43,7 +45,7 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 			}
 		})
 	} else {
-		t.Symbols().Each(func(s dwarfres.Sym) { add(s.Name) })
+		t.Symbols().EachFuncName(add)
 	}
 	return sortedOnce(names), nil
 }

@@ -361,6 +361,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		}
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
 	}
+	countAhead(t, len(probes), func(i int) string { return probes[i].Symbol })
 	var out []point
 	for _, pr := range probes {
 		if err := checkPointBoundary(o, t, p, pr); err != nil {
@@ -608,6 +609,19 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 	return point{addr: addr, target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
 }
 
+// countAhead has the kernel's or module's symbol table count the names
+// of n points' symbols in one scan, before kernelTarget asks about each.
+func countAhead(t *dwarfres.File, n int, name func(int) string) {
+	if n < 2 || !t.IsKernel() && !t.IsModule() {
+		return
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = name(i)
+	}
+	t.Symbols().CountAhead(names)
+}
+
 // fromSymbols is perf's find_probe_trace_events_from_map for functions
 // without DWARF.
 func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
@@ -742,6 +756,7 @@ func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, erro
 	if len(syms) > o.MaxProbes {
 		return nil, &TooManyError{Function: p.Function, N: len(syms), Max: o.MaxProbes}
 	}
+	countAhead(t, len(syms), func(i int) string { return syms[i].Name })
 	var out []point
 	for _, s := range syms {
 		pt := kernelTarget(t, s.Name, 0, s.Start, s.Name, true)

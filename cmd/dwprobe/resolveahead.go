@@ -53,16 +53,33 @@ type aheadResult struct {
 var errStopAhead = errors.New("stopped")
 
 // resolveAhead starts reading and resolving the specs of args; q yields
-// them in order and closes after the last; stop ends the reading and
-// waits for every resolution started.
+// them in order and closes after the last. stop starts no more
+// resolutions and waits for those started; it does not wait for the
+// reading, which may be blocked on stdin (@-) and touches no target.
 func resolveAhead(args []string, workers int, resolve func(specInput) resolved) (q <-chan *pendingSpec, stop func()) {
 	out := make(chan *pendingSpec, workers)
 	done := make(chan struct{})
 	slots := make(chan struct{}, workers)
-	var running sync.WaitGroup
-	running.Add(1)
+	var (
+		mu      sync.Mutex
+		stopped bool
+		running sync.WaitGroup
+	)
+	start := func(p *pendingSpec) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return false
+		}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-slots }()
+			p.out <- resolveGuarded(resolve, p.in)
+		}()
+		return true
+	}
 	go func() {
-		defer running.Done()
 		defer close(out)
 		err := eachSpec(args, func(in specInput) error {
 			p := &pendingSpec{in: in, out: make(chan aheadResult, 1)}
@@ -71,12 +88,9 @@ func resolveAhead(args []string, workers int, resolve func(specInput) resolved) 
 			case <-done:
 				return errStopAhead
 			}
-			running.Add(1)
-			go func() {
-				defer running.Done()
-				defer func() { <-slots }()
-				p.out <- resolveGuarded(resolve, in)
-			}()
+			if !start(p) {
+				return errStopAhead
+			}
 			select {
 			case out <- p:
 				return nil
@@ -92,6 +106,9 @@ func resolveAhead(args []string, workers int, resolve func(specInput) resolved) 
 		}
 	}()
 	return out, func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 		close(done)
 		running.Wait()
 	}

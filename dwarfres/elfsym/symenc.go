@@ -25,6 +25,7 @@ type symEnc struct {
 
 	verifyOnce sync.Once // verifyAll's, for Each
 	verified   bool
+	nameOffs   []uint32 // every entry's name, listed by verifyAll
 	counted    atomic.Int32 // Count's scans of the table (count)
 }
 
@@ -202,11 +203,19 @@ func (e *symEnc) lookup(name string) (out []Sym, good bool) {
 // of them.
 func (e *symEnc) verifyAll() bool {
 	e.verifyOnce.Do(func() {
-		e.verified = true
-		for i := 0; i < e.n() && e.verified; i++ {
-			_, ok := e.check(i)
-			e.verified = ok && (i == 0 || e.ordered(i-1, i))
+		// check and ordered, each entry read once (-F reads them all),
+		// its name kept for EachFuncName.
+		var prev elfobj.RawSym
+		offs := make([]uint32, e.n())
+		for i := range offs {
+			r, ok := e.raw(i)
+			if !ok || !e.mapped(r) || i > 0 && !(prev.Value < r.Value || prev.Value == r.Value && e.num(i-1) < e.num(i)) {
+				e.bad.Store(true)
+				return
+			}
+			prev, offs[i] = r, r.Name
 		}
+		e.verified, e.nameOffs = true, offs
 	})
 	return e.verified
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
@@ -29,6 +30,7 @@ type Symtab struct {
 	all    []Sym    // every text symbol, including aliases
 	names  []uint32 // strtab offsets of every kallsyms-visible symbol, for Count
 	counts afterScans[map[string]int32]
+	known  knownCounts // CountAhead's answers
 	named  afterScans[byName]
 	strtab []byte
 	enc    *symEnc // all and byAddr as an index holds them, instead
@@ -252,6 +254,9 @@ func (st *Symtab) at(idx []int32, keep func(Sym) bool) []Sym {
 
 // Count returns how many symbols (of any kind kallsyms lists) bear name.
 func (st *Symtab) Count(name string) int {
+	if n, ok := st.known.get(name); ok {
+		return int(n)
+	}
 	if m, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
 		return int(m[name])
 	}
@@ -284,6 +289,24 @@ func (st *Symtab) Each(fn func(Sym)) {
 	st.fallback()
 	for _, s := range st.all {
 		fn(s)
+	}
+}
+
+// EachFuncName calls fn with the name of every symbol Each hands out, in
+// the same order, without making a string of each: name is a view of the
+// string table, valid only during the call (keep a strings.Clone). -F
+// matches a vmlinux's 150,000 names and keeps a few.
+func (st *Symtab) EachFuncName(fn func(name string)) {
+	if e := st.encoded(); e != nil && e.verifyAll() {
+		for _, off := range e.nameOffs {
+			b := elfobj.StrAt(e.strtab, off)
+			fn(unsafe.String(unsafe.SliceData(b), len(b)))
+		}
+		return
+	}
+	st.fallback()
+	for _, s := range st.all {
+		fn(s.Name)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
@@ -90,6 +91,82 @@ func TestMappingSymbol(t *testing.T) {
 	} {
 		if got := isMappingSymbol([]byte(n)); got != want {
 			t.Errorf("isMappingSymbol(%q) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestCountAhead: the counts CountAhead finds in one scan are Count's,
+// from the table's map and from an index's record, for names that are
+// unique, repeated, one byte long or absent.
+func TestCountAhead(t *testing.T) {
+	t.Run("tiny", func(t *testing.T) { countAhead(t, "../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5", 1) })
+	// Every 50th name of the vmlinux, where many are not unique.
+	t.Run("vmlinux", func(t *testing.T) { countAhead(t, dwarftest.NeedCorpus(t, "amd64/vmlinux"), 50) })
+}
+
+func countAhead(t *testing.T, path string, step int) {
+	o, err := elfobj.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	ref := Load(o)
+	all := map[string]int{}
+	for _, off := range ref.names {
+		all[string(elfobj.StrAt(ref.strtab, off))]++
+	}
+	want := map[string]int{"no such symbol": 0, "x": all["x"], "m": all["m"]}
+	repeated := 0
+	for i, off := range ref.names {
+		if n := string(elfobj.StrAt(ref.strtab, off)); i%step == 0 {
+			want[n] = all[n]
+			if all[n] > 1 {
+				repeated++
+			}
+		}
+	}
+	if step > 1 && repeated == 0 {
+		t.Fatal("no name of the sample is repeated")
+	}
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	rec, ok := Decode(o, Encode(o, Load(o)))
+	if !ok {
+		t.Fatal("the record does not decode")
+	}
+	for what, st := range map[string]*Symtab{"map": Load(o), "record": rec} {
+		st.CountAhead(names)
+		if len(st.known.m) != len(names) {
+			t.Errorf("%s: %d names counted ahead, want %d", what, len(st.known.m), len(names))
+		}
+		for n, c := range want {
+			if got := st.Count(n); got != c {
+				t.Errorf("%s: Count(%q) = %d after CountAhead, %d by scan", what, n, got, c)
+			}
+		}
+	}
+}
+
+// TestEachFuncName: EachFuncName's names are Each's, in order, from the
+// table's map and from an index's record.
+func TestEachFuncName(t *testing.T) {
+	o, err := elfobj.Open(dwarftest.NeedCorpus(t, "amd64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	rec, ok := Decode(o, Encode(o, Load(o)))
+	if !ok {
+		t.Fatal("the record does not decode")
+	}
+	for what, st := range map[string]*Symtab{"map": Load(o), "record": rec} {
+		var want, got []string
+		st.Each(func(s Sym) { want = append(want, s.Name) })
+		st.EachFuncName(func(n string) { got = append(got, strings.Clone(n)) })
+		if !reflect.DeepEqual(got, want) || len(got) < 10000 {
+			t.Errorf("%s: EachFuncName gave %d names, Each %d (or they differ)", what, len(got), len(want))
 		}
 	}
 }
