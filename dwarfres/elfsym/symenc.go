@@ -25,7 +25,7 @@ type symEnc struct {
 
 	verifyOnce sync.Once // verifyAll's, for Each
 	verified   bool
-	nameOffs   []uint32 // every entry's name, listed by verifyAll
+	nameOffs   []uint32     // every entry's name, listed by verifyAll
 	counted    atomic.Int32 // Count's scans of the table (count)
 }
 
