@@ -7,14 +7,15 @@ import (
 )
 
 // treeCacheBytes bounds the decoded units a File keeps. A vmlinux unit
-// decodes to 0.7 MB on average (up to 40): this holds the units of the
-// last few specs, so that specs sharing units (FUNC, FUNC:N, FUNC%return,
-// the points of one probe and the questions asked at each) decode them
-// once, while a run of hundreds of specs, or a probe in a thousand units
-// (kmalloc's 1,810 points), stays within perf's memory for one query.
-// The conformance suite's 662 specs on the 6.1 vmlinux: 1.8 s of CPU and
-// 150 MB with 32 MB; 1.45 s and 200 MB with 64 (perf's one query: 221).
-const treeCacheBytes = 64 << 20
+// decodes to 0.4 MB on average (its types' bodies left for type walks:
+// cuTree.body): this holds the units of the last specs, so that specs
+// sharing units (FUNC, FUNC:N, FUNC%return, the points of one probe and
+// the questions asked at each) decode them once, while a run of hundreds
+// of specs, or a probe in a thousand units (kmalloc's 1,810 points),
+// stays within perf's memory for one query. The conformance suite's 654
+// specs on the 6.1 vmlinux, two specs at once: 0.52 s and 226 MB with 40
+// MB, 0.49 s and 272 MB with 64 (perf's one query: 0.55 s, 221 MB).
+const treeCacheBytes = 40 << 20
 
 // treeCache keeps the most recently used decoded units of a File, by unit
 // offset, evicting the least recently used beyond its byte budget: the

@@ -57,7 +57,7 @@ var errStopAhead = errors.New("stopped")
 // resolutions and waits for those started; it does not wait for the
 // reading, which may be blocked on stdin (@-) and touches no target.
 func resolveAhead(args []string, workers int, resolve func(specInput) resolved) (q <-chan *pendingSpec, stop func()) {
-	out := make(chan *pendingSpec, workers)
+	out := make(chan *pendingSpec, 4*workers)
 	done := make(chan struct{})
 	slots := make(chan struct{}, workers)
 	var (
