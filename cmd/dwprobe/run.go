@@ -295,7 +295,6 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return runBuildIndex(o, t, stdout, stderr)
 	}
 	useIndex(o, tgt, stderr)
-	collectForRun(o)
 	switch {
 	case len(o.adds) > 0:
 		return runAdd(ctx, o, t, stdout, stderr)
