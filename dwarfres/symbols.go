@@ -36,6 +36,19 @@ func (f *File) symbolSource() *elfsym.Symtab {
 	return nil
 }
 
+// EachTextName calls fn with the name of every symbol of the symbol map
+// (Symbols().Each's), in symbol-table order, each a view of the string
+// table valid during the call: one pass over the table the map comes
+// from (symbolSource's choice), without the map's order, an index, or a
+// string per name. -F lists names sorted and keeps a few of 150,000.
+func (f *File) EachTextName(fn func(name string)) {
+	if f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f)) {
+		f.dbg.EachTextName(fn)
+		return
+	}
+	elfsym.EachTextName(f.Object, fn)
+}
+
 // isLibrary reports a binary whose .dynsym holds functions of its own, as
 // a shared library's does (glibc's libc.so.6 has a PT_INTERP too, so that
 // it runs, and is still a library); a program stripped as distributions

@@ -27,7 +27,7 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 		return nil, err
 	}
 	// Matched as they come: a vmlinux's 200,000 names are not kept
-	// (EachFuncName's are views: a match is copied).
+	// (EachTextName's are views: a match is copied).
 	var names []string
 	add := func(n string) {
 		n, _ = dwarfres.Demangle(n) // perf lists C++ and Rust names demangled
@@ -45,7 +45,7 @@ func Functions(t *dwarfres.File, rules string) ([]string, error) {
 			}
 		})
 	} else {
-		t.Symbols().EachFuncName(add)
+		t.EachTextName(add)
 	}
 	return sortedOnce(names), nil
 }

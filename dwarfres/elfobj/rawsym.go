@@ -3,6 +3,7 @@ package elfobj
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 )
 
 // RawSym is one symbol-table entry, its name still an offset in the
@@ -101,6 +102,14 @@ func (o *Object) symSize() int {
 // added (layoutSections), so symbols, DWARF and relocations agree.
 func (o *Object) decodeRawSym(e []byte) RawSym {
 	var r RawSym
+	if len(e) == 24 && o.Order == binary.LittleEndian {
+		// x86_64's and arm64's, read without ByteOrder's indirect calls
+		// (a third of -F's pass over a vmlinux's 150,000 symbols).
+		le := binary.LittleEndian
+		r.Name, r.Info, r.Shndx = le.Uint32(e), e[4], elf.SectionIndex(le.Uint16(e[6:]))
+		r.Value, r.Size = le.Uint64(e[8:])+o.SectionBase(r.Shndx), le.Uint64(e[16:])
+		return r
+	}
 	r.Name = o.Order.Uint32(e)
 	if len(e) == 24 {
 		r.Info, r.Shndx = e[4], elf.SectionIndex(o.Order.Uint16(e[6:]))

@@ -25,7 +25,6 @@ type symEnc struct {
 
 	verifyOnce sync.Once // verifyAll's, for Each
 	verified   bool
-	nameOffs   []uint32     // every entry's name, listed by verifyAll
 	counted    atomic.Int32 // Count's scans of the table (count)
 }
 
@@ -203,19 +202,17 @@ func (e *symEnc) lookup(name string) (out []Sym, good bool) {
 // of them.
 func (e *symEnc) verifyAll() bool {
 	e.verifyOnce.Do(func() {
-		// check and ordered, each entry read once (-F reads them all),
-		// its name kept for EachFuncName.
+		// check and ordered, each entry read once.
 		var prev elfobj.RawSym
-		offs := make([]uint32, e.n())
-		for i := range offs {
+		for i := 0; i < e.n(); i++ {
 			r, ok := e.raw(i)
 			if !ok || !e.mapped(r) || i > 0 && !(prev.Value < r.Value || prev.Value == r.Value && e.num(i-1) < e.num(i)) {
 				e.bad.Store(true)
 				return
 			}
-			prev, offs[i] = r, r.Name
+			prev = r
 		}
-		e.verified, e.nameOffs = true, offs
+		e.verified = true
 	})
 	return e.verified
 }

@@ -292,21 +292,31 @@ func (st *Symtab) Each(fn func(Sym)) {
 	}
 }
 
-// EachFuncName calls fn with the name of every symbol Each hands out, in
-// the same order, without making a string of each: name is a view of the
-// string table, valid only during the call (keep a strings.Clone). -F
-// matches a vmlinux's 150,000 names and keeps a few.
-func (st *Symtab) EachFuncName(fn func(name string)) {
-	if e := st.encoded(); e != nil && e.verifyAll() {
-		for _, off := range e.nameOffs {
-			b := elfobj.StrAt(e.strtab, off)
-			fn(unsafe.String(unsafe.SliceData(b), len(b)))
-		}
-		return
+// EachTextName calls fn with the name of every symbol Load's map holds
+// (Each's, aliases included), in symbol-table order, each a view of the
+// string table valid during the call: scanTable's pass alone, with
+// textOf's search for _text in it, without the map's sorting or a string
+// per name.
+func EachTextName(obj *elfobj.Object, fn func(name string)) {
+	data, strtab := obj.SymbolTable()
+	// A kernel's sections, as textOf's rule; _text decides after the pass.
+	st := &Symtab{module: obj.IsModule(), kernel: obj.ELF.Section(".init.text") != nil || obj.ELF.Section("__ksymtab") != nil}
+	hasText := false
+	var names []uint64 // offset<<32 | length, each name's end found once
+	keep := func(_ uint32, s elfobj.RawSym, name []byte, _ *elf.Section) {
+		names = append(names, uint64(s.Name)<<32|uint64(len(name)))
 	}
-	st.fallback()
-	for _, s := range st.all {
-		fn(s.Name)
+	st.scanTable(obj, data, strtab, func(off uint32) {
+		hasText = hasText || elfobj.NameIs(strtab, off, "_text")
+	}, keep)
+	if st.kernel && !hasText {
+		// Not a kernel after all: its other text sections count too.
+		st.kernel, names = false, names[:0]
+		st.scanTable(obj, data, strtab, func(uint32) {}, keep)
+	}
+	for _, n := range names {
+		b := strtab[n>>32 : n>>32+n&(1<<32-1)]
+		fn(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
 }
 
