@@ -23,9 +23,7 @@ type (
 // names); an index holds the map already read and sorted. nil: the
 // file's own table.
 func (f *File) symbolSource() *elfsym.Symtab {
-	if f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f)) {
-		// A program stripped as distributions ship it keeps a .dynsym
-		// of imports only: its functions are in the debuginfo's table.
+	if f.symbolsInDebuginfo() {
 		return f.dbg.Symbols()
 	}
 	if ix := f.index(); ix != nil {
@@ -42,11 +40,18 @@ func (f *File) symbolSource() *elfsym.Symtab {
 // from (symbolSource's choice), without the map's order, an index, or a
 // string per name. -F lists names sorted and keeps a few of 150,000.
 func (f *File) EachTextName(fn func(name string)) {
-	if f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f)) {
+	if f.symbolsInDebuginfo() {
 		f.dbg.EachTextName(fn)
 		return
 	}
 	elfsym.EachTextName(f.Object, fn)
+}
+
+// symbolsInDebuginfo reports whether f's symbols are its separate
+// debuginfo's: a program stripped as distributions ship it keeps a
+// .dynsym of imports only, and its functions are in the debuginfo's table.
+func (f *File) symbolsInDebuginfo() bool {
+	return f.dbg != nil && !f.HasSymtab() && f.dbg.HasSymtab() && (!f.HasSymbols() || !isLibrary(f))
 }
 
 // isLibrary reports a binary whose .dynsym holds functions of its own, as

@@ -1,7 +1,6 @@
 package elfsym
 
 import (
-	"debug/elf"
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -50,8 +49,9 @@ func (st *Symtab) CountAhead(names []string) {
 		if prefixes[k/64]&(1<<(k%64)) == 0 {
 			return
 		}
-		if n, ok := want[string(elfobj.StrAt(tab, off))]; ok && keep() {
-			want[string(elfobj.StrAt(tab, off))] = n + 1
+		name := elfobj.StrAt(tab, off)
+		if n, ok := want[string(name)]; ok && keep() {
+			want[string(name)] = n + 1
 		}
 	}
 	if st.enc != nil {
@@ -62,8 +62,7 @@ func (st *Symtab) CountAhead(names []string) {
 			off, _ := obj.RawSymName(data, i)
 			count(off, func() bool {
 				s, _ := obj.RawSymAt(data, i)
-				typ := elf.ST_TYPE(s.Info)
-				return tab[off] != 0 && s.Shndx != elf.SHN_UNDEF && typ != elf.STT_FILE && typ != elf.STT_SECTION
+				return kallsymsListed(s, tab)
 			})
 		}
 	} else {

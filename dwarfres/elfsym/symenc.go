@@ -258,7 +258,7 @@ func (e *symEnc) count(name string) int {
 			continue
 		}
 		s, _ := e.obj.RawSymAt(e.symdata, i)
-		if typ := elf.ST_TYPE(s.Info); e.strtab[off] != 0 && s.Shndx != elf.SHN_UNDEF && typ != elf.STT_FILE && typ != elf.STT_SECTION {
+		if kallsymsListed(s, e.strtab) {
 			n++ // scanTable's listed
 		}
 	}

@@ -78,10 +78,10 @@ func (st *Symtab) scanTable(obj *elfobj.Object, data, strtab []byte, listed func
 	num := uint32(0)
 	obj.EachRawSymbol(data, func(s elfobj.RawSym) {
 		num++
-		typ := elf.ST_TYPE(s.Info)
-		if int(s.Name) >= len(strtab) || strtab[s.Name] == 0 || s.Shndx == elf.SHN_UNDEF || typ == elf.STT_FILE || typ == elf.STT_SECTION {
+		if !kallsymsListed(s, strtab) {
 			return // no name, or not a symbol kallsyms lists
 		}
+		typ := elf.ST_TYPE(s.Info)
 		listed(s.Name)
 		if s.Shndx >= elf.SHN_LORESERVE || int(s.Shndx) >= len(obj.ELF.Sections) {
 			return
@@ -94,6 +94,13 @@ func (st *Symtab) scanTable(obj *elfobj.Object, data, strtab []byte, listed func
 			mapped(num, s, name, sec)
 		}
 	})
+}
+
+// kallsymsListed reports whether kallsyms lists s: a named, defined symbol that
+// names neither a file nor a section (Count counts these).
+func kallsymsListed(s elfobj.RawSym, strtab []byte) bool {
+	typ := elf.ST_TYPE(s.Info)
+	return int(s.Name) < len(strtab) && strtab[s.Name] != 0 && s.Shndx != elf.SHN_UNDEF && typ != elf.STT_FILE && typ != elf.STT_SECTION
 }
 
 // inMap reports whether perf's symbol map holds a symbol of type typ named
