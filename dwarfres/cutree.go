@@ -65,12 +65,7 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 		if !r.next(d) {
 			break
 		}
-		for len(stack) > 0 && dies[stack[len(stack)-1]].Depth >= d.Depth {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 {
-			d.Parent = stack[len(stack)-1]
-		}
+		stack, d.Parent = openParent(dies, stack, d.Depth)
 		i := int32(len(dies))
 		dies = dies[:i+1]
 		if c && d.Depth == 1 && lazyBody(d, u) {
@@ -87,6 +82,19 @@ func (f *File) decodeUnit(u *unit) (*cuTree, error) {
 		return nil, r.err
 	}
 	return t, nil
+}
+
+// openParent closes the DIEs of stack (the open ones, innermost last)
+// that a DIE at depth does not nest in, and returns the rest and its
+// parent (the innermost left; -1 for none).
+func openParent(dies []die, stack []int32, depth int32) ([]int32, int32) {
+	for len(stack) > 0 && dies[stack[len(stack)-1]].Depth >= depth {
+		stack = stack[:len(stack)-1]
+	}
+	if len(stack) == 0 {
+		return stack, -1
+	}
+	return stack, stack[len(stack)-1]
 }
 
 // lazyBody reports whether the children of d, a top-level DIE of a C
@@ -120,21 +128,16 @@ func (t *cuTree) body(i int32) (*cuTree, error) {
 	}
 	r.seek(top.Off, int(top.Depth))
 	b := &cuTree{f: t.f, u: t.u, owner: t}
-	var stack []int
+	var stack []int32
 	var d die
 	for r.b.pos() < top.Sibling && r.next(&d) {
 		if d.Depth < top.Depth || len(b.dies) > 0 && d.Depth == top.Depth {
 			break
 		}
-		for len(stack) > 0 && b.dies[stack[len(stack)-1]].Depth >= d.Depth {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 {
-			d.Parent = int32(stack[len(stack)-1])
-		}
+		stack, d.Parent = openParent(b.dies, stack, d.Depth)
 		b.dies = append(b.dies, d)
 		if d.Children {
-			stack = append(stack, len(b.dies)-1)
+			stack = append(stack, int32(len(b.dies)-1))
 		}
 	}
 	if r.err != nil {
