@@ -33,7 +33,8 @@
 //   - Decoding: unit headers (unit.go), abbreviations (abbrev.go) and
 //     the plan each carries to step over the attributes a DIE does not
 //     keep (abbrevplan.go), DIEs (die.go) whose attribute forms and
-//     classes are in form.go, one unit decoded as a tree (cutree.go) and
+//     classes are in form.go, one unit decoded as a tree (cutree.go; a C
+//     unit's type bodies decoded when a type walk asks for them) and
 //     kept in a cache bounded in bytes that all queries share
 //     (treecache.go), references leaving it (dwz's partial units and
 //     common file) followed by xref.go, line tables (lines.go; their
