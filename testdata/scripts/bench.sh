@@ -30,6 +30,7 @@
 # DROP=0 (never drop the page cache: cold runs skipped, the index build
 # timed on a warm one).
 set -euo pipefail
+export LC_ALL=C # EPOCHREALTIME's decimal point
 DW=${1:?dwprobe binary}; VML=${2:?vmlinux}; SRC=${3:?source tree}
 shift 3
 VMLS=("$VML" "$@")
@@ -81,10 +82,14 @@ measure() {
 	for _ in $(seq "$RUNS"); do
 		[ -n "${BEFORE:-}" ] && eval "$BEFORE"
 		if [ "$mode" = cold ] && [ $can_drop = 1 ]; then drop_cache; fi
-		local out
-		/usr/bin/time -o "$tmp" -f '%e %M' "$@" >/dev/null 2>"$work/stderr" || failed=$(tail -n1 "$work/stderr")
-		out=$(tail -n1 "$tmp")
-		t+=("${out% *}"); m+=("${out#* }")
+		# Wall time from bash's clock (microseconds; /usr/bin/time's %e
+		# counts 10 ms ticks, dwprobe's warm queries one or two), which
+		# includes /usr/bin/time's own start (under a millisecond, on
+		# both tools' side); peak RSS from /usr/bin/time.
+		local t0=$EPOCHREALTIME
+		/usr/bin/time -o "$tmp" -f '%M' "$@" >/dev/null 2>"$work/stderr" || failed=$(tail -n1 "$work/stderr")
+		local t1=$EPOCHREALTIME
+		t+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')"); m+=("$(tail -n1 "$tmp")")
 	done
 	# A failure is timed too (the batch's 6.1 specs fail in part on
 	# another kernel): say so once, on stderr.
@@ -94,7 +99,7 @@ measure() {
 
 row() { # row ARCH MODE CASE DW_S DW_KB PERF_S PERF_KB
 	awk -v arch="$1" -v mode="$2" -v c="$3" -v dt="$4" -v dm="$5" -v pt="$6" -v pm="$7" 'BEGIN {
-		printf "%-11s %-6s %-44s %8.3f %8.3f %6.2f %8.1f %8.1f %6.2f\n", arch, mode, c, dt, pt, (pt>0?dt/pt:0), dm/1024, pm/1024, (pm>0?dm/pm:0) }'
+		printf "%-11s %-6s %-44s %8.3f %8.3f %6.3f %8.1f %8.1f %6.2f\n", arch, mode, c, dt, pt, (pt>0?dt/pt:0), dm/1024, pm/1024, (pm>0?dm/pm:0) }'
 }
 
 # specfile GOLDEN ALLOW BEYOND OUT: the D specs perf accepted (exit 0),
