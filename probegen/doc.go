@@ -28,8 +28,8 @@
 // The library's API (what dwprobe's command line is built on too): Open
 // (open.go) opens a target as -x, -k and -m do; a Resolver (resolver.go)
 // resolves specs against it, one at a time or in a batch (ResolveAll,
-// SpecError; safe for concurrent use on debuginfo, a batch on every
-// core), to Probes (probe.go): where each point is (kind, binary and
+// SpecError; safe for concurrent use on debuginfo, a batch on up to
+// BatchWorkers cores), to Probes (probe.go): where each point is (kind, binary and
 // file offset, symbol and offset, source, inline site) and how each
 // argument is read there (ArgRead: its C type and a Location, location.go,
 // the definition's fetcharg as a plan of register, address and loads);

@@ -235,7 +235,7 @@ func (r *Resolver) ResolveAll(specs []string) []SpecResult {
 		}
 		out[i].Resolution = res
 	}
-	n := runtime.NumCPU()
+	n := BatchWorkers()
 	if r.BTF != nil || r.File == nil {
 		n = 1 // BTF's types are not read from several goroutines
 	}
@@ -253,6 +253,12 @@ func (r *Resolver) ResolveAll(specs []string) []SpecResult {
 	wg.Wait()
 	return out
 }
+
+// BatchWorkers is how many specs a batch resolves at once (ResolveAll,
+// dwprobe's spec files): one per core, up to 8. Each spec's own decoding
+// already spreads over the cores (units decoded ahead), so more specs at
+// once would only multiply the units held in flight.
+func BatchWorkers() int { return min(runtime.NumCPU(), 8) }
 
 // resolveGuarded is Resolve on a goroutine of ResolveAll's: a fault
 // reading a mapped input (a file truncated under the run) is the spec's

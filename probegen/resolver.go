@@ -23,7 +23,7 @@ var ErrNoTarget = errors.New("no target to resolve against")
 // line resolves every spec through one, as a library caller does
 // (Target.Resolver). Resolve is safe for concurrent use against
 // debuginfo (File): ResolveAll, and dwprobe's spec files, resolve specs
-// on every core.
+// on every core (BatchWorkers).
 type Resolver struct {
 	// File is the target.
 	File *dwarfres.File

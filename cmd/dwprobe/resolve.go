@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -120,9 +119,9 @@ const releaseEvery = 32
 // errSpecsInterrupted: a signal ended a run of specs before its end.
 var errSpecsInterrupted = errors.New("interrupted")
 
-// specWorkers is how many specs of a run resolve at once: one per core
-// (a variable for the tests, which compare runs of one and of many).
-var specWorkers = runtime.NumCPU
+// specWorkers is how many specs of a run resolve at once: the library's
+// rule (a variable for the tests, which compare runs of one and of many).
+var specWorkers = probegen.BatchWorkers
 
 // resolveEach resolves the specs of args, read as they come, with
 // resolve (on up to workers goroutines: eachResolved) and hands each to
