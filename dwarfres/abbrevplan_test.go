@@ -4,8 +4,6 @@ import (
 	"debug/dwarf"
 	"reflect"
 	"testing"
-
-	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestPlanKeepsWhatStoreKeeps: kept names exactly the attributes store
@@ -28,11 +26,7 @@ func TestPlanKeepsWhatStoreKeeps(t *testing.T) {
 // fixtures of each compiler and DWARF version and a sample of the
 // vmlinux's units.
 func TestPlanDecodesAsEachAttribute(t *testing.T) {
-	files := []string{}
-	for _, v := range variants {
-		files = append(files, needBin(t, v))
-	}
-	files = append(files, dwarftest.NeedCorpus(t, "amd64/vmlinux"), dwarftest.NeedCorpus(t, "arm64/vmlinux"))
+	files := variantsAnd(t, "amd64/vmlinux", "arm64/vmlinux")
 	for _, path := range files {
 		f, err := Open(path)
 		if err != nil {

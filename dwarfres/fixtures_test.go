@@ -30,6 +30,20 @@ var variants = []string{
 	"app-gcc-O2-zlib", "app-gcc-O2-nopie",
 }
 
+// variantsAnd is the paths of every fixture variant and of the corpus's
+// vmlinux files named (under the corpus, e.g. "amd64/vmlinux").
+func variantsAnd(t *testing.T, corpus ...string) []string {
+	t.Helper()
+	var files []string
+	for _, v := range variants {
+		files = append(files, needBin(t, v))
+	}
+	for _, c := range corpus {
+		files = append(files, dwarftest.NeedCorpus(t, c))
+	}
+	return files
+}
+
 func TestFixtureShapes(t *testing.T) {
 	type want struct {
 		fn    string

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
 // TestLineFilesAsDWARF: the file names readLineFiles gives (through
@@ -15,11 +13,7 @@ import (
 // debug/dwarf fallback, for gcc's units (clang's DWARF 5 roots name
 // their directory by DW_FORM_strx, left to debug/dwarf).
 func TestLineFilesAsDWARF(t *testing.T) {
-	files := []string{}
-	for _, v := range variants {
-		files = append(files, needBin(t, v))
-	}
-	files = append(files, dwarftest.NeedCorpus(t, "amd64/vmlinux"), dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	files := variantsAnd(t, "amd64/vmlinux", "6.12/amd64/vmlinux")
 	for _, path := range files {
 		f, err := Open(path)
 		if err != nil {
