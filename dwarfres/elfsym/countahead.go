@@ -24,9 +24,6 @@ func (k *knownCounts) get(name string) (int32, bool) {
 // about their symbols one by one (getname_flags on the 6.12 vmlinux has
 // 51, inlined in 51 functions: a scan each cost 27 ms of its 59).
 func (st *Symtab) CountAhead(names []string) {
-	if st.counts.isBuilt() {
-		return
-	}
 	want := map[string]int32{}
 	var prefixes [1 << 16 / 64]uint64 // the two first bytes of each name
 	for _, n := range names {
@@ -39,6 +36,11 @@ func (st *Symtab) CountAhead(names []string) {
 	}
 	if len(want) < 2 {
 		return // Count's scan is as cheap
+	}
+	// The scan counts as one of Count's: past countScans of them, a run
+	// of many specs builds the table of every name once instead.
+	if _, ok := st.counts.table(countScans, func() map[string]int32 { return nameCounts(st) }); ok {
+		return
 	}
 	tab := st.strtab
 	count := func(off uint32, keep func() bool) {

@@ -33,13 +33,6 @@ func (c *afterScans[T]) table(scans int, build func() T) (v T, ok bool) {
 	return c.v, true
 }
 
-// isBuilt reports whether the table was built.
-func (c *afterScans[T]) isBuilt() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.built
-}
-
 // countScans is how many names Count looks up by scanning before it builds
 // the table of every name's count: a scan of a vmlinux's 200,000 names
 // costs about 0.2 ms, the table about 25 ms, so a query's dozen points
