@@ -58,12 +58,27 @@ fetch() { # fetch PKG DIR: download PKG's .deb and unpack it into DIR once.
 	echo "$pkg" > "$dir/.done"
 }
 
+# image_for ABI ARCH: the image package of that kernel build, signed or not.
+image_for() {
+	local p
+	for p in "linux-image-$1:$2" "linux-image-$1-unsigned:$2"; do
+		if apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {f=1} END {exit !f}'; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
 for arch in amd64 arm64; do
 	dbg=$(dep_of "linux-image-cloud-$arch-dbg:$arch")
-	img=$(dep_of "linux-image-cloud-$arch:$arch")
-	# The metapackage may depend on a -unsigned flavour; either is bootable.
-	[ -n "$dbg" ] && [ -n "$img" ] || { echo "corpus: cannot resolve the $arch cloud kernel" >&2; exit 1; }
+	[ -n "$dbg" ] || { echo "corpus: cannot resolve the $arch cloud kernel" >&2; exit 1; }
 	ver=${dbg#linux-image-}; ver=${ver%%:*}; ver=${ver%-dbg}
+	# The image must be the build the debuginfo describes. The image
+	# metapackage can lag the -dbg one (the archive publishes the signed
+	# image later), so the image is named from the debuginfo's ABI: the
+	# signed package where the archive has it, else its -unsigned twin.
+	img=$(image_for "$ver" "$arch")
+	[ -n "$img" ] || { echo "corpus: no image for $ver ($arch) beside its debuginfo" >&2; exit 1; }
 	fetch "$dbg" "$arch/dbg"
 	fetch "$img" "$arch/image"
 	fetch "busybox-static:$arch" "$arch/busybox"
