@@ -93,7 +93,7 @@ func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
-		probegen.ErrLineTooLong, errNoSpecs,
+		probegen.ErrLineTooLong, errNoSpecs, errOtherMachine,
 		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
 }
 

@@ -309,7 +309,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.sdt:
 		return runSDT(o, t, stdout)
 	case len(o.vars) > 0:
-		return runVars(o, t, stdout, stderr)
+		return runVars(ctx, o, t, stdout, stderr)
 	default:
 		return runFuncs(o, t, stdout)
 	}
