@@ -165,6 +165,9 @@ func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
 	return r, br
 }
 
+// maxDecls is how many declaration lines a build keeps.
+const maxDecls = 4096
+
 // relLines are the lines of pts relative to their functions'
 // declarations, -1 where not known.
 func (b *diffBuild) relLines(pts []probegen.ResolvedPoint) []int {
@@ -185,6 +188,9 @@ func (b *diffBuild) relLine(fn, file string, line int) int {
 	decl, ok := b.decls[k]
 	if !ok {
 		decl = probegen.DeclLine(b.t, fn, file)
+		if len(b.decls) >= maxDecls {
+			clear(b.decls) // a run's memory stays bounded
+		}
 		b.decls[k] = decl
 	}
 	if decl == 0 {

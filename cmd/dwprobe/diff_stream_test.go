@@ -143,3 +143,29 @@ func TestSignalVarsSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestInlinedCallEntryLine: a point at the entry of an inlined call is
+// at its caller's line. mmap_region:12 of 6.1 (mm/mmap.c:2916, "if (file
+// && is_shared_maywrite(vm_flags)) {") was reported at
+// include/linux/mm.h:676, the inlined function's first line, by -D
+// --json's source_file/source_line and by --diff, which then found the
+// statement nowhere in 6.12 and suggested nothing.
+func TestInlinedCallEntryLine(t *testing.T) {
+	old := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	oldSrc := dwarftest.NeedCorpus(t, "linux")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-k", old, "-D", "mmap_region:12", "--json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"source_file":"mm/mmap.c","source_line":2916,"function":"mmap_region"`) {
+		t.Errorf("-D --json: %s", out.String())
+	}
+	new := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	newSrc := dwarftest.NeedCorpus(t, "linux-6.12")
+	out.Reset()
+	run(context.Background(), []string{"-k", old, "-s", oldSrc, "--diff", new, "--diff-source", newSrc, "-D", "mmap_region:12"}, &out, &errb)
+	b := diffBlocks(out.String())["mmap_region:12"]
+	if !strings.Contains(b, `was mmap_region at mm/mmap.c:2916 "if (file && is_shared_maywrite(vm_flags)) {"`) || !strings.Contains(b, "suggest: mmap_region:16") {
+		t.Errorf("--diff: %q", b)
+	}
+}
