@@ -226,15 +226,19 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemErr  string          `xml:"system-err,omitempty"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemErr  string           `xml:"system-err,omitempty"`
+}
+
+type junitProperties struct {
+	List []junitProperty `xml:"property"`
 }
 
 type junitProperty struct {
@@ -271,9 +275,13 @@ func junitOf(reps []*fleetReport) junitSuites {
 	for _, r := range reps {
 		s := junitSuite{Name: r.b.Name, Time: fmt.Sprintf("%.3f", r.took.Seconds())}
 		for _, p := range [][2]string{{"build_id", r.b.BuildID}, {"path", r.path}, {"machine", r.machine}, {"reference", r.ref}} {
-			if p[1] != "" {
-				s.Properties = append(s.Properties, junitProperty{p[0], p[1]})
+			if p[1] == "" {
+				continue
 			}
+			if s.Properties == nil {
+				s.Properties = &junitProperties{}
+			}
+			s.Properties.List = append(s.Properties.List, junitProperty{p[0], p[1]})
 		}
 		if r.err != nil {
 			s.SystemErr = oneLine(r.err.Error())
