@@ -342,9 +342,6 @@ func diffedSpec(sd specDiff) fleetSpec {
 	return s
 }
 
-// errFleetFailed: a --fleet run found specs that fail in some build.
-var errFleetFailed = errors.New("fleet")
-
 // fleetStatus prints the run's counts on stderr (unless -q) and returns
 // its status: an unresolved-class error when a spec fails in a build
 // (does not resolve, moved, broke, is no probe command), an input-class

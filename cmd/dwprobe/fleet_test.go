@@ -343,3 +343,30 @@ func TestFleetDebuginfod(t *testing.T) {
 		t.Errorf("JUnit: %d testsuites, want %d", n, len(kernels)+1)
 	}
 }
+
+// TestSignalFleet: SIGINT or SIGTERM during a --fleet run over the
+// corpus kernels ends every build's work: status 1, "interrupted",
+// nothing on stdout and no JUnit report (nor a temporary of it).
+func TestSignalFleet(t *testing.T) {
+	kernels := corpusKernels(t)
+	dir := t.TempDir()
+	var fl strings.Builder
+	for i, k := range kernels {
+		fmt.Fprintf(&fl, "k%d %s\n", i, k)
+	}
+	fleet := filepath.Join(dir, "fleet.txt")
+	os.WriteFile(fleet, []byte(fl.String()), 0o644)
+	specs := writeSpecs(t, strings.Repeat("vfs_read:12 file\ntcp_ack:5\n", 20000))
+	junit := filepath.Join(dir, "report.xml")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		code, out, errs, took, exited := signalRun(t, sig, 4*time.Second, nil, "--fleet", fleet, "-D", "@"+specs, "--junit", junit)
+		if exited {
+			t.Fatalf("--fleet of 40,000 specs was done within 4 s: nothing to interrupt")
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "*report.xml*"))
+		t.Logf("%v: ended %v after the signal, exit %d", sig, took.Round(time.Millisecond), code)
+		if code != exitFailure || out != "" || len(left) > 0 || !strings.Contains(errs, "dwprobe: interrupted") {
+			t.Errorf("%v: exit %d, stdout %q, left %q, stderr:\n%s", sig, code, out, left, errs)
+		}
+	}
+}

@@ -161,13 +161,19 @@ type jsonFleetSpec struct {
 // jsonFleetSummary is one spec across the builds checked (mode
 // "fleet-summary").
 type jsonFleetSummary struct {
-	Schema    int                 `json:"schema"`
-	Mode      string              `json:"mode"`
-	Spec      string              `json:"spec"`
-	Builds    int                 `json:"builds"`
-	Resolves  int                 `json:"resolves"`
-	FailsIn   []string            `json:"fails_in,omitempty"`
-	ChangedIn map[string][]string `json:"changed_in,omitempty"`
+	Schema    int               `json:"schema"`
+	Mode      string            `json:"mode"`
+	Spec      string            `json:"spec"`
+	Builds    int               `json:"builds"`
+	Resolves  int               `json:"resolves"`
+	FailsIn   []string          `json:"fails_in,omitempty"`
+	ChangedIn []jsonFleetChange `json:"changed_in,omitempty"`
+}
+
+// jsonFleetChange is the builds where a spec got one verdict.
+type jsonFleetChange struct {
+	Verdict string   `json:"verdict"`
+	Builds  []string `json:"builds"`
 }
 
 // writeFleetJSON prints per build a fleet-build object and its specs'
@@ -192,8 +198,10 @@ func writeFleetJSON(w io.Writer, reps []*fleetReport) error {
 	}
 	for _, s := range fleetSummaries(reps) {
 		js := jsonFleetSummary{Schema: jsonSchema, Mode: "fleet-summary", Spec: s.spec, Builds: s.builds, Resolves: s.resolves, FailsIn: s.failsIn}
-		if len(s.changedIn) > 0 {
-			js.ChangedIn = s.changedIn
+		for _, c := range summaryChanges {
+			if b := s.changedIn[c]; len(b) > 0 {
+				js.ChangedIn = append(js.ChangedIn, jsonFleetChange{c, b})
+			}
 		}
 		if err := writeJSON(w, js); err != nil {
 			return err

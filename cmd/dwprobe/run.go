@@ -113,6 +113,10 @@ Examples:
   dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
   dwprobe -k old/vmlinux -s old/linux --diff new/vmlinux --diff-source new/linux -D @specs.txt
                                                  what changed for a list of probes
+  dwprobe --fleet builds.txt -D @specs.txt --junit report.xml
+                                                 check a list of probes against many kernels
+                                                 (builds.txt: NAME BUILD-ID|VMLINUX [SOURCE] a line;
+                                                 build-ids through debuginfod)
 
 Options:
 `
