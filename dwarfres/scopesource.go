@@ -6,14 +6,18 @@ package dwarfres
 // of a call inlined in the scope, it is the call's line: the line table's
 // row there is the inlined function's first line, in its own file
 // (mmap_region:12 of 6.1 is a call of is_shared_maywrite, whose row says
-// include/linux/mm.h:676).
+// include/linux/mm.h:676). The entry of an out-of-line function stays its
+// declaration, even when its first instruction is an inlined call's
+// (rb_insert_color's __rb_insert).
 func (s *Scope) Source() (file string, line int, ok bool) {
 	b, err := s.bind()
 	if err != nil {
 		return "", 0, false
 	}
-	if f, l, ok := b.t.inlineCallAt(b.sc, s.Addr); ok {
-		return f, l, true
+	if e, ok := b.t.dieEntryPC(b.sp); !ok || e != s.Addr {
+		if f, l, ok := b.t.inlineCallAt(b.sc, s.Addr); ok {
+			return f, l, true
+		}
 	}
 	return b.t.lineInfo(s.Addr)
 }

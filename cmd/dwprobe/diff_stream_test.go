@@ -169,3 +169,18 @@ func TestInlinedCallEntryLine(t *testing.T) {
 		t.Errorf("--diff: %q", b)
 	}
 }
+
+// TestFunctionEntryStaysDeclaration: the entry of an out-of-line function
+// whose first instruction is an inlined call's (rb_insert_color's
+// __rb_insert) is still at the function's declaration, as perf reports
+// an entry, not at the call's line.
+func TestFunctionEntryStaysDeclaration(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-k", vml, "-D", "rb_insert_color", "--json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"offset":0,"source_file":"lib/rbtree.c","source_line":434,`) {
+		t.Errorf("-D --json: %s", out.String())
+	}
+}
