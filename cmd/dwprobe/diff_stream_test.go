@@ -184,3 +184,28 @@ func TestFunctionEntryStaysDeclaration(t *testing.T) {
 		t.Errorf("-D --json: %s", out.String())
 	}
 }
+
+// TestInlineEntryLines: of the 960 -D specs of the conformance list on
+// 6.1 amd64, the 8 points whose source position changed when the call
+// line of an inlined call's entry replaced the callee's row (all of a
+// header's row: current.h, rcupdate.h, mm.h, pgtable.h, skbuff.h), and
+// one whose row is the caller's own line and stays (handle_mm_fault:5,
+// __set_current_state sharing its address with count_vm_event's entry).
+func TestInlineEntryLines(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	for _, tt := range []struct{ spec, want string }{
+		{"vfs_read:27", `"source_file":"fs/read_write.c","source_line":477,`},
+		{"dput:6", `"source_file":"fs/dcache.c","source_line":905,`},
+		{"vm_normal_page:3", `"source_file":"mm/memory.c","source_line":615,`},
+		{"udp_init_sock:2", `"source_file":"net/ipv4/udp.c","source_line":1687,`},
+		{"handle_mm_fault:5", `"source_file":"mm/memory.c","source_line":5268,`},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{"-k", vml, "-D", tt.spec, "--json"}, &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%s: want %s in %s", tt.spec, tt.want, out.String())
+		}
+	}
+}
