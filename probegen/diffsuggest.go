@@ -146,12 +146,19 @@ func abs(n int) int {
 	return n
 }
 
-// LineTexts reads the source lines of probe points, each file once: the
-// texts DiffResolutions identifies lines by.
+// LineTexts reads the source lines of probe points: the texts
+// DiffResolutions identifies lines by. It keeps the last maxTextFiles
+// files read, so that a run of any number of specs holds a bounded part
+// of the tree (a spec file touching every file of the kernel would
+// otherwise hold all of its 1.3 GB).
 type LineTexts struct {
 	src   *Sources
 	files map[string][]string // nil: not found
+	order []string            // the keys of files, oldest first
 }
+
+// maxTextFiles is how many source files LineTexts keeps.
+const maxTextFiles = 128
 
 // NewLineTexts reads from the sources src finds.
 func NewLineTexts(src *Sources) *LineTexts {
@@ -186,6 +193,11 @@ func (lt *LineTexts) file(name, compDir string) []string {
 			lines = strings.Split(string(b), "\n")
 		}
 	}
+	if len(lt.order) >= maxTextFiles {
+		delete(lt.files, lt.order[0])
+		lt.order = lt.order[1:]
+	}
 	lt.files[key] = lines
+	lt.order = append(lt.order, key)
 	return lines
 }

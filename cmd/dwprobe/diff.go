@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // errProbesChanged: --diff found probes that resolve differently in the
@@ -32,6 +34,9 @@ type specDiff struct {
 	old, new resolved
 	d        probegen.SpecDiff
 	suggest  *probegen.Suggestion
+	// invalid: the spec is no probe command (a syntax error), in
+	// either build; old and new hold its error.
+	invalid bool
 }
 
 // checkDiffOptions: --diff compares the -D specs of two builds.
@@ -48,14 +53,17 @@ func checkDiffOptions(o *options) error {
 	case o.btf != "":
 		return errors.New("--diff compares two builds' debuginfo: it does not go with --btf")
 	}
-	return nil
+	return checkSourceDirOf("--diff-source", o.diffSource)
 }
 
 // runDiff implements --diff: each spec of -D resolved in the -k/-m/-x
-// build and in the --diff build, and how it changed.
+// build and in the --diff build, and how it changed. Specs are read as
+// they come and each verdict is printed as it is reached, in spec order:
+// only the counts are kept, so a file of any length runs in the memory of
+// one spec. A signal ends the run with the verdicts printed so far and no
+// verdict for the spec at hand.
 func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	ins, err := expandSpecs(o.defs)
-	if err != nil {
+	if err := checkSpecFiles(o.defs); err != nil {
 		return err
 	}
 	oldB, err := newDiffBuild(o, t)
@@ -69,24 +77,52 @@ func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr i
 		return err
 	}
 	defer nt.Close()
+	if err := sameMachine(o.diffNew, t, nt); err != nil {
+		return err
+	}
 	useIndex(&no, &probegen.Target{File: nt}, stderr)
 	newB, err := newDiffBuild(&no, nt)
 	if err != nil {
 		return err
 	}
-	var ds []specDiff
-	for _, in := range ins {
-		if err := ctx.Err(); err != nil {
-			return err
+	var tally diffTally
+	err = eachSpec(o.defs, func(in specInput) error {
+		if ctx.Err() != nil {
+			return tally.interrupted()
 		}
 		sd := diffSpec(in, oldB, newB)
-		if err := printDiff(o, stdout, sd); err != nil {
-			return err
+		if ctx.Err() != nil {
+			// The signal came while the spec resolved: its answer
+			// may be cut short, so it gets no verdict.
+			return tally.interrupted()
 		}
-		ds = append(ds, sd)
+		if tally.add(sd)%releaseEvery == 0 {
+			t.ReleasePages()
+			nt.ReleasePages()
+		}
+		return printDiff(o, stdout, sd)
+	})
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, errSpecsInterrupted) {
+			return tally.interrupted() // stdin's read, cut by the signal
+		}
+		return err
 	}
-	return diffStatus(o, stderr, ds)
+	return tally.status(o, stderr)
 }
+
+// sameMachine refuses a --diff between builds of two machines: no point
+// of one is a point of the other (6.1's amd64 vmlinux and 6.12's arm64).
+func sameMachine(newName string, old, new *dwarfres.File) error {
+	om, nm := old.Object.Machine, new.Object.Machine
+	if om == nm {
+		return nil
+	}
+	return errorWith(errOtherMachine, "--diff compares two builds of one target: %s is for %s, the old build for %s", newName, tracefs.MachineName(nm), tracefs.MachineName(om))
+}
+
+// errOtherMachine: --diff's two builds are for different machines.
+var errOtherMachine = errors.New("builds of different machines")
 
 // newTargetOf is the --diff build in place of the old: the same kind of
 // target (-k, -x or -m), with --diff-source as its source.
@@ -129,6 +165,9 @@ func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
 	return r, br
 }
 
+// maxDecls is how many declaration lines a build keeps.
+const maxDecls = 4096
+
 // relLines are the lines of pts relative to their functions'
 // declarations, -1 where not known.
 func (b *diffBuild) relLines(pts []probegen.ResolvedPoint) []int {
@@ -149,6 +188,9 @@ func (b *diffBuild) relLine(fn, file string, line int) int {
 	decl, ok := b.decls[k]
 	if !ok {
 		decl = probegen.DeclLine(b.t, fn, file)
+		if len(b.decls) >= maxDecls {
+			clear(b.decls) // a run's memory stays bounded
+		}
 		b.decls[k] = decl
 	}
 	if decl == 0 {
@@ -164,6 +206,10 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 	sd := specDiff{in: in}
 	var ob, nb probegen.BuildResolution
 	sd.old, ob = oldB.resolve(in)
+	if sd.old.spec == nil && errors.Is(sd.old.err, probegen.ErrSyntax) {
+		sd.new, sd.invalid = sd.old, true
+		return sd
+	}
 	sd.new, nb = newB.resolve(in)
 	if sd.old.spec == nil {
 		sd.d.Change = probegen.NotInOld
@@ -208,38 +254,84 @@ func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
 // broke: the spec no longer probes what it did.
 func broke(c probegen.Change) bool { return c == probegen.Moved || c == probegen.Broken }
 
-// diffStatus counts the changes on stderr and returns the run's status:
-// nil if every spec is unchanged, an unresolved-class error if one broke
-// (moved or no longer resolves), errProbesChanged otherwise.
-func diffStatus(o *options, stderr io.Writer, ds []specDiff) error {
-	counts := probegen.DiffCounts{}
-	nbroke, nchanged := 0, 0
-	for _, sd := range ds {
-		counts[sd.d.Change]++
-		switch {
-		case broke(sd.d.Change):
-			nbroke++
-		case sd.d.Change != probegen.Unchanged:
-			nchanged++
-		}
+// diffTally counts a --diff's verdicts as they are reached: all a run
+// of any length keeps.
+type diffTally struct {
+	counts           probegen.DiffCounts
+	total, invalid   int // specs given; those that are no probe command
+	nbroke, nchanged int
+}
+
+// add counts sd and returns how many specs were counted.
+func (c *diffTally) add(sd specDiff) int {
+	c.total++
+	if sd.invalid {
+		c.invalid++
+		return c.total
 	}
-	if !o.quiet {
-		fmt.Fprintf(stderr, "%s: %s\n", probesWord(len(ds)), counts)
+	if c.counts == nil {
+		c.counts = probegen.DiffCounts{}
 	}
-	if len(ds) == 1 {
-		switch {
-		case nbroke > 0:
-			return errorWith(dwarfres.ErrNotFound, "the probe broke in %s (moved to another statement or no longer resolves)", o.diffNew)
-		case nchanged > 0:
-			return errorWith(errProbesChanged, "the probe resolves differently in %s", o.diffNew)
-		}
-		return nil
+	c.counts[sd.d.Change]++
+	switch {
+	case broke(sd.d.Change):
+		c.nbroke++
+	case sd.d.Change != probegen.Unchanged:
+		c.nchanged++
+	}
+	return c.total
+}
+
+// interrupted is the error of a run a signal ended: how far it got.
+func (c *diffTally) interrupted() error {
+	return fmt.Errorf("%w after %d specs; the verdicts above are theirs", errSpecsInterrupted, c.total)
+}
+
+// summary is the counts line: "7 probes: 1 unchanged, 2 args", and the
+// specs that are no probe command apart: "; 3 syntax errors".
+func (c *diffTally) summary() string {
+	s := probesWord(c.total - c.invalid)
+	if len(c.counts) > 0 {
+		s += ": " + c.counts.String()
 	}
 	switch {
-	case nbroke > 0:
-		return errorWith(dwarfres.ErrNotFound, "%d of %d probes broke in %s (moved to another statement or no longer resolve)", nbroke, len(ds), o.diffNew)
-	case nchanged > 0:
-		return errorWith(errProbesChanged, "%d of %d probes resolve differently in %s", nchanged, len(ds), o.diffNew)
+	case c.invalid == 1:
+		s += "; 1 syntax error"
+	case c.invalid > 1:
+		s += fmt.Sprintf("; %d syntax errors", c.invalid)
+	}
+	return s
+}
+
+// status prints the counts on stderr (unless -q) and returns the run's
+// status: nil if every spec is unchanged; an unresolved-class error if one
+// broke (moved or no longer resolves) or is no probe command (a syntax
+// error, counted apart: it is no change); errProbesChanged otherwise.
+func (c *diffTally) status(o *options, stderr io.Writer) error {
+	if !o.quiet {
+		fmt.Fprintln(stderr, c.summary())
+	}
+	var bad []string
+	if c.invalid > 0 {
+		if c.total == 1 {
+			return errorWith(probegen.ErrSyntax, "the spec is not a probe command (a syntax error)")
+		}
+		bad = append(bad, fmt.Sprintf("%d of %d specs are not probe commands (syntax errors)", c.invalid, c.total))
+	}
+	n := c.total - c.invalid
+	switch {
+	case c.nbroke > 0 && n == 1:
+		bad = append(bad, fmt.Sprintf("the probe broke in %s (moved to another statement or no longer resolves)", o.diffNew))
+	case c.nbroke > 0:
+		bad = append(bad, fmt.Sprintf("%d of %d probes broke in %s (moved to another statement or no longer resolve)", c.nbroke, n, o.diffNew))
+	}
+	switch {
+	case len(bad) > 0:
+		return errorWith(dwarfres.ErrNotFound, "%s", strings.Join(bad, "; "))
+	case c.nchanged > 0 && n == 1:
+		return errorWith(errProbesChanged, "the probe resolves differently in %s", o.diffNew)
+	case c.nchanged > 0:
+		return errorWith(errProbesChanged, "%d of %d probes resolve differently in %s", c.nchanged, n, o.diffNew)
 	}
 	return nil
 }
@@ -257,7 +349,7 @@ func printDiff(o *options, w io.Writer, sd specDiff) error {
 	if o.json {
 		return writeJSON(w, diffJSON(sd))
 	}
-	fmt.Fprintf(w, "%-10s %s\n", sd.d.Change, sd.in.raw)
+	fmt.Fprintf(w, "%-10s %s\n", sd.change(), sd.in.raw)
 	for _, l := range diffDetails(sd) {
 		fmt.Fprintf(w, "           %s\n", l)
 	}
@@ -266,6 +358,9 @@ func printDiff(o *options, w io.Writer, sd specDiff) error {
 
 // diffDetails words what changed, one line each.
 func diffDetails(sd specDiff) []string {
+	if sd.invalid {
+		return []string{syntaxLine(sd.in, sd.old.err)}
+	}
 	var out []string
 	d := sd.d
 	switch d.Change {
@@ -328,6 +423,27 @@ func diffPointText(p probegen.DiffPoint) string {
 		s += fmt.Sprintf(" %q", p.Text)
 	}
 	return s
+}
+
+// invalidChange is the verdict of a spec that is no probe command.
+const invalidChange = "invalid"
+
+// change is sd's verdict: its change, or "invalid".
+func (sd specDiff) change() string {
+	if sd.invalid {
+		return invalidChange
+	}
+	return sd.d.Change.String()
+}
+
+// syntaxLine words a spec's syntax error: where in the file, when from
+// one ("specs.txt:3:9: syntax error: argument expression missing").
+func syntaxLine(in specInput, err error) string {
+	col, msg := specErr(in.raw, err)
+	if in.file == "" {
+		return "syntax error: " + msg
+	}
+	return fmt.Sprintf("%s:%d:%d: syntax error: %s", in.file, in.line, in.indent+max(col, 1), msg)
 }
 
 func errLine(in specInput, err error) string {
@@ -412,7 +528,7 @@ type jsonSuggestion struct {
 
 func diffJSON(sd specDiff) jsonDiff {
 	js := jsonDiff{Schema: jsonSchema, Mode: "diff", Spec: sd.in.raw, File: sd.in.file, Line: sd.in.line,
-		Change: sd.d.Change.String(), OldText: sd.d.OldText, NewText: sd.d.NewText}
+		Change: sd.change(), OldText: sd.d.OldText, NewText: sd.d.NewText}
 	old, new := specJSON("definition", sd.old), specJSON("definition", sd.new)
 	js.Old, js.New = &old, &new
 	for _, p := range sd.d.Added {

@@ -34,10 +34,10 @@ var exitCodes = []struct {
 	{exitOK, "success"},
 	{exitFailure, "any other failure"},
 	{exitUsage, "usage: an unknown or ambiguous option, options that do not go together"},
-	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse)"},
-	{exitInput, "an input could not be read: the binary, module or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE); no such module; a module of another release"},
+	{exitUnresolved, "a probe did not resolve or was refused offline (no such function, line or variable; a syntax error; too many points; a definition the kernel would refuse); --fleet: a spec fails in a build checked"},
+	{exitInput, "an input could not be read: the binary, module or vmlinux, its debuginfo, a source file, an --apply file or a spec file (@FILE); no such module; a module of another release; --diff between builds of two machines; --fleet: a build that could not be checked"},
 	{exitKernel, "tracefs or the kernel refused: not mounted, not root, no kprobe_events or uprobe_events, a definition rejected, an event name taken, nothing to delete"},
-	{exitChanged, "--diff: probes resolve differently in the new build (other points, arguments read differently), but each still at the statement it probed; one that moved or no longer resolves is status 3"},
+	{exitChanged, "--diff: probes resolve differently in the new build (other points, arguments read differently), but each still at the statement it probed; one that moved or no longer resolves is status 3; --fleet: likewise in a build against its reference"},
 }
 
 // usageError is a command line that cannot be run as given.
@@ -93,7 +93,7 @@ func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
-		probegen.ErrLineTooLong, errNoSpecs,
+		probegen.ErrLineTooLong, errNoSpecs, errOtherMachine,
 		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
 }
 

@@ -40,6 +40,9 @@ var flagDocs = map[string]flagDoc{
 	"completion":        {"SHELL", "shell"},
 	"diff":              {"NEW", "file"},
 	"diff-source":       {"DIR", "dir"},
+	"fleet":             {"FILE", "file"},
+	"fleet-jobs":        {"N", ""},
+	"junit":             {"FILE", "file"},
 }
 
 // takesArg reports whether f takes an argument, and whether it may go

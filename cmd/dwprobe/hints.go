@@ -87,16 +87,20 @@ func sourceHint(o *options) string {
 
 // checkSourceDir refuses a -s that is not a directory up front, rather
 // than warning later that the sources were not found.
-func checkSourceDir(dir string) error {
+func checkSourceDir(dir string) error { return checkSourceDirOf("-s", dir) }
+
+// checkSourceDirOf is checkSourceDir for the source tree option opt (-s,
+// --diff-source).
+func checkSourceDirOf(opt, dir string) error {
 	if dir == "" {
 		return nil
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("source tree (-s): %w", err)
+		return fmt.Errorf("source tree (%s): %w", opt, err)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("source tree (-s) %s is not a directory", dir)
+		return fmt.Errorf("source tree (%s) %s is not a directory", opt, dir)
 	}
 	return nil
 }

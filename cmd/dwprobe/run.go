@@ -59,6 +59,9 @@ type options struct {
 	noIndex    bool   // scan the debuginfo, as without an index
 	diffNew    string // --diff: the new build of the target, whose -D specs are compared (diff.go)
 	diffSource string // --diff-source: the new build's source tree
+	fleet      string // --fleet: the file of builds -D's specs are checked against (fleet.go)
+	fleetJobs  int    // --fleet-jobs: builds checked at once; 0: as memory allows
+	junit      string // --junit: where a --fleet run writes its JUnit XML report
 	// ctx is the run's: a signal ends the opening, decompression,
 	// download and walks of the target (dispatch sets it).
 	ctx context.Context
@@ -110,6 +113,10 @@ Examples:
   dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
   dwprobe -k old/vmlinux -s old/linux --diff new/vmlinux --diff-source new/linux -D @specs.txt
                                                  what changed for a list of probes
+  dwprobe --fleet builds.txt -D @specs.txt --junit report.xml
+                                                 check a list of probes against many kernels
+                                                 (builds.txt: NAME BUILD-ID|VMLINUX [SOURCE] a line;
+                                                 build-ids through debuginfod)
 
 Options:
 `
@@ -153,6 +160,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
 	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in NEW too, a new build of the -k vmlinux, -m module or -x binary, and say how each changed: unchanged, args, points, moved or broken (with the line now holding a moved statement)")
 	fs.StringVar(&o.diffSource, "diff-source", "", "root of the source tree of --diff's NEW, as -s is the first build's")
+	fs.StringVar(&o.fleet, "fleet", "", "with -D, check the specs against each kernel build of FILE (one a line: [NAME] BUILD-ID|VMLINUX [SOURCE]; build-ids fetched through debuginfod), each diffed against the first build of its machine, and summarise each spec across the builds")
+	fs.IntVar(&o.fleetJobs, "fleet-jobs", 0, "with --fleet, check N builds at once (default: as many as the cores and the memory allow)")
+	fs.StringVar(&o.junit, "junit", "", "with --fleet, also write the report as JUnit XML to FILE: a testsuite per build, a testcase per spec")
 	for _, n := range []string{"cache", "demangle", "demangle-kernel", "no-demangle"} {
 		fs.Bool(n, false, "perf option (not yet supported)")
 	}
@@ -234,6 +244,9 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if err := checkDiffOptions(&o); err != nil {
 		return nil, err
 	}
+	if err := checkFleetOptions(&o); err != nil {
+		return nil, err
+	}
 	if o.maxProbes <= 0 {
 		return nil, fmt.Errorf("--max-probes must be positive, not %d", o.maxProbes)
 	}
@@ -275,6 +288,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return runList(o, stdout, stderr)
 	case o.apply != "":
 		return runApply(ctx, o, stdout, stderr)
+	case o.fleet != "":
+		return runFleet(ctx, o, stdout, stderr)
 	}
 	tgt, done, err := openFor(o)
 	if err != nil {
@@ -309,7 +324,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.sdt:
 		return runSDT(o, t, stdout)
 	case len(o.vars) > 0:
-		return runVars(o, t, stdout, stderr)
+		return runVars(ctx, o, t, stdout, stderr)
 	default:
 		return runFuncs(o, t, stdout)
 	}

@@ -48,20 +48,6 @@ func allSpecFiles(args []string) bool {
 	return true
 }
 
-// expandSpecs replaces each @FILE of args by the commands FILE holds, in
-// order.
-func expandSpecs(args []string) ([]specInput, error) {
-	var out []specInput
-	err := eachSpec(args, func(in specInput) error {
-		out = append(out, in)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // eachSpec calls fn with each command of args in order, an @FILE's read
 // as fn takes them: a file of a million specs is never held whole. An
 // error of fn ends it and is returned.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,9 +16,11 @@ import (
 // cannot read there, which perf leaves out silently or lists from their
 // first location operation alone, are named on stderr (stdout stays
 // byte-identical to perf's).
-func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	ins, err := expandSpecs(o.vars)
-	if err != nil {
+//
+// Specs are read as they come. A signal ends the run with what was
+// printed for the specs before it, and nothing for the spec at hand.
+func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	if err := checkSpecFiles(o.vars); err != nil {
 		return err
 	}
 	src, err := newSources(o, t)
@@ -28,32 +32,55 @@ func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	run := newSpecRun(o, o.vars, stderr)
-	for _, in := range ins {
-		run.total++
+	stopped := func() error {
+		if run.total == 0 {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total, run.failed)
+	}
+	err = eachSpec(o.vars, func(in specInput) error {
+		if ctx.Err() != nil {
+			return stopped()
+		}
 		spec, lists, err := varsAt(t, in.raw, ro, vo)
-		if o.json {
-			if jerr := writeJSON(w, varsJSON(in, lists, err)); jerr != nil {
-				return jerr
-			}
+		if ctx.Err() != nil {
+			// The signal came during the listing: it may be cut short.
+			return stopped()
 		}
-		if err != nil {
-			if err := run.fail(in, err); err != nil {
-				return err
-			}
-			continue
+		run.total++
+		return varsOf(o, w, stderr, run, in, spec, lists, err)
+	})
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, errSpecsInterrupted) {
+			return stopped() // stdin's read, cut by the signal
 		}
-		if o.json {
-			continue
-		}
-		fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
-		for _, vl := range lists {
-			printVars(w, vl)
-			if !o.quiet {
-				leftOut(stderr, vl)
-			}
-		}
+		return err
 	}
 	return run.done()
+}
+
+// varsOf prints one -V spec's variables (its JSON object with --json), or
+// records its failure in run.
+func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *probegen.Spec, lists []probegen.VarList, err error) error {
+	if o.json {
+		if jerr := writeJSON(w, varsJSON(in, lists, err)); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil {
+		return run.fail(in, err)
+	}
+	if o.json {
+		return nil
+	}
+	fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
+	for _, vl := range lists {
+		printVars(w, vl)
+		if !o.quiet {
+			leftOut(stderr, vl)
+		}
+	}
+	return nil
 }
 
 // varsAt parses a -V spec and lists the variables at each of its points.
