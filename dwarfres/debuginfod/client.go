@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,8 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
@@ -29,6 +33,14 @@ var ErrTimerExpired = errors.New("timer expired")
 // ErrTooLarge: a file larger than MaxSize; elfutils' EFBIG.
 var ErrTooLarge = errors.New("file too large")
 
+// ErrCorrupt: an ELF answer of the right build-id whose DWARF does not
+// decode (Client.Verify): it is not cached.
+var ErrCorrupt = errors.New("corrupt debuginfo")
+
+// ErrNotSource: a source answer that is a web page (an error page served
+// with status 200), not the file.
+var ErrNotSource = errors.New("not a source file")
+
 // The kinds of file a debuginfod server serves by build-id.
 const (
 	KindDebuginfo  = "debuginfo"
@@ -39,13 +51,23 @@ const (
 // DefaultTimeout is elfutils' DEBUGINFOD_TIMEOUT default.
 const DefaultTimeout = 90 * time.Second
 
+// DefaultMaxSize bounds a file when DEBUGINFOD_MAXSIZE is not set
+// (elfutils has no bound then): 4 GiB, about 7 times the largest
+// debuginfo file dwprobe is tested on (the Debian 6.1 amd64 vmlinux, 590
+// MB), and above the vmlinux debuginfo of distribution kernels (around
+// 1 GB). A server sending zeros forever stops there, not at a full disk.
+const DefaultMaxSize = 4 << 30
+
 // Client is a debuginfod client as elfutils' libdebuginfod: servers
-// tried in order, files cached in its layout (so a cache filled by gdb,
+// asked all at once, the first good answer taken, files cached in its layout (so a cache filled by gdb,
 // perf or debuginfod-find is reused, and the other way round). It is a
 // locate.Fetcher of debuginfo by build-id.
 type Client struct {
-	URLs  []string // servers, in order
-	Cache string   // the cache directory (CacheDir)
+	URLs []string // servers (http://, https://, or file:// directories laid out as a server's URLs)
+	// Cache is the cache directory (CacheDir); "" when there is none
+	// (CacheErr says why), and nothing can be fetched.
+	Cache    string
+	CacheErr error
 	// Timeout is elfutils' DEBUGINFOD_TIMEOUT, the curl low-speed limit
 	// libdebuginfod sets: a transfer (connecting, waiting for the answer
 	// included) bringing less than LowSpeed bytes a second for this long
@@ -57,8 +79,13 @@ type Client struct {
 	MaxTime time.Duration
 	// MaxSize is DEBUGINFOD_MAXSIZE: a file larger (as announced, or as
 	// received) is refused, and servers are told
-	// (X-DEBUGINFOD-MAXSIZE); 0: no bound.
+	// (X-DEBUGINFOD-MAXSIZE); 0: DefaultMaxSize, without telling.
 	MaxSize int64
+	// Verify, when set, checks a downloaded ELF file (debuginfo or
+	// executable) before it is cached, reading it through f (its build-id
+	// is checked already): a file whose DWARF does not decode is refused,
+	// not cached to be every later query's answer.
+	Verify func(f *os.File) error
 	// Progress, when not nil, receives progress lines of large downloads.
 	Progress io.Writer
 
@@ -100,7 +127,8 @@ func FromEnv() *Client {
 // (seconds, default 90), DEBUGINFOD_MAXTIME (seconds) and
 // DEBUGINFOD_MAXSIZE (bytes), read as elfutils reads them.
 func New(urls []string) *Client {
-	d := &Client{URLs: urls, Cache: CacheDir(), Timeout: DefaultTimeout}
+	d := &Client{URLs: urls, Timeout: DefaultTimeout}
+	d.Cache, d.CacheErr = CacheDir()
 	if s := envInt("DEBUGINFOD_TIMEOUT"); s > 0 {
 		d.Timeout = time.Duration(s) * time.Second
 	}
@@ -122,27 +150,34 @@ func envInt(name string) int64 {
 
 // CacheDir is libdebuginfod's cache: $DEBUGINFOD_CACHE_PATH,
 // else $XDG_CACHE_HOME/debuginfod_client, else
-// $HOME/.cache/debuginfod_client.
-func CacheDir() string {
+// $HOME/.cache/debuginfod_client when the home exists; with
+// HOME=/nonexistent (a system user's) and neither variable, there is
+// none (an error wrapping safefs.ErrNoHome), rather than a cache made at
+// the file system's root.
+func CacheDir() (string, error) {
 	if p := os.Getenv("DEBUGINFOD_CACHE_PATH"); p != "" {
-		return p
+		return p, nil
 	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		return filepath.Join(x, "debuginfod_client")
+	c, err := safefs.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no debuginfod cache (set DEBUGINFOD_CACHE_PATH): %w", err)
 	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "debuginfod_client")
+	return filepath.Join(c, "debuginfod_client"), nil
 }
 
 // CachePath is where libdebuginfod caches a file: CACHE/BUILDID/KIND, a
 // source as CACHE/BUILDID/source followed by its path escaped ('/' as
 // "##", '#' as "#_"), as debuginfod-client.c's path_escape.
 func (d *Client) CachePath(buildID, kind, src string) string {
-	name := kind
+	return filepath.Join(d.Cache, strings.ToLower(buildID), cacheName(kind, src))
+}
+
+// cacheName is the name of a file in its build-id directory.
+func cacheName(kind, src string) string {
 	if kind == KindSource {
-		name += escapeSourcePath(src)
+		return kind + escapeSourcePath(src)
 	}
-	return filepath.Join(d.Cache, strings.ToLower(buildID), name)
+	return kind
 }
 
 func escapeSourcePath(p string) string {
@@ -167,47 +202,138 @@ func (d *Client) Fetch(buildID, kind, src string) (path string, found bool, err 
 }
 
 func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
-	dst := d.CachePath(buildID, kind, src)
-	if err := d.checkCache(buildID); err != nil {
-		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
+	if d.Cache == "" {
+		err := d.CacheErr
+		if err == nil {
+			err = errors.New("no cache directory")
+		}
+		return "", nil, &Error{URL: "cache", Err: err}
 	}
-	removeStale(dst, 2*d.timeout())
-	st, err := safefs.Lstat(dst)
+	id, name := strings.ToLower(buildID), cacheName(kind, src)
+	dst := filepath.Join(d.Cache, id, name)
+	cd, err := safefs.OpenDir(d.Cache, true, 0o700)
 	if err != nil {
 		return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
 	}
-	if st != nil && st.Size() > 0 {
-		return dst, []string{dst}, nil // an empty file is elfutils' "not found" mark
+	defer cd.Close()
+	if found, err := d.cached(cd, id, name); err != nil || found {
+		if err != nil {
+			return "", nil, &Error{URL: "cache " + d.Cache, Err: err}
+		}
+		return dst, []string{dst}, nil
 	}
 	ctx, cancel := d.context(), context.CancelFunc(func() {})
 	if d.MaxTime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, d.MaxTime)
 	}
 	defer cancel()
-	var tried []string
-	var first error
-	for _, base := range d.URLs {
-		if ctx.Err() != nil {
-			break // MaxTime spent: the cut server's error says so
-		}
+	ctx, cancelOthers := context.WithCancel(ctx)
+	defer cancelOthers()
+	t := &target{cd: cd, id: id, name: name, cancel: cancelOthers}
+	defer t.close()
+	tried := make([]string, len(d.URLs))
+	errs := make([]error, len(d.URLs))
+	var wg sync.WaitGroup
+	for i, base := range d.URLs {
 		u := fileURL(base, buildID, kind, src)
-		tried = append(tried, u)
-		err := d.fetch(ctx, u, buildID, kind, dst)
-		if err == nil {
-			return dst, tried, nil
-		}
-		if cerr := d.context().Err(); cerr != nil {
-			return "", tried, cerr
-		}
+		tried[i] = Redact(u)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.fetch(ctx, u, buildID, kind, t)
+		}()
+	}
+	wg.Wait()
+	if t.won {
+		return dst, tried, nil
+	}
+	if cerr := d.context().Err(); cerr != nil {
+		return "", tried, cerr
+	}
+	for _, err := range errs {
 		var de *Error
-		if errors.As(err, &de) && de.Status == http.StatusNotFound {
-			continue
-		}
-		if first == nil {
-			first = err
+		if err != nil && !(errors.As(err, &de) && de.Status == http.StatusNotFound) {
+			return "", tried, err // the first server's in DEBUGINFOD_URLS order
 		}
 	}
-	return "", tried, first
+	return "", tried, nil
+}
+
+// cached reports whether the build-id directory id of the cache cd
+// holds the file name (not empty: an empty file is elfutils' "not found"
+// mark), removing the temporaries killed downloads left there.
+func (d *Client) cached(cd *safefs.Dir, id, name string) (bool, error) {
+	idd, err := cd.Sub(id, false, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer idd.Close()
+	removeStale(idd, 2*d.timeout())
+	st, err := idd.Lstat(name)
+	return st != nil && st.Size > 0, err
+}
+
+// target is where the servers asked at once put their answer: the file
+// name in the build-id directory id of the cache cd, made when the first
+// answer comes. The first whole and verified answer is renamed there
+// (commit) and the other transfers are cancelled; their temporaries are
+// removed.
+type target struct {
+	cd       *safefs.Dir
+	id, name string
+	cancel   func()
+
+	mu  sync.Mutex
+	idd *safefs.Dir
+	won bool
+}
+
+// errLost: another server's answer was taken first.
+var errLost = errors.New("another server answered first")
+
+// dir is the build-id directory, made and held open once.
+func (t *target) dir() (*safefs.Dir, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.idd == nil {
+		idd, err := t.cd.Sub(t.id, true, 0o700)
+		if err != nil {
+			return nil, err
+		}
+		t.idd = idd
+	}
+	return t.idd, nil
+}
+
+// commit makes the temporary tmp, whole and verified, the cached file,
+// unless another server's was.
+func (t *target) commit(tmp string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.won {
+		return errLost
+	}
+	if err := t.idd.Rename(tmp, t.name); err != nil {
+		return err
+	}
+	t.won = true
+	t.cancel()
+	return nil
+}
+
+// close releases the build-id directory, removed when a failed fetch
+// left it empty.
+func (t *target) close() {
+	if t.idd == nil {
+		return
+	}
+	t.idd.Close()
+	if !t.won {
+		t.cd.RemoveDir(t.id) // only when empty: nothing stays of a failed fetch
+	}
 }
 
 // fileURL is BASE/buildid/ID/KIND, and /PATH after source.
@@ -229,22 +355,46 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("debuginfod %s: %v", e.URL, e.Err)
+	return fmt.Sprintf("debuginfod %s: %v", Redact(e.URL), e.Err)
+}
+
+// Redact is the URL u as it may be shown: without the password of a
+// user:password@ (url.URL.Redacted), nor anything before an @ of a URL
+// that does not parse.
+func Redact(u string) string {
+	if pu, err := url.Parse(u); err == nil {
+		return pu.Redacted()
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		host := rest
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			host = rest[:j]
+		}
+		if k := strings.LastIndex(host, "@"); k >= 0 {
+			return u[:i+3] + "xxxxx@" + rest[k+1:]
+		}
+	}
+	return u
 }
 
 func (e *Error) Unwrap() []error { return []error{ErrFetch, e.Err} }
 
-// fetch downloads u into dst through a temporary file beside it, renamed
-// only when complete and verified; nothing else stays. ctx bounds it
-// (MaxTime, a signal).
-func (d *Client) fetch(ctx context.Context, u, buildID, kind, dst string) error {
+// fetch downloads u into t through a temporary file in t's directory,
+// committed only when complete and verified; nothing else stays. ctx
+// bounds it (MaxTime, a signal, another server's answer taken).
+func (d *Client) fetch(ctx context.Context, u, buildID, kind string, t *target) error {
+	shown := Redact(u)
+	if strings.HasPrefix(strings.ToLower(u), "file:") {
+		return d.fetchFile(ctx, u, buildID, kind, t)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watch := newSpeedWatch(d.timeout(), cancel)
 	defer watch.stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return &Error{URL: u, Err: err}
+		return &Error{URL: shown, Err: unwrapURLError(err)}
 	}
 	// Compressed answers are decoded here, bounded (decodedBody), not by
 	// net/http without a bound.
@@ -254,19 +404,64 @@ func (d *Client) fetch(ctx context.Context, u, buildID, kind, dst string) error 
 	}
 	resp, err := d.client().Do(req)
 	if err != nil {
-		return &Error{URL: u, Err: d.explain(ctx, watch, unwrapURLError(err))}
+		return &Error{URL: shown, Err: d.explain(ctx, watch, unwrapURLError(err))}
 	}
 	defer resp.Body.Close()
-	err = saveResponse(resp, &watchedReader{r: resp.Body, w: watch}, buildID, kind, dst, d.MaxSize, d.progress(u, resp.ContentLength))
+	err = d.saveResponse(resp, &watchedReader{r: resp.Body, w: watch}, buildID, kind, t, d.progress(shown, resp.ContentLength))
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) {
-			de.URL, de.Err = u, d.explain(ctx, watch, de.Err)
+			de.URL, de.Err = shown, d.explain(ctx, watch, de.Err)
 			return de
 		}
-		return &Error{URL: u, Status: resp.StatusCode, Err: d.explain(ctx, watch, err)}
+		return &Error{URL: shown, Status: resp.StatusCode, Err: d.explain(ctx, watch, err)}
 	}
 	return nil
+}
+
+// fetchFile is fetch of a file:// URL, as libcurl serves it to
+// libdebuginfod: the file at the URL's path (a directory laid out as a
+// server's URLs: DIR/buildid/ID/debuginfo), a missing one as a 404. It
+// is checked and cached as a server's answer.
+func (d *Client) fetchFile(ctx context.Context, u, buildID, kind string, t *target) error {
+	shown := Redact(u)
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Host != "" && pu.Host != "localhost") {
+		return &Error{URL: shown, Err: fmt.Errorf("a file URL names a local path (file:///DIR)")}
+	}
+	fh, err := elfobj.OpenRegular(pu.Path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return &Error{URL: shown, Status: http.StatusNotFound, Err: errors.New("no such file")}
+	}
+	if err != nil {
+		return &Error{URL: shown, Err: err}
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return &Error{URL: shown, Err: err}
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, ContentLength: st.Size(), Header: http.Header{}}
+	if err := d.saveResponse(resp, &ctxReader{ctx: ctx, r: fh}, buildID, kind, t, d.progress(shown, st.Size())); err != nil {
+		if ctx.Err() != nil && d.context().Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = d.maxTimeErr()
+		}
+		return &Error{URL: shown, Err: err}
+	}
+	return nil
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // explain names why a transfer was cut: the low-speed watch, MaxTime, or
@@ -315,16 +510,6 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// checkCache refuses a cache another user could have written into
-// (safefs's rule): the cache directory, and the build-id's directory in
-// it, which must not be a link (root would write where it points).
-func (d *Client) checkCache(buildID string) error {
-	if err := safefs.CheckDir(d.Cache); err != nil {
-		return err
-	}
-	return safefs.CheckEntry(d.Cache, strings.ToLower(buildID))
-}
-
 // Holds reports whether path is a file of d's cache.
 func (d *Client) Holds(path string) bool {
 	inner, ok := locate.Inner(d.Cache, path)
@@ -333,12 +518,32 @@ func (d *Client) Holds(path string) bool {
 
 // Evict removes path from d's cache (a file whose contents turned out
 // corrupt when opened: kept, it would be the answer for good), and its
-// build-id directory when that is left empty. It reports whether a file
-// of the cache was removed.
+// build-id directory when that is left empty, relative to the cache's
+// descriptor (safefs.OpenDir). It reports whether a file of the cache
+// was removed.
 func (d *Client) Evict(path string) bool {
-	if !d.Holds(path) || os.Remove(path) != nil {
+	inner, ok := locate.Inner(d.Cache, path)
+	if !ok {
 		return false
 	}
-	os.Remove(filepath.Dir(path))
+	id, name, ok := strings.Cut(strings.TrimPrefix(inner, "/"), "/")
+	if !ok || id == "" || name == "" || strings.Contains(name, "/") || id == ".." || name == ".." {
+		return false
+	}
+	cd, err := safefs.OpenDir(d.Cache, false, 0)
+	if err != nil {
+		return false
+	}
+	defer cd.Close()
+	idd, err := cd.Sub(id, false, 0)
+	if err != nil {
+		return false
+	}
+	err = idd.Remove(name)
+	idd.Close()
+	if err != nil {
+		return false
+	}
+	cd.RemoveDir(id)
 	return true
 }
