@@ -362,7 +362,10 @@ func (e *Error) Error() string {
 // user:password@ (url.URL.Redacted), nor anything before an @ of a URL
 // that does not parse.
 func Redact(u string) string {
-	if pu, err := url.Parse(u); err == nil {
+	if !strings.Contains(u, "@") {
+		return u // nothing to hide: shown as given
+	}
+	if pu, err := url.Parse(u); err == nil && pu.User != nil {
 		return pu.Redacted()
 	}
 	if i := strings.Index(u, "://"); i >= 0 {

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,7 +53,7 @@ func (d *Client) saveResponse(resp *http.Response, body io.Reader, buildID, kind
 	}
 	if err == nil && kind != KindSource && d.Verify != nil {
 		if verr := d.Verify(tmp); verr != nil {
-			err = fmt.Errorf("%w: the file does not decode: %v", ErrCorrupt, verr)
+			err = fmt.Errorf("%w, not cached as %s: %v", ErrCorrupt, filepath.Join(t.cd.Path, t.id, t.name), verr)
 		}
 	}
 	if err == nil {
