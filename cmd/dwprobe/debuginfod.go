@@ -27,7 +27,7 @@ func debuginfodOf(o *options) *debuginfod.Client {
 	if d == nil || len(d.URLs) == 0 {
 		return nil
 	}
-	d = d.WithContext(o.ctx) // a signal ends a download, nothing cached
+	d = d.WithContext(o.ctx)          // a signal ends a download, nothing cached
 	d.Verify = dwarfres.CheckDownload // a download whose DWARF does not decode is not cached
 	if stderrIsTerminal() {
 		d.Progress = os.Stderr
