@@ -154,7 +154,7 @@ func (l *Locator) attach(f *File) error {
 			if q != "" && ev.Holds(q) {
 				ev.Evict(q)
 			}
-			return fmt.Errorf("%w (in debuginfod's cache: removed from it, and not fetched again whole)", namedErr(p, err))
+			return fmt.Errorf("%w (in debuginfod's cache: removed from it; no server had a good copy)", namedErr(p, err))
 		}
 		p = q
 	}

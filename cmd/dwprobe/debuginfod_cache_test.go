@@ -53,6 +53,7 @@ func TestDebuginfodCorruptAbbrev(t *testing.T) {
 		cached := filepath.Join(cache, id, "debuginfo")
 		for run := 1; run <= 2; run++ {
 			_, _, err := dw(append([]string{"-x", app, "--debuginfod=" + s.URL}, q...)...)
+			t.Logf("run %d: %v", run, err)
 			if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), "not cached as "+cached) || !strings.Contains(err.Error(), ".debug_abbrev") {
 				t.Errorf("run %d: %v (exit %d); want exit %d naming %s", run, err, exitCode(err), exitInput, cached)
 			}
@@ -91,6 +92,7 @@ func TestDebuginfodCorruptAbbrev(t *testing.T) {
 		defer s.Close()
 		_, cached := plant(t)
 		_, _, err := dw(append([]string{"-x", app, "--debuginfod=" + s.URL}, q...)...)
+		t.Logf("%v", err)
 		if err == nil || exitCode(err) != exitInput || !strings.Contains(err.Error(), cached+": ") || !strings.Contains(err.Error(), "removed") {
 			t.Errorf("%v (exit %d); want exit %d naming %s, removed", err, exitCode(err), exitInput, cached)
 		}
