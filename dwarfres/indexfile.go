@@ -168,7 +168,11 @@ func DefaultIndexDir() (string, error) {
 	}
 	c, err := safefs.UserCacheDir()
 	if err != nil {
-		return "", &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexNoDir, err)}
+		path := "index directory"
+		if h := os.Getenv("HOME"); h != "" {
+			path = filepath.Join(h, ".cache", "dwprobe", "index")
+		}
+		return "", &IndexError{Path: path, Err: fmt.Errorf("%w: %v (set XDG_CACHE_HOME or DWPROBE_INDEX_DIR)", ErrIndexNoDir, err)}
 	}
 	return filepath.Join(c, "dwprobe", "index"), nil
 }

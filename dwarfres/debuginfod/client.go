@@ -160,7 +160,7 @@ func CacheDir() (string, error) {
 	}
 	c, err := safefs.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no debuginfod cache (set DEBUGINFOD_CACHE_PATH): %w", err)
+		return "", fmt.Errorf("no cache directory: %w (set DEBUGINFOD_CACHE_PATH)", err)
 	}
 	return filepath.Join(c, "debuginfod_client"), nil
 }

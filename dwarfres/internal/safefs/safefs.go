@@ -467,13 +467,19 @@ func (d *Dir) List() ([]Stat, error) {
 var ErrNoHome = errors.New("no home directory")
 
 // NoHomeError names the missing home.
-type NoHomeError struct{ Home string }
+type NoHomeError struct {
+	Home string // "": $HOME is not set
+	Err  error  // why it is no directory
+}
 
 func (e *NoHomeError) Error() string {
-	if e.Home == "" {
-		return fmt.Sprintf("%v: $HOME is not set", ErrNoHome)
+	switch {
+	case e.Home == "":
+		return "$HOME is not set"
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return fmt.Sprintf("$HOME (%s) does not exist", e.Home)
 	}
-	return fmt.Sprintf("%v: $HOME (%s) is not a directory", ErrNoHome, e.Home)
+	return fmt.Sprintf("$HOME (%s) is not a directory", e.Home)
 }
 func (e *NoHomeError) Unwrap() error { return ErrNoHome }
 
@@ -487,8 +493,11 @@ func UserCacheDir() (string, error) {
 		return os.UserCacheDir() // an error when relative
 	}
 	home := os.Getenv("HOME")
-	if st, err := os.Stat(home); home == "" || err != nil || !st.IsDir() {
-		return "", &NoHomeError{Home: home}
+	if home == "" {
+		return "", &NoHomeError{}
+	}
+	if st, err := os.Stat(home); err != nil || !st.IsDir() {
+		return "", &NoHomeError{Home: home, Err: err}
 	}
 	return filepath.Join(home, ".cache"), nil
 }
