@@ -87,7 +87,7 @@ var (
 	ErrIndexNotDir = errors.New("index path not a directory")
 	// ErrIndexNotRegular: the index file is not a regular file (a FIFO,
 	// a device): it is not read, and a build replaces it.
-	ErrIndexNotRegular = errors.New("index file not a regular file")
+	ErrIndexNotRegular = errors.New("not a regular file")
 	// ErrIndexNoDir: there is no place for indexes (no
 	// DWPROBE_INDEX_DIR or XDG_CACHE_HOME, and HOME is no directory):
 	// none is created, and queries scan the debuginfo.

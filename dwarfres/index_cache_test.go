@@ -109,7 +109,7 @@ func TestIndexPathKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
-		if r.Used || !errors.Is(r.Err, ErrIndexNotDir) || errors.Is(r.Err, ErrIndexCorrupt) || r.Err.Error() != dir+": index path not a directory (a FIFO)" {
+		if r.Used || !errors.Is(r.Err, ErrIndexNotDir) || errors.Is(r.Err, ErrIndexCorrupt) || r.Err.Error() != dir+": index path not a directory (a named pipe)" {
 			t.Errorf("report %+v (%v), want %s not a directory", r, r.Err, dir)
 		}
 	})
@@ -127,8 +127,19 @@ func TestIndexPathKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
-		if !r.Built || !errors.Is(r.Stale, ErrIndexNotRegular) || errors.Is(r.Stale, ErrIndexCorrupt) {
+		if !r.Built || !errors.Is(r.Stale, ErrIndexNotRegular) || errors.Is(r.Stale, ErrIndexCorrupt) || r.Stale.Error() != filepath.Join(dir, name)+": not a regular file (a named pipe)" {
 			t.Errorf("report %+v, want rebuilt: the file was a FIFO", r)
+		}
+	})
+	t.Run("lock a FIFO", func(t *testing.T) {
+		dir := t.TempDir()
+		lock := filepath.Join(dir, name+".lock")
+		if err := syscall.Mkfifo(lock, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+		if r.Used || !errors.Is(r.Err, ErrIndexNotRegular) || r.Err.Error() != lock+": not a regular file (a named pipe)" {
+			t.Errorf("report %+v (%v), want the lock not a regular file", r, r.Err)
 		}
 	})
 	t.Run("file another user's", func(t *testing.T) {

@@ -248,7 +248,7 @@ func openIndexError(path string, err error) error {
 	case errors.As(err, &ue):
 		return &IndexError{Path: path, Err: fmt.Errorf("%w: %s", ErrIndexUntrusted, ue.Why)}
 	case errors.As(err, &nr):
-		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexNotRegular, err)}
+		return &IndexError{Path: path, Err: fmt.Errorf("%w (%s)", ErrIndexNotRegular, safefs.KindOf(nr.Mode))}
 	}
 	return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexCorrupt, err)}
 }

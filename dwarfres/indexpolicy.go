@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"errors"
 	"os"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
@@ -43,6 +44,7 @@ func (f *File) IndexPays(o IndexOptions, specs int) bool {
 		return true
 	}
 	defer d.Close()
+	tidyIndexDir(d, time.Now(), tempsOnly)
 	if s, err := d.Lstat(name); s != nil || err != nil || specs >= ManySpecs {
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
@@ -174,8 +175,12 @@ func openIndexDir(dir string) (*safefs.Dir, error) {
 // process's build ends with ctx's error once ctx is done.
 func lockIndex(ctx context.Context, d *safefs.Dir, name string) (func(), error) {
 	lf, err := d.OpenLock(name + ".lock")
+	var nr *elfobj.NotRegularError
 	if errors.Is(err, safefs.ErrUntrusted) {
 		return nil, untrusted(err)
+	}
+	if errors.As(err, &nr) {
+		return nil, &IndexError{Path: nr.Path, Err: fmt.Errorf("%w (%s)", ErrIndexNotRegular, safefs.KindOf(nr.Mode))}
 	}
 	if err != nil {
 		return nil, &IndexError{Path: d.Path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}

@@ -67,25 +67,30 @@ func (e *NotDirError) Error() string {
 	return fmt.Sprintf("%s: %v (%s)", e.Path, ErrNotDir, e.Kind())
 }
 
-// Kind words what the path is instead: "a FIFO", "a regular file".
-func (e *NotDirError) Kind() string  { return kindOf(e.Mode) }
+// Kind words what the path is instead: "a named pipe", "a regular file".
+func (e *NotDirError) Kind() string  { return KindOf(e.Mode) }
 func (e *NotDirError) Unwrap() error { return ErrNotDir }
 
-// kindOf words a file's type.
-func kindOf(m fs.FileMode) string {
+// KindOf words a file's type as elfobj's NotRegularError does (ls -l's
+// manual): "a named pipe", "a regular file".
+func KindOf(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
+		return "a named pipe"
+	case m.IsDir():
+		return "a directory"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
-		return "a device"
+		return "a block device"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
 	case m.IsRegular():
 		return "a regular file"
 	}
-	return "mode " + m.String()
+	return "type " + m.Type().String()
 }
 
 // check is the rule for one file or directory's stat: owned by the
