@@ -513,8 +513,12 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Holds reports whether path is a file of d's cache.
+// Holds reports whether path is a file of d's cache (none when d has no
+// cache).
 func (d *Client) Holds(path string) bool {
+	if d.Cache == "" {
+		return false
+	}
 	inner, ok := locate.Inner(d.Cache, path)
 	return ok && inner != "/."
 }
@@ -525,10 +529,10 @@ func (d *Client) Holds(path string) bool {
 // descriptor (safefs.OpenDir). It reports whether a file of the cache
 // was removed.
 func (d *Client) Evict(path string) bool {
-	inner, ok := locate.Inner(d.Cache, path)
-	if !ok {
+	if !d.Holds(path) {
 		return false
 	}
+	inner, _ := locate.Inner(d.Cache, path)
 	id, name, ok := strings.Cut(strings.TrimPrefix(inner, "/"), "/")
 	if !ok || id == "" || name == "" || strings.Contains(name, "/") || id == ".." || name == ".." {
 		return false
