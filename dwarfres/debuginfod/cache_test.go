@@ -114,6 +114,84 @@ func TestDebuginfodSilentServerNotWaited(t *testing.T) {
 	}
 }
 
+// TestDebuginfodFirstAnswerTaken (issue 34, finding 6): as libdebuginfod,
+// the first server whose answer starts well takes the fetch, and the
+// other transfers are cancelled then, not downloaded to the end beside it
+// (a vmlinux's debuginfo from every server at once): here the first
+// server sends the start of its file and waits for the second's transfer
+// to be cancelled before sending the rest.
+func TestDebuginfodFirstAnswerTaken(t *testing.T) {
+	elfBytes, id := smallELF(t)
+	if len(elfBytes) < 2*headSize {
+		t.Skip("/bin/true is too small")
+	}
+	secondAsked, secondGone := make(chan struct{}), make(chan struct{})
+	waited := make(chan bool, 1)
+	first := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		select { // both transfers under way
+		case <-secondAsked:
+		case <-time.After(30 * time.Second):
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(elfBytes)))
+		w.Write(elfBytes[:headSize])
+		w.(http.Flusher).Flush()
+		select {
+		case <-secondGone:
+			waited <- false
+		case <-time.After(30 * time.Second):
+			waited <- true
+		}
+		w.Write(elfBytes[headSize:])
+	})
+	second := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		close(secondAsked)
+		<-r.Context().Done()
+		close(secondGone)
+	})
+	d := &Client{URLs: []string{first, second}, Cache: t.TempDir(), Timeout: time.Hour}
+	if _, _, err := d.Debuginfo(id); err != nil {
+		t.Fatal(err)
+	}
+	if <-waited {
+		t.Error("the second server's transfer went on until the first answer was whole")
+	}
+}
+
+// TestDebuginfodTakenAnswerFails: when the answer taken first turns out
+// bad at its end (a file of another build-id), the servers it cancelled
+// are asked again, and the good file is cached.
+func TestDebuginfodTakenAnswerFails(t *testing.T) {
+	elfBytes, id := smallELF(t)
+	other := bytes.Clone(elfBytes)
+	raw := mustHex(t, id)
+	other[bytes.Index(other, raw)] ^= 0xff
+	badDone := make(chan struct{})
+	var goodAsked atomic.Int32
+	bad := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write(other)
+		w.(http.Flusher).Flush()
+		close(badDone)
+	})
+	good := serveFunc(t, func(w http.ResponseWriter, r *http.Request) {
+		goodAsked.Add(1)
+		select {
+		case <-badDone:
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(elfBytes)
+	})
+	d := &Client{URLs: []string{bad, good}, Cache: t.TempDir()}
+	p, _, err := d.Debuginfo(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, elfBytes) {
+		t.Errorf("cached the wrong file")
+	}
+	t.Logf("the good server was asked %d times", goodAsked.Load())
+}
+
 // TestDebuginfodFirstErrorInOrder: when no server has a good file, the
 // error is the first server's (in DEBUGINFOD_URLS order) that failed
 // other than with a 404, whichever finished first.

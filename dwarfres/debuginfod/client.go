@@ -227,28 +227,30 @@ func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 		ctx, cancel = context.WithTimeout(ctx, d.MaxTime)
 	}
 	defer cancel()
-	ctx, cancelOthers := context.WithCancel(ctx)
-	defer cancelOthers()
-	t := &target{cd: cd, id: id, name: name, cancel: cancelOthers}
-	defer t.close()
 	tried := make([]string, len(d.URLs))
-	errs := make([]error, len(d.URLs))
-	var wg sync.WaitGroup
 	for i, base := range d.URLs {
-		u := fileURL(base, buildID, kind, src)
-		tried[i] = Redact(u)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = d.fetch(ctx, u, buildID, kind, t)
-		}()
+		tried[i] = Redact(fileURL(base, buildID, kind, src))
 	}
-	wg.Wait()
-	if t.won {
-		return dst, tried, nil
+	errs := make([]error, len(d.URLs))
+	ask := make([]int, len(d.URLs))
+	for i := range ask {
+		ask[i] = i
 	}
-	if cerr := d.context().Err(); cerr != nil {
-		return "", tried, cerr
+	// Rounds: every server still to ask at once; when the one whose answer
+	// was taken fails (a cut body, another build-id, DWARF that does not
+	// decode), the others it cancelled are asked again.
+	for len(ask) > 0 {
+		won, owner, cancelled := d.round(ctx, cd, id, name, buildID, kind, src, ask, errs)
+		if won {
+			return dst, tried, nil
+		}
+		if cerr := d.context().Err(); cerr != nil {
+			return "", tried, cerr
+		}
+		if ctx.Err() != nil || owner < 0 {
+			break
+		}
+		ask = cancelled
 	}
 	for _, err := range errs {
 		var de *Error
@@ -257,6 +259,38 @@ func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 		}
 	}
 	return "", tried, nil
+}
+
+// round asks the servers ask (indexes in d.URLs) at once, each server's
+// error in errs: won when one's answer was cached; else the server whose
+// answer was taken and failed (-1: none was), and the servers its claim
+// cancelled.
+func (d *Client) round(ctx context.Context, cd *safefs.Dir, id, name, buildID, kind, src string, ask []int, errs []error) (won bool, owner int, cancelled []int) {
+	t := &target{cd: cd, id: id, name: name, owner: -1, cancels: make([]context.CancelFunc, len(d.URLs)), done: make([]bool, len(d.URLs))}
+	defer t.close()
+	ctxs := make([]context.Context, len(d.URLs))
+	for _, i := range ask {
+		ctxs[i], t.cancels[i] = context.WithCancel(ctx)
+		defer t.cancels[i]()
+	}
+	var wg sync.WaitGroup
+	for _, i := range ask {
+		u := fileURL(d.URLs[i], buildID, kind, src)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.fetch(ctxs[i], u, buildID, kind, t.slot(i))
+			t.end(i)
+		}()
+	}
+	wg.Wait()
+	if t.won || t.owner < 0 {
+		return t.won, -1, nil
+	}
+	for _, i := range t.cancelled {
+		errs[i] = nil // not its failure
+	}
+	return false, t.owner, t.cancelled
 }
 
 // cached reports whether the build-id directory id of the cache cd
@@ -278,18 +312,39 @@ func (d *Client) cached(cd *safefs.Dir, id, name string) (bool, error) {
 
 // target is where the servers asked at once put their answer: the file
 // name in the build-id directory id of the cache cd, made when the first
-// answer comes. The first whole and verified answer is renamed there
-// (commit) and the other transfers are cancelled; their temporaries are
-// removed.
+// answer comes. As libdebuginfod does, the first server whose answer
+// starts well (an HTTP 200 whose first bytes pass checkHead) takes it
+// (claim) and the other transfers are cancelled at once, not downloaded
+// in parallel to the end; its temporary is renamed into place (commit)
+// only when whole and verified. A server whose answer was taken and then
+// fails is the fetch's error.
 type target struct {
 	cd       *safefs.Dir
 	id, name string
-	cancel   func()
+	cancels  []context.CancelFunc // of each server's transfer
 
-	mu  sync.Mutex
-	idd *safefs.Dir
-	won bool
+	mu        sync.Mutex
+	idd       *safefs.Dir
+	owner     int // the server whose answer is taken; -1: none yet
+	won       bool
+	done      []bool // each server's transfer ended
+	cancelled []int  // the servers whose transfers the claim cut
 }
+
+// end marks server i's transfer ended.
+func (t *target) end(i int) {
+	t.mu.Lock()
+	t.done[i] = true
+	t.mu.Unlock()
+}
+
+// slot is server i's view of t.
+type slot struct {
+	*target
+	i int
+}
+
+func (t *target) slot(i int) slot { return slot{t, i} }
 
 // errLost: another server's answer was taken first.
 var errLost = errors.New("another server answered first")
@@ -308,19 +363,38 @@ func (t *target) dir() (*safefs.Dir, error) {
 	return t.idd, nil
 }
 
-// commit makes the temporary tmp, whole and verified, the cached file,
-// unless another server's was.
-func (t *target) commit(tmp string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.won {
+// claim takes the target for server s, whose answer started well,
+// cancelling the other servers' transfers; errLost when another's was
+// taken first.
+func (s slot) claim() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owner >= 0 && s.owner != s.i {
 		return errLost
 	}
-	if err := t.idd.Rename(tmp, t.name); err != nil {
+	if s.owner < 0 {
+		s.owner = s.i
+		for j, cancel := range s.cancels {
+			if j != s.i && cancel != nil && !s.done[j] {
+				cancel()
+				s.cancelled = append(s.cancelled, j)
+			}
+		}
+	}
+	return nil
+}
+
+// commit makes s's temporary tmp, whole and verified, the cached file.
+func (s slot) commit(tmp string) error {
+	if err := s.claim(); err != nil {
 		return err
 	}
-	t.won = true
-	t.cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idd.Rename(tmp, s.name); err != nil {
+		return err
+	}
+	s.won = true
 	return nil
 }
 
@@ -386,7 +460,7 @@ func (e *Error) Unwrap() []error { return []error{ErrFetch, e.Err} }
 // fetch downloads u into t through a temporary file in t's directory,
 // committed only when complete and verified; nothing else stays. ctx
 // bounds it (MaxTime, a signal, another server's answer taken).
-func (d *Client) fetch(ctx context.Context, u, buildID, kind string, t *target) error {
+func (d *Client) fetch(ctx context.Context, u, buildID, kind string, t slot) error {
 	shown := Redact(u)
 	if strings.HasPrefix(strings.ToLower(u), "file:") {
 		return d.fetchFile(ctx, u, buildID, kind, t)
@@ -426,7 +500,7 @@ func (d *Client) fetch(ctx context.Context, u, buildID, kind string, t *target) 
 // libdebuginfod: the file at the URL's path (a directory laid out as a
 // server's URLs: DIR/buildid/ID/debuginfo), a missing one as a 404. It
 // is checked and cached as a server's answer.
-func (d *Client) fetchFile(ctx context.Context, u, buildID, kind string, t *target) error {
+func (d *Client) fetchFile(ctx context.Context, u, buildID, kind string, t slot) error {
 	shown := Redact(u)
 	pu, err := url.Parse(u)
 	if err != nil || (pu.Host != "" && pu.Host != "localhost") {

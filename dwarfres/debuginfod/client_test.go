@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -133,9 +134,9 @@ func mustHex(t *testing.T, s string) []byte {
 	return b
 }
 
-// TestDebuginfodServersAll: every server is asked, one without the file
-// (404) passed over; the file lands at libdebuginfod's cache path,
-// read-only, and the next ask is answered from the cache alone.
+// TestDebuginfodServersAll: every server is asked at once, one without
+// the file (404) passed over; the file lands at libdebuginfod's cache
+// path, read-only, and the next ask is answered from the cache alone.
 func TestDebuginfodServersAll(t *testing.T) {
 	elfBytes, id := smallELF(t)
 	var mu sync.Mutex
@@ -165,9 +166,11 @@ func TestDebuginfodServersAll(t *testing.T) {
 	if _, _, err := find(d, locate.Wanted{BuildID: id}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"has /buildid/" + id + "/debuginfo", "missing /buildid/" + id + "/debuginfo"}
+	// The one without the file may not have been asked before the one
+	// with it answered (and its transfer was cancelled).
+	want := "has /buildid/" + id + "/debuginfo"
 	sort.Strings(asked)
-	if strings.Join(asked, ",") != strings.Join(want, ",") {
+	if len(asked) == 0 || asked[0] != want || len(asked) > 2 || len(asked) == 2 && asked[1] != "missing /buildid/"+id+"/debuginfo" {
 		t.Errorf("asked %q, want %q (then the cache)", asked, want)
 	}
 	if files := cacheFiles(t, d.Cache); len(files) != 1 {
@@ -274,9 +277,9 @@ func FuzzDebuginfodResponse(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer cd.Close()
-		tg := &target{cd: cd, id: id, name: "debuginfo", cancel: func() {}}
+		tg := &target{cd: cd, id: id, name: "debuginfo", owner: -1, cancels: []context.CancelFunc{nil}}
 		d := &Client{MaxSize: 1 << 20}
-		err = d.saveResponse(resp, resp.Body, id, KindDebuginfo, tg, nil)
+		err = d.saveResponse(resp, resp.Body, id, KindDebuginfo, tg.slot(0), nil)
 		tg.close()
 		files := cacheFiles(t, dir)
 		switch {

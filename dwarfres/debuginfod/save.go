@@ -27,7 +27,7 @@ import (
 // first bytes on, of build-id buildID, that d.Verify accepts. Whatever
 // fails, no file is left. progress, when not nil, is told the bytes
 // received so far, and when the body is done.
-func (d *Client) saveResponse(resp *http.Response, body io.Reader, buildID, kind string, t *target, progress func(int64, bool)) error {
+func (d *Client) saveResponse(resp *http.Response, body io.Reader, buildID, kind string, t slot, progress func(int64, bool)) error {
 	maxSize := d.maxSize()
 	if err := checkResponse(resp, maxSize); err != nil {
 		return err
@@ -44,7 +44,7 @@ func (d *Client) saveResponse(resp *http.Response, body io.Reader, buildID, kind
 	if err != nil {
 		return err
 	}
-	err = writeBody(tmp, body, length, maxSize, kind, progress)
+	err = writeBody(tmp, body, length, maxSize, kind, t.claim, progress)
 	if err == nil {
 		err = tmp.Sync() // whole on disk before the rename makes it the cache's
 	}
@@ -174,8 +174,9 @@ func httpStatus(resp *http.Response) string {
 // refused: libdebuginfod's cache takes an empty file for "the server has
 // no such file". The first bytes are checked before anything more is
 // written: an ELF kind must start with the ELF magic, a source must not
-// be a web page (an error page served as the file).
-func writeBody(w io.Writer, body io.Reader, length, maxSize int64, kind string, progress func(int64, bool)) error {
+// be a web page (an error page served as the file). claim, when not nil,
+// is called once they pass: an error from it ends the copy.
+func writeBody(w io.Writer, body io.Reader, length, maxSize int64, kind string, claim func() error, progress func(int64, bool)) error {
 	var n int64
 	var head []byte
 	buf := make([]byte, 256<<10)
@@ -189,6 +190,11 @@ func writeBody(w io.Writer, body io.Reader, length, maxSize int64, kind string, 
 						return herr
 					}
 					head = nil
+					if claim != nil {
+						if err := claim(); err != nil {
+							return err
+						}
+					}
 				}
 			}
 			if _, werr := w.Write(buf[:k]); werr != nil {
@@ -218,7 +224,12 @@ func writeBody(w io.Writer, body io.Reader, length, maxSize int64, kind string, 
 	case n == 0:
 		return fmt.Errorf("empty body")
 	case head != nil:
-		return checkHead(head, kind, false)
+		if err := checkHead(head, kind, false); err != nil {
+			return err
+		}
+		if claim != nil {
+			return claim()
+		}
 	}
 	return nil
 }
