@@ -58,10 +58,11 @@ const DefaultTimeout = 90 * time.Second
 // 1 GB). A server sending zeros forever stops there, not at a full disk.
 const DefaultMaxSize = 4 << 30
 
-// Client is a debuginfod client as elfutils' libdebuginfod: servers
-// asked all at once, the first good answer taken, files cached in its layout (so a cache filled by gdb,
-// perf or debuginfod-find is reused, and the other way round). It is a
-// locate.Fetcher of debuginfo by build-id.
+// Client is a debuginfod client as elfutils' libdebuginfod: servers asked
+// all at once, the first answer that starts well taken (fetchAll), files
+// cached in its layout (so a cache filled by gdb, perf or debuginfod-find
+// is reused, and the other way round). It is a locate.Fetcher of
+// debuginfo by build-id.
 type Client struct {
 	URLs []string // servers (http://, https://, or file:// directories laid out as a server's URLs)
 	// Cache is the cache directory (CacheDir); "" when there is none
@@ -193,14 +194,16 @@ func (d *Client) Debuginfo(buildID string) (string, []string, error) {
 }
 
 // Fetch returns the cached path of a file by build-id (src is a source
-// file's absolute path, for KindSource), fetched from the first server
-// that has it when not cached yet. Found is false, with a nil error, when
-// no server has it. Errors are *Error.
+// file's absolute path, for KindSource), fetched from the servers, all
+// asked at once, when not cached yet. Found is false, with a nil error,
+// when no server has it. Errors are *Error.
 func (d *Client) Fetch(buildID, kind, src string) (path string, found bool, err error) {
 	p, _, err := d.fetchAll(buildID, kind, src)
 	return p, p != "", err
 }
 
+// fetchAll is Fetch and Debuginfo: the cached file, or the servers asked
+// in rounds (round), with the URLs asked (passwords hidden).
 func (d *Client) fetchAll(buildID, kind, src string) (string, []string, error) {
 	if d.Cache == "" {
 		err := d.CacheErr
