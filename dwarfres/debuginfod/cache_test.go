@@ -363,6 +363,26 @@ func TestDebuginfodHTMLSourceSniffed(t *testing.T) {
 	}
 }
 
+// TestDebuginfodHTMLSourceCachedRefetched (issue 34, finding 3): a web
+// page already cached as a source (by an older dwprobe, or another client)
+// is removed and the source fetched again; it used to be the answer for
+// good ("source file is shorter than expected").
+func TestDebuginfodHTMLSourceCachedRefetched(t *testing.T) {
+	src := "int work(void) { return 1; }\n"
+	u := serveFunc(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(src)) })
+	d := &Client{URLs: []string{u}, Cache: t.TempDir()}
+	cached := d.CachePath("ab", KindSource, "/src/work.c")
+	os.MkdirAll(filepath.Dir(cached), 0o700)
+	os.WriteFile(cached, []byte("<!DOCTYPE html><html><body>Sign in</body></html>"), 0o400)
+	p, found, err := d.Fetch("ab", KindSource, "/src/work.c")
+	if err != nil || !found || p != cached {
+		t.Fatalf("%q %v %v", p, found, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != src {
+		t.Errorf("cached %q, want the source", b)
+	}
+}
+
 // TestDebuginfodNoHome (issue 34, finding 7): with HOME=/nonexistent and
 // no DEBUGINFOD_CACHE_PATH or XDG_CACHE_HOME, there is no cache, with a
 // reason, and no directory is made; libdebuginfod fails there too.

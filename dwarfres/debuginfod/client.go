@@ -298,7 +298,9 @@ func (d *Client) round(ctx context.Context, cd *safefs.Dir, id, name, buildID, k
 
 // cached reports whether the build-id directory id of the cache cd
 // holds the file name (not empty: an empty file is elfutils' "not found"
-// mark), removing the temporaries killed downloads left there.
+// mark), removing the temporaries killed downloads left there. A cached
+// source that is a web page (an error page cached before answers were
+// checked, or by another client) is removed, to be fetched again.
 func (d *Client) cached(cd *safefs.Dir, id, name string) (bool, error) {
 	idd, err := cd.Sub(id, false, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -310,7 +312,25 @@ func (d *Client) cached(cd *safefs.Dir, id, name string) (bool, error) {
 	defer idd.Close()
 	removeStale(idd, 2*d.timeout())
 	st, err := idd.Lstat(name)
-	return st != nil && st.Size > 0, err
+	if st == nil || st.Size == 0 || err != nil {
+		return false, err
+	}
+	if strings.HasPrefix(name, KindSource) && cachedWebPage(idd, name) {
+		return false, idd.Remove(name)
+	}
+	return true, nil
+}
+
+// cachedWebPage reports whether the file name in idd starts as a web page.
+func cachedWebPage(idd *safefs.Dir, name string) bool {
+	fh, err := idd.Open(name)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	head := make([]byte, headSize)
+	n, _ := io.ReadFull(fh, head)
+	return isWebPage(head[:n])
 }
 
 // target is where the servers asked at once put their answer: the file
