@@ -169,8 +169,9 @@ func DefaultIndexDir() (string, error) {
 	c, err := safefs.UserCacheDir()
 	if err != nil {
 		path := "index directory"
-		if h := os.Getenv("HOME"); h != "" {
-			path = filepath.Join(h, ".cache", "dwprobe", "index")
+		var nh *safefs.NoHomeError
+		if errors.As(err, &nh) && nh.Home != "" {
+			path = filepath.Join(nh.Home, ".cache", "dwprobe", "index")
 		}
 		return "", &IndexError{Path: path, Err: fmt.Errorf("%w: %v (set XDG_CACHE_HOME or DWPROBE_INDEX_DIR)", ErrIndexNoDir, err)}
 	}
