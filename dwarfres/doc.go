@@ -23,8 +23,10 @@
 //     (cancel.go) lets a signal end a File's long walks (the index
 //     build, the scans of every unit) and a Locator's Context its
 //     decompressions; a Locator (locate.go) opens a target with the
-//     debuginfo locate finds, attaching a separate file (a download whose
-//     DWARF does not decode is evicted from the debuginfod cache), and
+//     debuginfo locate finds, attaching a separate file (a file of the
+//     debuginfod cache whose DWARF does not decode is evicted and fetched
+//     once more; downloadcheck.go's CheckDownload checks a download before
+//     it is cached), and
 //     OpenOrSymbols opens one without any for its symbol table. altfile.go opens a dwz program's common file
 //     (.gnu_debugaltlink, .debug_sup; one of another build is named as
 //     mismatched, not missing); split.go, dwo.go and dwp.go attach
@@ -63,7 +65,9 @@
 //     (indexunits.go), so a query decodes only those units: same answers,
 //     less work. internal/record is its record decoder; internal/safefs
 //     the rule for the cache directories (the index's and debuginfod's):
-//     only the user's or root's, no links, regular files. An index only
+//     only the user's or root's, no links, regular files, and a cache
+//     walked once and held open (a directory descriptor every later
+//     operation is relative to). An index only
 //     narrows: its symbols are checked against the symbol table
 //     (elfsym), and a function the symbols have but the index hides is
 //     found by the scan (find.go). indexpolicy.go decides when a query

@@ -81,6 +81,17 @@ var (
 	// written by another user (safefs's rule): it is neither read nor
 	// written, and queries scan the debuginfo.
 	ErrIndexUntrusted = errors.New("index cache not trusted")
+	// ErrIndexNotDir: the index directory, or a directory on the way to
+	// it, is another kind of file (a regular file, a FIFO): nothing is
+	// read or written, and queries scan the debuginfo.
+	ErrIndexNotDir = errors.New("index path not a directory")
+	// ErrIndexNotRegular: the index file is not a regular file (a FIFO,
+	// a device): it is not read, and a build replaces it.
+	ErrIndexNotRegular = errors.New("not a regular file")
+	// ErrIndexNoDir: there is no place for indexes (no
+	// DWPROBE_INDEX_DIR or XDG_CACHE_HOME, and HOME is no directory):
+	// none is created, and queries scan the debuginfo.
+	ErrIndexNoDir = errors.New("no index directory")
 )
 
 // IndexError says why an index file was not used.

@@ -296,8 +296,9 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 	}
 }
 
-// TestIndexUnwritableDir: a directory that cannot be made falls back to
-// the scan, with one note saying why; answers are unchanged.
+// TestIndexUnwritableDir: a directory that cannot be made (a file is
+// where a directory on its way should be) falls back to the scan, with
+// one note saying why (not a directory); answers are unchanged.
 func TestIndexUnwritableDir(t *testing.T) {
 	bin := needBin(t, "app-gcc-O2-dwarf5")
 	notDir := filepath.Join(t.TempDir(), "file")
@@ -312,8 +313,8 @@ func TestIndexUnwritableDir(t *testing.T) {
 		t.Errorf("work: scan %s, unindexed %s", a, b)
 	}
 	g.FindProbes(q)
-	if len(notes) != 1 || notes[0].Used || !errors.Is(notes[0].Err, ErrIndexUnwritable) {
-		t.Errorf("notes %+v, want one: not used, unwritable", notes)
+	if len(notes) != 1 || notes[0].Used || !errors.Is(notes[0].Err, ErrIndexNotDir) {
+		t.Errorf("notes %+v, want one: not used, not a directory", notes)
 	}
 }
 

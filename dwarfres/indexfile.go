@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/internal/record"
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
@@ -159,27 +160,34 @@ func (b indexer) indexKey() (key, name string, err error) {
 
 // DefaultIndexDir is where indexes live: $DWPROBE_INDEX_DIR, else
 // dwprobe/index under the user's cache directory ($XDG_CACHE_HOME, else
-// ~/.cache).
+// ~/.cache when the home exists: with HOME=/nonexistent there is none,
+// an error wrapping ErrIndexNoDir, and nothing is created).
 func DefaultIndexDir() (string, error) {
 	if d := os.Getenv("DWPROBE_INDEX_DIR"); d != "" {
 		return d, nil
 	}
-	c, err := os.UserCacheDir()
+	c, err := safefs.UserCacheDir()
 	if err != nil {
-		return "", err
+		path := "index directory"
+		var nh *safefs.NoHomeError
+		if errors.As(err, &nh) && nh.Home != "" {
+			path = filepath.Join(nh.Home, ".cache", "dwprobe", "index")
+		}
+		return "", &IndexError{Path: path, Err: fmt.Errorf("%w: %v (set XDG_CACHE_HOME or DWPROBE_INDEX_DIR)", ErrIndexNoDir, err)}
 	}
 	return filepath.Join(c, "dwprobe", "index"), nil
 }
 
-// readIndex loads and checks the index at path for f; a missing file is
-// (nil, nil). The index must also fit f's units.
-func (x indexer) readIndex(path, key string) (*Index, error) {
-	b, err := loadIndex(path)
+// readIndex loads and checks the index name in d for f; a missing file
+// is (nil, nil). The index must also fit f's units.
+func (x indexer) readIndex(d *safefs.Dir, name, key string) (*Index, error) {
+	path := filepath.Join(d.Path, name)
+	b, err := loadIndex(d, name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexCorrupt, err)}
+		return nil, openIndexError(path, err)
 	}
 	ix, err := decodeIndex(b, key)
 	if err != nil {
@@ -209,8 +217,9 @@ func (x indexer) readIndex(path, key string) (*Index, error) {
 // 8 MB index costs about a millisecond more than mapping it (the
 // checksum reads every page anyway). A file used is marked seen (its
 // mtime), at most once a day, for the cache's eviction (evictIndexes).
-func loadIndex(path string) ([]byte, error) {
-	fh, err := safefs.Open(path)
+func loadIndex(d *safefs.Dir, name string) ([]byte, error) {
+	path := filepath.Join(d.Path, name)
+	fh, err := d.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +240,27 @@ func loadIndex(path string) ([]byte, error) {
 	return b, nil
 }
 
-// writeIndex stores b at path through a temporary file in the same
-// directory and a rename, so a reader sees the old file or the whole new
-// one, and concurrent writers of the same index each rename a complete
-// file. Errors wrap ErrIndexUnwritable.
-func writeIndex(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*.idx")
+// openIndexError is the IndexError of an index file that could not be
+// opened: not trusted, not a regular file (a FIFO), or unreadable.
+func openIndexError(path string, err error) error {
+	var ue *safefs.UntrustedError
+	var nr *elfobj.NotRegularError
+	switch {
+	case errors.As(err, &ue):
+		return &IndexError{Path: path, Err: fmt.Errorf("%w: %s", ErrIndexUntrusted, ue.Why)}
+	case errors.As(err, &nr):
+		return &IndexError{Path: path, Err: fmt.Errorf("%w (%s)", ErrIndexNotRegular, safefs.KindOf(nr.Mode))}
+	}
+	return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexCorrupt, err)}
+}
+
+// writeIndex stores b as the file name in d through a temporary file in
+// d and a rename (both relative to d's descriptor), so a reader sees the
+// old file or the whole new one, and concurrent writers of the same index
+// each rename a complete file. Errors wrap ErrIndexUnwritable.
+func writeIndex(d *safefs.Dir, name string, b []byte) error {
+	path := filepath.Join(d.Path, name)
+	tmp, tmpName, err := d.CreateTemp(".tmp-", ".idx")
 	if err != nil {
 		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
@@ -251,10 +275,10 @@ func writeIndex(path string, b []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = d.Rename(tmpName, name)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		d.Remove(tmpName)
 		return &IndexError{Path: path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
 	return nil

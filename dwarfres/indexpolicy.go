@@ -3,8 +3,7 @@ package dwarfres
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"syscall"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
@@ -33,37 +32,38 @@ func (f *File) IndexPays(o IndexOptions, specs int) bool {
 			return true
 		}
 	}
-	if !f.HasDWARF() || safefs.CheckDir(dir) != nil {
+	if !f.HasDWARF() {
 		return true // EnsureIndex and the scan say why, quickly
 	}
 	_, name, err := indexer{f}.indexKey()
 	if err != nil {
 		return true
 	}
-	path := filepath.Join(dir, name)
-	if _, err := os.Lstat(path); err == nil || specs >= ManySpecs {
+	d, err := safefs.OpenDir(dir, true, 0o755)
+	if err != nil {
 		return true
 	}
-	seen, err := markQueried(path + ".seen")
+	defer d.Close()
+	tidyIndexDir(d, time.Now(), tempsOnly)
+	if s, err := d.Lstat(name); s != nil || err != nil || specs >= ManySpecs {
+		return true
+	}
+	seen, err := markQueried(d, name+".seen")
 	return seen || err != nil
 }
 
-// markQueried creates the empty marker at path, in a directory
-// safefs.CheckDir passed, and reports whether one was there already. An
-// existing marker counts only when safefs trusts it (a regular file of
-// the user's or root's): a link or another user's file marks nothing and
-// is left alone. The marker is created whole or not at all (O_EXCL,
-// never through a link); losing the race to a concurrent first query
-// counts as not seen, so both scan.
-func markQueried(path string) (seen bool, err error) {
-	fi, err := safefs.Lstat(path)
+// markQueried creates the empty marker name in d, and reports whether one
+// was there already. An existing marker counts only when safefs trusts
+// it (a regular file of the user's or root's): a link or another user's
+// file marks nothing and is left alone. The marker is created whole or
+// not at all (O_EXCL, never through a link); losing the race to a
+// concurrent first query counts as not seen, so both scan.
+func markQueried(d *safefs.Dir, name string) (seen bool, err error) {
+	fi, err := d.Lstat(name)
 	if fi != nil || err != nil {
 		return fi != nil && err == nil, nil
 	}
-	if err := safefs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
-	}
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	fh, err := d.Create(name, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		return false, nil
 	}

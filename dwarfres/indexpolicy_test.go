@@ -5,16 +5,30 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
+
+// mustOpenDir opens dir with safefs, creating it.
+func mustOpenDir(t testing.TB, dir string) *safefs.Dir {
+	t.Helper()
+	d, err := safefs.OpenDir(dir, true, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
 
 // TestMarkQueried: the first call creates the marker and reports it
 // unseen, the second sees it; a link or a directory in its place marks
 // nothing and is left as it was.
 func TestMarkQueried(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "sub", "x.idx.seen")
+	d := mustOpenDir(t, dir)
+	sub := mustOpenDir(t, filepath.Join(dir, "sub"))
 	for i, want := range []bool{false, true} {
-		if seen, err := markQueried(path); err != nil || seen != want {
+		if seen, err := markQueried(sub, "x.idx.seen"); err != nil || seen != want {
 			t.Errorf("call %d: %v, %v; want %v", i+1, seen, err, want)
 		}
 	}
@@ -23,8 +37,8 @@ func TestMarkQueried(t *testing.T) {
 	link := filepath.Join(dir, "link.seen")
 	os.Symlink(target, link)
 	os.Mkdir(filepath.Join(dir, "dir.seen"), 0o755)
-	for _, p := range []string{link, filepath.Join(dir, "dir.seen")} {
-		if seen, err := markQueried(p); err != nil || seen {
+	for _, p := range []string{"link.seen", "dir.seen"} {
+		if seen, err := markQueried(d, p); err != nil || seen {
 			t.Errorf("%s: %v, %v; want unseen", p, seen, err)
 		}
 	}
@@ -43,7 +57,7 @@ func TestTidyIndexDirMarkers(t *testing.T) {
 		os.WriteFile(p, nil, 0o644)
 	}
 	os.Chtimes(old, now.Add(-evictAfter-time.Hour), now.Add(-evictAfter-time.Hour))
-	tidyIndexDir(dir, now)
+	tidyIndexDir(mustOpenDir(t, dir), now, evictOld)
 	if _, err := os.Lstat(old); err == nil {
 		t.Error("old marker kept")
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
@@ -91,13 +92,17 @@ func (f *File) index() *Index {
 // is missing or unusable, and returns it with what happened; a nil Index
 // (with r.Err) when it can be neither loaded nor built. Processes building
 // the same index at once each produce a whole file (write and rename);
-// a lock only spares them the duplicate work.
+// a lock only spares them the duplicate work. The directory is walked
+// and checked once (safefs.OpenDir, creating it) and everything after
+// is done relative to the descriptor held: a link swapped meanwhile
+// redirects nothing. Opening it removes the temporaries killed builders
+// left.
 func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 	dir := o.Dir
 	if dir == "" {
 		var err error
 		if dir, err = DefaultIndexDir(); err != nil {
-			r.Err = &IndexError{Path: "index directory", Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+			r.Err = err
 			return nil, r
 		}
 	}
@@ -105,10 +110,13 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		r.Err = fmt.Errorf("%s: %w", f.Path, ErrNoDebugInfo)
 		return nil, r
 	}
-	if err := safefs.CheckDir(dir); errors.Is(err, safefs.ErrUntrusted) {
-		r.Err = untrusted(err)
+	d, err := openIndexDir(dir)
+	if err != nil {
+		r.Err = err
 		return nil, r
 	}
+	defer d.Close()
+	tidyIndexDir(d, time.Now(), tempsOnly)
 	b := indexer{f}
 	key, name, err := b.indexKey()
 	if err != nil {
@@ -116,18 +124,18 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		return nil, r
 	}
 	r.Path = filepath.Join(dir, name)
-	if ix, r.Stale = b.readIndex(r.Path, key); ix != nil {
+	if ix, r.Stale = b.readIndex(d, name, key); ix != nil {
 		r.Used = true
 		return ix, r
 	}
-	unlock, err := lockIndex(f.context(), r.Path)
+	unlock, err := lockIndex(f.context(), d, name)
 	if err != nil {
 		r.Err = err
 		return nil, r
 	}
 	defer unlock()
 	// Another process may have built it while this one waited.
-	if ix, err := b.readIndex(r.Path, key); ix != nil && err == nil {
+	if ix, err := b.readIndex(d, name, key); ix != nil && err == nil {
 		r.Used = true
 		return ix, r
 	}
@@ -140,30 +148,42 @@ func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
 		return nil, r
 	}
 	r.Built, r.Used = true, true
-	r.Err = writeIndex(r.Path, encodeIndex(ix, key))
-	tidyIndexDir(dir, time.Now())
+	r.Err = writeIndex(d, name, encodeIndex(ix, key))
+	tidyIndexDir(d, time.Now(), evictOld)
 	return ix, r
 }
 
-// lockIndex takes an exclusive lock beside path, creating the directory;
-// failing to, the directory cannot take the index either. Waiting for
-// another process's build ends with ctx's error once ctx is done.
-func lockIndex(ctx context.Context, path string) (func(), error) {
-	unwritable := func(err error) error {
-		return &IndexError{Path: filepath.Dir(path), Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+// openIndexDir walks to the index directory dir, creating it, checked
+// (safefs.OpenDir). Errors are *IndexError: not trusted, not a
+// directory, or not writable (it cannot be created).
+func openIndexDir(dir string) (*safefs.Dir, error) {
+	d, err := safefs.OpenDir(dir, true, 0o755)
+	var nd *safefs.NotDirError
+	switch {
+	case err == nil:
+		return d, nil
+	case errors.Is(err, safefs.ErrUntrusted):
+		return nil, untrusted(err)
+	case errors.As(err, &nd):
+		return nil, &IndexError{Path: nd.Path, Err: fmt.Errorf("%w (%s)", ErrIndexNotDir, nd.Kind())}
 	}
-	if err := safefs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		if errors.Is(err, safefs.ErrUntrusted) {
-			return nil, untrusted(err)
-		}
-		return nil, unwritable(err)
-	}
-	lf, err := safefs.OpenLock(path + ".lock")
+	return nil, &IndexError{Path: dir, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
+}
+
+// lockIndex takes an exclusive lock beside the index name in d; failing
+// to, the directory cannot take the index either. Waiting for another
+// process's build ends with ctx's error once ctx is done.
+func lockIndex(ctx context.Context, d *safefs.Dir, name string) (func(), error) {
+	lf, err := d.OpenLock(name + ".lock")
+	var nr *elfobj.NotRegularError
 	if errors.Is(err, safefs.ErrUntrusted) {
 		return nil, untrusted(err)
 	}
+	if errors.As(err, &nr) {
+		return nil, &IndexError{Path: nr.Path, Err: fmt.Errorf("%w (%s)", ErrIndexNotRegular, safefs.KindOf(nr.Mode))}
+	}
 	if err != nil {
-		return nil, unwritable(err)
+		return nil, &IndexError{Path: d.Path, Err: fmt.Errorf("%w: %v", ErrIndexUnwritable, err)}
 	}
 	// Polled, not blocking: a blocking flock is deaf to signals.
 	for {
@@ -204,43 +224,47 @@ const (
 	evictAfter = 30 * 24 * time.Hour
 )
 
-// tidyIndexDir removes, from the index directory dir (already checked),
-// stale temporaries and indexes unused for evictAfter, with their locks
-// (and IndexPays's markers of that age);
-// it runs after a build, under that build's lock. Only regular files the
-// user owns are removed (root's indexes are not a user's to evict), and
-// a lock is only removed with its index or alone: a process holding it
-// only loses the work it spared.
-func tidyIndexDir(dir string, now time.Time) {
-	ents, err := os.ReadDir(dir)
+// What tidyIndexDir removes: stale temporaries only (each time the
+// directory is opened), or unused indexes too (after a build).
+const (
+	tempsOnly = false
+	evictOld  = true
+)
+
+// tidyIndexDir removes, from the index directory d, stale temporaries
+// and, with evict, indexes unused for evictAfter, with their locks (and
+// IndexPays's markers of that age); eviction runs after a build, under
+// that build's lock. Only regular files the user owns are removed
+// (root's indexes are not a user's to evict), and a lock is only removed
+// with its index or alone: a process holding it only loses the work it
+// spared.
+func tidyIndexDir(d *safefs.Dir, now time.Time, evict bool) {
+	ents, err := d.List()
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		name := e.Name()
+		name := e.Name
 		var age time.Duration
 		switch {
 		case strings.HasPrefix(name, ".tmp-") && strings.HasSuffix(name, ".idx"):
 			age = staleTemp
+		case !evict:
+			continue
 		case strings.HasSuffix(name, ".idx"), strings.HasSuffix(name, ".idx.lock"),
 			strings.HasSuffix(name, ".idx.seen"): // IndexPays's markers
 			age = evictAfter
 		default:
 			continue
 		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < age {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uint32(os.Geteuid()) {
+		if !e.Mode.IsRegular() || now.Sub(e.ModTime) < age || e.Uid != uint32(os.Geteuid()) {
 			continue
 		}
 		if strings.HasSuffix(name, ".idx.lock") {
-			if _, err := os.Lstat(strings.TrimSuffix(p, ".lock")); err == nil {
+			if s, err := d.Lstat(strings.TrimSuffix(name, ".lock")); s != nil || err != nil {
 				continue // its index decides
 			}
 		}
-		os.Remove(p)
+		d.Remove(name)
 	}
 }

@@ -140,16 +140,61 @@ func (l *Locator) attach(f *File) error {
 	if !fetched || !ev.Holds(p) {
 		return f.attachDebug(p)
 	}
-	// A download is checked now: corrupt, it would stay the cache's
-	// answer for this build-id.
+	// A file of the fetcher's cache is checked now: corrupt (written by
+	// another tool, or before downloads were checked), it would stay the
+	// cache's answer for this build-id. It is evicted and fetched once
+	// more: a server's good answer replaces it (a corrupt one is refused
+	// before it is cached).
+	if err := l.checkFetched(p); err != nil {
+		if !ev.Evict(p) {
+			return namedErr(p, err)
+		}
+		q, rerr := l.Debuginfo(w)
+		if rerr != nil || q == "" || l.checkFetched(q) != nil {
+			if q != "" && ev.Holds(q) {
+				ev.Evict(q)
+			}
+			return fmt.Errorf("%w (in debuginfod's cache: removed from it; no server had a good copy)", namedErr(p, err))
+		}
+		p = q
+	}
 	err = f.attachDebug(p)
 	if err == nil {
-		if _, err = f.unitsList(); err != nil && !strings.Contains(err.Error(), p) {
-			err = fmt.Errorf("%s: %w", p, err)
-		}
+		_, err = f.unitsList()
 	}
-	if err != nil && ev.Evict(p) {
-		err = fmt.Errorf("%w (downloaded by debuginfod; removed from its cache)", err)
+	if err != nil && ev.Holds(p) && ev.Evict(p) {
+		err = fmt.Errorf("%w (in debuginfod's cache; removed from it)", namedErr(p, err))
+	}
+	return namedErr(p, err)
+}
+
+// namedErr is err naming the file p, when it does not already.
+func namedErr(p string, err error) error {
+	if err != nil && !strings.Contains(err.Error(), p) {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return err
+}
+
+// checkFetched checks the debuginfo file at p, fetched by l's Fetcher, as
+// every query would first read it: its unit headers and each unit's
+// abbreviation table (its skeletons' .dwo files are the query's
+// business).
+func (l *Locator) checkFetched(p string) error {
+	g, err := Open(p)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if !g.HasDWARF() {
+		return nil // attachDebug says
+	}
+	g.SetDebugDirs(l.BuildIDDirs())
+	g.altf.fetch = l.altFetch()
+	g.splitOnce.Do(func() {})
+	units, err := g.unitsList()
+	if err == nil {
+		err = g.checkAbbrevs(units)
 	}
 	return err
 }

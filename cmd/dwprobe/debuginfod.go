@@ -27,7 +27,8 @@ func debuginfodOf(o *options) *debuginfod.Client {
 	if d == nil || len(d.URLs) == 0 {
 		return nil
 	}
-	d = d.WithContext(o.ctx) // a signal ends a download, nothing cached
+	d = d.WithContext(o.ctx)          // a signal ends a download, nothing cached
+	d.Verify = dwarfres.CheckDownload // a download whose DWARF does not decode is not cached
 	if stderrIsTerminal() {
 		d.Progress = os.Stderr
 	}
@@ -51,7 +52,11 @@ func fetchSource(d *debuginfod.Client, buildID string) func(string) (string, []s
 		case err != nil:
 			return "", []string{err.Error()}
 		case !found:
-			return "", []string{fmt.Sprintf("debuginfod (%s)", strings.Join(d.URLs, " "))}
+			shown := make([]string, len(d.URLs))
+			for i, u := range d.URLs {
+				shown[i] = debuginfod.Redact(u)
+			}
+			return "", []string{fmt.Sprintf("debuginfod (%s)", strings.Join(shown, " "))}
 		}
 		return p, nil
 	}

@@ -81,8 +81,9 @@ func TestIndexOffBuildsNothing(t *testing.T) {
 	}
 }
 
-// TestIndexUnwritableNote: an index directory that cannot be created
-// gives the scan's answer and one note.
+// TestIndexUnwritableNote: an index directory that cannot be created (a
+// file on its way) gives the scan's answer and one note, saying the path
+// is not a directory (issue 34: it said "index corrupt" or "mkdir").
 func TestIndexUnwritableNote(t *testing.T) {
 	app := fixture(t, "app-gcc-O2-dwarf5")
 	file := filepath.Join(t.TempDir(), "file")
@@ -93,10 +94,10 @@ func TestIndexUnwritableNote(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
-	if !strings.HasPrefix(errs, "note: debuginfo index not used (") || !strings.HasSuffix(errs, "index directory not writable: mkdir "+file+": not a directory): scanning the debuginfo\n") {
+	if !strings.HasPrefix(errs, "note: debuginfo index not used (") || errs != "note: debuginfo index not used ("+file+": index path not a directory (a regular file)): scanning the debuginfo\n" {
 		t.Errorf("stderr %q", errs)
 	}
-	if _, _, err := dw("-x", app, "--build-index"); err == nil || !strings.Contains(err.Error(), "not writable") {
+	if _, _, err := dw("-x", app, "--build-index"); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("--build-index: %v, want the directory refused", err)
 	}
 }

@@ -1,6 +1,7 @@
 package debuginfod
 
 import (
+	"bytes"
 	"compress/gzip"
 	"debug/elf"
 	"fmt"
@@ -18,13 +19,16 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/internal/safefs"
 )
 
-// saveResponse checks a server's answer and writes its body to dst: a
-// temporary file in dst's directory (as libdebuginfod does, so the rename
-// stays on one file system), renamed to dst only when the body is whole,
-// within maxSize (0: any size) and, for an ELF kind, of build-id buildID.
-// Whatever fails, no file is left. progress, when not nil, is told the
-// bytes received so far, and when the body is done.
-func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string, maxSize int64, progress func(int64, bool)) error {
+// saveResponse checks a server's answer and writes its body to t: a
+// temporary file in t's build-id directory (as libdebuginfod does, so
+// the rename stays on one file system), made and renamed relative to the
+// directory's descriptor, committed only when the body is whole, within
+// the size bound (maxSize) and, for an ELF kind, an ELF file from its
+// first bytes on, of build-id buildID, that d.Verify accepts. Whatever
+// fails, no file is left. progress, when not nil, is told the bytes
+// received so far, and when the body is done.
+func (d *Client) saveResponse(resp *http.Response, body io.Reader, buildID, kind string, t slot, progress func(int64, bool)) error {
+	maxSize := d.maxSize()
 	if err := checkResponse(resp, maxSize); err != nil {
 		return err
 	}
@@ -32,38 +36,55 @@ func saveResponse(resp *http.Response, body io.Reader, buildID, kind, dst string
 	if err != nil {
 		return err
 	}
-	idDir := filepath.Dir(dst)
-	if err := safefs.MkdirAll(filepath.Dir(idDir), 0o700); err != nil {
-		return err
-	}
-	if _, err := safefs.Mkdir(filepath.Dir(idDir), filepath.Base(idDir), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*")
+	idd, err := t.dir()
 	if err != nil {
 		return err
 	}
-	err = writeBody(tmp, body, length, maxSize, progress)
+	tmp, tmpName, err := idd.CreateTemp(t.name+".", "")
+	if err != nil {
+		return err
+	}
+	err = writeBody(tmp, body, length, maxSize, kind, t.claim, progress)
 	if err == nil {
 		err = tmp.Sync() // whole on disk before the rename makes it the cache's
+	}
+	if err == nil && kind != KindSource {
+		err = checkELFBuildID(tmp, buildID)
+	}
+	if err == nil && kind != KindSource && d.Verify != nil {
+		if verr := d.Verify(tmp); verr != nil {
+			err = fmt.Errorf("%w, not cached as %s: %v", ErrCorrupt, filepath.Join(t.cd.Path, t.id, t.name), verr)
+		}
+	}
+	if err == nil {
+		err = tmp.Chmod(0o400) // read-only, as libdebuginfod leaves its files
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && kind != KindSource {
-		err = checkELFBuildID(tmp.Name(), buildID)
-	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o400) // read-only, as libdebuginfod leaves its files
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
+		err = t.commit(tmpName)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		os.Remove(filepath.Dir(dst)) // when empty: nothing stays of a failed fetch
+		idd.Remove(tmpName)
 	}
 	return err
+}
+
+// maxSize is the size bound: MaxSize, else DefaultMaxSize.
+func (d *Client) maxSize() int64 {
+	if d.MaxSize > 0 {
+		return d.MaxSize
+	}
+	return DefaultMaxSize
+}
+
+// sizeName names the bound a file went over.
+func sizeName(maxSize int64) string {
+	if maxSize == DefaultMaxSize && os.Getenv("DEBUGINFOD_MAXSIZE") == "" {
+		return fmt.Sprintf("the default bound of %d bytes (DEBUGINFOD_MAXSIZE unset)", maxSize)
+	}
+	return fmt.Sprintf("DEBUGINFOD_MAXSIZE=%d", maxSize)
 }
 
 // checkResponse refuses an answer that is no file: an HTTP error, an
@@ -82,7 +103,7 @@ func checkResponse(resp *http.Response, maxSize int64) error {
 		size = max(size, n) // the uncompressed size, when the body is compressed
 	}
 	if maxSize > 0 && size > maxSize {
-		return fmt.Errorf("%d bytes, over DEBUGINFOD_MAXSIZE=%d: %w", size, maxSize, ErrTooLarge)
+		return fmt.Errorf("%d bytes, over %s: %w", size, sizeName(maxSize), ErrTooLarge)
 	}
 	return nil
 }
@@ -149,21 +170,39 @@ func httpStatus(resp *http.Response) string {
 }
 
 // writeBody copies body to w and checks it has the announced length (-1:
-// none announced) and no more than maxSize bytes (0: any). An empty body
-// is refused: libdebuginfod's cache takes an empty file for "the server
-// has no such file".
-func writeBody(w io.Writer, body io.Reader, length, maxSize int64, progress func(int64, bool)) error {
+// none announced) and no more than maxSize bytes. An empty body is
+// refused: libdebuginfod's cache takes an empty file for "the server has
+// no such file". The first bytes are checked before anything more is
+// written: an ELF kind must start with the ELF magic, a source must not
+// be a web page (an error page served as the file). claim, when not nil,
+// is called once they pass: an error from it ends the copy.
+func writeBody(w io.Writer, body io.Reader, length, maxSize int64, kind string, claim func() error, progress func(int64, bool)) error {
 	var n int64
+	var head []byte
 	buf := make([]byte, 256<<10)
 	for {
 		k, err := body.Read(buf)
 		if k > 0 {
+			if head != nil || n == 0 {
+				head = append(head, buf[:min(k, headSize-len(head))]...)
+				if len(head) >= headSize {
+					if herr := checkHead(head, kind, true); herr != nil {
+						return herr
+					}
+					head = nil
+					if claim != nil {
+						if err := claim(); err != nil {
+							return err
+						}
+					}
+				}
+			}
 			if _, werr := w.Write(buf[:k]); werr != nil {
 				return werr
 			}
 			n += int64(k)
-			if maxSize > 0 && n > maxSize {
-				return fmt.Errorf("over DEBUGINFOD_MAXSIZE=%d bytes: %w", maxSize, ErrTooLarge)
+			if n > maxSize {
+				return fmt.Errorf("over %s: %w", sizeName(maxSize), ErrTooLarge)
 			}
 			if progress != nil {
 				progress(n, false)
@@ -184,19 +223,58 @@ func writeBody(w io.Writer, body io.Reader, length, maxSize int64, progress func
 		return fmt.Errorf("body of %d bytes, %d announced", n, length)
 	case n == 0:
 		return fmt.Errorf("empty body")
+	case head != nil:
+		if err := checkHead(head, kind, false); err != nil {
+			return err
+		}
+		if claim != nil {
+			return claim()
+		}
 	}
 	return nil
 }
 
+// headSize is how much of a body checkHead looks at.
+const headSize = 512
+
+// checkHead refuses a body by its first bytes (all of them when !more):
+// no ELF magic for an ELF kind; a web page for a source.
+func checkHead(head []byte, kind string, more bool) error {
+	if kind != KindSource {
+		if len(head) < 4 && more {
+			return nil
+		}
+		if !bytes.HasPrefix(head, []byte(elf.ELFMAG)) {
+			return fmt.Errorf("%w: the answer does not start with the ELF magic (%q)", elfobj.ErrNotELF, head[:min(len(head), 8)])
+		}
+		return nil
+	}
+	if isWebPage(head) {
+		return fmt.Errorf("the server answered with a web page, not the source file: %w", ErrNotSource)
+	}
+	return nil
+}
+
+// isWebPage reports whether a body starts as an HTML page does
+// ("<!DOCTYPE html", "<html", after white space and a byte-order mark).
+func isWebPage(head []byte) bool {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	for _, p := range []string{"<!doctype html", "<html"} {
+		if len(h) >= len(p) && strings.EqualFold(string(h[:len(p)]), p) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkELFBuildID refuses a file that is no ELF, or whose GNU build-id is
-// not want.
-func checkELFBuildID(path, want string) (err error) {
-	defer elfobj.Guard(&err, path) // debug/elf panics on some hostile files
-	f, err := elf.Open(path)
+// not want, reading it through fh.
+func checkELFBuildID(fh *os.File, want string) (err error) {
+	defer elfobj.Guard(&err, "the answer") // debug/elf panics on some hostile files
+	f, err := elf.NewFile(fh)
 	if err != nil {
 		return fmt.Errorf("%w: %v", elfobj.ErrNotELF, err)
 	}
-	defer f.Close()
 	got := elfobj.BuildIDOf(f)
 	if got != want {
 		if got == "" {
@@ -276,27 +354,32 @@ func (r *watchedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// removeStale removes the temporaries of dst (dst.NNN, as CreateTemp
-// names them, still 0600) that nothing wrote to for longer than age: a
-// download killed (SIGKILL) before it could remove its own. A download
-// in progress writes at least every age (the speed watch ends it
-// otherwise), so its temporary is left alone.
-func removeStale(dst string, age time.Duration) {
-	ents, err := os.ReadDir(filepath.Dir(dst))
+// removeStale removes from the build-id directory idd the temporaries
+// of any of its files (NAME.NNN, as CreateTemp names them, still 0600)
+// that nothing wrote to for longer than age: a download killed (SIGKILL)
+// before it could remove its own. A download in progress writes at least
+// every age (the speed watch ends it otherwise), so its temporary is left
+// alone. It runs whenever the directory is opened for a query.
+func removeStale(idd *safefs.Dir, age time.Duration) {
+	ents, err := idd.List()
 	if err != nil {
 		return
 	}
-	prefix := filepath.Base(dst) + "."
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+		i := strings.LastIndexByte(e.Name, '.')
+		if i <= 0 || i == len(e.Name)-1 || strings.Trim(e.Name[i+1:], "0123456789") != "" || !isCacheName(e.Name[:i]) {
 			continue
 		}
-		st, err := e.Info()
-		if err == nil && st.Mode().Perm() == 0o600 && time.Since(st.ModTime()) > age {
-			os.Remove(filepath.Join(filepath.Dir(dst), e.Name()))
+		if e.Mode.IsRegular() && e.Mode.Perm() == 0o600 && e.Uid == uint32(os.Geteuid()) && time.Since(e.ModTime) > age {
+			idd.Remove(e.Name)
 		}
 	}
+}
+
+// isCacheName reports whether name is one a file of a build-id
+// directory has (cacheName).
+func isCacheName(name string) bool {
+	return name == KindDebuginfo || name == KindExecutable || strings.HasPrefix(name, KindSource)
 }
 
 // progressMin is the size from which downloads show progress.
