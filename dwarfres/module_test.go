@@ -63,7 +63,7 @@ func TestModuleFileName(t *testing.T) {
 // TestRelocPagesDropped: the pages of an applied relocation section are
 // given back, and read back from the file unchanged if read again.
 func TestRelocPagesDropped(t *testing.T) {
-	p := dwarftest.NeedCorpus(t, "amd64/dbg/usr/lib/debug/lib/modules/6.1.0-56-cloud-amd64/kernel/fs/overlayfs/overlay.ko")
+	p := dwarftest.NeedCorpus(t, "amd64/dbg/usr/lib/debug/lib/modules/"+dwarftest.CorpusRelease(t, "amd64")+"/kernel/fs/overlayfs/overlay.ko")
 	f, err := Open(p)
 	if err != nil {
 		t.Fatal(err)

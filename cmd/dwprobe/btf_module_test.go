@@ -21,7 +21,7 @@ var btfModules = []string{"fs/overlayfs/overlay.ko", "fs/xfs/xfs.ko", "fs/fat/fa
 // imageModule is the stripped module rel (under kernel/) of the Debian
 // image for arch, as installed (no DWARF, a .BTF section).
 func imageModule(t *testing.T, arch, rel string) string {
-	return dwarftest.NeedCorpus(t, arch+"/image/lib/modules/6.1.0-56-cloud-"+arch+"/kernel/"+rel)
+	return dwarftest.NeedCorpus(t, arch+"/image/lib/modules/"+dwarftest.CorpusRelease(t, arch)+"/kernel/"+rel)
 }
 
 // TestBTFModuleAgreesWithDWARF is issue 16's cross-check for modules: the

@@ -117,14 +117,7 @@ func TestGlobalNotMappingSymbol(t *testing.T) {
 // text 1203 bytes before a page end; 6.1's, 1572 (even: no fault).
 func TestLastModuleTextNote(t *testing.T) {
 	mod := func(kernel, arch string) string {
-		ver, err := os.ReadFile(dwarftest.NeedCorpus(t, kernel+arch+"/version"))
-		rel := "6.1.0-56-cloud-" + arch
-		if kernel != "" {
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel = strings.TrimSpace(string(ver))
-		}
+		rel := dwarftest.CorpusRelease(t, kernel+arch)
 		return dwarftest.NeedCorpus(t, filepath.Join(kernel+arch, "dbg/usr/lib/debug/lib/modules", rel, "kernel/fs/fuse/cuse.ko"))
 	}
 	for _, c := range []struct {

@@ -106,7 +106,7 @@ func TestModuleNotRelocatable(t *testing.T) {
 
 // debianModule is a module of the Debian 6.1 cloud kernel's -dbg package.
 func debianModule(t *testing.T, arch, rel string) string {
-	return dwarftest.NeedCorpus(t, arch+"/dbg/usr/lib/debug/lib/modules/6.1.0-56-cloud-"+arch+"/kernel/"+rel)
+	return dwarftest.NeedCorpus(t, arch+"/dbg/usr/lib/debug/lib/modules/"+dwarftest.CorpusRelease(t, arch)+"/kernel/"+rel)
 }
 
 // TestModuleCorpus: perf 6.1's answers (perf probe -m KO -D SPEC) on the
@@ -154,7 +154,7 @@ func TestModuleCorpusFuncs(t *testing.T) {
 // TestModuleSeparateDebuginfo: a stripped module as shipped finds the
 // module of the -dbg package by build-id, and answers as it does.
 func TestModuleSeparateDebuginfo(t *testing.T) {
-	const rel = "6.1.0-56-cloud-amd64/kernel/fs/overlayfs/overlay.ko"
+	rel := dwarftest.CorpusRelease(t, "amd64") + "/kernel/fs/overlayfs/overlay.ko"
 	stripped := dwarftest.NeedCorpus(t, "amd64/image/lib/modules/"+rel)
 	dbg := debianModule(t, "amd64", "fs/overlayfs/overlay.ko")
 	f, err := openModule(dbg)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,19 @@ func NeedCorpus(t testing.TB, rel string) string {
 		Skip(t, "corpus file %s missing (run make corpus)", p)
 	}
 	return p
+}
+
+// CorpusRelease is the kernel release of the corpus's kernel at dir
+// ("amd64", "6.12/arm64"): its -dbg package's, which names the module
+// directories ("6.1.0-57-cloud-amd64"). It moves with Debian's kernel
+// updates, so tests name it through here, never as a constant.
+func CorpusRelease(t testing.TB, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(NeedCorpus(t, filepath.Join(dir, "version")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // FixtureDir is where the checkout whose module root is root (relative to
