@@ -190,7 +190,9 @@ func corpusKernels(t *testing.T) []string {
 	var out []string
 	for _, m := range []string{"amd64", "arm64"} {
 		out = append(out, dwarftest.NeedCorpus(t, m+"/vmlinux"))
-		gens, _ := filepath.Glob(filepath.Join(dwarftest.CorpusDir(), "6.*", m, "vmlinux"))
+		// Each generation's directory is named after its version: 6.12,
+		// 7.3, ...
+		gens, _ := filepath.Glob(filepath.Join(dwarftest.CorpusDir(), "[0-9]*.[0-9]*", m, "vmlinux"))
 		out = append(out, gens...)
 	}
 	if len(out) < 4 {
