@@ -54,7 +54,7 @@ func checkDiffOptions(o *options) error {
 // runDiff implements --diff: each spec of -D resolved in the -k/-m/-x
 // build and in the --diff build, and how it changed.
 func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	ins, err := expandSpecs(o.defs)
+	ins, err := expandSpecs(ctx, o.defs)
 	if err != nil {
 		return err
 	}

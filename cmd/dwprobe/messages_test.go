@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +163,28 @@ func TestVarsRangeAgreesWithDefine(t *testing.T) {
 	}
 	if _, errs, code := runBin(t, "-x", app, "-D", "work+53 p"); code == 0 || !strings.Contains(errs, "DW_OP_entry_value") {
 		t.Errorf("-D 'work+53 p' past the listed range: exit %d: %s", code, errs)
+	}
+}
+
+// TestInterruptedWording: a run a signal ends says nothing was printed
+// only when nothing was; after some output (the verdicts of --diff, the
+// definitions of the specs before) it says that output is incomplete.
+// It used to say "nothing was printed or saved" under printed verdicts.
+func TestInterruptedWording(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		err     error
+		printed bool
+		want    string
+	}{
+		{context.Canceled, false, "interrupted: nothing was printed or saved"},
+		{context.Canceled, true, "interrupted: the output above is incomplete, and nothing was saved"},
+		{fmt.Errorf("reading: %w", context.Canceled), true, "interrupted: the output above is incomplete, and nothing was saved"},
+		{errors.New("other"), true, "other"},
+	} {
+		if got := interrupted(ctx, c.err, c.printed); got.Error() != c.want {
+			t.Errorf("interrupted(%v, printed %v) = %q, want %q", c.err, c.printed, got, c.want)
+		}
 	}
 }

@@ -180,7 +180,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.show != "" {
 		return show(o, stdout)
 	}
-	return withHints(interrupted(ctx, dispatch(ctx, o, stdout, stderr)), o)
+	out := &countingWriter{w: stdout}
+	err = dispatch(ctx, o, out, stderr)
+	return withHints(interrupted(ctx, err, out.n > 0), o)
 }
 
 // parseOptions reads the command line and refuses what does not go
@@ -309,7 +311,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.sdt:
 		return runSDT(o, t, stdout)
 	case len(o.vars) > 0:
-		return runVars(o, t, stdout, stderr)
+		return runVars(ctx, o, t, stdout, stderr)
 	default:
 		return runFuncs(o, t, stdout)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // cannot read there, which perf leaves out silently or lists from their
 // first location operation alone, are named on stderr (stdout stays
 // byte-identical to perf's).
-func runVars(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	ins, err := expandSpecs(o.vars)
+func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+	ins, err := expandSpecs(ctx, o.vars)
 	if err != nil {
 		return err
 	}
