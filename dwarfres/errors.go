@@ -39,6 +39,10 @@ var (
 	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = elfobj.ErrCompressed
+	// ErrExpandBound: a compressed file expands past the bound set
+	// against decompression bombs (an *ExpandError); it need not be
+	// corrupt.
+	ErrExpandBound = elfobj.ErrExpandBound
 	// ErrModuleNotFound: no module of that name for the kernel release.
 	ErrModuleNotFound = locate.ErrModuleNotFound
 	// ErrRelease: a module was built for another kernel release than the
@@ -60,6 +64,10 @@ type DecodeError = elfobj.DecodeError
 // (truncated, corrupt, or larger than MaxDecompressed); it wraps
 // ErrCompressed.
 type CompressedError = elfobj.CompressedError
+
+// ExpandError reports a compressed file expanding past the bound set
+// against decompression bombs; it wraps ErrExpandBound.
+type ExpandError = elfobj.ExpandError
 
 // MaxDecompressed bounds what a compressed file may expand to.
 const MaxDecompressed = elfobj.MaxDecompressed

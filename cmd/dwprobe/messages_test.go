@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -186,5 +188,25 @@ func TestInterruptedWording(t *testing.T) {
 		if got := interrupted(ctx, c.err, c.printed); got.Error() != c.want {
 			t.Errorf("interrupted(%v, printed %v) = %q, want %q", c.err, c.printed, got, c.want)
 		}
+	}
+}
+
+// TestMessageCompressBound: a module that expands past the bound set
+// against decompression bombs is not called corrupt: the message names
+// the file and the bound, and says how to go past it; exit 4. It said
+// "corrupt compressed file" of a valid, very compressible module.
+func TestMessageCompressBound(t *testing.T) {
+	tiny, err := os.ReadFile("../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "big.ko.zst")
+	os.WriteFile(p, dwarftest.Compress(t, "zst", append(tiny, make([]byte, 64<<20)...)), 0o644)
+	_, _, err = dw("-m", p, "-D", "main")
+	msg := oneLine(err.Error())
+	if exitCode(err) != exitInput || strings.Contains(msg, "corrupt") || !strings.HasPrefix(msg, p+": zstd-compressed file") ||
+		!strings.Contains(msg, "expands past dwprobe's bound for compressed files, 16777216 bytes") ||
+		!strings.HasSuffix(msg, "decompress it (zstd -d "+p+") and give the uncompressed file, which has no such bound") {
+		t.Errorf("exit %d: %s", exitCode(err), msg)
 	}
 }
