@@ -14,6 +14,7 @@ import (
 // perf probe's semantics (see tools/perf/util/probe-finder.c), and names each
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
 	ps, defined, err := f.findProbes(q)
 	// A file the index's names make ambiguous is confirmed too: the

@@ -41,6 +41,7 @@ type LineRange struct {
 // memcmp) add the lines their copies have, as -D FUNC:RLN probes every
 // unit's copies; perf lists the first unit's only.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
 	fq := Query{Function: lazymatch.ExactName(q.Function), File: q.File}
 	lr, err = f.findLineRange(q, fq)

@@ -210,3 +210,13 @@ func TestMessageCompressBound(t *testing.T) {
 		t.Errorf("exit %d: %s", exitCode(err), msg)
 	}
 }
+
+// TestMessageNoDebuginfoCovers: -V at a function only the symbol table
+// knows says so once; it said "no debuginfo covers it not found".
+func TestMessageNoDebuginfoCovers(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	_, _, err := dw("-x", app, "-V", "_start")
+	if want := "failed to find the address of _start: no debuginfo covers it"; err == nil || err.Error() != want || exitCode(err) != exitUnresolved {
+		t.Errorf("-V _start: %v (exit %d), want %q (exit %d)", err, exitCode(err), want, exitUnresolved)
+	}
+}

@@ -3,8 +3,8 @@ package elfobj
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
