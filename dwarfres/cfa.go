@@ -59,6 +59,7 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 // register Reg plus Offset. It is how a DW_OP_call_frame_cfa frame base
 // becomes a stack-relative fetcharg.
 func (f *File) CFA(pc uint64) (reg uint64, off int64, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
 	fdes, err := f.cfi()
 	if err != nil {

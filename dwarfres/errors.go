@@ -2,6 +2,8 @@ package dwarfres
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 
@@ -39,6 +41,10 @@ var (
 	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = elfobj.ErrCompressed
+	// ErrExpandBound: a compressed file expands past the bound set
+	// against decompression bombs (an *ExpandError); it need not be
+	// corrupt.
+	ErrExpandBound = elfobj.ErrExpandBound
 	// ErrModuleNotFound: no module of that name for the kernel release.
 	ErrModuleNotFound = locate.ErrModuleNotFound
 	// ErrRelease: a module was built for another kernel release than the
@@ -61,5 +67,25 @@ type DecodeError = elfobj.DecodeError
 // ErrCompressed.
 type CompressedError = elfobj.CompressedError
 
+// ExpandError reports a compressed file expanding past the bound set
+// against decompression bombs; it wraps ErrExpandBound.
+type ExpandError = elfobj.ExpandError
+
 // MaxDecompressed bounds what a compressed file may expand to.
 const MaxDecompressed = elfobj.MaxDecompressed
+
+// nameMalformed names f's DWARF file in a malformed-debuginfo error that
+// names none ("malformed .debug_info at offset 0x3132e58" of a vmlinux):
+// the public queries defer it, so that an error says of which file its
+// offset is. One that names the file already (a section that does not
+// decompress) is left as it is.
+func (f *File) nameMalformed(err *error) {
+	if *err == nil || !errors.Is(*err, ErrMalformed) {
+		return
+	}
+	p := f.dwarfFile().Path
+	if strings.Contains((*err).Error(), p) {
+		return
+	}
+	*err = fmt.Errorf("%s: %w", p, *err)
+}

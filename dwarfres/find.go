@@ -14,35 +14,45 @@ import (
 // perf probe's semantics (see tools/perf/util/probe-finder.c), and names each
 // address by its containing symbol.
 func (f *File) FindProbes(q Query) (ps []Probe, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
 	ps, defined, err := f.findProbes(q)
-	if len(ps) == 0 && !defined && (err == nil || errors.Is(err, ErrNotFound)) && f.indexMissed(q) {
+	// A file the index's names make ambiguous is confirmed too: the
+	// names are the index's.
+	ambiguous := q.fn() == "" && errors.Is(err, ErrAmbiguous)
+	if len(ps) == 0 && !defined && (err == nil || errors.Is(err, ErrNotFound) || ambiguous) && f.indexMissed(q) {
 		q.scan = true
 		ps, _, err = f.findProbes(q)
 	}
 	return ps, err
 }
 
-// indexMissed reports whether an index that answered nothing for q is
-// contradicted by the symbol table (checked against the binary's): the
-// index only narrows which units are read, and a posting list cut in a
-// file that passed its checksum would hide a function the binary has.
-// A function the index led to (a unit defining it was read: FUNC:RLN at
-// a line without code) was not hidden, and is not rescanned either.
-// A name with no symbol (a typo, an inline-only function) is not checked:
-// a scan there would cost each failing spec what the index saves. Nor is
-// a GCC clone's name (do_sysinfo.isra.0, .constprop.0, .part.0, .cold) in
-// a C binary: no C unit names a function so, and the scan costs a pass
-// over .debug_info (60 ms on a vmlinux) to confirm it.
+// indexMissed reports whether an index that answered nothing for q must
+// be confirmed by the scan: always, but for what the language proves
+// absent. The index only narrows which units are read, and a file that
+// passed its checksum may still have been rewritten (a posting list or
+// a file table emptied, its checksum recomputed): "not found" is never
+// answered from the index alone. A function the index led to (a unit
+// defining it was read: FUNC:RLN at a line without code) was not
+// hidden, and is not rescanned. Nor is a GCC clone's name
+// (do_sysinfo.isra.0, .constprop.0, .part.0, .cold) in a C binary: no
+// C unit can name a function so. The price is the scan, on failures
+// only: a pass over .debug_info for an exact name (60 ms on a vmlinux),
+// the top-level DIEs of every unit for a pattern, the line tables' file
+// names for a file. A file query is confirmed only when the index named
+// no unit for the file (or several files): a line without code in a file
+// the index found (fs/read_write.c:5000) would cost the scan of every
+// unit's files (20 → 150 ms) to say the same.
 func (f *File) indexMissed(q Query) bool {
 	ix := f.index()
-	if q.scan || ix == nil || q.fn() == "" || q.Function.IsGlob() || q.LazyLines != nil {
+	if q.scan || ix == nil {
 		return false
 	}
-	if ix.onlyC && strings.Contains(q.fn(), ".") {
-		return false
+	if q.fn() == "" {
+		us, paths, ok := ix.fileUnits(sourceName{name: q.File})
+		return !ok || len(us) == 0 || len(paths) > 1
 	}
-	return len(f.Symbols().Lookup(q.fn())) > 0
+	return !ix.onlyC || !strings.Contains(q.fn(), ".") || q.Function.IsGlob()
 }
 
 // findProbes is FindProbes over the units the index or a scan names;

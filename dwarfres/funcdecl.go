@@ -25,6 +25,7 @@ type FuncDecl struct {
 // debuginfo covers it. It tells which copy of a non-unique name an
 // address is in, and whether it is the copy of an inline function.
 func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
 	if a, ok := f.asked.get(addr); ok {
 		return a.fd, a.fdOK, nil

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 )
 
 // An Index tells a query which units to decode: the units naming each
@@ -31,6 +33,22 @@ type Index struct {
 	tabs  [numTabs]indexTable
 	syms  []byte // the symbol map's record (indexsyms.go)
 	hdrs  []byte // the unit headers' record (indexunits.go)
+	// bad is why a lookup found the file inconsistent (a posting list
+	// that does not fill the space up to the next, a unit past the
+	// last): the first reason, once; File.index then stops using it.
+	bad atomic.Pointer[string]
+}
+
+// corrupt records why a lookup cannot trust the index; every later
+// lookup answers ok=false and the queries scan.
+func (ix *Index) corrupt(why string) { ix.bad.CompareAndSwap(nil, &why) }
+
+// failed is the error of the first inconsistency a lookup found, or nil.
+func (ix *Index) failed() error {
+	if why := ix.bad.Load(); why != nil {
+		return fmt.Errorf("%w: %s", ErrIndexCorrupt, *why)
+	}
+	return nil
 }
 
 // The tables of an Index.
@@ -105,21 +123,62 @@ func (e *IndexError) Unwrap() error { return e.Err }
 
 func (t *indexTable) len() int { return len(t.ents) / entSize }
 
+// tiled reports whether the entries' posting lists start where the build
+// puts them: the first at 0, each at or after the one before, within the
+// postings (empty for a table without entries). What each list holds is
+// checked as it is read (entry, postings).
+func (t *indexTable) tiled() bool {
+	n := t.len()
+	if n == 0 {
+		return len(t.posts) == 0
+	}
+	prev := uint32(0)
+	for i := range n {
+		po := binary.LittleEndian.Uint32(t.ents[i*entSize+8:])
+		if po < prev || i == 0 && po != 0 {
+			return false
+		}
+		prev = po
+	}
+	return uint64(prev) < uint64(len(t.posts))
+}
+
 // entry returns entry i's name and postings, ok=false if they point
-// outside the file (only a corrupt file that passed its checksum).
+// outside the file (only a corrupt file that passed its checksum). The
+// postings of an entry are the bytes up to the next entry's (the build
+// writes them in entry order, back to back), which postings must use
+// up exactly: a count cut or raised in a file whose checksum was
+// recomputed is caught there, not answered from.
 func (ix *Index) entry(t *indexTable, i int) (name, posts []byte, n int, ok bool) {
 	e := t.ents[i*entSize : (i+1)*entSize]
 	no, nl := binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint32(e[4:])
 	po, pn := binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
-	if uint64(no)+uint64(nl) > uint64(len(ix.strs)) || uint64(po) > uint64(len(t.posts)) {
+	end := uint64(len(t.posts))
+	if i+1 < t.len() {
+		end = uint64(binary.LittleEndian.Uint32(t.ents[(i+1)*entSize+8:]))
+	}
+	if uint64(no)+uint64(nl) > uint64(len(ix.strs)) || uint64(po) > end || end > uint64(len(t.posts)) {
+		ix.corrupt(fmt.Sprintf("table entry %d points outside the file", i))
 		return nil, nil, 0, false
 	}
-	return ix.strs[no : no+nl], t.posts[po:], int(pn), true
+	return ix.strs[no : no+nl], t.posts[po:end], int(pn), true
 }
 
 // postings appends the n unit numbers coded in p, for table tab, to out:
-// all of them, or with defs (definingOnly) those flagged as defining.
+// all of them, or with defs (definingOnly) those flagged as defining. p
+// must hold exactly n ascending unit numbers of the binary.
 func (ix *Index) postings(tab int, p []byte, n int, defs bool, out []int) ([]int, bool) {
+	out, ok := ix.decodePostings(tab, p, n, defs, out)
+	if !ok {
+		ix.corrupt(fmt.Sprintf("a posting list of table %d does not hold the %d units its entry counts", tab, n))
+	}
+	return out, ok
+}
+
+func (ix *Index) decodePostings(tab int, p []byte, n int, defs bool, out []int) ([]int, bool) {
+	if n > len(p) { // a unit number takes a byte at least
+		return out, false
+	}
 	flagged := hasDefFlags(tab)
 	u := -1
 	for k := 0; k < n; k++ {
@@ -143,11 +202,14 @@ func (ix *Index) postings(tab int, p []byte, n int, defs bool, out []int) ([]int
 			out = append(out, u)
 		}
 	}
-	return out, true
+	return out, len(p) == 0
 }
 
 // lookup returns the units of name in table tab (defs: see postings).
 func (ix *Index) lookup(tab int, name string, defs bool) ([]int, bool) {
+	if ix.bad.Load() != nil {
+		return nil, false
+	}
 	t := &ix.tabs[tab]
 	var bad bool
 	i := sort.Search(t.len(), func(i int) bool {
@@ -171,6 +233,9 @@ func (ix *Index) lookup(tab int, name string, defs bool) ([]int, bool) {
 // matching returns the units of every name of table tab that match, in
 // order, and with names the distinct matching names.
 func (ix *Index) matching(tab int, match func(string) bool, defs bool) (units []int, names []string, ok bool) {
+	if ix.bad.Load() != nil {
+		return nil, nil, false
+	}
 	t := &ix.tabs[tab]
 	for i := 0; i < t.len(); i++ {
 		n, p, cnt, ok := ix.entry(t, i)

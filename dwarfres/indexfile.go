@@ -127,6 +127,11 @@ func decodeIndex(b []byte, key string) (*Index, error) {
 	if d.Bad || len(d.B) != 0 {
 		return nil, fmt.Errorf("%w: tables do not decode", ErrIndexCorrupt)
 	}
+	for i := range ix.tabs {
+		if !ix.tabs[i].tiled() {
+			return nil, fmt.Errorf("%w: the posting lists of table %d do not follow each other", ErrIndexCorrupt, i)
+		}
+	}
 	return ix, nil
 }
 

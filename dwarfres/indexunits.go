@@ -9,14 +9,16 @@ import (
 // The unit headers' record of an index: per unit, in section order, the
 // uvarints of its length (the next starts where it ends), of its header's
 // length (to its first DIE) and of its abbreviation table's offset, then
-// one byte each of its version, type, address size and offset size. A
-// vmlinux has thousands of units, whose headers a query would otherwise
-// read one pread each (7 ms of a 20 ms -F).
+// one byte each of its version, type, address size and offset size.
+// Postings number units in this order, so the record is what ties an
+// index to the unit boundaries it was built on: it must be the record of
+// the headers .debug_info has, read from the file (one pread per unit:
+// 3.5 ms for a vmlinux's 2,172 units), or the index is of another state
+// of the file (rewritten in place, size and mtime kept) or corrupt.
 
-// useIndexUnits takes f's units from ix's record, unless they were read
-// already. The record must fit f's .debug_info, whose size is checked
-// first: the headers of another build would be wrong answers, not an
-// index to rebuild.
+// useIndexUnits checks ix's record against f's unit headers, read from
+// .debug_info. The size is checked first: the headers of another build
+// would be wrong answers, not an index to rebuild.
 func (b indexer) useIndexUnits(ix *Index) error {
 	if n := uint64(len(b.f.sec(".debug_info"))); ix.infoSize != n {
 		return fmt.Errorf("%w: .debug_info of %d bytes, the binary's has %d", ErrIndexForeign, ix.infoSize, n)
@@ -25,8 +27,26 @@ func (b indexer) useIndexUnits(ix *Index) error {
 	if !ok {
 		return fmt.Errorf("%w: unit headers do not decode", ErrIndexCorrupt)
 	}
-	b.f.unitsOnce.Do(func() { b.f.loadUnits(hdrs) })
+	if _, err := b.f.unitsList(); err != nil {
+		return nil // no index for debuginfo that does not read: the build says why
+	}
+	if i, ok := sameUnits(hdrs, b.f.headers); !ok {
+		return fmt.Errorf("%w: its record of unit %d is not the unit header .debug_info has", ErrIndexCorrupt, i)
+	}
 	return nil
+}
+
+// sameUnits reports whether the headers a and b agree, else the first
+// unit where they differ.
+func sameUnits(a, b []unit) (int, bool) {
+	for i := range min(len(a), len(b)) {
+		x, y := &a[i], &b[i]
+		if x.off != y.off || x.end != y.end || x.dieOff != y.dieOff || x.abbrevOff != y.abbrevOff ||
+			x.version != y.version || x.utype != y.utype || x.addrSize != y.addrSize || x.offSize != y.offSize {
+			return i, false
+		}
+	}
+	return min(len(a), len(b)), len(a) == len(b)
 }
 
 // unitsRecord is the record of f's units, or nil when some are split

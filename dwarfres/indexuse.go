@@ -56,6 +56,10 @@ type attachedIndex struct {
 	opts *IndexOptions
 	once sync.Once
 	idx  *Index
+	path string
+	// dropped: a lookup found idx inconsistent (Index.failed); it was
+	// reported once and queries scan from then on.
+	dropped sync.Once
 }
 
 // UseIndex makes f's queries choose their units through its index in
@@ -81,11 +85,27 @@ func (f *File) index() *Index {
 	f.ix.once.Do(func() {
 		var r IndexReport
 		f.ix.idx, r = f.EnsureIndex(*o)
+		f.ix.path = r.Path
 		if r.Noteworthy() && o.Note != nil {
 			o.Note(r)
 		}
 	})
-	return f.ix.idx
+	ix := f.ix.idx
+	if ix == nil {
+		return nil
+	}
+	if err := ix.failed(); err != nil {
+		// A lookup found the file inconsistent: what it answered before
+		// was answered again by a scan (the lookup said it could not
+		// answer), and the rest of the run scans.
+		f.ix.dropped.Do(func() {
+			if o.Note != nil {
+				o.Note(IndexReport{Path: f.ix.path, Err: &IndexError{Path: f.ix.path, Err: err}})
+			}
+		})
+		return nil
+	}
+	return ix
 }
 
 // EnsureIndex loads f's index from o.Dir, or builds and saves it when it

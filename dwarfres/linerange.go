@@ -41,14 +41,28 @@ type LineRange struct {
 // memcmp) add the lines their copies have, as -D FUNC:RLN probes every
 // unit's copies; perf lists the first unit's only.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
+	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
-	f.index() // loaded first: its unit headers spare reading them
+	fq := Query{Function: lazymatch.ExactName(q.Function), File: q.File}
+	lr, err = f.findLineRange(q, fq)
+	// Nothing found, or a file the index's names make ambiguous: the
+	// index's answer is confirmed by the scan (see indexMissed).
+	if lr == nil && (err == nil || errors.Is(err, ErrAmbiguous) && q.Function == "") && f.indexMissed(fq) {
+		fq.scan = true
+		lr, err = f.findLineRange(q, fq)
+	}
+	return lr, err
+}
+
+// findLineRange is FindLineRange over the units the index or (fq.scan)
+// the scan names.
+func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
+	f.index() // loaded first
 	units, err := f.unitsList()
 	if err != nil {
 		return nil, err
 	}
 	src := sourceName{name: q.File}
-	fq := Query{Function: lazymatch.ExactName(q.Function), File: q.File}
 	cands, paths, err := f.candidates(units, fq, src)
 	if err != nil {
 		return nil, err

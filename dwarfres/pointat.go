@@ -156,6 +156,7 @@ func (m *PointMapper) File() *File {
 
 // ProbePointAt is File.ProbePointAt, reusing the units decoded before.
 func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error) {
+	defer m.f.nameMalformed(&err)
 	defer elfobj.Guard(&err, m.f.Path)
 	t, err := m.treeAt(addr)
 	if t == nil || err != nil {

@@ -26,6 +26,7 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 		if c, paths, ok := ix.candidates(q, src); ok {
 			return c, paths, nil
 		}
+		ix = f.index() // nil, and said so, if the lookup found it corrupt
 	}
 	if q.fn() != "" && !q.Function.IsGlob() && !hasTemplateArgs(q.fn()) {
 		if c, ok := f.refScan(units, scopeLeaf(q.fn()), ix); ok {

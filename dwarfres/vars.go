@@ -696,11 +696,24 @@ func (s *treeScope) LocatedLater(v Entry) bool {
 // address). Statics of other units are not candidates.
 func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
 	defer elfobj.Guard(&err, f.Path)
+	ix := f.index()
+	e, ok, err = f.findGlobalIn(name, ix)
+	if !ok && err == nil && ix != nil {
+		// Not found through the index: confirmed by the scan (see
+		// indexMissed).
+		e, ok, err = f.findGlobalIn(name, nil)
+	}
+	return e, ok, err
+}
+
+// findGlobalIn is findGlobal over the units ix names, or with ix nil
+// those that refScan finds.
+func (f *File) findGlobalIn(name string, ix *Index) (e Entry, ok bool, err error) {
 	units, err := f.unitsList()
 	if err != nil {
 		return Entry{}, false, err
 	}
-	cands, scanned := f.refScan(units, name, f.index())
+	cands, scanned := f.refScan(units, name, ix)
 	if !scanned {
 		for i := range units {
 			cands = append(cands, i)

@@ -2,11 +2,11 @@ package probegen
 
 import (
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
@@ -189,7 +189,7 @@ func (lt *LineTexts) file(name, compDir string) []string {
 	}
 	var lines []string
 	if p, _, ok := lt.src.Find(name, compDir); ok {
-		if b, err := os.ReadFile(p); err == nil {
+		if b, err := elfobj.ReadRegular(p); err == nil {
 			lines = strings.Split(string(b), "\n")
 		}
 	}

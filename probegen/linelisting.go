@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
@@ -121,7 +121,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 		return l, nil
 	}
 	l.Path, l.Found = src.Shown(path), true
-	fp, err := os.Open(path)
+	fp, err := elfobj.OpenRegular(path) // not a FIFO: it would hang the run
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
 )
 
@@ -144,7 +145,7 @@ func (s *Sources) lines(file, compDir string, from, to int) ([]string, bool) {
 	if !ok || to < 1 {
 		return nil, false
 	}
-	fp, err := os.Open(p)
+	fp, err := elfobj.OpenRegular(p) // a FIFO in a source tree must not hang the run
 	if err != nil {
 		return nil, false
 	}
@@ -172,7 +173,7 @@ func (s *Sources) LazyLines(pat string) func(file, compDir string) (map[int]bool
 		if !ok {
 			return nil, &SourceError{File: file, Tried: tried}
 		}
-		fp, err := os.Open(p)
+		fp, err := elfobj.OpenRegular(p)
 		if err != nil {
 			return nil, err
 		}

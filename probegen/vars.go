@@ -101,7 +101,10 @@ func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions
 	var out []VarList
 	for _, pt := range pts {
 		if pt.scope == nil {
-			return nil, fmt.Errorf("failed to find the address of %s: no debuginfo covers it %w", PerfPoint(&spec.Point), dwarfres.ErrNotFound)
+			// Known to the symbol table only (crt's _start, assembler):
+			// no unit's scope to list. ErrNotFound classes it; the
+			// message is whole without the sentinel's words.
+			return nil, &dwarfres.ProbeError{Err: dwarfres.ErrNotFound, Msg: fmt.Sprintf("failed to find the address of %s: no debuginfo covers it", PerfPoint(&spec.Point))}
 		}
 		out = append(out, varsAt(pt.scope, vo, flt.Match))
 	}

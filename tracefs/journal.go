@@ -28,13 +28,16 @@ import (
 //	wrote<TAB>I<TAB>ID	its event's id after
 //
 // (the ids of events/GROUP/EVENT/id). Recovery deletes a probe only if
-// its event still has the id recorded after the write, or, for the one
-// definition a process killed in the middle of its write(2) did not
-// record, if the event is new since the "writing" line or still has the
-// id noted there. So a journal rolls back only what its own process
-// wrote: an event of the same name that perf made, before or since, has
-// another id, and a definition with no "writing" line was never written.
-// A definition written with no id to read is left and reported. No fsync:
+// its event still has the id recorded after the write. So a journal rolls
+// back only what its own process wrote: an event of the same name that
+// perf made before has another id, and a definition with no "writing"
+// line was never written. The one definition a process killed in the
+// middle of its write(2) did not record is left and reported, as is one
+// written with no id to read: nothing in the kernel tells whether that
+// write(2) happened before the kill, and perf may have made the same
+// event (same name, same definition) since, which the kernel lists
+// alike (and may give the id of one deleted before: ids are reused). The
+// rest of its event, if the batch made it, is removed. No fsync:
 // the journal only has to outlive its process, not the kernel (the
 // probes go with a reboot, and /run with them).
 
@@ -206,12 +209,12 @@ func (t *FS) recoverJournal(path string) Recovery {
 	}
 	r := Recovery{Total: len(jr.evs), Wrote: len(jr.wrote)}
 	paths := map[Kind]string{}
-	var ours []Event
+	var ours, doubt []Event
 	for i, ev := range jr.evs {
 		now := t.eventID(ev.Group, ev.Name)
 		switch v := jr.verify(i, now); {
 		case v == unverifiable:
-			r.Unverified = appendOnce(r.Unverified, ev.PerfName())
+			doubt = append(doubt, ev)
 			continue
 		case v != mine:
 			continue
@@ -228,6 +231,13 @@ func (t *FS) recoverJournal(path string) Recovery {
 	}
 	removed, err := t.undo(paths, ours, false)
 	r.Removed, r.Err = removed, errors.Join(r.Err, err)
+	for _, ev := range doubt {
+		// Left in the kernel: what of it the batch made is gone with
+		// the rest of its event when the probe in doubt was not there.
+		if t.eventID(ev.Group, ev.Name) != "" {
+			r.Unverified = appendOnce(r.Unverified, ev.PerfName())
+		}
+	}
 	r.Kept = r.Err != nil
 	return r
 }
@@ -236,7 +246,7 @@ func (t *FS) recoverJournal(path string) Recovery {
 const (
 	notMine      = iota // not written, gone, or its event is another's now
 	mine                // written by the journal's process, still there
-	unverifiable        // written, still there, but with no id to check
+	unverifiable        // maybe written, still there, with no id to check
 )
 
 // verify judges definition i of the journal, whose event has the id now
@@ -254,13 +264,14 @@ func (jr *journalRecords) verify(i int, now string) int {
 		}
 		return notMine
 	}
-	// Killed during the write: if it happened, the event is new since
-	// the "writing" line or (a probe appended) still the one noted there.
+	// Killed during the write: the event may be this write's (new since
+	// the "writing" line, or, a probe appended, still the one noted
+	// there) or made by another tracer since, alike.
 	before, ok := jr.writing[i]
 	if !ok || before != "" && before != now {
 		return notMine
 	}
-	return mine
+	return unverifiable
 }
 
 func appendOnce(list []string, s string) []string {

@@ -53,6 +53,10 @@ func TestJournalPlantedPerfEvent(t *testing.T) {
 		{"recorded with no id", "wrote\t0\t\n", []string{"probe_x:main"}},
 		{"not recorded", "", nil},
 		{"recorded as written to the event of another id", "writing\t0\t1234\n", nil},
+		// Killed in the write(2) that would have made the event (the
+		// last line "writing"), which did not happen; perf made it since,
+		// with the same name and definition. It used to be deleted.
+		{"killed in its write, perf made the same event since", "writing\t0\t\n", []string{"probe_x:main"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := fakeTree(t, map[string]string{"uprobe_events": perfEvent,
@@ -94,14 +98,47 @@ func TestJournalOwnBatch(t *testing.T) {
 	}
 	fsys.writeFile = k.write
 	// As if killed in the middle of the fourth write: dw/c, absent
-	// before it and there now, is the batch's.
+	// before it and there now, may be the batch's or made by perf since
+	// (TestJournalPlantedPerfEvent): it is left and reported.
 	got := recoverWith(t, fsys, journal+"wrote\t2\t2001\nwriting\t3\t\n")
-	want := []Recovery{{Path: fsys.lockPath + journalInfix + "4242", PID: 4242, Total: 4, Wrote: 3, Removed: []string{"dw:c", "dw:b", "dw:a"}}}
+	want := []Recovery{{Path: fsys.lockPath + journalInfix + "4242", PID: 4242, Total: 4, Wrote: 3, Removed: []string{"dw:b", "dw:a"}, Unverified: []string{"dw:c"}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Recovered %+v\nwant %+v", got, want)
 	}
-	if l := readFile(t, root, "uprobe_events"); !strings.HasPrefix(l, perfEvent) || strings.Contains(l, "dw/") {
+	if l := readFile(t, root, "uprobe_events"); !strings.HasPrefix(l, perfEvent) || strings.Count(l, "dw/") != 1 || !strings.Contains(l, "p:dw/c ") {
 		t.Errorf("uprobe_events after recovery:\n%s", l)
+	}
+}
+
+// TestJournalKilledInAppend: killed in the write(2) that appends a probe
+// to an event the batch made, the event's other probes are the batch's
+// and go; the appended one, if the kernel lists it, may be another
+// tracer's since and is left and reported (with its event); if it is
+// not there, the whole event goes.
+func TestJournalKilledInAppend(t *testing.T) {
+	journal := "# killed\nuprobe\tp:dw/a /bin/x:0x10\nuprobe\tp:dw/a /bin/x:0x30\n" +
+		"writing\t0\t\nwrote\t0\t2001\nwriting\t1\t2001\n"
+	for _, c := range []struct {
+		name, listed string
+		removed      []string
+		unverified   []string
+		left         string
+	}{
+		{"appended", "p:dw/a /bin/x:0x0000000000000010\np:dw/a /bin/x:0x0000000000000030\n", []string{"dw:a"}, []string{"dw:a"}, "p:dw/a /bin/x:0x0000000000000030\n"},
+		{"not appended", "p:dw/a /bin/x:0x0000000000000010\n", []string{"dw:a"}, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := fakeTree(t, map[string]string{"uprobe_events": c.listed,
+				"events/dw/a/enable": "0\n", "events/dw/a/id": "2001\n"})
+			fsys, _ := newFake(t, root, true)
+			got := recoverWith(t, fsys, journal)
+			if len(got) != 1 || !reflect.DeepEqual(got[0].Removed, c.removed) || !reflect.DeepEqual(got[0].Unverified, c.unverified) || got[0].Err != nil {
+				t.Errorf("Recovered %+v, want %q removed, %q unverified", got, c.removed, c.unverified)
+			}
+			if l := readFile(t, root, "uprobe_events"); l != c.left {
+				t.Errorf("uprobe_events after recovery:\n%s\nwant\n%s", l, c.left)
+			}
+		})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -25,7 +24,7 @@ type applyLine struct {
 // and registers too) before anything is written, and kprobes and uprobes
 // are added in one batch that tracefs rolls back whole: all or nothing.
 func runApply(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	name, lines, err := readApply(o.apply)
+	name, lines, err := readApply(ctx, o.apply)
 	if err != nil {
 		return err
 	}
@@ -84,8 +83,8 @@ func appliedJSON(o *options, added []tracefs.Event, stdout io.Writer) error {
 
 // readApply reads and parses the definitions of path ("-": stdin), and
 // returns the name to report them by.
-func readApply(path string) (string, []applyLine, error) {
-	name, r, done, err := openInput(path)
+func readApply(ctx context.Context, path string) (string, []applyLine, error) {
+	name, r, done, err := openInput(ctx, path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -95,19 +94,6 @@ func readApply(path string) (string, []applyLine, error) {
 		err = fmt.Errorf("%s: no definitions", name)
 	}
 	return name, lines, err
-}
-
-// openInput opens an input file of dwprobe's, path "-" being stdin, and
-// returns the name to report it by and a function that closes it.
-func openInput(path string) (name string, r io.Reader, done func(), err error) {
-	if path == "-" {
-		return "<stdin>", stdin, func() {}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	return path, f, func() { f.Close() }, nil
 }
 
 // parseApply parses each definition line of r once.

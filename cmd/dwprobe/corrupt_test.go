@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +92,29 @@ func needApp(t *testing.T, name string) string {
 		dwarftest.NeedTool(t, "clang")
 	}
 	return fixture(t, name)
+}
+
+// TestCorruptUnitNamesFile: a unit of the -x (or -k) file whose DIEs do
+// not decode is reported with the file's name before the section and
+// offset, whichever command reaches it; it said "malformed .debug_info
+// at offset 0x3132e58" of a vmlinux, naming no file (issue 34).
+func TestCorruptUnitNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := dwarftest.CopyEdited(t, fixture(t, "app-gcc-O2-dwarf5"), filepath.Join(dir, "app-bad"), 0o755, func(b []byte) ([]byte, error) {
+		ef, err := elf.NewFile(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		s := ef.Section(".debug_info")
+		first := binary.LittleEndian.Uint32(b[s.Offset:])
+		at := s.Offset + 4 + uint64(first) + 12 // the second unit's first DIE (DWARF 5, 32-bit)
+		b[at], b[at+1] = 0x7f, 0                // an abbreviation code it does not have
+		return b, nil
+	})
+	for _, args := range [][]string{{"-D", "work"}, {"-V", "work"}, {"-L", "work"}, {"-L", "app_util.c:40-60"}, {"-D", "app_util.c:52"}} {
+		_, errs, code := runBin(t, append([]string{"-x", bad}, args...)...)
+		if code != exitInput || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, bad+": malformed .debug_info at offset 0x") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 4 naming %s", args, code, errs, bad)
+		}
+	}
 }

@@ -63,7 +63,7 @@ func checkDiffOptions(o *options) error {
 // one spec. A signal ends the run with the verdicts printed so far and no
 // verdict for the spec at hand.
 func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	if err := checkSpecFiles(o.defs); err != nil {
+	if err := checkSpecFiles(ctx, o.defs); err != nil {
 		return err
 	}
 	oldB, err := newDiffBuild(o, t)
@@ -86,7 +86,7 @@ func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr i
 		return err
 	}
 	var tally diffTally
-	err = eachSpec(o.defs, func(in specInput) error {
+	err = eachSpec(ctx, o.defs, func(in specInput) error {
 		if ctx.Err() != nil {
 			return tally.interrupted()
 		}

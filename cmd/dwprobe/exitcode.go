@@ -94,7 +94,7 @@ func isInputErr(err error) bool {
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs, errOtherMachine,
-		dwarfres.ErrCompressed, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
+		dwarfres.ErrCompressed, dwarfres.ErrExpandBound, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {

@@ -146,3 +146,93 @@ func TestFaultExitCode(t *testing.T) {
 		t.Errorf("exit %d for %v, want %d", code, err, exitInput)
 	}
 }
+
+// TestFIFOSpecFileNoWriter: a spec file (-D @FILE, -V @FILE, -a @FILE)
+// or --apply FILE that is a FIFO nobody writes waits for a writer only
+// until a signal: SIGTERM ends the run at once, non-zero, saying it was
+// interrupted. The open used to block in open(2), deaf to SIGTERM and
+// SIGINT (timeout -k 2 5 dwprobe -D @p: exit 137).
+func TestFIFOSpecFileNoWriter(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	p := filepath.Join(t.TempDir(), "specs")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args    []string
+		printed bool // a spec before the FIFO's has printed its definition
+	}{
+		{[]string{"-x", app, "-D", "@" + p}, false},
+		{[]string{"-x", app, "-D", "work", "-D", "@" + p}, true},
+		{[]string{"-x", app, "-V", "@" + p}, false},
+		{[]string{"-x", app, "--diff", app, "-D", "@" + p}, false},
+		{[]string{"-x", app, "-a", "@" + p}, false},
+		{[]string{"--apply", p, "--dry-run"}, false},
+	} {
+		want := "dwprobe: interrupted: nothing was printed or saved\n"
+		if c.printed {
+			want = "dwprobe: interrupted: the output above is incomplete, and nothing was saved\n"
+		}
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			code, out, errs, took, exited := signalRun(t, sig, 300*time.Millisecond, nil, c.args...)
+			if exited || code == 0 || (out != "") != c.printed || took > 5*time.Second || errs != want {
+				t.Errorf("%v to dwprobe %q waiting on a FIFO: exited before %v, exit %d after %v, stdout %q, stderr %q; want stderr %q",
+					sig, c.args, exited, code, took, out, errs, want)
+			}
+		}
+	}
+}
+
+// TestFIFOSpecFileWriter: a FIFO with a writer, one that comes late or
+// the pipe of a process substitution (-D @<(cmd): /dev/fd/N), is read
+// once to its end, as a file of the same lines is. -D @<(cmd) used to
+// say "no probe specs": the file was read twice, once to check it.
+func TestFIFOSpecFileWriter(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	dir := t.TempDir()
+	regular := writeSpecs(t, "work\ncompute\n")
+	want, _, code := runBounded(t, time.Minute, "-x", app, "-D", "@"+regular)
+	if code != 0 || want == "" {
+		t.Fatalf("-D @%s: exit %d, %q", regular, code, want)
+	}
+	def := strings.SplitN(want, "\n", 2)[0]
+	late := func(p, text string) {
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			os.WriteFile(p, []byte(text), 0o600) // blocks until the reader opens
+		}()
+	}
+	t.Run("late writer", func(t *testing.T) {
+		p := filepath.Join(dir, "late")
+		syscall.Mkfifo(p, 0o600)
+		late(p, "work\ncompute\n")
+		if got, errs, code := runBounded(t, time.Minute, "-x", app, "-D", "@"+p); code != 0 || got != want {
+			t.Errorf("-D @FIFO: exit %d, stdout %q, stderr %q; want %q", code, got, errs, want)
+		}
+	})
+	t.Run("apply", func(t *testing.T) {
+		p := filepath.Join(dir, "apply")
+		syscall.Mkfifo(p, 0o600)
+		late(p, def+"\n")
+		if _, errs, code := runBounded(t, time.Minute, "--apply", p, "--dry-run"); code != 0 || !strings.Contains(errs, "1 definitions of "+p+" are valid") {
+			t.Errorf("--apply FIFO --dry-run: exit %d, stderr %q", code, errs)
+		}
+	})
+	t.Run("process substitution", func(t *testing.T) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw.WriteString("work\ncompute\n")
+		pw.Close()
+		cmd := exec.Command(dwprobeBin(t), "-x", app, "-D", "@/dev/fd/3")
+		cmd.ExtraFiles = []*os.File{pr}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		got, err := cmd.Output()
+		pr.Close()
+		if err != nil || string(got) != want {
+			t.Errorf("-D @/dev/fd/3 (a pipe): %v, stdout %q, stderr %q; want %q", err, got, errb.String(), want)
+		}
+	})
+}

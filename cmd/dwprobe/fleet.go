@@ -81,7 +81,7 @@ func (s fleetSpec) failed() bool {
 
 // runFleet implements --fleet.
 func runFleet(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	if err := checkSpecFiles(o.defs); err != nil {
+	if err := checkSpecFiles(ctx, o.defs); err != nil {
 		return err
 	}
 	builds, err := readFleet(o.fleet)
@@ -294,7 +294,7 @@ func checkFleetBuild(ctx context.Context, o *options, r *fleetReport, refs map[u
 		}
 	}
 	n := 0
-	err = eachSpec(o.defs, func(in specInput) error {
+	err = eachSpec(ctx, o.defs, func(in specInput) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -44,6 +44,10 @@ func withHints(err error, o *options) error {
 	if errors.As(err, &nc) && nc.Hint == "" {
 		nc.Hint = "--nearest probes " + nc.Nearest().Spec
 	}
+	var ee *dwarfres.ExpandError
+	if errors.As(err, &ee) && ee.Hint == "" {
+		ee.Hint = fmt.Sprintf("if it is a real module, decompress it (%s) and give the uncompressed file, which has no such bound", decompressCmd(ee.Codec, ee.Path))
+	}
 	var lazy *probegen.LazyMissError
 	if errors.As(err, &lazy) && lazy.Hint == "" && lazy.Function != "" && len(lazy.Lines) > 0 {
 		lazy.Hint = "see -L " + lazy.Function
@@ -103,4 +107,16 @@ func checkSourceDirOf(opt, dir string) error {
 		return fmt.Errorf("source tree (%s) %s is not a directory", opt, dir)
 	}
 	return nil
+}
+
+// decompressCmd is the command that decompresses path, compressed with
+// codec, beside it.
+func decompressCmd(codec, path string) string {
+	switch codec {
+	case "gzip":
+		return "gzip -dk " + path
+	case "xz":
+		return "xz -dk " + path
+	}
+	return "zstd -d " + path
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -30,14 +31,14 @@ func useIndex(o *options, tgt *probegen.Target, stderr io.Writer) {
 
 // specCount is how many specs the run has, counted up to
 // dwarfres.ManySpecs: one per -D/-a/-V, the lines of an @FILE, and
-// ManySpecs for @- (stdin cannot be read twice; a pipe of specs is a
-// batch).
+// ManySpecs for @- and any other stream (stdin, a FIFO or @<(cmd) cannot
+// be read twice; a pipe of specs is a batch).
 func specCount(o *options) int {
 	n := 0
 	for _, list := range [][]string{o.defs, o.adds, o.vars} {
 		for _, s := range list {
 			switch {
-			case s == "@-":
+			case strings.HasPrefix(s, "@") && isStream(s[1:]):
 				n += dwarfres.ManySpecs
 			case strings.HasPrefix(s, "@"):
 				n += countSpecLines(s[1:], dwarfres.ManySpecs-n)
@@ -54,9 +55,10 @@ func specCount(o *options) int {
 
 // countSpecLines counts the spec lines of file (neither blank nor a #
 // comment), stopping at limit; one for a file that does not read (the
-// run reports it).
+// run reports it). It opens only a regular file (never blocking on a
+// FIFO swapped in since specCount looked).
 func countSpecLines(file string, limit int) int {
-	fh, err := os.Open(file)
+	fh, err := elfobj.OpenRegular(file)
 	if err != nil {
 		return 1
 	}

@@ -8,28 +8,49 @@ import (
 )
 
 // errInterrupted: a signal (SIGINT, SIGTERM, SIGHUP) ended the run
-// before it was done; what it would have printed or saved is not.
+// before it was done and before it printed anything; what it would have
+// printed or saved is not.
 var errInterrupted = errors.New("interrupted: nothing was printed or saved")
 
-// interrupted words err as errInterrupted when it is the run's context
-// ending it; other errors, and the tracefs loop's own wording of a
-// signal, stay as they are.
-func interrupted(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return errInterrupted
+// errInterruptedPrinted: a signal ended the run after it had printed
+// some of its output (the verdicts of the specs before it, say).
+var errInterruptedPrinted = errors.New("interrupted: the output above is incomplete, and nothing was saved")
+
+// interrupted words err as errInterrupted, or errInterruptedPrinted when
+// printed says stdout has had some of the run's output, when it is the
+// run's context ending it; other errors, and the tracefs loop's own
+// wording of a signal, stay as they are.
+func interrupted(ctx context.Context, err error, printed bool) error {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
 	}
-	return err
+	if printed {
+		return errInterruptedPrinted
+	}
+	return errInterrupted
 }
 
-// ctxStdin reads os.Stdin until ctx is done: a read from a terminal or
-// an idle pipe (@-, --apply -) blocks in the kernel, deaf to the
+// countingWriter is a writer that notes whether anything went through.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ctxReader reads r until ctx is done: a read from a terminal or an idle
+// pipe (@-, --apply -, @/dev/tty) blocks in the kernel, deaf to the
 // context, so it runs on its own goroutine and is abandoned at a signal.
-type ctxStdin struct {
+type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
 }
 
-func (c ctxStdin) Read(p []byte) (int, error) {
+func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -51,7 +72,7 @@ func (c ctxStdin) Read(p []byte) (int, error) {
 	}
 }
 
-// interruptibleStdin is os.Stdin read through ctxStdin.
+// interruptibleStdin is os.Stdin read through ctxReader.
 func interruptibleStdin(ctx context.Context) io.Reader {
-	return ctxStdin{ctx, os.Stdin}
+	return ctxReader{ctx, os.Stdin}
 }

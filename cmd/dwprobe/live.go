@@ -92,7 +92,7 @@ func recoveredMsg(r tracefs.Recovery) string {
 		msg += fmt.Sprintf("; removed what it had added: %s … (%d events)", strings.Join(r.Removed[:3], " "), n)
 	}
 	if len(r.Unverified) > 0 {
-		msg += fmt.Sprintf("; left %s: it was killed before recording that it wrote it, so it may be another tracer's (dwprobe -d it if not)", strings.Join(r.Unverified, " "))
+		msg += fmt.Sprintf("; left %s: it was killed in the middle of writing it, and the kernel lists it alike whether that write happened or another tracer made the same event since (if it is not another's, remove it with dwprobe -d %s)", strings.Join(r.Unverified, " "), strings.Join(r.Unverified, " -d "))
 	}
 	if r.Err != nil {
 		msg += fmt.Sprintf("; could not remove all of it: %v; the journal %s is kept and tried again", r.Err, r.Path)

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -160,5 +165,58 @@ func TestVarsRangeAgreesWithDefine(t *testing.T) {
 	}
 	if _, errs, code := runBin(t, "-x", app, "-D", "work+53 p"); code == 0 || !strings.Contains(errs, "DW_OP_entry_value") {
 		t.Errorf("-D 'work+53 p' past the listed range: exit %d: %s", code, errs)
+	}
+}
+
+// TestInterruptedWording: a run a signal ends says nothing was printed
+// only when nothing was; after some output (the verdicts of --diff, the
+// definitions of the specs before) it says that output is incomplete.
+// It used to say "nothing was printed or saved" under printed verdicts.
+func TestInterruptedWording(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		err     error
+		printed bool
+		want    string
+	}{
+		{context.Canceled, false, "interrupted: nothing was printed or saved"},
+		{context.Canceled, true, "interrupted: the output above is incomplete, and nothing was saved"},
+		{fmt.Errorf("reading: %w", context.Canceled), true, "interrupted: the output above is incomplete, and nothing was saved"},
+		{errors.New("other"), true, "other"},
+	} {
+		if got := interrupted(ctx, c.err, c.printed); got.Error() != c.want {
+			t.Errorf("interrupted(%v, printed %v) = %q, want %q", c.err, c.printed, got, c.want)
+		}
+	}
+}
+
+// TestMessageCompressBound: a module that expands past the bound set
+// against decompression bombs is not called corrupt: the message names
+// the file and the bound, and says how to go past it; exit 4. It said
+// "corrupt compressed file" of a valid, very compressible module.
+func TestMessageCompressBound(t *testing.T) {
+	tiny, err := os.ReadFile("../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "big.ko.zst")
+	os.WriteFile(p, dwarftest.Compress(t, "zst", append(tiny, make([]byte, 64<<20)...)), 0o644)
+	_, _, err = dw("-m", p, "-D", "main")
+	msg := oneLine(err.Error())
+	if exitCode(err) != exitInput || strings.Contains(msg, "corrupt") || !strings.HasPrefix(msg, p+": zstd-compressed file") ||
+		!strings.Contains(msg, "expands past dwprobe's bound for compressed files, 16777216 bytes") ||
+		!strings.HasSuffix(msg, "decompress it (zstd -d "+p+") and give the uncompressed file, which has no such bound") {
+		t.Errorf("exit %d: %s", exitCode(err), msg)
+	}
+}
+
+// TestMessageNoDebuginfoCovers: -V at a function only the symbol table
+// knows says so once; it said "no debuginfo covers it not found".
+func TestMessageNoDebuginfoCovers(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	_, _, err := dw("-x", app, "-V", "_start")
+	if want := "failed to find the address of _start: no debuginfo covers it"; err == nil || err.Error() != want || exitCode(err) != exitUnresolved {
+		t.Errorf("-V _start: %v (exit %d), want %q (exit %d)", err, exitCode(err), want, exitUnresolved)
 	}
 }

@@ -127,11 +127,11 @@ var specWorkers = probegen.BatchWorkers
 // resolve (on up to workers goroutines: eachResolved) and hands each to
 // emit in spec order, as resolveStream describes.
 func resolveEach(ctx context.Context, o *options, args []string, stderr io.Writer, workers int, resolve func(specInput) resolved, emit func(resolved) error) error {
-	if err := checkSpecFiles(args); err != nil {
+	if err := checkSpecFiles(ctx, args); err != nil {
 		return err
 	}
 	run := newSpecRun(o, args, stderr)
-	err := eachResolved(args, workers, resolve, func(in specInput, r resolved) error {
+	err := eachResolved(ctx, args, workers, resolve, func(in specInput, r resolved) error {
 		if err := ctx.Err(); err != nil {
 			// A signal before or during the resolution: this spec's
 			// answer may be cut short, so it is not printed.

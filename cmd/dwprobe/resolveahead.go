@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"runtime/debug"
 	"sync"
@@ -16,11 +17,11 @@ import (
 // discards the specs resolved ahead). resolve must be safe for
 // concurrent use then. Every resolution has ended when it returns (the
 // caller may close the file they read).
-func eachResolved(args []string, workers int, resolve func(specInput) resolved, fn func(specInput, resolved) error) error {
+func eachResolved(ctx context.Context, args []string, workers int, resolve func(specInput) resolved, fn func(specInput, resolved) error) error {
 	if workers <= 1 {
-		return eachSpec(args, func(in specInput) error { return fn(in, resolve(in)) })
+		return eachSpec(ctx, args, func(in specInput) error { return fn(in, resolve(in)) })
 	}
-	q, stop := resolveAhead(args, workers, resolve)
+	q, stop := resolveAhead(ctx, args, workers, resolve)
 	defer stop()
 	for p := range q {
 		if p.err != nil {
@@ -56,7 +57,7 @@ var errStopAhead = errors.New("stopped")
 // them in order and closes after the last. stop starts no more
 // resolutions and waits for those started; it does not wait for the
 // reading, which may be blocked on stdin (@-) and touches no target.
-func resolveAhead(args []string, workers int, resolve func(specInput) resolved) (q <-chan *pendingSpec, stop func()) {
+func resolveAhead(ctx context.Context, args []string, workers int, resolve func(specInput) resolved) (q <-chan *pendingSpec, stop func()) {
 	out := make(chan *pendingSpec, 4*workers)
 	done := make(chan struct{})
 	slots := make(chan struct{}, workers)
@@ -81,7 +82,7 @@ func resolveAhead(args []string, workers int, resolve func(specInput) resolved) 
 	}
 	go func() {
 		defer close(out)
-		err := eachSpec(args, func(in specInput) error {
+		err := eachSpec(ctx, args, func(in specInput) error {
 			p := &pendingSpec{in: in, out: make(chan aheadResult, 1)}
 			select {
 			case slots <- struct{}{}:

@@ -190,7 +190,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.show != "" {
 		return show(o, stdout)
 	}
-	return withHints(interrupted(ctx, dispatch(ctx, o, stdout, stderr)), o)
+	out := &countingWriter{w: stdout}
+	err = dispatch(ctx, o, out, stderr)
+	return withHints(interrupted(ctx, err, out.n > 0), o)
 }
 
 // parseOptions reads the command line and refuses what does not go

@@ -54,7 +54,10 @@ func TestSignalApplyLive(t *testing.T) {
 
 // TestSignalKillLive: a --apply killed with SIGKILL leaves its journal
 // next to the lock; the next dwprobe to take the lock says so and deletes
-// what the killed one wrote, and its own batch goes in.
+// what the killed one recorded writing, and its own batch goes in. The
+// one definition it was killed in the middle of writing, if the kernel
+// has it, is left and named with the command that removes it: nothing
+// tells it from an event another tracer made since (TestJournalPlantedPerfEvent).
 func TestSignalKillLive(t *testing.T) {
 	fsys := needLive(t)
 	g := liveGroup(t, fsys, "kill")
@@ -83,7 +86,8 @@ ls /run/dwprobe`
 		}
 		killed, _ := strconv.Atoi(scriptValue(out, "killed"))
 		want := "Found an interrupted batch: dwprobe (pid "
-		if n > 0 || scriptValue(out, "rc") != "0" || killed == 0 || !strings.Contains(out, want) || !strings.Contains(out, "killed while adding 1000 definitions") {
+		inDoubt := n == 1 && strings.Contains(out, "; left "+g+":") && strings.Contains(out, "remove it with dwprobe -d "+g+":")
+		if n > 0 && !inDoubt || scriptValue(out, "rc") != "0" || killed == 0 || !strings.Contains(out, want) || !strings.Contains(out, "killed while adding 1000 definitions") {
 			t.Errorf("after SIGKILL (%d lines written) and another --apply, %d lines left:\n%s", killed, n, out)
 		}
 		if groupLines(t, fsys, g+"_next") != 1 {

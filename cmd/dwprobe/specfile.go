@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,7 @@ func allSpecFiles(args []string) bool {
 // eachSpec calls fn with each command of args in order, an @FILE's read
 // as fn takes them: a file of a million specs is never held whole. An
 // error of fn ends it and is returned.
-func eachSpec(args []string, fn func(specInput) error) error {
+func eachSpec(ctx context.Context, args []string, fn func(specInput) error) error {
 	for _, a := range args {
 		path, ok := specFileOf(a)
 		if !ok {
@@ -60,7 +61,7 @@ func eachSpec(args []string, fn func(specInput) error) error {
 			}
 			continue
 		}
-		if err := eachSpecOf(path, fn); err != nil {
+		if err := eachSpecOf(ctx, path, fn); err != nil {
 			return err
 		}
 	}
@@ -69,12 +70,13 @@ func eachSpec(args []string, fn func(specInput) error) error {
 
 // checkSpecFiles reads each @FILE of args once before any spec is tried,
 // so that one that cannot be read (missing, a directory, a line too
-// long, no specs) is one error and no output; stdin (@-) can't be read
-// twice and is checked as it is read.
-func checkSpecFiles(args []string) error {
+// long, no specs) is one error and no output; stdin (@-) and other
+// streams (a FIFO, @<(cmd)) can't be read twice and are checked as they
+// are read.
+func checkSpecFiles(ctx context.Context, args []string) error {
 	for _, a := range args {
-		if path, ok := specFileOf(a); ok && path != "-" {
-			if err := eachSpecOf(path, func(specInput) error { return nil }); err != nil {
+		if path, ok := specFileOf(a); ok && !isStream(path) {
+			if err := eachSpecOf(ctx, path, func(specInput) error { return nil }); err != nil {
 				return err
 			}
 		}
@@ -88,8 +90,8 @@ type errStop struct{ err error }
 func (e errStop) Error() string { return e.err.Error() }
 
 // eachSpecOf calls fn with each command of path ("-": stdin).
-func eachSpecOf(path string, fn func(specInput) error) error {
-	name, r, done, err := openInput(path)
+func eachSpecOf(ctx context.Context, path string, fn func(specInput) error) error {
+	name, r, done, err := openInput(ctx, path)
 	if err != nil {
 		return err
 	}

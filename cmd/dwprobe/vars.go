@@ -20,7 +20,7 @@ import (
 // Specs are read as they come. A signal ends the run with what was
 // printed for the specs before it, and nothing for the spec at hand.
 func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	if err := checkSpecFiles(o.vars); err != nil {
+	if err := checkSpecFiles(ctx, o.vars); err != nil {
 		return err
 	}
 	src, err := newSources(o, t)
@@ -38,7 +38,7 @@ func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr i
 		}
 		return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total, run.failed)
 	}
-	err = eachSpec(o.vars, func(in specInput) error {
+	err = eachSpec(ctx, o.vars, func(in specInput) error {
 		if ctx.Err() != nil {
 			return stopped()
 		}

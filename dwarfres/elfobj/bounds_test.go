@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,20 +18,66 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 )
 
-// TestOpenAnyBomb: 64 MB of zeros, a few KB compressed, is refused once it
-// expands past what its size allows, not after a gigabyte (a 33 KB
-// .ko.zst peaked at 3.76 GB). Before, it decompressed whole and was
-// then refused as no ELF.
+// TestOpenAnyBomb: 64 MB of zeros, a few KB compressed, is refused at
+// its first bytes, which are no ELF header; an ELF header followed by
+// them, once it expands past what its size and its header allow, not
+// after a gigabyte (a 33 KB .ko.zst peaked at 3.76 GB). Either way the
+// message names the file and says which bound held.
 func TestOpenAnyBomb(t *testing.T) {
 	zeros := make([]byte, 64<<20)
+	tiny, err := os.ReadFile("../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headed := append(bytes.Clone(tiny), zeros...)
 	for _, ext := range dwarftest.CompressExts {
 		p := filepath.Join(t.TempDir(), "bomb.ko."+ext)
 		os.WriteFile(p, dwarftest.Compress(t, ext, zeros), 0o644)
-		_, err := OpenAny(p)
-		var ce *CompressedError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "expands past") {
-			t.Errorf("OpenAny(64 MB of zeros as .%s) = %v; want it refused as expanding past its bound", ext, err)
+		if _, err := OpenAny(p); !errors.Is(err, ErrNotELF) || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Errorf("OpenAny(64 MB of zeros as .%s) = %v; want it refused as no ELF", ext, err)
 		}
+		os.WriteFile(p, dwarftest.Compress(t, ext, headed), 0o644)
+		_, err := OpenAny(p)
+		var ee *ExpandError
+		if !errors.As(err, &ee) || errors.Is(err, ErrCompressed) || ee.Bound != minBound || !strings.HasPrefix(err.Error(), p+": ") {
+			t.Errorf("OpenAny(an ELF header and 64 MB of zeros as .%s) = %v; want it refused as expanding past %d bytes, not as corrupt", ext, err, minBound)
+		}
+	}
+}
+
+// TestOpenAnyCompressible: a valid module that compresses past the
+// ratio bound (a 40 MB zeroed section: over 100 times, over 16 MB) opens
+// as its ELF header says it is; it was refused as a "corrupt compressed
+// file" (issue 34).
+func TestOpenAnyCompressible(t *testing.T) {
+	dwarftest.NeedTool(t, "objcopy")
+	dir := t.TempDir()
+	zeros := filepath.Join(dir, "zeros")
+	os.WriteFile(zeros, make([]byte, 40<<20), 0o644)
+	big := filepath.Join(dir, "big.ko")
+	if out, err := exec.Command("objcopy", "--add-section", ".zeroed="+zeros, "../../probegen/testdata/tiny/tiny-gcc-O0-dwarf5", big).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, out)
+	}
+	plain, err := os.ReadFile(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range dwarftest.CompressExts {
+		z := dwarftest.Compress(t, ext, plain)
+		if int64(len(z))*maxRatio >= int64(len(plain)) {
+			t.Fatalf(".%s: %d bytes compressed, not past the ratio bound", ext, len(z))
+		}
+		p := filepath.Join(dir, "big.ko."+ext)
+		os.WriteFile(p, z, 0o644)
+		f, err := OpenAny(p)
+		if err != nil {
+			t.Errorf("OpenAny(a module of 40 MB zeros as .%s, %d bytes) = %v", ext, len(z), err)
+			continue
+		}
+		if !bytes.Equal(f.data, plain) {
+			t.Errorf(".%s: not the module's bytes", ext)
+		}
+		f.Close()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -18,14 +19,21 @@ import (
 // past this is corrupt or hostile, not a module.
 const MaxDecompressed = 1 << 30
 
-// Below MaxDecompressed, a compressed file may expand to maxRatio times
-// its size, and to minBound whatever its size: modules with their
-// debuginfo compress 4 to 10 times, and a bomb (64 MB of zeros is a 2 KB
-// .ko.zst) is refused after expanding to a bound its own size sets,
-// instead of after a gigabyte.
+// Below MaxDecompressed, a compressed file may expand to the larger of
+// maxRatio times its size (minBound whatever its size) and the size its
+// own ELF header gives (the end of its section header table, which the
+// linker writes last; up to maxClaimed): modules with their debuginfo
+// compress 4 to 10 times, but one with a large zeroed section compresses
+// far more, and is still the module its header says. What does not start with an ELF
+// header is refused after its first bytes (64 MB of zeros is a 2 KB
+// .ko.zst), and a file expanding past its own header's size is not
+// that ELF either.
 const (
 	maxRatio = 100
 	minBound = 16 << 20
+	// maxClaimed bounds what an ELF header's size may raise the bound
+	// to: a crafted header must not have a 2 KB file fill a gigabyte.
+	maxClaimed = 256 << 20
 )
 
 // maxWindow bounds the zstd window (its history, allocated whole): 128
@@ -33,10 +41,57 @@ const (
 // more is refused before anything is allocated.
 const maxWindow = 1 << 27
 
-// boundFor is what a compressed file of size bytes may expand to.
+// boundFor is what a compressed file of size bytes may expand to, before
+// its ELF header is read.
 func boundFor(size int64) int {
 	return int(min(max(size*maxRatio, minBound), MaxDecompressed))
 }
+
+// elfEnd is the end of the section header table the ELF header hdr (at
+// least 64 bytes) places, 0 if hdr is not an ELF header.
+func elfEnd(hdr []byte) uint64 {
+	if len(hdr) < 64 || string(hdr[:4]) != "\x7fELF" {
+		return 0
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if hdr[5] == 2 {
+		bo = binary.BigEndian
+	}
+	switch hdr[4] {
+	case 1: // ELFCLASS32
+		return uint64(bo.Uint32(hdr[0x20:])) + uint64(bo.Uint16(hdr[0x2e:]))*uint64(bo.Uint16(hdr[0x30:]))
+	case 2:
+		return bo.Uint64(hdr[0x28:]) + uint64(bo.Uint16(hdr[0x3a:]))*uint64(bo.Uint16(hdr[0x3c:]))
+	}
+	return 0
+}
+
+// ExpandError reports a compressed file that expands past Bound bytes,
+// dwprobe's bound against decompression bombs: maxRatio times its Size
+// (at least 16 MB, at most MaxDecompressed), or the size its ELF header
+// gives (at most 256 MB), whichever is larger. It wraps ErrExpandBound: a file that is not corrupt
+// may still be refused, and an uncompressed copy has no bound. Hint is
+// the caller's wording of what to do.
+type ExpandError struct {
+	Path, Codec string
+	Size        int64 // the compressed file's bytes
+	Bound       int
+	Hint        string
+}
+
+func (e *ExpandError) Error() string {
+	s := fmt.Sprintf("%s: %s-compressed file of %d bytes %v, %d bytes (%d times its size, at least %d MB, or the size its ELF header gives, up to %d MB)",
+		e.Path, e.Codec, e.Size, ErrExpandBound, e.Bound, maxRatio, minBound>>20, maxClaimed>>20)
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+func (e *ExpandError) Unwrap() error { return ErrExpandBound }
+
+// errExpands: decompress stopped at its bound.
+var errExpands = errors.New("expands past its bound")
 
 // A codec is one compression kernel modules are installed with
 // (CONFIG_MODULE_COMPRESS_{GZIP,XZ,ZSTD}), known by its magic.
@@ -126,15 +181,24 @@ func OpenAnyContext(ctx context.Context, path string) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := decompress(ctx, c, fh, boundFor(st.Size()))
+	data, bound, err := decompress(ctx, c, fh, boundFor(st.Size()))
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, errExpands):
+		return nil, &ExpandError{Path: path, Codec: c.name, Size: st.Size(), Bound: bound}
+	case errors.Is(err, errNotELFStart):
+		return nil, fmt.Errorf("%s: %w (it is %s-compressed, and what it decompresses to is not)", path, ErrNotELF, c.name)
+	case err != nil:
 		return nil, &CompressedError{Path: path, Codec: c.name, Err: err}
 	}
 	return openMemory(path, data)
 }
+
+// errNotELFStart: what a compressed file decompresses to does not start
+// with an ELF header.
+var errNotELFStart = errors.New("not an ELF header")
 
 // ctxReader reads r until ctx is done: a signal ends a decompression
 // between two reads of its output (a small file may expand for long
@@ -151,25 +215,44 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// decompress reads all of r through c, up to limit bytes.
-func decompress(ctx context.Context, c *codec, r io.Reader, limit int) ([]byte, error) {
+// decompress reads all of r through c, up to limit bytes or, past it,
+// the size the ELF header it starts with gives (up to MaxDecompressed);
+// bound is the one that held. What does not start with an ELF header is
+// errNotELFStart after its first 64 bytes; past the bound, errExpands.
+func decompress(ctx context.Context, c *codec, r io.Reader, limit int) (data []byte, bound int, err error) {
 	dr, err := c.reader(r)
 	if err != nil {
-		return nil, err
+		return nil, limit, err
 	}
 	defer dr.Close()
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, dr}, int64(limit)+1))
+	in := ctxReader{ctx, dr}
+	hdr := make([]byte, 64)
+	n, err := io.ReadFull(in, hdr)
+	switch {
+	case n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF):
+		return nil, limit, errors.New("empty")
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		// Shorter than an ELF header: openMemory says so.
+		return hdr[:n], limit, nil
+	case err != nil:
+		return nil, limit, err
+	}
+	end := elfEnd(hdr)
+	if end == 0 {
+		return nil, limit, errNotELFStart
+	}
+	bound = int(max(uint64(limit), min(end, maxClaimed)))
+	rest, err := io.ReadAll(io.LimitReader(in, int64(bound-len(hdr))+1))
+	data = append(hdr, rest...)
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return nil, errors.New("truncated")
+		return nil, bound, errors.New("truncated")
 	case err != nil:
-		return nil, err
-	case len(data) > limit:
-		return nil, fmt.Errorf("expands past %d bytes", limit)
-	case len(data) == 0:
-		return nil, errors.New("empty")
+		return nil, bound, err
+	case len(data) > bound:
+		return nil, bound, errExpands
 	}
-	return data, nil
+	return data, bound, nil
 }
 
 // openMemory opens the ELF in data, copied into an anonymous mapping so

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
@@ -72,18 +71,29 @@ func TestOpenAnyPlain(t *testing.T) {
 	}
 }
 
-// TestDecompressBound stops reading past the limit: a decompression bomb
-// is refused, not held in memory.
+// TestDecompressBound stops reading past the bound: the limit the
+// compressed size sets or, when larger, the size the ELF header gives;
+// a decompression bomb is refused, not held in memory, and what does not
+// start with an ELF header is refused after its first bytes.
 func TestDecompressBound(t *testing.T) {
 	plain := tinyELF(t)
+	end := int(elfEnd(plain))
+	if end != len(plain) {
+		t.Fatalf("the tiny ELF's header gives %d bytes, it has %d", end, len(plain))
+	}
+	padded := append(bytes.Clone(plain), make([]byte, 4096)...)
+	ctx := context.Background()
 	for _, ext := range dwarftest.CompressExts {
+		z := func(b []byte) *bytes.Reader { return bytes.NewReader(dwarftest.Compress(t, ext, b)) }
 		c := codecOf(dwarftest.Compress(t, ext, plain))
-		_, err := decompress(context.Background(), c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)-1)
-		if err == nil || !strings.Contains(err.Error(), "expands past") {
-			t.Errorf("decompress(%s) over its limit = %v", ext, err)
+		if _, bound, err := decompress(ctx, c, z(padded), len(plain)); !errors.Is(err, errExpands) || bound != end {
+			t.Errorf("decompress(%s) past its limit and its header's size = bound %d, %v", ext, bound, err)
 		}
-		if b, err := decompress(context.Background(), c, bytes.NewReader(dwarftest.Compress(t, ext, plain)), len(plain)); err != nil || len(b) != len(plain) {
-			t.Errorf("decompress(%s) at its limit = %d bytes, %v", ext, len(b), err)
+		if b, bound, err := decompress(ctx, c, z(plain), 100); err != nil || !bytes.Equal(b, plain) || bound != end {
+			t.Errorf("decompress(%s) past its limit, within its header's size = %d bytes, bound %d, %v", ext, len(b), bound, err)
+		}
+		if _, _, err := decompress(ctx, c, z(make([]byte, 1<<20)), 1<<30); !errors.Is(err, errNotELFStart) {
+			t.Errorf("decompress(%s) of zeros = %v, want refused at its first bytes", ext, err)
 		}
 	}
 }
@@ -104,7 +114,7 @@ func FuzzDecompress(f *testing.F) {
 		if c == nil {
 			return
 		}
-		plain, err := decompress(context.Background(), c, bytes.NewReader(data), 1<<20)
+		plain, _, err := decompress(context.Background(), c, bytes.NewReader(data), 1<<20)
 		if err != nil {
 			return
 		}

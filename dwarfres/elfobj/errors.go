@@ -17,6 +17,10 @@ var (
 	// ErrCompressed: a compressed file (a .ko.xz, .ko.zst, .ko.gz module)
 	// does not decompress: truncated or corrupt.
 	ErrCompressed = errors.New("corrupt compressed file")
+	// ErrExpandBound: a compressed file expands past the bound dwprobe
+	// sets against decompression bombs (an *ExpandError says which); it
+	// need not be corrupt.
+	ErrExpandBound = errors.New("expands past dwprobe's bound for compressed files")
 	// ErrBuildIDMismatch: a file was found whose build-id is not the one
 	// wanted (separate debuginfo of another build, a wrong download).
 	ErrBuildIDMismatch = errors.New("debuginfo build-id mismatch")

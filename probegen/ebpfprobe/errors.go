@@ -38,7 +38,37 @@ var (
 	ErrUnsupported = errors.New("argument location not supported")
 	// ErrTooMany: more arguments than the record's fault mask has bits.
 	ErrTooMany = errors.New("too many arguments for one record")
+	// ErrTooLarge: a record whose last byte is past MaxRecord (long
+	// strings, large arrays, many arguments, a large Options.Offset), or
+	// an Options.Offset that is negative or not a multiple of 8: an
+	// instruction's store offset is 16-bit and signed, and the verifier
+	// would refuse the program with "invalid access to memory". A
+	// *RecordSizeError wraps it.
+	ErrTooLarge = errors.New("record too large for one program")
+	// ErrBitfield: a bitfield whose offset and width do not fit its
+	// container (BitOffset+BitWidth past its Size bytes, as the kernel's
+	// parse_probe_arg refuses too), or a negative one.
+	ErrBitfield = errors.New("bitfield outside its container")
 )
+
+// MaxRecord is the largest record (Layout.Size) Generate and Program
+// make: one past the largest offset a BPF store instruction can hold.
+const MaxRecord = 1 << 15
+
+// RecordSizeError is a layout Generate cannot write: the record's Size,
+// or the Offset it was asked to start at. It wraps ErrTooLarge.
+type RecordSizeError struct {
+	Size, Offset int
+}
+
+func (e *RecordSizeError) Error() string {
+	if e.Offset < 0 || e.Offset%8 != 0 {
+		return fmt.Sprintf("%v: buffer offset %d is not a multiple of 8 at or above 0", ErrTooLarge, e.Offset)
+	}
+	return fmt.Sprintf("%v: %d bytes, at most %d (store offsets are 16-bit): fewer or shorter arguments (MaxString) fit", ErrTooLarge, e.Size, MaxRecord)
+}
+
+func (e *RecordSizeError) Unwrap() error { return ErrTooLarge }
 
 // ArgError is an argument that Generate cannot read.
 type ArgError struct {
@@ -48,7 +78,8 @@ type ArgError struct {
 	// Reason is the location's own reason (probegen.Location.Reason, or
 	// what is unsupported).
 	Reason string
-	// Err is one of ErrUnreadable, ErrKernelOnly, ErrUnsupported.
+	// Err is one of ErrUnreadable, ErrKernelOnly, ErrUnsupported,
+	// ErrBitfield.
 	Err error
 }
 

@@ -68,13 +68,20 @@ const (
 // strings; bpf_get_current_comm for $comm); a read that faults zeroes its
 // field and sets its bit in the fault mask. A pointer load is made into
 // the argument's own field, then loaded from there, so no stack is used.
-// Errors are *ArgError (ErrUnreadable, ErrKernelOnly, ErrUnsupported) or
-// ErrTooMany.
+// Errors are *ArgError (ErrUnreadable, ErrKernelOnly, ErrUnsupported,
+// ErrBitfield), ErrTooMany or a *RecordSizeError (ErrTooLarge: a record
+// past MaxRecord bytes).
 func Generate(a *arch.Arch, args []probegen.ArgRead, o Options) (asm.Instructions, Layout, error) {
 	if len(args) > 64 {
 		return nil, Layout{}, fmt.Errorf("%d arguments: %w", len(args), ErrTooMany)
 	}
+	if o.Offset < 0 || o.Offset%8 != 0 || o.Offset > MaxRecord {
+		return nil, Layout{}, &RecordSizeError{Offset: o.Offset}
+	}
 	l := layoutOf(args, o)
+	if l.Size > MaxRecord {
+		return nil, Layout{}, &RecordSizeError{Size: l.Size, Offset: o.Offset}
+	}
 	insns := zero(l.Mask)
 	for i, arg := range args {
 		g := gen{a: a, o: o, f: l.Fields[i], bit: i, mask: l.Mask}
@@ -207,6 +214,9 @@ func (g *gen) fileOffset(off uint64) error {
 // the read helpers) into the field.
 func (g *gen) loads(arg probegen.ArgRead) error {
 	loads, t := arg.Loc.Loads, arg.Type.FetchType
+	if err := checkBitfield(t, elemSize(arg.Type)); err != nil {
+		return err
+	}
 	if t.String {
 		// The kernel does not make a string's last load: value+Offset
 		// is the string.
@@ -272,6 +282,20 @@ func (g *gen) readFn(user bool) asm.BuiltinFunc {
 		return asm.FnProbeReadUser
 	}
 	return asm.FnProbeReadKernel
+}
+
+// checkBitfield refuses a bitfield that does not fit its container of
+// size bytes, as the kernel's parse_probe_arg does ("bw + bo >
+// BYTES_TO_BITS(size)"): shift would make shift counts past 63 or below
+// 0 of it, and the program would load garbage.
+func checkBitfield(t tracefs.FetchType, size int) error {
+	if t.BitWidth == 0 && t.BitOffset == 0 {
+		return nil
+	}
+	if t.BitWidth <= 0 || t.BitOffset < 0 || t.BitOffset+t.BitWidth > 8*size {
+		return &ArgError{Reason: fmt.Sprintf("b%d@%d/%d", t.BitWidth, t.BitOffset, 8*size), Err: ErrBitfield}
+	}
+	return nil
 }
 
 // add adds off to R3.

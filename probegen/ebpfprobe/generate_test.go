@@ -175,6 +175,18 @@ func TestGenerateErrors(t *testing.T) {
 		{"a register outside pt_regs", []probegen.ArgRead{{Name: "r", Type: s32, Loc: reg("xmm0")}}, Options{}, ErrUnsupported},
 		{"an offset beyond 32 bits", []probegen.ArgRead{{Name: "o", Type: s32, Loc: reg("di", tracefs.Load{Offset: 1 << 40})}}, Options{}, ErrUnsupported},
 		{"65 arguments", many, Options{}, ErrTooMany},
+		// Issue 34: a record past 32 KB wrapped the 16-bit store offset,
+		// and the verifier refused the program with "invalid access to
+		// memory"; a bitfield past its container loaded garbage.
+		{"a string of 40,000 bytes", []probegen.ArgRead{{Name: "s", Type: str, Loc: reg("di")}}, Options{MaxString: 40000}, ErrTooLarge},
+		{"64 strings of 600 bytes", longStrings(64, "di"), Options{MaxString: 600}, ErrTooLarge},
+		{"an array of 5,000 longs", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 8, Array: 5000}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrTooLarge},
+		{"a buffer offset past 32 KB", []probegen.ArgRead{{Name: "x", Type: s32, Loc: reg("di")}}, Options{Offset: 1 << 16}, ErrTooLarge},
+		{"a buffer offset not 8-aligned", []probegen.ArgRead{{Name: "x", Type: s32, Loc: reg("di")}}, Options{Offset: 12}, ErrTooLarge},
+		{"a bitfield past 64 bits", []probegen.ArgRead{{Name: "b", Type: typ(tracefs.FetchType{Size: 8, BitWidth: 8, BitOffset: 60}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrBitfield},
+		{"a bitfield past its 32-bit container", []probegen.ArgRead{{Name: "b", Type: typ(tracefs.FetchType{Size: 4, BitWidth: 3, BitOffset: 30}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrBitfield},
+		{"a bitfield of a register past 64 bits", []probegen.ArgRead{{Name: "b", Type: typ(tracefs.FetchType{Size: 8, BitWidth: 70}), Loc: reg("di")}}, Options{}, ErrBitfield},
+		{"a bitfield at a negative offset", []probegen.ArgRead{{Name: "b", Type: typ(tracefs.FetchType{Size: 4, BitWidth: 3, BitOffset: -2}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrBitfield},
 	} {
 		_, _, err := Generate(arch.X86_64, c.args, c.o)
 		if !errors.Is(err, c.want) {
@@ -182,8 +194,42 @@ func TestGenerateErrors(t *testing.T) {
 			continue
 		}
 		var ae *ArgError
-		if c.want != ErrTooMany && (!errors.As(err, &ae) || ae.Name != c.args[0].Name || ae.Index != 0) {
+		if c.want != ErrTooMany && c.want != ErrTooLarge && (!errors.As(err, &ae) || ae.Name != c.args[0].Name || ae.Index != 0) {
 			t.Errorf("%s: %#v, want an *ArgError naming argument 0", c.name, err)
 		}
+	}
+}
+
+// longStrings is n string arguments read from register r.
+func longStrings(n int, r string) []probegen.ArgRead {
+	args := make([]probegen.ArgRead, n)
+	for i := range args {
+		args[i] = probegen.ArgRead{Name: fmt.Sprint("s", i), Type: str, Loc: reg(r, tracefs.Load{})}
+	}
+	return args
+}
+
+// TestRecordSizeBound: the largest record Generate makes, MaxRecord
+// bytes, has every store offset in 16 bits; a byte more is refused, and
+// Program (whose header comes first) refuses it by the same bound.
+func TestRecordSizeBound(t *testing.T) {
+	maxString := func(n int) Options { return Options{MaxString: n} }
+	one := []probegen.ArgRead{{Name: "s", Type: str, Loc: reg("di")}}
+	insns, l, err := Generate(arch.X86_64, one, maxString(MaxRecord-8))
+	if err != nil || l.Size != MaxRecord {
+		t.Fatalf("a record of %d bytes: size %d, %v", MaxRecord, l.Size, err)
+	}
+	for _, ins := range insns {
+		if ins.Offset < 0 {
+			t.Errorf("%v: a negative store offset", ins)
+		}
+	}
+	_, _, err = Generate(arch.X86_64, one, maxString(MaxRecord-7))
+	var re *RecordSizeError
+	if !errors.As(err, &re) || re.Size != MaxRecord+8 || !strings.Contains(err.Error(), "at most 32768") {
+		t.Errorf("a record of %d bytes: %v", MaxRecord+8, err)
+	}
+	if _, _, err := Program(arch.X86_64, one, maxString(MaxRecord-8)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Program with a record of %d bytes after its header: %v", MaxRecord, err)
 	}
 }

@@ -61,3 +61,42 @@ func TestVerifierAccepts(t *testing.T) {
 	defer coll.Close()
 	t.Logf("%d programs of %d instructions, records of %d bytes", len(coll.Programs), len(cs.Programs["point0"].Instructions), layouts[0].Size)
 }
+
+// TestVerifierRecordBound: a program whose record is MaxRecord bytes,
+// the largest Program makes, is accepted by the running kernel's
+// verifier; the bound is where the 16-bit store offsets end, not before.
+// A byte more is ErrTooLarge from Program, not the verifier's "invalid
+// access to memory" (issue 34).
+func TestVerifierRecordBound(t *testing.T) {
+	if os.Geteuid() != 0 {
+		dwarftest.Skip(t, "BPF verifier test: needs root for the BPF syscall")
+	}
+	a, ok := arch.Host()
+	if !ok {
+		dwarftest.Skip(t, "BPF verifier test: no machine model of this host")
+	}
+	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, FileOffset: 0x117a,
+		Args: []probegen.ArgRead{{Name: "s", Type: str, Loc: reg(a.IntArgRegs[0])}}}}
+	room := MaxRecord - HeaderSize - 8 // the fault mask
+	if _, _, err := CollectionSpec(a, probes, ProgramOptions{MaxString: room + 1}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a record of %d bytes: %v, want ErrTooLarge", MaxRecord+8, err)
+	}
+	cs, layouts, err := CollectionSpec(a, probes, ProgramOptions{MaxString: room})
+	if err != nil {
+		t.Fatalf("a record of %d bytes: %v", MaxRecord, err)
+	}
+	if layouts[0].Size != MaxRecord {
+		t.Fatalf("record of %d bytes, want %d", layouts[0].Size, MaxRecord)
+	}
+	coll, err := ebpf.NewCollection(cs)
+	var verr *ebpf.VerifierError
+	switch {
+	case errors.As(err, &verr):
+		t.Fatalf("verifier: %+v", verr)
+	case errors.Is(err, ebpf.ErrNotSupported) || errors.Is(err, os.ErrPermission):
+		dwarftest.Skip(t, "BPF verifier test: loading: %v", err)
+	case err != nil:
+		t.Fatal(err)
+	}
+	coll.Close()
+}
