@@ -208,6 +208,14 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		}
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
 	}
+	if st := e.f.Symbols(); e.f.IsKernel() && !e.f.IsModule() && st.HasText && addr >= st.Text {
+		if n := st.Count(name); n > 1 {
+			// As kernelTarget does for a function: kallsyms_lookup_name
+			// takes one of the symbols of that name, maybe another unit's.
+			e.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
+			return "@_text", int64(addr - st.Text), nil
+		}
+	}
 	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
 		e.note(NoteGlobal, fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
 	}
