@@ -38,9 +38,14 @@ func (e *argEnv) checkArg(a Arg) error {
 		if e.ret {
 			return bad("%s is not available on a return probe (only $retval is)", a.Expr)
 		}
-	case a.Expr == "$retval":
+	case a.Expr == "$retval" || btfRetvalPath(a.Expr):
 		if !e.ret {
 			return bad("$retval is only available on a return probe (FUNC%%return)")
+		}
+		if a.Expr != "$retval" {
+			if _, _, err := splitFields("x" + a.Expr[len(retvalExpr):]); err != nil {
+				return bad("%v", err)
+			}
 		}
 	case isCVarName(a.Expr):
 		if e.ret {

@@ -192,6 +192,9 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 }
 
 func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+	if btfRetvalPath(a.Expr) {
+		return e.convertRetval(a, sc)
+	}
 	if !isCVarName(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
 	}
@@ -344,4 +347,40 @@ func entryOr(sc *dwarfres.Scope) uint64 {
 		return e
 	}
 	return 0
+}
+
+// convertRetval reads members of the value a return probe's function
+// returns ($retval->name, $retval->f_path.dentry), typed by the function's
+// DWARF return type: +OFF($retval) fetchargs, which every kernel takes
+// (perf 7.3 passes $retval->name through for the kernel's BTF to read).
+func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+	vname, fields, err := splitFields("retval" + a.Expr[len(retvalExpr):])
+	if err != nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
+	}
+	if sc == nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+	}
+	fn, ok := sc.FuncDIE()
+	if !ok {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+	}
+	cur := cval{name: "the return value of " + fn.Name(), typ: dwarfTypeOf(fn), node: fn}
+	if cur.typ == nil {
+		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
+	}
+	r := tracefs.Arg{Name: argName(a, vname, fields)}
+	f := &fetch{base: retvalExpr}
+	for _, fl := range fields {
+		if cur, err = stepField(f, cur, fl, a.User); err != nil {
+			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+		}
+	}
+	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+	}
+	if r.Fetch, err = f.String(); err != nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
+	}
+	return r, cur, nil
 }

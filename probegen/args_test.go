@@ -80,6 +80,10 @@ func TestCheckArg(t *testing.T) {
 	}{
 		{entry, Arg{Raw: "$retval", Expr: "$retval"}, "only available on a return probe"},
 		{ret, Arg{Raw: "$retval", Expr: "$retval"}, ""},
+		{ret, Arg{Raw: "$retval->name", Expr: "$retval->name"}, ""},
+		{ret, Arg{Raw: "$retval->a.b->c:string", Expr: "$retval->a.b->c", Type: "string"}, ""},
+		{ret, Arg{Raw: "$retval->", Expr: "$retval->"}, "bad member"},
+		{entry, Arg{Raw: "$retval->name", Expr: "$retval->name"}, "only available on a return probe"},
 		{ret, Arg{Raw: "$vars", Expr: "$vars"}, "not available on a return probe"},
 		{ret, Arg{Raw: "count", Expr: "count"}, "local variables are not available"},
 		{entry, Arg{Raw: "count:u7", Expr: "count", Type: "u7"}, "unknown type"},

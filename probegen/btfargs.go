@@ -20,6 +20,17 @@ func btfRetvalPath(expr string) bool {
 	return strings.HasPrefix(expr, retvalExpr) && len(expr) > len(retvalExpr) && strings.ContainsRune("-.[", rune(expr[len(retvalExpr)]))
 }
 
+// readsRetvalMembers reports whether an argument reads through $retval's
+// members, which a return probe types from the function's DWARF.
+func readsRetvalMembers(args []Arg) bool {
+	for _, a := range args {
+		if btfRetvalPath(a.Expr) {
+			return true
+		}
+	}
+	return false
+}
+
 // btfCheckArgs is checkArgs, which also lets a return probe read through
 // $retval's members.
 func btfCheckArgs(env *argEnv, args []Arg) error {
