@@ -195,7 +195,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	if btfRetvalPath(a.Expr) {
 		return e.convertRetval(a, sc)
 	}
-	if !isCVarName(a.Expr) {
+	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
 	}
 	if sc == nil {

@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 func TestSplitFields(t *testing.T) {
@@ -181,6 +183,50 @@ func TestPerfPoint(t *testing.T) {
 	} {
 		if got := PerfPoint(&tt.p); got != tt.want {
 			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestFetchFormArgs: Linux 7.3's fetch forms pass through as written on
+// a kernel that reads them and are refused offline, with the version, on
+// one that does not; uprobes never read them.
+func TestFetchFormArgs(t *testing.T) {
+	k73, k612 := tracefs.KernelDialect(elf.EM_X86_64, 7, 3), tracefs.KernelDialect(elf.EM_X86_64, 6, 12)
+	for _, tt := range []struct {
+		expr, typ string
+		dial      tracefs.Dialect
+		user      bool
+		err       string
+	}{
+		{"(file)file->f_mode", "x32", k73, false, ""},
+		{"(task_struct)$current->pid", "s32", k73, false, ""},
+		{"$current", "", k73, false, ""},
+		{"this_cpu_read(cpu_number)", "s32", k73, false, ""},
+		{"this_cpu_ptr(runqueues)", "", k73, false, ""},
+		{"(sock,sk_common)skc->sk_rcvbuf", "", k73, false, ""},
+		{"(file)file->f_mode", "", k612, false, "Linux 6.12 does not read BTF typecasts"},
+		{"$current", "", k612, false, "Linux 6.12 does not read $current (Linux 7.3 added it)"},
+		{"this_cpu_read(cpu_number)", "", k612, false, "Linux 6.12 does not read per-CPU reads"},
+		{"(file)x->", "", k73, false, "bad member"},
+		{"$current", "", tracefs.Dialect{Machine: elf.EM_X86_64}, true, "kernel probes only"},
+	} {
+		d := tt.dial
+		e := &argEnv{m: elf.EM_X86_64, spec: "vfs_read " + tt.expr, user: tt.user, dial: &d}
+		a := Arg{Raw: tt.expr, Expr: tt.expr, Type: tt.typ}
+		err := e.checkArg(a)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.expr, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		r, _, err := e.convertArg(a, nil)
+		if err != nil || r.Fetch != tt.expr || r.Type != tt.typ || r.Name != "" {
+			t.Errorf("%s: converted to %+v, %v; want it as written", tt.expr, r, err)
 		}
 	}
 }

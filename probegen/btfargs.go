@@ -99,7 +99,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 // or $retval at a return, and then its members.
 func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.Arg, error) {
 	ret := a.Expr == retvalExpr || btfRetvalPath(a.Expr)
-	if !ret && !isCVarName(a.Expr) {
+	if !ret && !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
 	}
 	expr := a.Expr
