@@ -206,7 +206,7 @@ func TestFetchFormArgs(t *testing.T) {
 		{"(sock,sk_common)skc->sk_rcvbuf", "", k73, false, ""},
 		{"(file)file->f_mode", "", k612, false, "Linux 6.12 does not read BTF typecasts"},
 		{"$current", "", k612, false, "Linux 6.12 does not read $current (Linux 7.3 added it)"},
-		{"this_cpu_read(cpu_number)", "", k612, false, "Linux 6.12 does not read per-CPU reads"},
+		{"this_cpu_read(cpu_number)", "", k612, false, "Linux 6.12 does not read this_cpu_read(VAR) and this_cpu_ptr(VAR)"},
 		{"(file)x->", "", k73, false, "bad member"},
 		{"$current", "", tracefs.Dialect{Machine: elf.EM_X86_64}, true, "kernel probes only"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // fetch is a fetcharg under construction, perf's probe_trace_arg: a base
@@ -20,6 +21,9 @@ type fetch struct {
 	add     int64 // value = result + add, not loaded (an address computed in a register)
 	addrVal bool  // sym with no load: the value is the symbol's address
 	fileOff int64 // base "@+": the uprobe file offset of the global
+	// perCPU names the per-CPU variable of base this_cpu_ptr(VAR): read
+	// whole, +0(this_cpu_ptr(VAR)) is written this_cpu_read(VAR).
+	perCPU string
 }
 
 type fref struct {
@@ -46,6 +50,9 @@ func (f *fetch) String() (string, error) {
 			s += fmt.Sprintf("%+d", refs[0].off)
 		}
 		refs = refs[1:]
+	}
+	if f.perCPU != "" && len(refs) > 0 && refs[0] == (fref{}) {
+		s, refs = "this_cpu_read("+f.perCPU+")", refs[1:]
 	}
 	for _, r := range refs {
 		if r.user {
@@ -109,6 +116,9 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		return &fetch{base: `\` + strconv.FormatInt(loc.Const, 10), imm: true}, nil
 	case dwarfres.LocMem:
 		f := &fetch{}
+		if pf, ok, err := e.perCPU(loc); ok || err != nil {
+			return pf, err
+		}
 		if loc.HasAddr || loc.Sym != "" {
 			base, off, err := e.global(loc)
 			if err != nil {
@@ -146,6 +156,41 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
 	}
 	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
+}
+
+// perCPU reads a per-CPU variable (in .data..percpu) on a kernel that
+// reads this CPU's copy itself (tracefs.PerCPUReads, Linux 7.3): the
+// variable whole as this_cpu_read(VAR), members and what it points to
+// through this_cpu_ptr(VAR). ok is false for any other variable, and on
+// a kernel without them (global refuses it then).
+func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
+	if e.user || !e.f.IsKernel() || !e.dialect().Has(tracefs.PerCPUReads) || !loc.HasAddr && loc.Sym == "" || len(loc.Derefs) == 0 {
+		return nil, false, nil
+	}
+	addr, has := loc.Addr, loc.HasAddr
+	if !has {
+		if addr, has = e.f.SymbolAddr(loc.Sym); !has {
+			return nil, false, nil
+		}
+	}
+	if !strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
+		return nil, false, nil
+	}
+	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
+	if !ok {
+		return nil, true, fmt.Errorf("no symbol names the per-CPU variable %s at %#x, which this_cpu_ptr() needs: %w", loc.Sym, addr, ErrNotSupported)
+	}
+	if n := e.f.Symbols().Count(name); n > 1 {
+		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, ErrNotSupported)
+	}
+	f := &fetch{base: "this_cpu_ptr(" + name + ")", perCPU: name}
+	for i, d := range loc.Derefs {
+		if i == 0 {
+			d += int64(addr - start)
+		}
+		f.refs = append(f.refs, fref{off: d})
+	}
+	return f, true, nil
 }
 
 // global names a global variable's address: @SYMBOL (kernel) with the

@@ -131,7 +131,7 @@ var Table = []Row{
 		Source: "issue 32: Linux 7.3.4 (Debian trixie-backports) and perf 7.3 take them on kprobe and fprobe events; absent from 6.12's trace_probe.c and readme_msg. The first 7.x release that has them is not read from its source (the 7.x sources are not in the corpus yet): 7.3 is the first known. No README text known: the version says"},
 	{What: "$current", Feature: CurrentTask, Since: [2]int{7, 3},
 		Source: "issue 32: Linux 7.3.4 and perf 7.3 (which passes vfs_read $current through); absent from 6.12's parse_probe_vars. First 7.x release not read from its source: 7.3 is the first known"},
-	{What: "per-CPU reads (this_cpu_read(VAR), this_cpu_ptr(VAR))", Feature: PerCPUReads, Since: [2]int{7, 3},
+	{What: "this_cpu_read(VAR) and this_cpu_ptr(VAR)", Feature: PerCPUReads, Since: [2]int{7, 3},
 		Source: "issue 32: Linux 7.3.4; absent from 6.12's parse_probe_arg. First 7.x release not read from its source: 7.3 is the first known"},
 	{What: "event probe fields without '$'", Feature: EprobeBareFields, Since: [2]int{7, 3},
 		Source: "issue 32: Linux 7.3.4; 6.12's readme_msg has (%<register>|$<efield>) only. First 7.x release not read from its source: 7.3 is the first known"},
