@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -236,7 +237,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
-	if r.Fetch, err = f.String(); err != nil {
+	if r.Fetch, err = fetchText(f, cur); err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, cur, nil
@@ -264,9 +265,9 @@ func argName(a Arg, vname string, fields []field) string {
 // there, and where a probe can read it, in the form the user wrote the
 // point in (FUNC:N, FUNC+OFF or SRC:LINE).
 func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entry, err error) error {
-	msg := fmt.Sprintf("variable %s is in scope but has no location at %s+%d (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+	msg := fmt.Sprintf("variable %s is in scope but has no location at %s (%v)", vname, scopeLabel(sc), err)
 	if !errors.Is(err, dwarfres.ErrNoLocation) {
-		msg = fmt.Sprintf("variable %s is in scope at %s+%d but a probe cannot read it there (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+		msg = fmt.Sprintf("variable %s is in scope at %s but a probe cannot read it there (%v)", vname, scopeLabel(sc), err)
 	}
 	if where := e.readableAt(sc, v); where != "" {
 		msg += "; a probe can read it at " + where
@@ -284,7 +285,7 @@ func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
 	if !ok {
 		return e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())
 	}
-	at := fmt.Sprintf("%s+%d", sc.Func(), sc.Addr-entryOr(sc))
+	at := scopeLabel(sc)
 	msg := fmt.Sprintf("variable %s is in scope at %s but optimized out there", vname, at)
 	if !inScope {
 		msg = fmt.Sprintf("variable %s is declared in %s but not in scope at %s", vname, sc.Func(), at)
@@ -342,6 +343,34 @@ func readableAtEntry(rs []dwarfres.Range, entry uint64) bool {
 	return false
 }
 
+// scopeLabel names the scope's address for a message: FUNC+OFF from the
+// function's entry; an address below the entry (a .cold part placed
+// before its function) from the symbol covering it, print_cpu.cold+298,
+// else as a negative offset, never a wrapped one.
+func scopeLabel(sc *dwarfres.Scope) string {
+	entry, ok := sc.FuncEntry()
+	var sym dwarfres.Sym
+	var covered bool
+	if !ok || entry > sc.Addr {
+		sym, covered = sc.File().Symbols().At(sc.Addr)
+	}
+	return offsetLabel(sc.Func(), entry, ok, sc.Addr, sym, covered)
+}
+
+// offsetLabel is scopeLabel's answer for function fn entered at entry
+// (entryOK), at addr, which symbol sym covers (covered).
+func offsetLabel(fn string, entry uint64, entryOK bool, addr uint64, sym dwarfres.Sym, covered bool) string {
+	switch {
+	case entryOK && entry <= addr:
+		return fn + "+" + strconv.FormatUint(addr-entry, 10)
+	case covered && sym.Start <= addr:
+		return sym.Name + "+" + strconv.FormatUint(addr-sym.Start, 10)
+	case entryOK:
+		return fn + "-" + strconv.FormatUint(entry-addr, 10)
+	}
+	return fmt.Sprintf("%s (at %#x)", fn, addr)
+}
+
 func entryOr(sc *dwarfres.Scope) uint64 {
 	if e, ok := sc.FuncEntry(); ok && e <= sc.Addr {
 		return e
@@ -379,7 +408,7 @@ func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, er
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
-	if r.Fetch, err = f.String(); err != nil {
+	if r.Fetch, err = fetchText(f, cur); err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, cur, nil

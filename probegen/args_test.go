@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -118,7 +119,7 @@ func TestFetchString(t *testing.T) {
 		{"global pointer", fetch{base: "@app_list", sym: true, refs: []fref{{off: 0}, {off: 8}}}, "+8(@app_list+0)", ""},
 		{"uprobe global", fetch{base: "@+", sym: true, fileOff: 16800, refs: []fref{{off: 8}}}, "@+16808", ""},
 		{"immediate", fetch{base: `\7`, imm: true}, `\7`, ""},
-		{"computed address", fetch{base: "%di", add: 8}, "", "address computed"},
+		{"computed value", fetch{base: "%dx", add: -1}, "", "the value is computed, %dx-1, not held in a register or memory"},
 		{"address of a global", fetch{base: "@buf", sym: true, addrVal: true}, "", "address of a global"},
 	} {
 		got, err := tt.f.String()
@@ -227,6 +228,63 @@ func TestFetchFormArgs(t *testing.T) {
 		r, _, err := e.convertArg(a, nil)
 		if err != nil || r.Fetch != tt.expr || r.Type != tt.typ || r.Name != "" {
 			t.Errorf("%s: converted to %+v, %v; want it as written", tt.expr, r, err)
+		}
+	}
+}
+
+// kindType is a ctype of kind k only, for tests that look at kinds.
+type kindType ckind
+
+func (k kindType) kind() ckind       { return ckind(k) }
+func (kindType) name() string        { return "" }
+func (kindType) size() (int64, bool) { return 8, true }
+func (kindType) signed() bool        { return false }
+func (kindType) elem() ctype         { return nil }
+func (kindType) dims() []int64       { return nil }
+func (kindType) members() []cmember  { return nil }
+func (kindType) node() any           { return nil }
+
+// TestFetchTextComputed: a value computed from a register (DW_OP_breg RDX
+// -1, DW_OP_stack_value) is called an address only when it is a pointer.
+func TestFetchTextComputed(t *testing.T) {
+	f := &fetch{base: "%dx", add: -1}
+	for _, tt := range []struct {
+		k    ckind
+		want string
+	}{
+		{cBase, "the value is computed, %dx-1, not held in a register or memory"},
+		{cEnum, "the value is computed, %dx-1"},
+		{cPtr, "the value is an address computed from %dx-1; read a member through it or use :string"},
+		{cArray, "the value is an address computed from %dx-1"},
+	} {
+		_, err := fetchText(f, cval{name: "x", typ: kindType(tt.k)})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("kind %v: %v, want %q", tt.k, err, tt.want)
+		}
+	}
+}
+
+// TestOffsetLabel: a point in a .cold part placed below its function is
+// named from the symbol covering it, or with a negative offset, never
+// with the offset wrapped (print_cpu+18446744071581000856 on 7.3).
+func TestOffsetLabel(t *testing.T) {
+	cold := dwarfres.Sym{Name: "print_cpu.cold", Start: 0xffffffff81000100}
+	for _, tt := range []struct {
+		entry   uint64
+		entryOK bool
+		addr    uint64
+		sym     dwarfres.Sym
+		covered bool
+		want    string
+	}{
+		{0xffffffff81200000, true, 0xffffffff81200088, dwarfres.Sym{}, false, "print_cpu+136"},
+		{0xffffffff81200000, true, 0xffffffff8100022a, cold, true, "print_cpu.cold+298"},
+		{0xffffffff81200000, true, 0xffffffff811fff00, dwarfres.Sym{}, false, "print_cpu-256"},
+		{0, false, 0xffffffff8100022a, cold, true, "print_cpu.cold+298"},
+		{0, false, 0xffffffff8100022a, dwarfres.Sym{}, false, "print_cpu (at 0xffffffff8100022a)"},
+	} {
+		if got := offsetLabel("print_cpu", tt.entry, tt.entryOK, tt.addr, tt.sym, tt.covered); got != tt.want {
+			t.Errorf("offsetLabel(%#x, %v, %#x) = %q, want %q", tt.entry, tt.entryOK, tt.addr, got, tt.want)
 		}
 	}
 }

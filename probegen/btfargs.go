@@ -136,7 +136,7 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, env.valErr(a, cur, err)
 	}
-	if r.Fetch, err = f.String(); err != nil {
+	if r.Fetch, err = fetchText(f, cur); err != nil {
 		return tracefs.Arg{}, env.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, nil

@@ -26,6 +26,37 @@ type fetch struct {
 	perCPU string
 }
 
+// computedError refuses a value computed from a register or symbol
+// (DW_OP_breg RDX -1 with DW_OP_stack_value: %dx-1), which no fetcharg
+// can write: it reads registers and memory as they are. Only a pointer's
+// such value is an address (address says so), whose members a fetcharg
+// can still read.
+type computedError struct {
+	base    string
+	add     int64
+	address bool
+}
+
+func (e *computedError) Error() string {
+	if e.address {
+		return fmt.Sprintf("the value is an address computed from %s%+d; read a member through it or use :string", e.base, e.add)
+	}
+	return fmt.Sprintf("the value is computed, %s%+d, not held in a register or memory: a fetcharg reads those as they are and cannot add to them", e.base, e.add)
+}
+
+// fetchText is f.String for a value of cur's type: a computed pointer is
+// called an address, any other computed value not.
+func fetchText(f *fetch, cur cval) (string, error) {
+	s, err := f.String()
+	var ce *computedError
+	if errors.As(err, &ce) {
+		if tp, ok := realType(cur.typ); ok && (tp.kind() == cPtr || tp.kind() == cArray) {
+			ce.address = true
+		}
+	}
+	return s, err
+}
+
 type fref struct {
 	off  int64
 	user bool
@@ -36,7 +67,7 @@ func (f *fetch) String() (string, error) {
 		return "", errors.New("the value is the address of a global; name a member, an element or use :string")
 	}
 	if f.add != 0 {
-		return "", fmt.Errorf("the value is an address computed from %s%+d; read a member through it or use :string", f.base, f.add)
+		return "", &computedError{base: f.base, add: f.add}
 	}
 	refs := f.refs
 	s := f.base
