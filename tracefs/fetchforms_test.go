@@ -77,3 +77,22 @@ func TestFetchFormDialect(t *testing.T) {
 		t.Errorf("a string through a typecast: %v", err)
 	}
 }
+
+// FuzzFetchForm: FetchForm never panics; what it does not take for a
+// form has no needs and no problem, and a well-formed form needs some
+// feature of Linux 7.3.
+func FuzzFetchForm(f *testing.F) {
+	for _, s := range []string{"(file)file->f_mode", "(task_struct)$current->pid", "(sock,sk_common)skc->sk_rcvbuf",
+		"((file)$arg1->f_path.dentry)->d_name.name", "this_cpu_read(cpu_number)", "this_cpu_ptr(x)", "$current", "(a)(b)(c)x", "((", "(x,", "file->f_mode"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		needs, ok, problem := FetchForm(s)
+		if !ok && (needs != nil || problem != "") {
+			t.Fatalf("FetchForm(%q) = %v, false, %q", s, needs, problem)
+		}
+		if ok && problem == "" && len(needs) == 0 {
+			t.Fatalf("FetchForm(%q): a form that needs nothing", s)
+		}
+	})
+}
