@@ -210,6 +210,9 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	v, ok := sc.Lookup(vname)
 	if !ok {
+		if cur, ok := e.currentTask(a, vname); ok {
+			return cur, cval{}, nil
+		}
 		return r, cval{}, &missingError{e.undeclaredErr(a, vname, sc)}
 	}
 	loc, err := sc.Location(v)
@@ -241,6 +244,27 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, cur, nil
+}
+
+// currentTask reads the kernel's current (a macro, no variable in DWARF)
+// on a kernel that names the current task itself (Linux 7.3):
+// current->pid is (task_struct)$current->pid, its members typed by the
+// kernel's BTF. ok is false for any other name, and elsewhere.
+func (e *argEnv) currentTask(a Arg, vname string) (tracefs.Arg, bool) {
+	d := e.dialect()
+	if vname != "current" || e.user || e.f != nil && !e.f.IsKernel() || !d.Has(tracefs.CurrentTask) || !d.Has(tracefs.BTFCasts) {
+		return tracefs.Arg{}, false
+	}
+	_, fields, err := splitFields(a.Expr)
+	if err != nil || len(fields) == 0 || !fields[0].arrow {
+		return tracefs.Arg{}, false
+	}
+	for _, fl := range fields {
+		if fl.isIdx {
+			return tracefs.Arg{}, false // the kernel's form has members only
+		}
+	}
+	return tracefs.Arg{Name: argName(a, vname, fields), Fetch: "(task_struct)$current" + a.Expr[len(vname):], Type: a.Type}, true
 }
 
 // argName is perf's name for an argument without NAME=: the last member

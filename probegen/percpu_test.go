@@ -61,3 +61,44 @@ func TestPerCPUReads(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentTask: on a kernel that names the current task (Linux 7.3),
+// the kernel's current (a macro: no variable in DWARF) is read as
+// (task_struct)$current; elsewhere it is no variable, as before.
+func TestCurrentTask(t *testing.T) {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "amd64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tt := range []struct {
+		arg  string
+		d    tracefs.Dialect
+		want string
+	}{
+		{"current->pid", tracefs.KernelDialect(elf.EM_X86_64, 7, 3), "pid=(task_struct)$current->pid"},
+		{"c=current->mm->pgd:x64", tracefs.KernelDialect(elf.EM_X86_64, 7, 3), "c=(task_struct)$current->mm->pgd:x64"},
+		{"current->comm[0]", tracefs.KernelDialect(elf.EM_X86_64, 7, 3), `no variable "current"`},
+		{"current", tracefs.KernelDialect(elf.EM_X86_64, 7, 3), `no variable "current"`},
+		{"current->pid", tracefs.KernelDialect(elf.EM_X86_64, 6, 12), `no variable "current"`},
+	} {
+		spec, err := ParseSpec("vfs_read " + tt.arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := resolve(&ResolveOptions{MaxProbes: 8}, f, &spec.Point)
+		if err != nil || len(pts) == 0 {
+			t.Fatalf("vfs_read: %v", err)
+		}
+		d := tt.d
+		e := &argEnv{f: f, m: elf.EM_X86_64, spec: spec.Raw, pt: &spec.Point, dial: &d}
+		r, _, err := e.convertArg(spec.Args[0], pts[0].scope)
+		got := r.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s on %s: %q, want %q", tt.arg, d.From, got, tt.want)
+		}
+	}
+}
