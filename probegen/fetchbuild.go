@@ -195,7 +195,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 // through this_cpu_ptr(VAR). ok is false for any other variable, and on
 // a kernel without them (global refuses it then).
 func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
-	if e.user || !e.f.IsKernel() || !e.dialect().Has(tracefs.PerCPUReads) || !loc.HasAddr && loc.Sym == "" || len(loc.Derefs) == 0 {
+	if e.user || !e.f.IsKernel() || e.f.IsModule() || !e.dialect().Has(tracefs.PerCPUReads) || !loc.HasAddr && loc.Sym == "" || len(loc.Derefs) == 0 {
 		return nil, false, nil
 	}
 	addr, has := loc.Addr, loc.HasAddr
