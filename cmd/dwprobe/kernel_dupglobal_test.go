@@ -96,18 +96,23 @@ func cStringAt(t *testing.T, path, sym string, off uint64) string {
 // TestQEMUNonUniqueGlobal boots the corpus kernels: dwprobe's __func__ of
 // __vm_enough_memory, read through @_text+OFF (amd64) or @_stext+OFF
 // (arm64), is "__vm_enough_memory" on every call; perf's way of writing
-// it, @__func__.N+0, is logged for comparison.
+// it, @__func__.N+0, is logged for comparison. The same boot traces the
+// members of return values (retvalSpecs).
 func TestQEMUNonUniqueGlobal(t *testing.T) {
 	for _, arch := range dupGlobalKernels {
 		t.Run(arch, func(t *testing.T) {
 			qemutest.NeedQEMU(t, arch)
 			vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
-			defs := dwprobeDefs(t, "-k", vml, "-D", dupGlobalSpec)
+			args := []string{"-k", vml, "-D", dupGlobalSpec}
+			for _, s := range retvalSpecs {
+				args = append(args, "-D", s)
+			}
+			defs := dwprobeDefs(t, args...)
 			if arch == "amd64" {
 				defs = append(defs, "p:jp/dupfunc_named __vm_enough_memory+0 f=@__func__.3+0:string")
 			}
 			t.Logf("definitions:\n%s", strings.Join(defs, "\n"))
-			g := qemutest.Boot(t, arch, defs, "cat /proc/version >/dev/null\n", nil)
+			g := qemutest.Boot(t, arch, defs, retvalWorkload, nil)
 			if len(g.Rejected) != 0 {
 				t.Errorf("rejected %q", g.Rejected)
 			}
@@ -120,6 +125,7 @@ func TestQEMUNonUniqueGlobal(t *testing.T) {
 					t.Errorf("%s: __func__ %s, want \"__vm_enough_memory\"", r.Raw, got)
 				}
 			}
+			checkRetvalMembers(t, g)
 			if named := qemutest.FilterEvent(g.Trace, "jp/dupfunc_named"); len(named) > 0 {
 				t.Logf("perf's @__func__.3+0 read %s", named[0].Args["f"])
 			}
