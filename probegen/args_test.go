@@ -202,13 +202,13 @@ func TestFetchFormArgs(t *testing.T) {
 		{"(file)file->f_mode", "x32", k73, false, ""},
 		{"(task_struct)$current->pid", "s32", k73, false, ""},
 		{"$current", "", k73, false, ""},
-		{"this_cpu_read(cpu_number)", "s32", k73, false, ""},
-		{"this_cpu_ptr(runqueues)", "", k73, false, ""},
+		{"this_cpu_read(@cpu_number)", "s32", k73, false, ""},
+		{"this_cpu_ptr(@runqueues)", "", k73, false, ""},
 		{"(sock,sk_common)skc->sk_rcvbuf", "", k73, false, ""},
 		{"(file)file->f_mode", "", k612, false, "Linux 6.12 does not read BTF typecasts"},
 		{"$current", "", k612, false, "Linux 6.12 does not read $current (Linux 7.3 added it)"},
 		{"this_cpu_read(cpu_number)", "", k612, false, "Linux 6.12 does not read this_cpu_read(VAR) and this_cpu_ptr(VAR)"},
-		{"(file)x->", "", k73, false, "bad member"},
+		{"(file)x->", "", k73, false, "bad field"},
 		{"$current", "", tracefs.Dialect{Machine: elf.EM_X86_64}, true, "kernel probes only"},
 	} {
 		d := tt.dial

@@ -21,8 +21,9 @@ type fetch struct {
 	add     int64 // value = result + add, not loaded (an address computed in a register)
 	addrVal bool  // sym with no load: the value is the symbol's address
 	fileOff int64 // base "@+": the uprobe file offset of the global
-	// perCPU names the per-CPU variable of base this_cpu_ptr(VAR): read
-	// whole, +0(this_cpu_ptr(VAR)) is written this_cpu_read(VAR).
+	// perCPU names the per-CPU variable of base this_cpu_ptr(@VAR) (7.3's
+	// parse_this_cpu: @VAR's address, not its value, gets this CPU's
+	// offset): read whole, +0(this_cpu_ptr(@VAR)) is this_cpu_read(@VAR).
 	perCPU string
 }
 
@@ -83,7 +84,7 @@ func (f *fetch) String() (string, error) {
 		refs = refs[1:]
 	}
 	if f.perCPU != "" && len(refs) > 0 && refs[0] == (fref{}) {
-		s, refs = "this_cpu_read("+f.perCPU+")", refs[1:]
+		s, refs = "this_cpu_read(@"+f.perCPU+")", refs[1:]
 	}
 	for _, r := range refs {
 		if r.user {
@@ -191,8 +192,8 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 
 // perCPU reads a per-CPU variable (in .data..percpu) on a kernel that
 // reads this CPU's copy itself (tracefs.PerCPUReads, Linux 7.3): the
-// variable whole as this_cpu_read(VAR), members and what it points to
-// through this_cpu_ptr(VAR). ok is false for any other variable, and on
+// variable whole as this_cpu_read(@VAR), members and what it points to
+// through this_cpu_ptr(@VAR). ok is false for any other variable, and on
 // a kernel without them (global refuses it then).
 func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
 	if e.user || !e.f.IsKernel() || e.f.IsModule() || !e.dialect().Has(tracefs.PerCPUReads) || !loc.HasAddr && loc.Sym == "" || len(loc.Derefs) == 0 {
@@ -214,7 +215,7 @@ func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
 	if n := e.f.Symbols().Count(name); n > 1 {
 		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, ErrNotSupported)
 	}
-	f := &fetch{base: "this_cpu_ptr(" + name + ")", perCPU: name}
+	f := &fetch{base: "this_cpu_ptr(@" + name + ")", perCPU: name}
 	for i, d := range loc.Derefs {
 		if i == 0 {
 			d += int64(addr - start)

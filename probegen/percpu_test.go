@@ -11,8 +11,8 @@ import (
 )
 
 // TestPerCPUReads: on a kernel that reads this CPU's copy of a per-CPU
-// variable itself (Linux 7.3), dwprobe writes this_cpu_read(VAR) for the
-// variable whole and +OFF(this_cpu_ptr(VAR)) for its members; on one that
+// variable itself (Linux 7.3), dwprobe writes this_cpu_read(@VAR) for the
+// variable whole and +OFF(this_cpu_ptr(@VAR)) for its members; on one that
 // does not (the 6.1 vmlinux's own version), it refuses as before. The 6.1
 // amd64 vmlinux plays both.
 func TestPerCPUReads(t *testing.T) {
@@ -24,8 +24,8 @@ func TestPerCPUReads(t *testing.T) {
 	for _, tt := range []struct {
 		fn, arg, want string
 	}{
-		{"__getblk_gfp", "cpu_number", "this_cpu_read(cpu_number):s32"},
-		{"scheduler_tick", "runqueues.nr_running", "+4(this_cpu_ptr(runqueues)):x32"},
+		{"__getblk_gfp", "cpu_number", "this_cpu_read(@cpu_number):s32"},
+		{"scheduler_tick", "runqueues.nr_running", "+4(this_cpu_ptr(@runqueues)):x32"},
 		{"scheduler_tick", "runqueues.curr->pid", ""},
 	} {
 		spec, err := ParseSpec(tt.fn + " " + tt.arg)
@@ -52,8 +52,8 @@ func TestPerCPUReads(t *testing.T) {
 			}
 			switch {
 			case v.want == "" && tt.arg == "runqueues.curr->pid":
-				if err != nil || !strings.HasPrefix(r.Fetch, "+") || !strings.Contains(r.Fetch, "(this_cpu_ptr(runqueues))") {
-					t.Errorf("%s on %s: %q, want a load through this_cpu_ptr(runqueues)", tt.arg, d.From, got)
+				if err != nil || !strings.HasPrefix(r.Fetch, "+") || !strings.Contains(r.Fetch, "(this_cpu_ptr(@runqueues))") {
+					t.Errorf("%s on %s: %q, want a load through this_cpu_ptr(@runqueues)", tt.arg, d.From, got)
 				}
 			case !strings.Contains(got, v.want):
 				t.Errorf("%s on %s: %q, want %q", tt.arg, d.From, got, v.want)

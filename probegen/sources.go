@@ -109,11 +109,13 @@ func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
 // when raw lies under it: the name elfutils, whose names perf searches
 // under -s, gives a file of a relative include directory of a DWARF 4
 // line table (rustc's "rust/kernel" holding lib.rs), which debug/dwarf
-// and dwarfres join to the compilation directory. perf finds
-// ROOT/rust/kernel/lib.rs at its first try, where the absolute name is
-// only found cut down to ROOT//rust/kernel/lib.rs.
+// and dwarfres join to the compilation directory (Debian's 7.3 kernel:
+// debian/build/build_amd64_none_cloud-amd64/rust/kernel/lib.rs in the
+// relative debian/build/build_amd64_none_cloud-amd64). perf finds
+// ROOT/rust/kernel/lib.rs at its first try, where the joined name is only
+// found cut down to ROOT//rust/kernel/lib.rs.
 func compDirRelative(raw, compDir string) (string, bool) {
-	if compDir == "" || !filepath.IsAbs(raw) {
+	if compDir == "" {
 		return "", false
 	}
 	rel, ok := strings.CutPrefix(raw, strings.TrimSuffix(compDir, "/")+"/")

@@ -58,10 +58,13 @@ func TestCompDirRelative(t *testing.T) {
 		{"/build/linux/rust/kernel/lib.rs", "/build/linux", "rust/kernel/lib.rs"},
 		{"/build/linux/rust/kernel/lib.rs", "/build/linux/", "rust/kernel/lib.rs"},
 		{"rust/kernel/lib.rs", "/build/linux", ""},
+		{"debian/build/build_amd64_none_cloud-amd64/rust/kernel/lib.rs", "debian/build/build_amd64_none_cloud-amd64", "rust/kernel/lib.rs"},
+		{"fs/read_write.c", "debian/build/build_amd64_none_cloud-amd64", ""},
 		{"/build/linux-6.1/arch/x86/entry/entry_64.S", "/build/linux-6.1/debian/build", ""},
 		{"/build/linuxx/a.c", "/build/linux", ""},
 		{"/build/linux/", "/build/linux", ""},
 		{"/a.c", "", ""},
+		{"a.c", "", ""},
 	} {
 		rel, ok := compDirRelative(tt.raw, tt.compDir)
 		if rel != tt.rel || ok != (tt.rel != "") {

@@ -17,30 +17,41 @@ func TestFetchForm(t *testing.T) {
 		{"(task_struct)$current->pid", true, []Feature{BTFCasts, CurrentTask}, ""},
 		{"(sock,sk_common)skc->sk_rcvbuf", true, []Feature{BTFCasts}, ""},
 		{"(inode,i_data.i_mmap)mapping->i_ino", true, []Feature{BTFCasts}, ""},
-		{"(file)(path)p->dentry", true, []Feature{BTFCasts}, ""},
-		{"((file)$arg1->f_path.dentry)->d_name.name", true, []Feature{BTFCasts}, ""},
+		{"(file)(%di)->f_mode", true, []Feature{BTFCasts}, ""},
 		{"(file)%di->f_mode", true, []Feature{BTFCasts}, ""},
-		{"(rq)this_cpu_ptr(runqueues)->nr_running", true, []Feature{BTFCasts, PerCPUReads}, ""},
+		{"(file)$arg1->f_path.dentry", true, []Feature{BTFCasts}, ""},
+		{"(dentry)((file)$arg1->f_path.dentry)->d_name.name", true, []Feature{BTFCasts}, ""},
+		{"(file)+8(%si)->f_mode", true, []Feature{BTFCasts}, ""},
+		{"(rq)this_cpu_ptr(@runqueues)->nr_running", true, []Feature{BTFCasts, PerCPUReads}, ""},
 		{"(file)$retval->f_mode", true, []Feature{BTFCasts}, ""},
+		{"(file)(@sym+8)->f_mode", true, []Feature{BTFCasts}, ""},
 		{"$current", true, []Feature{CurrentTask}, ""},
+		{"$current->pid", true, []Feature{CurrentTask}, ""},
+		{"$current->mm->pgd", true, []Feature{CurrentTask}, ""},
+		{"this_cpu_read(@cpu_number)", true, []Feature{PerCPUReads}, ""},
+		{"this_cpu_ptr(@runqueues)", true, []Feature{PerCPUReads}, ""},
 		{"this_cpu_read(cpu_number)", true, []Feature{PerCPUReads}, ""},
-		{"this_cpu_ptr(runqueues)", true, []Feature{PerCPUReads}, ""},
+		{"this_cpu_read(this_cpu_ptr(@x))", true, []Feature{PerCPUReads}, ""},
 		// Not forms: other fetchargs.
 		{"file->f_mode", false, nil, ""},
 		{"%di", false, nil, ""},
 		{"+0(%di)", false, nil, ""},
-		{"$currentx", true, []Feature{CurrentTask}, "unexpected"},
-		{"$current->pid", true, []Feature{CurrentTask}, ""},
+		{"+0(this_cpu_ptr(@x))", false, nil, ""},
 		// Malformed.
-		{"(file)(a)(b)x->y", true, []Feature{BTFCasts}, "2 levels deep at most"},
+		{"$currentx", true, []Feature{CurrentTask}, "unexpected"},
+		{"(file)file", true, []Feature{BTFCasts}, "needs a field access"},
+		{"(a)(b)x->y", true, []Feature{BTFCasts}, "needs a field access"},
+		{"((file)x->y)->z", true, []Feature{BTFCasts}, "names a structure"},
+		{"(file)@sym+8->f_mode", true, []Feature{BTFCasts}, "needs parentheses"},
 		{"(file", true, []Feature{BTFCasts}, "missing ')'"},
-		{"()x", true, []Feature{BTFCasts}, "names a structure"},
-		{"(s,)x", true, []Feature{BTFCasts}, "container_of"},
-		{"(file)x->", true, []Feature{BTFCasts}, "bad member"},
-		{"(file)\\1", true, []Feature{BTFCasts}, "a typecast applies to"},
-		{"this_cpu_read()", true, nil, "this_cpu_read(VAR)"},
-		{"this_cpu_read(x", true, nil, "this_cpu_read(VAR)"},
-		{"((file)x->y", true, []Feature{BTFCasts}, "missing ')'"},
+		{"()x->y", true, []Feature{BTFCasts}, "names a structure"},
+		{"(s,)x->y", true, []Feature{BTFCasts}, "container_of"},
+		{"(file)x->", true, []Feature{BTFCasts}, "bad field"},
+		{"(file)\\1->x", true, []Feature{BTFCasts}, "a typecast applies to"},
+		{"this_cpu_read()", true, []Feature{PerCPUReads}, "this_cpu_read(@VAR)"},
+		{"this_cpu_read(@x", true, []Feature{PerCPUReads}, "this_cpu_read(@VAR)"},
+		{"this_cpu_read(@x)->y", true, []Feature{PerCPUReads}, "unexpected"},
+		{"(a)(" + strings.Repeat("(a)(", 8) + "x" + strings.Repeat(")->y", 9), true, []Feature{BTFCasts}, "8 levels deep at most"},
 	} {
 		needs, ok, problem := FetchForm(tt.s)
 		if ok != tt.ok || !reflect.DeepEqual(needs, tt.needs) || tt.problem == "" && problem != "" || tt.problem != "" && !strings.Contains(problem, tt.problem) {
@@ -53,7 +64,7 @@ func TestFetchForm(t *testing.T) {
 // with the version that reads them; uprobes never read them.
 func TestFetchFormDialect(t *testing.T) {
 	k := Event{Kind: KProbe, Type: 'p', Group: "probe", Name: "vfs_read", Target: "vfs_read"}
-	for _, fetch := range []string{"(file)file->f_mode", "(task_struct)$current->pid", "$current", "this_cpu_read(cpu_number)", "(sock,sk_common)skc->sk_rcvbuf"} {
+	for _, fetch := range []string{"(file)file->f_mode", "(task_struct)$current->pid", "$current", "this_cpu_read(@cpu_number)", "(sock,sk_common)skc->sk_rcvbuf"} {
 		e := k
 		e.Args = []Arg{{Fetch: fetch}}
 		if err := e.Validate(); err != nil {
@@ -83,7 +94,7 @@ func TestFetchFormDialect(t *testing.T) {
 // feature of Linux 7.3.
 func FuzzFetchForm(f *testing.F) {
 	for _, s := range []string{"(file)file->f_mode", "(task_struct)$current->pid", "(sock,sk_common)skc->sk_rcvbuf",
-		"((file)$arg1->f_path.dentry)->d_name.name", "this_cpu_read(cpu_number)", "this_cpu_ptr(x)", "$current", "(a)(b)(c)x", "((", "(x,", "file->f_mode"} {
+		"(dentry)((file)$arg1->f_path.dentry)->d_name.name", "this_cpu_read(@cpu_number)", "this_cpu_ptr(@x)", "$current", "(a)(b)(c)x", "((", "(x,", "file->f_mode"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -95,4 +106,28 @@ func FuzzFetchForm(f *testing.F) {
 			t.Fatalf("FetchForm(%q): a form that needs nothing", s)
 		}
 	})
+}
+
+// TestReadmeForms: Linux 7.3's README (kernel/trace/trace.c readme_msg)
+// tells the running kernel's forms.
+func TestReadmeForms(t *testing.T) {
+	const readme73 = `	 fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],
+	           $stack<index>, $stack, $retval, $comm, $arg<N>, $current
+	           [(structname[,field])]<argname>[->field[->field|.field...]],
+	           [(structname[,field])](fetcharg)->field[->field|.field...],
+	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
+	           this_cpu_read(<fetcharg>), this_cpu_ptr(<fetcharg>)
+`
+	d := ReadmeDialect(0, readme73)
+	for _, f := range []Feature{BTFCasts, CurrentTask, PerCPUReads} {
+		if !d.Has(f) {
+			t.Errorf("7.3's README: no %v", f)
+		}
+	}
+	d = ReadmeDialect(0, "\t fetcharg: (%<register>|$<efield>), @<address>\n\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n")
+	for _, f := range []Feature{BTFCasts, CurrentTask, PerCPUReads} {
+		if d.Has(f) {
+			t.Errorf("6.12's README: %v", f)
+		}
+	}
 }
