@@ -20,7 +20,7 @@ import (
 const dupGlobalSpec = "jd_dupfunc=__vm_enough_memory __func__:string"
 
 // dupGlobalKernels are the corpus kernels TestNonUniqueGlobalAnchor reads.
-var dupGlobalKernels = []string{"amd64", "arm64", "6.12/amd64", "6.12/arm64"}
+var dupGlobalKernels = []string{"amd64", "arm64", "6.12/amd64", "6.12/arm64", "7.3/amd64", "7.3/arm64"}
 
 // TestNonUniqueGlobalAnchor: a global whose symbol name is not unique is
 // read from _text (kallsyms lists data: amd64) or _stext (it does not:
