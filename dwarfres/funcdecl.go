@@ -56,3 +56,20 @@ func (t *cuTree) funcAt(addr uint64) (fd FuncDecl, ok bool) {
 	}
 	return fd, fd.Name != ""
 }
+
+// FuncScope is the scope of the out-of-line function whose code holds
+// addr, at addr: for a return probe, which the symbol table places, to
+// read the function's return type (FuncDIE). ok is false when no
+// debuginfo covers addr.
+func (f *File) FuncScope(addr uint64) (sc *Scope, ok bool, err error) {
+	defer elfobj.Guard(&err, f.Path)
+	t, err := f.treeAt(addr)
+	if t == nil || err != nil {
+		return nil, false, err
+	}
+	sp := t.realFunc(addr)
+	if sp < 0 {
+		return nil, false, nil
+	}
+	return newScope(t, sp, sp, addr), true, nil
+}

@@ -96,6 +96,18 @@ func (s *Scope) FuncEntryPC() (uint64, bool) {
 	return b.t.entryPC(b.sp)
 }
 
+// FuncDIE is the out-of-line function's own DIE: its Type (followed
+// through DW_AT_abstract_origin) is what the function returns, which a
+// return probe's $retval holds; false without one (a void function has
+// no DW_AT_type: Type says so).
+func (s *Scope) FuncDIE() (Entry, bool) {
+	b, err := s.bind()
+	if err != nil {
+		return Entry{}, false
+	}
+	return Entry{b.t, b.sp}, true
+}
+
 // Lookup is perf's find_variable search: the first formal parameter or
 // variable named name (with a location, a constant value or external) in
 // the scope or the nested scopes holding the address, else a unit-level

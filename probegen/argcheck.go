@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // isCVarName is perf's is_c_varname: a C variable (to look up in DWARF)
@@ -33,14 +35,22 @@ func (e *argEnv) checkArg(a Arg) error {
 	if d := e.dialect(); a.Type != "" && !perfCast(a.Type) && !d.HasType(a.Type) {
 		return bad("unknown type %q (%s has %s; perf adds u/s/x)", a.Type, d.From, d.Types())
 	}
+	if needs, ok, problem := tracefs.FetchForm(a.Expr); ok {
+		return e.checkForm(a, needs, problem)
+	}
 	switch {
 	case a.Expr == "$vars" || a.Expr == "$params":
 		if e.ret {
 			return bad("%s is not available on a return probe (only $retval is)", a.Expr)
 		}
-	case a.Expr == "$retval":
+	case a.Expr == "$retval" || btfRetvalPath(a.Expr):
 		if !e.ret {
 			return bad("$retval is only available on a return probe (FUNC%%return)")
+		}
+		if a.Expr != "$retval" {
+			if _, _, err := splitFields("x" + a.Expr[len(retvalExpr):]); err != nil {
+				return bad("%v", err)
+			}
 		}
 	case isCVarName(a.Expr):
 		if e.ret {
@@ -55,6 +65,40 @@ func (e *argEnv) checkArg(a Arg) error {
 		}
 	}
 	return nil
+}
+
+// checkForm checks one of Linux 7.3's fetch forms (tracefs.FetchForm:
+// typecasts, $current, this_cpu_read), which pass through as written to
+// a kernel that reads them and are refused, with the version that does,
+// for one that does not.
+func (e *argEnv) checkForm(a Arg, needs []tracefs.Feature, problem string) error {
+	bad := func(format string, v ...any) error {
+		return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
+	}
+	if problem != "" {
+		return bad("%s", problem)
+	}
+	if e.user {
+		return bad("%s is read by kernel probes only (kprobes and fprobes), not by uprobes", a.Expr)
+	}
+	d := e.dialect()
+	for _, f := range needs {
+		if d.Has(f) {
+			continue
+		}
+		if why, ok := d.Lacks(f); ok {
+			return bad("this kernel does not read %s: %s", f, why)
+		}
+		return bad("%s does not read %s (%s added it)", d.From, f, f.Since())
+	}
+	return nil
+}
+
+// isFetchForm reports one of Linux 7.3's fetch forms, which the kernel
+// reads by itself: passed through as written.
+func isFetchForm(expr string) bool {
+	_, ok, _ := tracefs.FetchForm(expr)
+	return ok
 }
 
 // perfCast is perf's signedness cast: the size comes from debuginfo.

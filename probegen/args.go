@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -192,7 +193,10 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 }
 
 func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
-	if !isCVarName(a.Expr) {
+	if btfRetvalPath(a.Expr) {
+		return e.convertRetval(a, sc)
+	}
+	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
 	}
 	if sc == nil {
@@ -206,6 +210,9 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	v, ok := sc.Lookup(vname)
 	if !ok {
+		if cur, ok := e.currentTask(a, vname); ok {
+			return cur, cval{}, nil
+		}
 		return r, cval{}, &missingError{e.undeclaredErr(a, vname, sc)}
 	}
 	loc, err := sc.Location(v)
@@ -233,10 +240,31 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
-	if r.Fetch, err = f.String(); err != nil {
+	if r.Fetch, err = fetchText(f, cur); err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, cur, nil
+}
+
+// currentTask reads the kernel's current (a macro, no variable in DWARF)
+// on a kernel that names the current task itself (Linux 7.3):
+// current->pid is (task_struct)$current->pid, its members typed by the
+// kernel's BTF. ok is false for any other name, and elsewhere.
+func (e *argEnv) currentTask(a Arg, vname string) (tracefs.Arg, bool) {
+	d := e.dialect()
+	if vname != "current" || e.user || e.f != nil && !e.f.IsKernel() || !d.Has(tracefs.CurrentTask) || !d.Has(tracefs.BTFCasts) {
+		return tracefs.Arg{}, false
+	}
+	_, fields, err := splitFields(a.Expr)
+	if err != nil || len(fields) == 0 || !fields[0].arrow {
+		return tracefs.Arg{}, false
+	}
+	for _, fl := range fields {
+		if fl.isIdx {
+			return tracefs.Arg{}, false // the kernel's form has members only
+		}
+	}
+	return tracefs.Arg{Name: argName(a, vname, fields), Fetch: "(task_struct)$current" + a.Expr[len(vname):], Type: a.Type}, true
 }
 
 // argName is perf's name for an argument without NAME=: the last member
@@ -261,9 +289,9 @@ func argName(a Arg, vname string, fields []field) string {
 // there, and where a probe can read it, in the form the user wrote the
 // point in (FUNC:N, FUNC+OFF or SRC:LINE).
 func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entry, err error) error {
-	msg := fmt.Sprintf("variable %s is in scope but has no location at %s+%d (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+	msg := fmt.Sprintf("variable %s is in scope but has no location at %s (%v)", vname, scopeLabel(sc), err)
 	if !errors.Is(err, dwarfres.ErrNoLocation) {
-		msg = fmt.Sprintf("variable %s is in scope at %s+%d but a probe cannot read it there (%v)", vname, sc.Func(), sc.Addr-entryOr(sc), err)
+		msg = fmt.Sprintf("variable %s is in scope at %s but a probe cannot read it there (%v)", vname, scopeLabel(sc), err)
 	}
 	if where := e.readableAt(sc, v); where != "" {
 		msg += "; a probe can read it at " + where
@@ -281,7 +309,7 @@ func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
 	if !ok {
 		return e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())
 	}
-	at := fmt.Sprintf("%s+%d", sc.Func(), sc.Addr-entryOr(sc))
+	at := scopeLabel(sc)
 	msg := fmt.Sprintf("variable %s is in scope at %s but optimized out there", vname, at)
 	if !inScope {
 		msg = fmt.Sprintf("variable %s is declared in %s but not in scope at %s", vname, sc.Func(), at)
@@ -339,9 +367,73 @@ func readableAtEntry(rs []dwarfres.Range, entry uint64) bool {
 	return false
 }
 
+// scopeLabel names the scope's address for a message: FUNC+OFF from the
+// function's entry; an address below the entry (a .cold part placed
+// before its function) from the symbol covering it, print_cpu.cold+298,
+// else as a negative offset, never a wrapped one.
+func scopeLabel(sc *dwarfres.Scope) string {
+	entry, ok := sc.FuncEntry()
+	var sym dwarfres.Sym
+	var covered bool
+	if !ok || entry > sc.Addr {
+		sym, covered = sc.File().Symbols().At(sc.Addr)
+	}
+	return offsetLabel(sc.Func(), entry, ok, sc.Addr, sym, covered)
+}
+
+// offsetLabel is scopeLabel's answer for function fn entered at entry
+// (entryOK), at addr, which symbol sym covers (covered).
+func offsetLabel(fn string, entry uint64, entryOK bool, addr uint64, sym dwarfres.Sym, covered bool) string {
+	switch {
+	case entryOK && entry <= addr:
+		return fn + "+" + strconv.FormatUint(addr-entry, 10)
+	case covered && sym.Start <= addr:
+		return sym.Name + "+" + strconv.FormatUint(addr-sym.Start, 10)
+	case entryOK:
+		return fn + "-" + strconv.FormatUint(entry-addr, 10)
+	}
+	return fmt.Sprintf("%s (at %#x)", fn, addr)
+}
+
 func entryOr(sc *dwarfres.Scope) uint64 {
 	if e, ok := sc.FuncEntry(); ok && e <= sc.Addr {
 		return e
 	}
 	return 0
+}
+
+// convertRetval reads members of the value a return probe's function
+// returns ($retval->name, $retval->f_path.dentry), typed by the function's
+// DWARF return type: +OFF($retval) fetchargs, which every kernel takes
+// (perf 7.3 passes $retval->name through for the kernel's BTF to read).
+func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+	vname, fields, err := splitFields("retval" + a.Expr[len(retvalExpr):])
+	if err != nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
+	}
+	if sc == nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+	}
+	fn, ok := sc.FuncDIE()
+	if !ok {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+	}
+	cur := cval{name: "the return value of " + fn.Name(), typ: dwarfTypeOf(fn), node: fn}
+	if cur.typ == nil {
+		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
+	}
+	r := tracefs.Arg{Name: argName(a, vname, fields)}
+	f := &fetch{base: retvalExpr}
+	for _, fl := range fields {
+		if cur, err = stepField(f, cur, fl, a.User); err != nil {
+			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+		}
+	}
+	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
+		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+	}
+	if r.Fetch, err = fetchText(f, cur); err != nil {
+		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
+	}
+	return r, cur, nil
 }

@@ -4,6 +4,9 @@ import (
 	"debug/elf"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 func TestSplitFields(t *testing.T) {
@@ -80,6 +83,10 @@ func TestCheckArg(t *testing.T) {
 	}{
 		{entry, Arg{Raw: "$retval", Expr: "$retval"}, "only available on a return probe"},
 		{ret, Arg{Raw: "$retval", Expr: "$retval"}, ""},
+		{ret, Arg{Raw: "$retval->name", Expr: "$retval->name"}, ""},
+		{ret, Arg{Raw: "$retval->a.b->c:string", Expr: "$retval->a.b->c", Type: "string"}, ""},
+		{ret, Arg{Raw: "$retval->", Expr: "$retval->"}, "bad member"},
+		{entry, Arg{Raw: "$retval->name", Expr: "$retval->name"}, "only available on a return probe"},
 		{ret, Arg{Raw: "$vars", Expr: "$vars"}, "not available on a return probe"},
 		{ret, Arg{Raw: "count", Expr: "count"}, "local variables are not available"},
 		{entry, Arg{Raw: "count:u7", Expr: "count", Type: "u7"}, "unknown type"},
@@ -112,7 +119,7 @@ func TestFetchString(t *testing.T) {
 		{"global pointer", fetch{base: "@app_list", sym: true, refs: []fref{{off: 0}, {off: 8}}}, "+8(@app_list+0)", ""},
 		{"uprobe global", fetch{base: "@+", sym: true, fileOff: 16800, refs: []fref{{off: 8}}}, "@+16808", ""},
 		{"immediate", fetch{base: `\7`, imm: true}, `\7`, ""},
-		{"computed address", fetch{base: "%di", add: 8}, "", "address computed"},
+		{"computed value", fetch{base: "%dx", add: -1}, "", "the value is computed, %dx-1, not held in a register or memory"},
 		{"address of a global", fetch{base: "@buf", sym: true, addrVal: true}, "", "address of a global"},
 	} {
 		got, err := tt.f.String()
@@ -177,6 +184,107 @@ func TestPerfPoint(t *testing.T) {
 	} {
 		if got := PerfPoint(&tt.p); got != tt.want {
 			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestFetchFormArgs: Linux 7.3's fetch forms pass through as written on
+// a kernel that reads them and are refused offline, with the version, on
+// one that does not; uprobes never read them.
+func TestFetchFormArgs(t *testing.T) {
+	k73, k612 := tracefs.KernelDialect(elf.EM_X86_64, 7, 3), tracefs.KernelDialect(elf.EM_X86_64, 6, 12)
+	for _, tt := range []struct {
+		expr, typ string
+		dial      tracefs.Dialect
+		user      bool
+		err       string
+	}{
+		{"(file)file->f_mode", "x32", k73, false, ""},
+		{"(task_struct)$current->pid", "s32", k73, false, ""},
+		{"$current", "", k73, false, ""},
+		{"this_cpu_read(@cpu_number)", "s32", k73, false, ""},
+		{"this_cpu_ptr(@runqueues)", "", k73, false, ""},
+		{"(sock,sk_common)skc->sk_rcvbuf", "", k73, false, ""},
+		{"(file)file->f_mode", "", k612, false, "Linux 6.12 does not read BTF typecasts"},
+		{"$current", "", k612, false, "Linux 6.12 does not read $current (Linux 7.3 added it)"},
+		{"this_cpu_read(cpu_number)", "", k612, false, "Linux 6.12 does not read this_cpu_read(VAR) and this_cpu_ptr(VAR)"},
+		{"(file)x->", "", k73, false, "bad field"},
+		{"$current", "", tracefs.Dialect{Machine: elf.EM_X86_64}, true, "kernel probes only"},
+	} {
+		d := tt.dial
+		e := &argEnv{m: elf.EM_X86_64, spec: "vfs_read " + tt.expr, user: tt.user, dial: &d}
+		a := Arg{Raw: tt.expr, Expr: tt.expr, Type: tt.typ}
+		err := e.checkArg(a)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.expr, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		r, _, err := e.convertArg(a, nil)
+		if err != nil || r.Fetch != tt.expr || r.Type != tt.typ || r.Name != "" {
+			t.Errorf("%s: converted to %+v, %v; want it as written", tt.expr, r, err)
+		}
+	}
+}
+
+// kindType is a ctype of kind k only, for tests that look at kinds.
+type kindType ckind
+
+func (k kindType) kind() ckind       { return ckind(k) }
+func (kindType) name() string        { return "" }
+func (kindType) size() (int64, bool) { return 8, true }
+func (kindType) signed() bool        { return false }
+func (kindType) elem() ctype         { return nil }
+func (kindType) dims() []int64       { return nil }
+func (kindType) members() []cmember  { return nil }
+func (kindType) node() any           { return nil }
+
+// TestFetchTextComputed: a value computed from a register (DW_OP_breg RDX
+// -1, DW_OP_stack_value) is called an address only when it is a pointer.
+func TestFetchTextComputed(t *testing.T) {
+	f := &fetch{base: "%dx", add: -1}
+	for _, tt := range []struct {
+		k    ckind
+		want string
+	}{
+		{cBase, "the value is computed, %dx-1, not held in a register or memory"},
+		{cEnum, "the value is computed, %dx-1"},
+		{cPtr, "the value is an address computed from %dx-1; read a member through it or use :string"},
+		{cArray, "the value is an address computed from %dx-1"},
+	} {
+		_, err := fetchText(f, cval{name: "x", typ: kindType(tt.k)})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("kind %v: %v, want %q", tt.k, err, tt.want)
+		}
+	}
+}
+
+// TestOffsetLabel: a point in a .cold part placed below its function is
+// named from the symbol covering it, or with a negative offset, never
+// with the offset wrapped (print_cpu+18446744071581000856 on 7.3).
+func TestOffsetLabel(t *testing.T) {
+	cold := dwarfres.Sym{Name: "print_cpu.cold", Start: 0xffffffff81000100}
+	for _, tt := range []struct {
+		entry   uint64
+		entryOK bool
+		addr    uint64
+		sym     dwarfres.Sym
+		covered bool
+		want    string
+	}{
+		{0xffffffff81200000, true, 0xffffffff81200088, dwarfres.Sym{}, false, "print_cpu+136"},
+		{0xffffffff81200000, true, 0xffffffff8100022a, cold, true, "print_cpu.cold+298"},
+		{0xffffffff81200000, true, 0xffffffff811fff00, dwarfres.Sym{}, false, "print_cpu-256"},
+		{0, false, 0xffffffff8100022a, cold, true, "print_cpu.cold+298"},
+		{0, false, 0xffffffff8100022a, dwarfres.Sym{}, false, "print_cpu (at 0xffffffff8100022a)"},
+	} {
+		if got := offsetLabel("print_cpu", tt.entry, tt.entryOK, tt.addr, tt.sym, tt.covered); got != tt.want {
+			t.Errorf("offsetLabel(%#x, %v, %#x) = %q, want %q", tt.entry, tt.entryOK, tt.addr, got, tt.want)
 		}
 	}
 }

@@ -20,6 +20,17 @@ func btfRetvalPath(expr string) bool {
 	return strings.HasPrefix(expr, retvalExpr) && len(expr) > len(retvalExpr) && strings.ContainsRune("-.[", rune(expr[len(retvalExpr)]))
 }
 
+// readsRetvalMembers reports whether an argument reads through $retval's
+// members, which a return probe types from the function's DWARF.
+func readsRetvalMembers(args []Arg) bool {
+	for _, a := range args {
+		if btfRetvalPath(a.Expr) {
+			return true
+		}
+	}
+	return false
+}
+
 // btfCheckArgs is checkArgs, which also lets a return probe read through
 // $retval's members.
 func btfCheckArgs(env *argEnv, args []Arg) error {
@@ -88,7 +99,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 // or $retval at a return, and then its members.
 func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.Arg, error) {
 	ret := a.Expr == retvalExpr || btfRetvalPath(a.Expr)
-	if !ret && !isCVarName(a.Expr) {
+	if !ret && !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
 	}
 	expr := a.Expr
@@ -125,7 +136,7 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, env.valErr(a, cur, err)
 	}
-	if r.Fetch, err = f.String(); err != nil {
+	if r.Fetch, err = fetchText(f, cur); err != nil {
 		return tracefs.Arg{}, env.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return r, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // fetch is a fetcharg under construction, perf's probe_trace_arg: a base
@@ -20,6 +21,41 @@ type fetch struct {
 	add     int64 // value = result + add, not loaded (an address computed in a register)
 	addrVal bool  // sym with no load: the value is the symbol's address
 	fileOff int64 // base "@+": the uprobe file offset of the global
+	// perCPU names the per-CPU variable of base this_cpu_ptr(@VAR) (7.3's
+	// parse_this_cpu: @VAR's address, not its value, gets this CPU's
+	// offset): read whole, +0(this_cpu_ptr(@VAR)) is this_cpu_read(@VAR).
+	perCPU string
+}
+
+// computedError refuses a value computed from a register or symbol
+// (DW_OP_breg RDX -1 with DW_OP_stack_value: %dx-1), which no fetcharg
+// can write: it reads registers and memory as they are. Only a pointer's
+// such value is an address (address says so), whose members a fetcharg
+// can still read.
+type computedError struct {
+	base    string
+	add     int64
+	address bool
+}
+
+func (e *computedError) Error() string {
+	if e.address {
+		return fmt.Sprintf("the value is an address computed from %s%+d; read a member through it or use :string", e.base, e.add)
+	}
+	return fmt.Sprintf("the value is computed, %s%+d, not held in a register or memory: a fetcharg reads those as they are and cannot add to them", e.base, e.add)
+}
+
+// fetchText is f.String for a value of cur's type: a computed pointer is
+// called an address, any other computed value not.
+func fetchText(f *fetch, cur cval) (string, error) {
+	s, err := f.String()
+	var ce *computedError
+	if errors.As(err, &ce) {
+		if tp, ok := realType(cur.typ); ok && (tp.kind() == cPtr || tp.kind() == cArray) {
+			ce.address = true
+		}
+	}
+	return s, err
 }
 
 type fref struct {
@@ -32,7 +68,7 @@ func (f *fetch) String() (string, error) {
 		return "", errors.New("the value is the address of a global; name a member, an element or use :string")
 	}
 	if f.add != 0 {
-		return "", fmt.Errorf("the value is an address computed from %s%+d; read a member through it or use :string", f.base, f.add)
+		return "", &computedError{base: f.base, add: f.add}
 	}
 	refs := f.refs
 	s := f.base
@@ -46,6 +82,9 @@ func (f *fetch) String() (string, error) {
 			s += fmt.Sprintf("%+d", refs[0].off)
 		}
 		refs = refs[1:]
+	}
+	if f.perCPU != "" && len(refs) > 0 && refs[0] == (fref{}) {
+		s, refs = "this_cpu_read(@"+f.perCPU+")", refs[1:]
 	}
 	for _, r := range refs {
 		if r.user {
@@ -109,6 +148,9 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		return &fetch{base: `\` + strconv.FormatInt(loc.Const, 10), imm: true}, nil
 	case dwarfres.LocMem:
 		f := &fetch{}
+		if pf, ok, err := e.perCPU(loc); ok || err != nil {
+			return pf, err
+		}
 		if loc.HasAddr || loc.Sym != "" {
 			base, off, err := e.global(loc)
 			if err != nil {
@@ -146,6 +188,41 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
 	}
 	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
+}
+
+// perCPU reads a per-CPU variable (in .data..percpu) on a kernel that
+// reads this CPU's copy itself (tracefs.PerCPUReads, Linux 7.3): the
+// variable whole as this_cpu_read(@VAR), members and what it points to
+// through this_cpu_ptr(@VAR). ok is false for any other variable, and on
+// a kernel without them (global refuses it then).
+func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
+	if e.user || !e.f.IsKernel() || e.f.IsModule() || !e.dialect().Has(tracefs.PerCPUReads) || !loc.HasAddr && loc.Sym == "" || len(loc.Derefs) == 0 {
+		return nil, false, nil
+	}
+	addr, has := loc.Addr, loc.HasAddr
+	if !has {
+		if addr, has = e.f.SymbolAddr(loc.Sym); !has {
+			return nil, false, nil
+		}
+	}
+	if !strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
+		return nil, false, nil
+	}
+	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
+	if !ok {
+		return nil, true, fmt.Errorf("no symbol names the per-CPU variable %s at %#x, which this_cpu_ptr() needs: %w", loc.Sym, addr, ErrNotSupported)
+	}
+	if n := e.f.Symbols().Count(name); n > 1 {
+		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, ErrNotSupported)
+	}
+	f := &fetch{base: "this_cpu_ptr(@" + name + ")", perCPU: name}
+	for i, d := range loc.Derefs {
+		if i == 0 {
+			d += int64(addr - start)
+		}
+		f.refs = append(f.refs, fref{off: d})
+	}
+	return f, true, nil
 }
 
 // global names a global variable's address: @SYMBOL (kernel) with the
@@ -207,6 +284,14 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 			return "@_stext", int64(addr - stext), nil
 		}
 		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
+	}
+	if st := e.f.Symbols(); e.f.IsKernel() && !e.f.IsModule() && st.HasText && addr >= st.Text {
+		if n := st.Count(name); n > 1 {
+			// As kernelTarget does for a function: kallsyms_lookup_name
+			// takes one of the symbols of that name, maybe another unit's.
+			e.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
+			return "@_text", int64(addr - st.Text), nil
+		}
 	}
 	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
 		e.note(NoteGlobal, fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))

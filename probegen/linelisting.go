@@ -57,6 +57,18 @@ type LinePoint struct {
 	Vars        VarList
 }
 
+// aliasShown is the name a listing of the function DWARF calls fn, found
+// through the symbol asked, shows: the name asked, as perf shows it, for
+// a Rust or C++ function whose symbol is not its qualified name (the
+// kernel's rust_begin_unwind is kernel::panic); fn for a C alias (glibc's
+// malloc is __libc_malloc, which perf does not find).
+func aliasShown(asked, fn string) string {
+	if dwarfres.IsScoped(fn) {
+		return asked
+	}
+	return fn
+}
+
 // ListLines resolves a line range (ParseLineRange's syntax) against t and
 // reads its lines from the source src finds (nil: where the debuginfo
 // names it). A source that is not found is no error: the listing then
@@ -90,6 +102,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 		return nil, err
 	}
 	points := vars != nil
+	shown := lq.Function // the name the header shows
 	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, Points: points})
 	if err != nil {
 		return nil, err
@@ -97,6 +110,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 	if lr == nil && lq.Function != "" {
 		// A symbol alias (malloc): list the function it is, as -D probes it.
 		if alt, ok, err := symbolAlias(t, lq.Function); err == nil && ok && alt.Offset == 0 && alt.Line == 0 {
+			shown = aliasShown(lq.Function, alt.Function)
 			lq.Function = alt.Function
 			if lr, err = t.FindLineRange(dwarfres.LineQuery{Function: lq.Function, File: lq.File, Start: lq.Start, End: lq.End, Points: points}); err != nil {
 				return nil, err
@@ -106,7 +120,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 	if lr == nil {
 		return nil, &dwarfres.ProbeError{Err: dwarfres.ErrNotFound, Msg: fmt.Sprintf("line range %q: no probeable source line found", spec)}
 	}
-	l := &Listing{Function: lq.Function, Path: lr.Path, Start: lr.Start - lr.Offset}
+	l := &Listing{Function: shown, Path: lr.Path, Start: lr.Start - lr.Offset}
 	if lq.Function == "" {
 		l.Start = lr.Start
 	}

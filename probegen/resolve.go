@@ -165,6 +165,11 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		}
 		d := newDef(exe != "", p.ret, group, name, target)
 		if len(spec.Args) > 0 {
+			if p.ret && p.scope == nil && readsRetvalMembers(spec.Args) && p.addr != 0 {
+				if p.scope, err = returnScope(t, p.addr); err != nil {
+					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
+				}
+			}
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {
 				return nil, nil, nil, nil, err
@@ -712,6 +717,20 @@ func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 		out = append(out, s)
 	})
 	return out
+}
+
+// returnScope is the DWARF scope of the function a return probe at the
+// symbol start addr returns from (nil when no debuginfo covers it): at
+// addr, or past the patchable NOPs before the entry DWARF names (arm64).
+func returnScope(t *dwarfres.File, addr uint64) (*dwarfres.Scope, error) {
+	sc, ok, err := t.FuncScope(addr)
+	if ok || err != nil {
+		return sc, err
+	}
+	if a, known := arch.For(t.Machine); known && a.EntryNOPs > 0 && a.InsnSize > 0 {
+		sc, _, err = t.FuncScope(addr + uint64(a.EntryNOPs*a.InsnSize))
+	}
+	return sc, err
 }
 
 // resolveReturn handles FUNC%return from the symbol table as perf does, but

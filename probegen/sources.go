@@ -68,6 +68,11 @@ func isFile(p string) bool {
 // Find returns the path of the source file raw of a unit compiled in
 // compDir, or every path tried.
 func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
+	if rel, ok := compDirRelative(raw, compDir); ok && s.Root != "" {
+		if p := s.Root + "/" + rel; isFile(p) {
+			return p, []string{p}, true
+		}
+	}
 	p, tried, ok := lazymatch.FindSource(raw, compDir, s.Root, isFile)
 	if ok {
 		return p, tried, true
@@ -99,6 +104,26 @@ func (s *Sources) Find(raw, compDir string) (string, []string, bool) {
 		}
 	}
 	return "", tried, false
+}
+
+// compDirRelative is raw relative to the unit's compilation directory,
+// when raw lies under it: the name elfutils, whose names perf searches
+// under -s, gives a file of a relative include directory of a DWARF 4
+// line table (rustc's "rust/kernel" holding lib.rs), which debug/dwarf
+// and dwarfres join to the compilation directory (Debian's 7.3 kernel:
+// debian/build/build_amd64_none_cloud-amd64/rust/kernel/lib.rs in the
+// relative debian/build/build_amd64_none_cloud-amd64). perf finds
+// ROOT/rust/kernel/lib.rs at its first try, where the joined name is only
+// found cut down to ROOT//rust/kernel/lib.rs.
+func compDirRelative(raw, compDir string) (string, bool) {
+	if compDir == "" {
+		return "", false
+	}
+	rel, ok := strings.CutPrefix(raw, strings.TrimSuffix(compDir, "/")+"/")
+	if !ok || rel == "" {
+		return "", false
+	}
+	return rel, true
 }
 
 func (s *Sources) remember(local, name string) {

@@ -48,3 +48,60 @@ func TestSources(t *testing.T) {
 		t.Error("a prefix map without '=' accepted")
 	}
 }
+
+// TestCompDirRelative: a file under the unit's compilation directory is
+// searched under -s by its name relative to it, as elfutils names a file
+// of a relative include directory (rustc's rust/kernel/lib.rs), so the
+// path found has no doubled slash.
+func TestCompDirRelative(t *testing.T) {
+	for _, tt := range []struct{ raw, compDir, rel string }{
+		{"/build/linux/rust/kernel/lib.rs", "/build/linux", "rust/kernel/lib.rs"},
+		{"/build/linux/rust/kernel/lib.rs", "/build/linux/", "rust/kernel/lib.rs"},
+		{"rust/kernel/lib.rs", "/build/linux", ""},
+		{"debian/build/build_amd64_none_cloud-amd64/rust/kernel/lib.rs", "debian/build/build_amd64_none_cloud-amd64", "rust/kernel/lib.rs"},
+		{"fs/read_write.c", "debian/build/build_amd64_none_cloud-amd64", ""},
+		{"/build/linux-6.1/arch/x86/entry/entry_64.S", "/build/linux-6.1/debian/build", ""},
+		{"/build/linuxx/a.c", "/build/linux", ""},
+		{"/build/linux/", "/build/linux", ""},
+		{"/a.c", "", ""},
+		{"a.c", "", ""},
+	} {
+		rel, ok := compDirRelative(tt.raw, tt.compDir)
+		if rel != tt.rel || ok != (tt.rel != "") {
+			t.Errorf("compDirRelative(%q, %q) = %q, %v; want %q", tt.raw, tt.compDir, rel, ok, tt.rel)
+		}
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "rust", "kernel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "rust", "kernel", "lib.rs"), []byte("fn panic() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSources(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _, ok := s.Find("/build/linux/rust/kernel/lib.rs", "/build/linux"); !ok || p != root+"/rust/kernel/lib.rs" {
+		t.Errorf("a file of a relative include directory: %q, %v; want %s/rust/kernel/lib.rs", p, ok, root)
+	}
+	// Outside the compilation directory, perf's cuts stand: ROOT//tail.
+	if p, _, ok := s.Find("/elsewhere/rust/kernel/lib.rs", "/build/linux"); !ok || p != root+"//rust/kernel/lib.rs" {
+		t.Errorf("outside the compilation directory: %q, %v", p, ok)
+	}
+}
+
+// TestAliasShown: a listing found through a symbol shows the name asked
+// for a Rust or C++ function (perf's header), the DWARF name for a C
+// alias.
+func TestAliasShown(t *testing.T) {
+	for _, tt := range []struct{ asked, fn, want string }{
+		{"rust_begin_unwind", "kernel::panic", "rust_begin_unwind"},
+		{"_ZN3geo3Box4growEl", "geo::Box::grow", "_ZN3geo3Box4growEl"},
+		{"malloc", "__libc_malloc", "__libc_malloc"},
+	} {
+		if got := aliasShown(tt.asked, tt.fn); got != tt.want {
+			t.Errorf("aliasShown(%q, %q) = %q, want %q", tt.asked, tt.fn, got, tt.want)
+		}
+	}
+}

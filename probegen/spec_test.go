@@ -270,6 +270,15 @@ func TestParseSpec(t *testing.T) {
 				{Raw: "arr[1]", Expr: "arr[1]", Col: 42},
 				{Raw: "$vars", Expr: "$vars", Col: 49},
 			}},
+		// Linux 7.3's fetch forms: typecasts, container_of, $current, per-CPU reads.
+		{"vfs_read (file)file->f_mode:x32 pid=(task_struct)$current->pid:s32 (sock,sk_common)skc->sk_rcvbuf this_cpu_read(cpu_number) $current", Point{Function: "vfs_read"},
+			[]Arg{
+				{Raw: "(file)file->f_mode:x32", Expr: "(file)file->f_mode", Type: "x32", Col: 10},
+				{Raw: "pid=(task_struct)$current->pid:s32", Name: "pid", Expr: "(task_struct)$current->pid", Type: "s32", Col: 33},
+				{Raw: "(sock,sk_common)skc->sk_rcvbuf", Expr: "(sock,sk_common)skc->sk_rcvbuf", Col: 68},
+				{Raw: "this_cpu_read(cpu_number)", Expr: "this_cpu_read(cpu_number)", Col: 99},
+				{Raw: "$current", Expr: "$current", Col: 125},
+			}},
 		{"do_sys_open name=filename:string@user", Point{Function: "do_sys_open"},
 			[]Arg{{Raw: "name=filename:string@user", Name: "name", Expr: "filename", Type: "string", User: true, Col: 13}}},
 		{"f x@user x2=y:b4@2/32 @user", Point{Function: "f"},

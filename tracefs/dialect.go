@@ -69,6 +69,18 @@ const (
 	// registered the tracepoint's stub with the same data, so the second
 	// got EEXIST from tracepoint.c's func_add, with no error_log entry.
 	SharedTracepoints
+	// BTFCasts: BTF typecasts on kprobe and fprobe events,
+	// "(STRUCT)VAR->MEMBER" and container_of's
+	// "(STRUCT,MEMBER)VAR->OTHER", nested up to two levels (FetchForm).
+	BTFCasts
+	// CurrentTask: "$current", the current task's address.
+	CurrentTask
+	// PerCPUReads: "this_cpu_read(VAR)" and "this_cpu_ptr(VAR)", this
+	// CPU's copy of a per-CPU variable and its address.
+	PerCPUReads
+	// EprobeBareFields: an event probe (e:) names its event's fields
+	// without '$'. dwprobe writes no event probes: the row says since when.
+	EprobeBareFields
 )
 
 // String names f for messages.
@@ -115,6 +127,16 @@ var Table = []Row{
 		Source: "25f00e40ce79 \"tracing/probes: Support $argN in return probe (kprobe and fprobe)\" (probes-v6.9); 6.12 readme_msg, trace_probe.c parse_probe_vars FETCH_OP_EDATA"},
 	{What: "several t: events on one tracepoint", Feature: SharedTracepoints, Since: [2]int{6, 15},
 		Source: "\"tracing: tprobe-events: Support multiple tprobes on the same tracepoint\" (probes-v6.15: a refcounted tracepoint_user); 6.12 trace_fprobe.c __regsiter_tracepoint_fprobe registers tpoint->probestub with NULL data per event. No README text: a running kernel's version says"},
+	{What: "BTF typecasts ((STRUCT)VAR->MEMBER, (STRUCT,MEMBER)VAR->OTHER)", Feature: BTFCasts, Since: [2]int{7, 3},
+		Readme: "[(structname[,field])]<argname>",
+		Source: "7.3 trace_probe.c handle_typecast (TYPECAST_REQ_FIELD, TYPECAST_SYM_OFFSET, nesting to TRACEPROBE_MAX_NESTED_LEVEL 8), readme_msg under CONFIG_PROBE_EVENTS_BTF_ARGS; absent from 6.12. Versions between 6.12 and 7.3 not read: 7.3 is the first known"},
+	{What: "$current", Feature: CurrentTask, Since: [2]int{7, 3}, Readme: "$current",
+		Source: "7.3 trace_probe.c parse_probe_var_current (kernel probes only; $current->FIELD a task_struct through BTF), readme_msg; absent from 6.12. Versions between not read: 7.3 is the first known"},
+	{What: "this_cpu_read(VAR) and this_cpu_ptr(VAR)", Feature: PerCPUReads, Since: [2]int{7, 3},
+		Readme: "this_cpu_read(<fetcharg>), this_cpu_ptr(<fetcharg>)",
+		Source: "7.3 trace_probe.c parse_this_cpu (FETCH_OP_CPU_PTR on @VAR's address; kernel probes only, not event probes), readme_msg; absent from 6.12. Versions between not read: 7.3 is the first known"},
+	{What: "event probe fields without '$'", Feature: EprobeBareFields, Since: [2]int{7, 3},
+		Source: "issue 32: Linux 7.3.4; 6.12's readme_msg has (%<register>|$<efield>) only. No README text: the version says"},
 	{What: "%pd", Type: "%pd", Since: [2]int{6, 10}, Readme: "%pd",
 		Source: "d9b15224dd8f \"tracing/probes: support '%pd' type for print struct dentry's name\" (v6.10-rc1); 6.12 readme_msg"},
 	{What: "%pD", Type: "%pD", Since: [2]int{6, 10}, Readme: "%pD",
@@ -237,6 +259,9 @@ func (d Dialect) Lacks(f Feature) (why string, ok bool) {
 	why, ok = d.built[f]
 	return why, ok
 }
+
+// Since names the version that added f, for messages: "Linux 7.3".
+func (f Feature) Since() string { return since(f) }
 
 // since is the version that added f, for messages.
 func since(f Feature) string {
@@ -369,6 +394,9 @@ func (d Dialect) FeatureProblem(e Event, i int, a Arg) error {
 // ret, and what of it needs them.
 func fetchNeeds(fetch string, ret bool) ([]Feature, string) {
 	inner := innerFetch(fetch)
+	if forms, ok, _ := FetchForm(inner); ok {
+		return forms, strconv.Quote(inner)
+	}
 	var need []Feature
 	switch {
 	case inner == "$arg*":

@@ -60,6 +60,17 @@ func (e Event) fetchProblem(s string) (msg string, off int) {
 	if s == "" {
 		return "empty fetch expression", 0
 	}
+	if _, ok, problem := FetchForm(s); ok {
+		// Linux 7.3's forms (which kernels read them is the Dialect's
+		// business): kernel probes only.
+		if problem != "" {
+			return problem, 0
+		}
+		if e.Kind == UProbe || e.Kind == TProbe && strings.HasPrefix(s, "(") {
+			return strconv.Quote(s) + " is read by kernel probes only (kprobes and fprobes)", 0
+		}
+		return "", 0
+	}
 	switch s[0] {
 	case '$':
 		return e.varProblem(s[1:]), 0

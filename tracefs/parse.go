@@ -147,7 +147,7 @@ func fields(line string) (fs []string, offs []int) {
 func parseListing(kind Kind, text string) ([]Event, error) {
 	var evs []Event
 	for n, line := range strings.Split(text, "\n") {
-		if line == "" || kind.letter() != 0 && line[0] != kind.letter() {
+		if line == "" || ListingComment(line) || kind.letter() != 0 && line[0] != kind.letter() {
 			continue
 		}
 		ev, ok := parseLine(kind, line)
@@ -205,4 +205,13 @@ func ParseDynamic(def string) (Event, error) {
 		kind = UProbe
 	}
 	return ParseDefinition(kind, def)
+}
+
+// ListingComment reports whether line of kprobe_events, uprobe_events or
+// dynamic_events is a comment: from Linux 7.3 the kernel may follow a
+// probe's line with '#' lines (a dump of its fetch program), which no
+// reader may take for a probe (perf 7.3 skips them too). Blanks before
+// the '#' count as none.
+func ListingComment(line string) bool {
+	return strings.HasPrefix(strings.TrimLeft(line, " \t"), "#")
 }

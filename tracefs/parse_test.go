@@ -168,6 +168,41 @@ func TestParseListing(t *testing.T) {
 	}
 }
 
+// TestParseListingComments: the '#' lines Linux 7.3 may print after a
+// probe (its fetch program) are no probes, in any kind's listing.
+func TestParseListingComments(t *testing.T) {
+	for _, tt := range []struct {
+		kind Kind
+		text string
+		want []string // the Raw lines parsed
+	}{
+		{KProbe, "p:probe/vfs_read vfs_read count=%dx:u64\n# fetch: REG(dx) ST_RAW(8)\nr:probe/f__return f arg1=$retval\n", []string{"p:probe/vfs_read vfs_read count=%dx:u64", "r:probe/f__return f arg1=$retval"}},
+		{KProbe, "#\n  # indented\n\t#tab\np:g/e f\n", []string{"p:g/e f"}},
+		{KProbe, "# only comments\n", nil},
+		{UProbe, "p:probe_app/work /tmp/app:0x0000000000001139\n# fetch: REG(di)\n", []string{"p:probe_app/work /tmp/app:0x0000000000001139"}},
+		{FProbe, "f:fprobes/vfs_read__entry vfs_read count=count\n#  FETCH_OP_ARG 2\np:probe/x x\n", []string{"f:fprobes/vfs_read__entry vfs_read count=count"}},
+		{TProbe, "t:tp/sched sched_switch\n# comment\n", []string{"t:tp/sched sched_switch"}},
+	} {
+		evs, err := parseListing(tt.kind, tt.text)
+		if err != nil {
+			t.Errorf("%v %q: %v", tt.kind, tt.text, err)
+			continue
+		}
+		var got []string
+		for _, e := range evs {
+			got = append(got, e.Raw)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%v %q: parsed %q, want %q", tt.kind, tt.text, got, tt.want)
+		}
+	}
+	for line, want := range map[string]bool{"# x": true, "  #": true, "\t# x": true, "p:g/e f": false, "": false, "p:g/e f#x": false} {
+		if got := ListingComment(line); got != want {
+			t.Errorf("ListingComment(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
 func TestEventMatches(t *testing.T) {
 	e := Event{Group: "probe", Name: "vfs_read"}
 	for pat, want := range map[string]bool{

@@ -219,7 +219,7 @@ func typeProblem(a Arg) string {
 	case base == "string" || base == "ustring":
 		// A BTF argument of type char * is read as a string
 		// (check_prepare_btf_string_fetch); the kernel checks its type.
-		if !memory && f[0] != '\\' && !btfName(f) {
+		if _, form, _ := FetchForm(f); !memory && f[0] != '\\' && !btfName(f) && !form {
 			return fmt.Sprintf("a %s is read from memory: write +0(%s):%s", base, f, a.Type)
 		}
 	case base == "symstr" && (array || f[0] == '\\' || f == "$stack"):

@@ -182,3 +182,24 @@ func TestLangLineRange(t *testing.T) {
 		})
 	}
 }
+
+// TestLangRustSymbolName: a Rust function whose symbol is not its name
+// (the kernel's panic handler, rust_begin_unwind, is kernel::panic) is
+// listed under the name asked, and its file, in a relative directory of
+// the line table, is found under -s at ROOT/rust/kernel/lib.rs, as perf
+// 6.1 and 7.3 show it (dwprobe showed <kernel::panic@ROOT//rust/...>).
+func TestLangRustSymbolName(t *testing.T) {
+	bin := langFixture(t, "rust", "rs-kernel")
+	root, err := filepath.Abs("../../testdata/fixtures/lang/rustkernel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := dw("-x", bin, "-s", root, "-L", "rust_begin_unwind")
+	if want := "<rust_begin_unwind@" + root + "/rust/kernel/lib.rs:0>\n"; err != nil || !strings.HasPrefix(out, want) || !strings.Contains(out, "pub fn panic(n: u64) -> u64 {") {
+		t.Errorf("-L rust_begin_unwind: %v\n%s%s\nwant it headed %s", err, out, errOut, want)
+	}
+	out, _, err = dw("-x", bin, "-V", "rust_begin_unwind")
+	if err != nil || !strings.HasPrefix(out, "Available variables at rust_begin_unwind\n\t@<panic+0>\n\t\tu64\tn\n") {
+		t.Errorf("-V rust_begin_unwind: %v\n%s", err, out)
+	}
+}

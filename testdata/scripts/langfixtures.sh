@@ -3,6 +3,7 @@
 # testdata/fixtures/lang (issue 15) into OUTDIR:
 #   cxx:  cxx-gcc-O0 cxx-gcc-O2 cxx-clang-O0 cxx-clang-O2   (from cxx.cpp)
 #   rust: rs-O0 rs-O2 rs-v0                                  (from rs.rs)
+#         rs-kernel                   (from rustkernel/rust/kernel/lib.rs)
 #   go:   gof gof-arm64                                      (from gofix/)
 #
 # Idempotent like fixtures.sh: a target newer than its sources and this
@@ -58,6 +59,14 @@ rust)
 		(cd "$SRC" && "$RUSTC" -g $flags --crate-name r -o "$t.tmp" rs.rs)
 		mv -f "$t.tmp" "$t"
 	done
+	t=$OUT/rs-kernel
+	if ! fresh "$t" "$SRC/rustkernel/rust/kernel/lib.rs" "$SELF"; then
+		log "building rs-kernel"
+		# Built from rustkernel/, as the kernel builds rust/kernel/lib.rs
+		# from its tree: the line table's directory is rust/kernel.
+		(cd "$SRC/rustkernel" && "$RUSTC" -g -C opt-level=0 --crate-name kernel -o "$t.tmp" rust/kernel/lib.rs)
+		mv -f "$t.tmp" "$t"
+	fi
 	;;
 go)
 	GO=${GO:-go}

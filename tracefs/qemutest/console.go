@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // Guest is what one boot of a corpus kernel printed on its console, split
@@ -24,7 +26,10 @@ type Guest struct {
 	// as the guest listed them after the workload,
 	// with the probes the workload added.
 	Listed []string
-	Trace  []Record
+	// ListedComments are the '#' lines of that listing (Linux 7.3's
+	// fetch-program dump), which Listed leaves out.
+	ListedComments []string
+	Trace          []Record
 	// Overwritten counts the events the ring buffer dropped to make room:
 	// entries-written minus entries-in-buffer in the trace header.
 	Overwritten int
@@ -47,10 +52,15 @@ func ParseConsole(console string) (*Guest, error) {
 		case line == "DWPROBE-EVENTS-BEGIN", line == "DWPROBE-SETUP-BEGIN", line == "DWPROBE-WORKLOAD-BEGIN", line == "DWPROBE-TRACE-BEGIN":
 			section, body = strings.TrimSuffix(strings.TrimPrefix(line, "DWPROBE-"), "-BEGIN"), nil
 		case line == "DWPROBE-EVENTS-END" && section == "EVENTS":
+			g.Listed, g.ListedComments = nil, nil // the last listing counts
 			for _, def := range body {
+				if tracefs.ListingComment(def) {
+					g.ListedComments = append(g.ListedComments, def)
+					continue
+				}
 				events.Add(def)
+				g.Listed = append(g.Listed, def)
 			}
-			g.Listed = body
 			section = ""
 		case strings.HasPrefix(line, "DWPROBE-"+section+"-END ") && (section == "WORKLOAD" || section == "SETUP"):
 			code, err := strconv.Atoi(strings.TrimPrefix(line, "DWPROBE-"+section+"-END "))

@@ -29,6 +29,7 @@ partial
 DWPROBE-WORKLOAD-END 3
 DWPROBE-EVENTS-BEGIN
 r10:probe/smoke_read ksys_read ret=$retval:s64
+# fetch: RETVAL ST_RAW(8)
 p:probe/added vfs_read
 DWPROBE-EVENTS-END
 DWPROBE-TRACE-BEGIN
@@ -56,6 +57,9 @@ DWPROBE-TRACE-END
 	}
 	if len(g.Listed) != 2 || g.Listed[1] != "p:probe/added vfs_read" {
 		t.Errorf("Listed = %q, want the listing after the workload", g.Listed)
+	}
+	if len(g.ListedComments) != 1 || g.ListedComments[0] != "# fetch: RETVAL ST_RAW(8)" {
+		t.Errorf("ListedComments = %q, want the '#' line of the last listing", g.ListedComments)
 	}
 	if len(g.Trace) != 1 || g.Trace[0].Event != "probe/smoke_read" || g.Trace[0].PID != 91 || g.Trace[0].Args["ret"] != "7" {
 		t.Errorf("Trace = %+v", g.Trace)

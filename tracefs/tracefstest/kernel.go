@@ -75,6 +75,11 @@ type Kernel struct {
 	// t: events on one tracepoint.
 	SharedTracepoints bool
 
+	// Comments plays Linux 7.3, which may follow a probe's line in its
+	// listing with '#' lines (a dump of its fetch program): each probe
+	// added is listed with CommentLines after it, and deleted with them.
+	Comments bool
+
 	mu     sync.Mutex
 	writes []string
 	clock  int
@@ -205,6 +210,9 @@ func (k *Kernel) add(kind tracefs.Kind, path, cmd string) error {
 	if err != nil {
 		return err
 	}
+	if k.Comments {
+		line += "\n" + CommentLines(cmd)
+	}
 	_, err = f.WriteString(line + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -250,11 +258,27 @@ func (k *Kernel) tracepointTaken(path, id, tp string) bool {
 	return false
 }
 
-// lineID returns the GROUP/EVENT of a listing line.
+// lineID returns the GROUP/EVENT of a listing line; false for a
+// comment.
 func lineID(l string) (string, bool) {
+	if tracefs.ListingComment(l) {
+		return "", false
+	}
 	head, _, _ := strings.Cut(l, " ")
 	_, id, ok := strings.Cut(head, ":")
 	return id, ok && l != ""
+}
+
+// CommentLines are the '#' lines a Kernel with Comments lists after the
+// probe cmd: one per argument, naming its fetcharg, in the manner of 7.3's
+// dump of a probe's fetch program.
+func CommentLines(cmd string) string {
+	f := strings.Fields(cmd)
+	out := []string{"# fetch program of " + strings.Join(f[:min(2, len(f))], " ")}
+	for i, a := range f[min(2, len(f)):] {
+		out = append(out, fmt.Sprintf("#  arg%d: %s", i+1, a))
+	}
+	return strings.Join(out, "\n")
 }
 
 // listed renders cmd as the kernel lists it.
@@ -322,11 +346,16 @@ func (k *Kernel) delete(path, id string) error {
 	}
 	var kept []string
 	found := false
+	dropping := false // the comment lines after a deleted probe go with it
 	for _, l := range strings.SplitAfter(string(b), "\n") {
 		if got, ok := lineID(strings.TrimSuffix(l, "\n")); ok && got == id {
-			found = true
+			found, dropping = true, true
 			continue
 		}
+		if dropping && tracefs.ListingComment(l) {
+			continue
+		}
+		dropping = false
 		kept = append(kept, l)
 	}
 	if !found {
