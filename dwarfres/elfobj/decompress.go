@@ -229,8 +229,12 @@ func decompress(ctx context.Context, c *codec, r io.Reader, limit int) (data []b
 	hdr := make([]byte, 64)
 	n, err := io.ReadFull(in, hdr)
 	switch {
-	case n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF):
+	case n == 0 && err == io.EOF:
 		return nil, limit, errors.New("empty")
+	case n == 0 && err == io.ErrUnexpectedEOF:
+		// A stream cut before its first block's end (xz writes
+		// nothing until then).
+		return nil, limit, errors.New("truncated")
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		// Shorter than an ELF header: openMemory says so.
 		return hdr[:n], limit, nil
