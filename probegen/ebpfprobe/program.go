@@ -99,6 +99,11 @@ type ProgramOptions struct {
 	// PID, when not 0, makes Trace's uprobes fire in that process only
 	// (link.UprobeOptions.PID); kprobes fire in every process.
 	PID int
+	// KernelOffset is Options.KernelOffset, the running kernel's KASLR
+	// offset, for the kernel's globals. Trace finds it (KernelOffset)
+	// when it is 0 and a kernel point reads a global; a caller of
+	// CollectionSpec loading into a KASLR kernel sets it.
+	KernelOffset int64
 }
 
 // CollectionSpec returns a collection of one Program per point of
@@ -118,7 +123,8 @@ func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs
 		Programs: map[string]*ebpf.ProgramSpec{},
 	}
 	for i, p := range probes {
-		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable}
+		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable,
+			KernelOffset: o.KernelOffset, Module: p.Module != ""}
 		if p.User && !p.Event.Return() {
 			po.FileOffset = p.FileOffset
 		}
