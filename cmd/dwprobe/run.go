@@ -48,6 +48,7 @@ type options struct {
 	apply      string
 	bootconfig bool
 	json       bool
+	points     bool // resolve whole points (Resolution.Probes), not definitions alone: --json, trace
 	funcsSet   bool
 	sdt        bool  // --sdt: list -x's SDT markers
 	noDebug    error // why -x has no debuginfo, when its SDT markers go on without it (sdt.go)
@@ -110,6 +111,8 @@ Examples:
   dwprobe -k vmlinux -D @specs.txt --json        check a list of probes
   dwprobe -k old/vmlinux -s old/linux --diff new/vmlinux --diff-source new/linux -D @specs.txt
                                                  what changed for a list of probes
+  dwprobe trace -x ./app 'work:3 p->name:string' -- ./app
+                                                 live values through BPF (dwprobe trace --help)
 
 Options:
 `
@@ -173,6 +176,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "trace" {
+		return runTrace(ctx, args[1:], stdout, stderr)
+	}
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return asUsage(err)
