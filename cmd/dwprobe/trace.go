@@ -162,7 +162,7 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 		return nil, nil, fmt.Errorf("dwprobe trace reads arguments where the debuginfo puts them, and there is none (%v): dwprobe -a adds the same probes to kprobe_events", tgt.Why)
 	}
 	t := tgt.File
-	a, ok := arch.For(t.ELF.Machine)
+	a, ok := tgt.Arch()
 	if !ok {
 		return nil, nil, fmt.Errorf("no machine model for %s", arch.MachineName(t.ELF.Machine))
 	}
