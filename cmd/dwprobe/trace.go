@@ -211,6 +211,9 @@ func readHits(ctx context.Context, tr *ebpfprobe.Tracer, f hitFilter, print func
 	n, ended := 0, false
 	var cmdErr error
 	for {
+		if ctx.Err() != nil {
+			return nil // Ctrl-C ends a trace; what was printed stands
+		}
 		tr.SetDeadline(time.Now().Add(poll))
 		rec, err := tr.Read()
 		switch {
@@ -223,9 +226,6 @@ func readHits(ctx context.Context, tr *ebpfprobe.Tracer, f hitFilter, print func
 			case cmdErr = <-f.done:
 				ended = true // one more poll drains what it left
 			default:
-			}
-			if err := ctx.Err(); err != nil {
-				return nil // Ctrl-C ends a trace; what was printed stands
 			}
 			if !deadline.IsZero() && time.Now().After(deadline) {
 				return nil
