@@ -139,11 +139,14 @@ test: deps langtools corpus corpus-6.12 lint
 
 # bench times dwprobe against perf probe 6.1 on the 6.1 amd64 and arm64
 # vmlinux, and against perf 6.12 on the 6.12 ones (RUNS, MODES, CASES,
-# DROP: see the script; cold runs drop the page cache).
+# DROP: see the script; cold runs drop the page cache); then dwprobe
+# trace's cost per hit and to attach 1,000 points against the tracefs
+# events of the same definitions (bench-trace.sh, on this host's uprobes).
 bench: deps corpus corpus-6.12 build
 	KERNEL=6.1 bash testdata/scripts/bench.sh $(BIN) $(VMLINUX) $(SRC) $(CORPUS)/arm64/vmlinux
 	KERNEL=6.12 MANY=kmalloc_noprof PERF=$(CORPUS)/perf-6.12/perf bash testdata/scripts/bench.sh $(BIN) \
 		$(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12 $(CORPUS)/6.12/arm64/vmlinux
+	bash testdata/scripts/bench-trace.sh $(BIN)
 
 demo: deps corpus build
 	@echo '$$ dwprobe -k vmlinux -s linux -L vfs_read'

@@ -65,21 +65,29 @@ func (e *argEnv) argErr(a Arg, format string, v ...any) error {
 	return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 }
 
-// entryErr is argErr for a failure about the debuginfo entry ent: the
+// causeErr is argErr worded by err, which the SyntaxError keeps (Err) for
+// errors.As: a *MemberError, a *VarError.
+func (e *argEnv) causeErr(a Arg, err error) error {
+	se := e.argErr(a, "%v", err).(*SyntaxError)
+	se.Err = err
+	return se
+}
+
+// entryErr is causeErr for a failure about the debuginfo entry ent: the
 // message names it, the DIE offset is kept in Detail for -v.
 func (e *argEnv) entryErr(a Arg, ent dwarfres.Entry, err error) error {
-	se := e.argErr(a, "%v", err).(*SyntaxError)
+	se := e.causeErr(a, err).(*SyntaxError)
 	se.Detail = fmt.Sprintf("%s is DIE %#x", describeEntry(ent), ent.Offset())
 	return se
 }
 
-// valErr is argErr for a failure of the member walk at cur: entryErr when
-// cur came from a DIE.
+// valErr is causeErr for a failure of the member walk at cur: entryErr
+// when cur came from a DIE.
 func (e *argEnv) valErr(a Arg, cur cval, err error) error {
 	if ent, ok := cur.node.(dwarfres.Entry); ok {
 		return e.entryErr(a, ent, err)
 	}
-	return e.argErr(a, "%v", err)
+	return e.causeErr(a, err)
 }
 
 // describeEntry names e for a message; its DIE offset goes in
@@ -307,7 +315,7 @@ func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entr
 func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
 	v, inScope, ok := sc.LookupDeclared(vname)
 	if !ok {
-		return e.argErr(a, "no variable %q in %s or its unit", vname, sc.Func())
+		return e.causeErr(a, &VarError{Name: vname, Function: sc.Func(), Closest: closest(vname, scopeNames(sc), 3)})
 	}
 	at := scopeLabel(sc)
 	msg := fmt.Sprintf("variable %s is in scope at %s but optimized out there", vname, at)
@@ -320,6 +328,16 @@ func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
 		msg += "; a probe cannot read it anywhere in this function"
 	}
 	return e.argErr(a, "%s", msg)
+}
+
+// scopeNames are the names of the parameters and variables visible at
+// sc's address, as -V lists them.
+func scopeNames(sc *dwarfres.Scope) []string {
+	var names []string
+	for _, v := range sc.Available(false) {
+		names = append(names, v.Var.Name())
+	}
+	return names
 }
 
 // readableAt lists up to 8 places where a probe can read v, in the user's

@@ -42,7 +42,7 @@ func btfCheckArgs(env *argEnv, args []Arg) error {
 				return err
 			}
 			if _, _, err := splitFields("x" + a.Expr[len(retvalExpr):]); err != nil {
-				return env.argErr(a, "%v", err)
+				return env.causeErr(a, err)
 			}
 			continue
 		}
@@ -108,7 +108,7 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 	}
 	vname, fields, err := splitFields(expr)
 	if err != nil {
-		return tracefs.Arg{}, env.argErr(a, "%v", err)
+		return tracefs.Arg{}, env.causeErr(a, err)
 	}
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	var f *fetch

@@ -37,7 +37,8 @@ type SyntaxError struct {
 
 	// Err optionally names a more specific sentinel (tracefs's
 	// ErrBadEventName, ErrBadGroupName, ErrBadArgName or ErrBadDefinition,
-	// ErrNotSupported); errors.Is matches it as well as ErrSyntax.
+	// ErrNotSupported) or the typed error behind Msg (*MemberError,
+	// *VarError); errors.Is and errors.As find it as well as ErrSyntax.
 	Err error
 }
 
@@ -47,12 +48,12 @@ func (e *SyntaxError) Error() string {
 }
 
 // Unwrap returns ErrSyntax, so errors.Is(err, ErrSyntax) holds for every
-// syntax error.
-func (e *SyntaxError) Unwrap() error { return ErrSyntax }
-
-// Is reports whether target is the more specific sentinel in e.Err.
-func (e *SyntaxError) Is(target error) bool {
-	return e.Err != nil && target == e.Err
+// syntax error, and Err where there is one.
+func (e *SyntaxError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrSyntax}
+	}
+	return []error{ErrSyntax, e.Err}
 }
 
 // MemberError: a structure or union has no member of the name asked for.
@@ -67,6 +68,24 @@ type MemberError struct {
 // mean f_mode?`.
 func (e *MemberError) Error() string {
 	msg := fmt.Sprintf("%s (type %s) has no member %s", e.Var, e.Type, e.Member)
+	if len(e.Closest) > 0 {
+		msg += "; did you mean " + strings.Join(e.Closest, ", ") + "?"
+	}
+	return msg
+}
+
+// VarError: no variable of the name asked for is declared where the probe
+// is (its function, the blocks around the point, or the unit's globals).
+type VarError struct {
+	Name     string   // the name asked for
+	Function string   // the function searched
+	Closest  []string // the names visible there nearest to Name
+}
+
+// Error formats as `no variable "fil" in vfs_read or its unit; did you
+// mean file?`.
+func (e *VarError) Error() string {
+	msg := fmt.Sprintf("no variable %q in %s or its unit", e.Name, e.Function)
 	if len(e.Closest) > 0 {
 		msg += "; did you mean " + strings.Join(e.Closest, ", ") + "?"
 	}

@@ -260,3 +260,25 @@ func resultText(res *probegen.Resolution, err error) string {
 	fmt.Fprintln(&b, probegen.NoteTexts(res.Notes))
 	return b.String()
 }
+
+// TestLibraryErrorsAs: the refusals a program can act on are typed and
+// reached with errors.As through the *SyntaxError that words them: a
+// member the structure lacks and a variable the function lacks, each with
+// the nearest names, beside ErrSyntax for errors.Is.
+func TestLibraryErrorsAs(t *testing.T) {
+	r := openApp(t, "-O0").Resolver(probegen.ResolveOptions{})
+	_, _, err := r.Resolve("work:3 p->nam")
+	var me *probegen.MemberError
+	if !errors.As(err, &me) || me.Member != "nam" || me.Type != "struct item" || strings.Join(me.Closest, ",") != "name" || !errors.Is(err, probegen.ErrSyntax) {
+		t.Errorf("p->nam: %v; MemberError %+v", err, me)
+	}
+	_, _, err = r.Resolve("work:3 totl")
+	var ve *probegen.VarError
+	if !errors.As(err, &ve) || ve.Name != "totl" || ve.Function != "work" || len(ve.Closest) == 0 || ve.Closest[0] != "total" || !errors.Is(err, probegen.ErrSyntax) {
+		t.Errorf("totl: %v; VarError %+v", err, ve)
+	}
+	_, _, err = r.Resolve("work:3 p->name->x")
+	if errors.As(err, &me) || errors.As(err, &ve) || !errors.Is(err, probegen.ErrSyntax) {
+		t.Errorf("a member of a char: %v, want a syntax error of another kind", err)
+	}
+}

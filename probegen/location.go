@@ -58,10 +58,13 @@ type Location struct {
 	Register      string
 	DWARFRegister int
 	// Symbol, for LocAddress, is the global whose address Address is
-	// (plus an offset into it); "" for an absolute address.
-	Symbol     string
-	Address    uint64
-	FileOffset bool
+	// (plus SymbolOffset into it); "" for an absolute address. Address
+	// is link-time: a kernel's moves with KASLR (ebpfprobe relocates
+	// it), a user binary's with the load address of a PIE (FileOffset).
+	Symbol       string
+	SymbolOffset uint64
+	Address      uint64
+	FileOffset   bool
 	// Loads are the dereferences, in order: the value becomes the
 	// memory at value+Offset (user memory when User), a pointer's size
 	// for every load but the last, which reads the argument's type
@@ -108,7 +111,7 @@ func locationOf(a *arch.Arch, fa tracefs.Arg, at func(sym string) (uint64, bool)
 		if !ok {
 			return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: "no address for symbol " + f.Symbol}
 		}
-		l.Kind, l.Symbol, l.Address = LocAddress, f.Symbol, base+uint64(f.Addr)
+		l.Kind, l.Symbol, l.SymbolOffset, l.Address = LocAddress, f.Symbol, uint64(f.Addr), base+uint64(f.Addr)
 	case tracefs.BaseImmediate:
 		l.Kind, l.Const = LocConst, f.Imm
 	case tracefs.BaseString:

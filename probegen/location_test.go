@@ -26,7 +26,7 @@ func TestLocationOf(t *testing.T) {
 		{arch.ARM64, "$arg9", Location{Kind: LocRegister, Register: "sp", DWARFRegister: 31, Loads: []tracefs.Load{{Offset: 0}}}, "*(%sp)"},
 		{arch.ARM64, "+u8(%x19)", Location{Kind: LocRegister, Register: "x19", DWARFRegister: 19, Loads: []tracefs.Load{{Offset: 8, User: true}}}, "*u(%x19+8)"},
 		{arch.ARM64, "$retval", Location{Kind: LocRegister, Register: "x0", DWARFRegister: 0}, "%x0"},
-		{arch.X86_64, "@jiffies+8", Location{Kind: LocAddress, Symbol: "jiffies", Address: 0x1008, DWARFRegister: -1, Loads: []tracefs.Load{{}}}, "*(&jiffies)"},
+		{arch.X86_64, "@jiffies+8", Location{Kind: LocAddress, Symbol: "jiffies", SymbolOffset: 8, Address: 0x1008, DWARFRegister: -1, Loads: []tracefs.Load{{}}}, "*(&jiffies)"},
 		{arch.X86_64, "@+4096", Location{Kind: LocAddress, Address: 4096, FileOffset: true, DWARFRegister: -1, Loads: []tracefs.Load{{}}}, "*(@+0x1000)"},
 		{arch.X86_64, `\0xdeade12d`, Location{Kind: LocConst, Const: 0xdeade12d, DWARFRegister: -1}, "3735937325"},
 		{arch.X86_64, "$comm", Location{Kind: LocComm, DWARFRegister: -1}, "$comm"},

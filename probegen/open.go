@@ -13,6 +13,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 )
 
 // OpenOptions name a target for Open: a user binary, a vmlinux, a kernel
@@ -161,6 +162,17 @@ func (t *Target) BTF() *BTFTarget {
 		return nil
 	}
 	return BTFTargetOf(t.btf)
+}
+
+// Arch is the machine the target's code runs on, from its ELF header,
+// never this host's: what ebpfprobe.Generate and Trace take beside its
+// probes. false where the target has no ELF file (a raw BTF blob) or
+// its machine has no model.
+func (t *Target) Arch() (*arch.Arch, bool) {
+	if t.File == nil || t.File.ELF == nil {
+		return nil, false
+	}
+	return arch.For(t.File.ELF.Machine)
 }
 
 // Close closes the target's files.

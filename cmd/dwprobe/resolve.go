@@ -100,8 +100,9 @@ func resolveStream(ctx context.Context, o *options, t *dwarfres.File, args []str
 		return err
 	}
 	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, FProbe: o.fprobe}
-	// Definitions alone, unless --json says where each lies.
-	res := &probegen.Resolver{File: t, Exe: exe, NoDebug: o.noDebug, Options: ro, Brief: !o.json}
+	// Definitions alone, unless --json says where each lies or trace
+	// attaches there.
+	res := &probegen.Resolver{File: t, Exe: exe, NoDebug: o.noDebug, Options: ro, Brief: !o.json && !o.points}
 	var n atomic.Int64
 	return resolveEach(ctx, o, args, stderr, specWorkers(), func(in specInput) resolved {
 		if n.Add(1)%releaseEvery == 0 {

@@ -48,6 +48,7 @@ type options struct {
 	apply      string
 	bootconfig bool
 	json       bool
+	points     bool // resolve whole points (Resolution.Probes), not definitions alone: --json, trace
 	funcsSet   bool
 	sdt        bool  // --sdt: list -x's SDT markers
 	noDebug    error // why -x has no debuginfo, when its SDT markers go on without it (sdt.go)
@@ -117,6 +118,8 @@ Examples:
                                                  check a list of probes against many kernels
                                                  (builds.txt: NAME BUILD-ID|VMLINUX [SOURCE] a line;
                                                  build-ids through debuginfod)
+  dwprobe trace -x ./app 'work:3 p->name:string' -- ./app
+                                                 live values through BPF (dwprobe trace --help)
 
 Options:
 `
@@ -183,6 +186,9 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 var unsupported = []string{"cache", "demangle", "demangle-kernel", "no-demangle"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "trace" {
+		return runTrace(ctx, args[1:], stdout, stderr)
+	}
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return asUsage(err)

@@ -70,6 +70,18 @@ func (e *RecordSizeError) Error() string {
 
 func (e *RecordSizeError) Unwrap() error { return ErrTooLarge }
 
+// Errors of finding the running kernel's KASLR offset (KernelOffset).
+var (
+	// ErrNoAnchor: no point of the kernel itself whose symbol the
+	// running kernel lists, to measure the offset at: the probes were
+	// resolved against another kernel's vmlinux, or only modules' points.
+	ErrNoAnchor = errors.New("no kernel symbol to measure the KASLR offset at")
+	// ErrHiddenAddresses: kallsyms shows every address as 0
+	// (kernel.kptr_restrict, or not root): run as root, or with
+	// CAP_SYSLOG where kptr_restrict is 1.
+	ErrHiddenAddresses = errors.New("kallsyms hides the kernel's addresses")
+)
+
 // ArgError is an argument that Generate cannot read.
 type ArgError struct {
 	// Index and Name are the argument's position and name.

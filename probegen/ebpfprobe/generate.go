@@ -36,6 +36,17 @@ type Options struct {
 	// 0 for a return probe, whose instruction pointer is the caller's:
 	// such a global is then refused (ErrUnsupported).
 	FileOffset uint64
+	// KernelOffset is the running kernel's KASLR offset (where its text
+	// is minus where the vmlinux links it; KernelOffset finds it), added
+	// to a kernel global's link-time address (probegen.LocAddress). The
+	// kprobe event's @SYMBOL is resolved by the kernel; a program's
+	// address is an immediate, so without it a KASLR kernel (Debian's
+	// default) would be read at the wrong place.
+	KernelOffset int64
+	// Module is set for a kernel module's point: a module's global has
+	// no address until the kernel loads it, so its read is refused
+	// (ErrUnsupported) rather than made at its link-time address.
+	Module bool
 }
 
 func (o Options) maxString() int {
@@ -62,10 +73,12 @@ const (
 // Generate returns instructions that read args on machine a (the probed
 // binary's or kernel's, never this host's) into the buffer at RegBuffer,
 // where Layout says, from the context at RegContext. They use R0-R5 (the
-// helpers' registers), keep R6-R9 and have no jumps or labels, so that
-// they can be put anywhere in a program. Each read goes through
-// bpf_probe_read_user or bpf_probe_read_kernel (the _str variants for
-// strings; bpf_get_current_comm for $comm); a read that faults zeroes its
+// helpers' registers), keep R6-R9 and have no labels, and jump only
+// forward within themselves, so that they can be put anywhere in a
+// program. Each read goes through bpf_probe_read_user or
+// bpf_probe_read_kernel (the _str variants for strings;
+// bpf_get_current_comm for $comm), chosen as the kernel's own fetch of
+// the same definition chooses (readSplit); a read that faults zeroes its
 // field and sets its bit in the fault mask. A pointer load is made into
 // the argument's own field, then loaded from there, so no stack is used.
 // Errors are *ArgError (ErrUnreadable, ErrKernelOnly, ErrUnsupported,
@@ -152,9 +165,7 @@ func (g *gen) arg(arg probegen.ArgRead) error {
 		}
 		g.emit(asm.LoadMem(asm.R3, RegContext, int16(off), asm.DWord))
 	case probegen.LocAddress:
-		if !loc.FileOffset {
-			g.emit(asm.LoadImm(asm.R3, int64(loc.Address), asm.DWord))
-		} else if err := g.fileOffset(loc.Address); err != nil {
+		if err := g.address(loc); err != nil {
 			return err
 		}
 	default:
@@ -185,6 +196,23 @@ func (g *gen) constString(text string) {
 			g.emit(asm.StoreImm(RegBuffer, off+int16(j), int64(c), asm.Byte))
 		}
 	}
+}
+
+// address puts into R3 the address of loc (a LocAddress): a uprobe's
+// global by file offset, a user binary's at its link-time address, or a
+// kernel global relocated by Options.KernelOffset.
+func (g *gen) address(loc probegen.Location) error {
+	switch {
+	case loc.FileOffset:
+		return g.fileOffset(loc.Address)
+	case g.o.User:
+		g.emit(asm.LoadImm(asm.R3, int64(loc.Address), asm.DWord))
+	case g.o.Module:
+		return &ArgError{Reason: "a module's global (" + loc.String() + "): its address is known only to the kernel that loaded it", Err: ErrUnsupported}
+	default:
+		g.emit(asm.LoadImm(asm.R3, int64(loc.Address)+g.o.KernelOffset, asm.DWord))
+	}
+	return nil
 }
 
 // fileOffset puts into R3 the address at which the probed binary's file
@@ -231,11 +259,7 @@ func (g *gen) loads(arg probegen.ArgRead) error {
 		if err := g.add(off); err != nil {
 			return err
 		}
-		fn := asm.FnProbeReadKernelStr
-		if user {
-			fn = asm.FnProbeReadUserStr
-		}
-		g.read(fn, g.f.Size)
+		g.readSplit(asm.FnProbeReadKernelStr, asm.FnProbeReadUserStr, user, g.f.Size)
 		return nil
 	}
 	size := elemSize(arg.Type)
@@ -254,10 +278,10 @@ func (g *gen) loads(arg probegen.ArgRead) error {
 	}
 	if t.Array > 0 {
 		// The elements as they are in memory: Decode extends each.
-		g.read(g.readFn(last.User), size*t.Array)
+		g.readMem(last.User, size*t.Array)
 		return nil
 	}
-	g.read(g.readFn(last.User), size)
+	g.readMem(last.User, size)
 	g.extend(t, size)
 	return nil
 }
@@ -269,19 +293,57 @@ func (g *gen) pointers(loads []tracefs.Load) error {
 		if err := g.add(l.Offset); err != nil {
 			return err
 		}
-		g.read(g.readFn(l.User), 8)
+		g.readMem(l.User, 8)
 		g.emit(asm.LoadMem(asm.R3, RegBuffer, int16(g.f.Offset), asm.DWord))
 	}
 	return nil
 }
 
-// readFn is the helper reading memory of a load: user memory for a
-// uprobe's program or a load of user memory, kernel memory otherwise.
-func (g *gen) readFn(user bool) asm.BuiltinFunc {
+// readMem reads size bytes of memory at R3 into the field, as the
+// kernel's fetch of the same load reads them: user memory for a uprobe's
+// program or a load of user memory (+u, ustring); otherwise as a
+// kprobe's fetch does (readSplit).
+func (g *gen) readMem(user bool, size int) {
+	g.readSplit(asm.FnProbeReadKernel, asm.FnProbeReadUser, user, size)
+}
+
+// readSplit reads size bytes at R3 into the field with userFn when the
+// load is of user memory (or the program a uprobe's); otherwise as the
+// kernel's kprobe fetches do on machines whose user and kernel address
+// spaces do not overlap (x86_64, arm64: probe_mem_read and
+// fetch_store_string in kernel/trace/trace_kprobe.c and
+// trace_probe_kernel.h): an address below TASK_SIZE is read as user
+// memory, any other as kernel memory. A kernel address has its top bit
+// set on both machines and a user address has not (TASK_SIZE is at most
+// 2^56), so the sign of R3 chooses: addresses between the two halves
+// fault either way, as they do in the kernel.
+func (g *gen) readSplit(kernelFn, userFn asm.BuiltinFunc, user bool, size int) {
 	if g.o.User || user {
-		return asm.FnProbeReadUser
+		g.read(userFn, size)
+		return
 	}
-	return asm.FnProbeReadKernel
+	at := len(g.insns)
+	g.read(userFn, size)
+	userRead := append(asm.Instructions(nil), g.insns[at:]...)
+	g.insns = g.insns[:at]
+	g.read(kernelFn, size)
+	kernelRead := append(asm.Instructions(nil), g.insns[at:]...)
+	g.insns = g.insns[:at]
+	// if (s64)R3 < 0 goto kernel; user read; goto end; kernel: kernel read; end:
+	g.emit(asm.Instruction{OpCode: asm.JSLT.Op(asm.ImmSource), Dst: asm.R3, Constant: 0, Offset: int16(slots(userRead) + 1)})
+	g.emit(userRead...)
+	g.emit(asm.Instruction{OpCode: asm.Ja.Op(asm.ImmSource), Offset: int16(slots(kernelRead))})
+	g.emit(kernelRead...)
+}
+
+// slots is the count of 8-byte instruction slots insns take (a 64-bit
+// immediate load takes two), what a jump's offset counts.
+func slots(insns asm.Instructions) int {
+	n := 0
+	for _, ins := range insns {
+		n += int(ins.Size() / asm.InstructionSize)
+	}
+	return n
 }
 
 // checkBitfield refuses a bitfield that does not fit its container of

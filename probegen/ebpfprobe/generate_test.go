@@ -31,6 +31,25 @@ func faulted(bit int) string {
 	return s + "LdXMemDW dst: r2 src: r7 off: 0 imm: 0\nOrReg dst: r2 src: r1\nStXMemDW dst: r7 src: r2 off: 0 imm: 0\n"
 }
 
+// kread is the listing of a kernel program's read of size bytes at R3
+// into the field at off with helper fn (FnProbeReadKernel or its _Str
+// twin), setting fault bit bit of the mask at mask: the user-memory read
+// where R3 is a user address (its sign bit clear), the kernel one
+// elsewhere, as the kernel's kprobe fetches choose.
+func kread(off, size int, fn string, bit, mask int) string {
+	one := func(fn string) string {
+		s := "MovReg dst: r1 src: r7\n"
+		if off != 0 {
+			s += fmt.Sprintf("AddImm dst: r1 imm: %d\n", off)
+		}
+		s += fmt.Sprintf("MovImm dst: r2 imm: %d\nCall %s\n", size, fn)
+		return s + strings.ReplaceAll(faulted(bit), "off: 0", fmt.Sprintf("off: %d", mask))
+	}
+	user, kernel := one(strings.Replace(fn, "Kernel", "User", 1)), one(fn)
+	return fmt.Sprintf("JSLTImm dst: r3 off: %d imm: 0\n", strings.Count(user, "\n")+1) + user +
+		fmt.Sprintf("Ja off: %d\n", strings.Count(kernel, "\n")) + kernel
+}
+
 const zeroMask = "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 0 imm: 0\n"
 
 func reg(name string, loads ...tracefs.Load) probegen.Location {
@@ -77,17 +96,17 @@ var generateCases = []struct {
 		zeroMask + "LdXMemDW dst: r3 src: r6 off: 0 imm: 0\n" +
 			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 12\nCall FnProbeReadUserStr\n" + faulted(0) +
 			"LdXMemDW dst: r3 src: r6 off: 16 imm: 0\nStXMemDW dst: r7 src: r3 off: 24 imm: 0\n"},
-	{"x86_64 kernel probe: kernel memory, then user memory where the plan says", arch.X86_64, Options{},
+	{"x86_64 kernel probe: memory as the kprobe reads it, then user memory where the plan says", arch.X86_64, Options{},
 		[]probegen.ArgRead{{Name: "u", Type: u16, Loc: reg("di", tracefs.Load{Offset: 16}, tracefs.Load{Offset: 2, User: true})}},
 		zeroMask + "LdXMemDW dst: r3 src: r6 off: 112 imm: 0\nAddImm dst: r3 imm: 16\n" +
-			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" + faulted(0) +
+			kread(8, 8, "FnProbeReadKernel", 0, 0) +
 			"LdXMemDW dst: r3 src: r7 off: 8 imm: 0\nAddImm dst: r3 imm: 2\n" +
 			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 2\nCall FnProbeReadUser\n" + faulted(0) +
 			"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 48\nRShImm dst: r1 imm: 48\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
 	{"x86_64 bitfield b3@5/32: the container, then its bits", arch.X86_64, Options{},
 		[]probegen.ArgRead{{Name: "f", Type: b3at5, Loc: reg("si", tracefs.Load{Offset: 4})}},
 		zeroMask + "LdXMemDW dst: r3 src: r6 off: 104 imm: 0\nAddImm dst: r3 imm: 4\n" +
-			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 4\nCall FnProbeReadKernel\n" + faulted(0) +
+			kread(8, 4, "FnProbeReadKernel", 0, 0) +
 			"LdXMemDW dst: r1 src: r7 off: 8 imm: 0\nLShImm dst: r1 imm: 56\nRShImm dst: r1 imm: 61\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
 	{"$comm, a constant and a kernel global", arch.X86_64, Options{Offset: 16},
 		[]probegen.ArgRead{
@@ -98,9 +117,13 @@ var generateCases = []struct {
 			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 24\nMovImm dst: r2 imm: 16\nCall FnGetCurrentComm\n" +
 			strings.ReplaceAll(faulted(0), "off: 0", "off: 16") +
 			"LdImmDW dst: r3 imm: -5\nStXMemDW dst: r7 src: r3 off: 40 imm: 0\n" +
-			"LdImmDW dst: r3 imm: -2103422976\n" +
-			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 48\nMovImm dst: r2 imm: 8\nCall FnProbeReadKernel\n" +
-			strings.ReplaceAll(faulted(2), "off: 0", "off: 16")},
+			"LdImmDW dst: r3 imm: -2103422976\n" + kread(48, 8, "FnProbeReadKernel", 2, 16)},
+	{"a kernel global under KASLR: its link-time address plus the kernel's offset", arch.X86_64, Options{KernelOffset: 0x1e000000},
+		[]probegen.ArgRead{{Name: "j", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Symbol: "jiffies", Address: 0xffffffff82a05000, Loads: []tracefs.Load{{}}}}},
+		zeroMask + "LdImmDW dst: r3 imm: -1600106496\n" + kread(8, 8, "FnProbeReadKernel", 0, 0)},
+	{"arm64 kernel string (a path a syscall passes): user memory below TASK_SIZE, kernel above", arch.ARM64, Options{MaxString: 16},
+		[]probegen.ArgRead{{Name: "filename", Type: str, Loc: reg("x1")}},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 8 imm: 0\n" + kread(8, 16, "FnProbeReadKernelStr", 0, 0)},
 	{"x86_64 a PIE's global @+0x4040 at a probe at file offset 0x117a: ip-0x117a+0x4040", arch.X86_64, Options{User: true, FileOffset: 0x117a},
 		[]probegen.ArgRead{{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}},
 		zeroMask + "LdXMemDW dst: r3 src: r6 off: 128 imm: 0\nLdImmDW dst: r1 imm: 11974\nAddReg dst: r3 src: r1\n" +
@@ -115,8 +138,7 @@ var generateCases = []struct {
 			"StMemB dst: r7 src: r0 off: 16 imm: 105\nStMemB dst: r7 src: r0 off: 17 imm: 0\n"},
 	{"an array s16[3]: its elements' bytes in one read", arch.ARM64, Options{},
 		[]probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg("x3", tracefs.Load{Offset: 16})}},
-		zeroMask + "LdXMemDW dst: r3 src: r6 off: 24 imm: 0\nAddImm dst: r3 imm: 16\n" +
-			"MovReg dst: r1 src: r7\nAddImm dst: r1 imm: 8\nMovImm dst: r2 imm: 6\nCall FnProbeReadKernel\n" + faulted(0)},
+		zeroMask + "LdXMemDW dst: r3 src: r6 off: 24 imm: 0\nAddImm dst: r3 imm: 16\n" + kread(8, 6, "FnProbeReadKernel", 0, 0)},
 	{"SkipUnreadable: a zero field", arch.ARM64, Options{SkipUnreadable: true},
 		[]probegen.ArgRead{{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}},
 		zeroMask + "MovImm dst: r1 imm: 0\nStXMemDW dst: r7 src: r1 off: 8 imm: 0\n"},
@@ -172,6 +194,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"an array not through a load", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{Size: 4, Array: 3}), Loc: reg("di")}}, Options{SkipUnreadable: true}, ErrUnsupported},
 		{"an array of strings", []probegen.ArgRead{{Name: "a", Type: typ(tracefs.FetchType{String: true, Array: 3}), Loc: reg("di", tracefs.Load{})}}, Options{}, ErrUnsupported},
 		{"a global of a PIE without the probe's file offset", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{}, ErrUnsupported},
+		{"a module's global", []probegen.ArgRead{{Name: "g", Type: s32, Loc: probegen.Location{Kind: probegen.LocAddress, Symbol: "nft_counters", Address: 0x4010, Loads: []tracefs.Load{{}}}}}, Options{Module: true}, ErrUnsupported},
 		{"a register outside pt_regs", []probegen.ArgRead{{Name: "r", Type: s32, Loc: reg("xmm0")}}, Options{}, ErrUnsupported},
 		{"an offset beyond 32 bits", []probegen.ArgRead{{Name: "o", Type: s32, Loc: reg("di", tracefs.Load{Offset: 1 << 40})}}, Options{}, ErrUnsupported},
 		{"65 arguments", many, Options{}, ErrTooMany},

@@ -1,6 +1,7 @@
 package ebpfprobe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -16,9 +17,12 @@ import (
 const (
 	// HeaderSize is the record's header: the task's pid_tgid
 	// (bpf_get_current_pid_tgid: the process in the high 32 bits, the
-	// thread in the low), then the attach cookie (AttachCookie: the
-	// point's index in a Tracer).
-	HeaderSize = 16
+	// thread in the low) at 0; the attach cookie (AttachCookie: the
+	// point's index in a Tracer) at 8; the time of the hit
+	// (bpf_ktime_get_ns) at 16; the CPU (bpf_get_smp_processor_id, 4
+	// bytes) at 24; the task's name (bpf_get_current_comm, 16 bytes) at
+	// 32: what a trace line of the kernel's shows of a hit.
+	HeaderSize = 48
 	// RingBufMap is the name of the ring buffer map Program writes to,
 	// as CollectionSpec declares it.
 	RingBufMap = "events"
@@ -33,6 +37,12 @@ type Record struct {
 	PID, TID uint32
 	// Cookie is the point's attach cookie: its index in a Tracer.
 	Cookie uint64
+	// Time is when: nanoseconds of the kernel's monotonic clock
+	// (CLOCK_MONOTONIC, bpf_ktime_get_ns). CPU is the CPU it ran on;
+	// Comm the thread's name, as the kernel's trace shows them.
+	Time   uint64
+	CPU    uint32
+	Comm   string
 	Values []Value
 }
 
@@ -47,7 +57,12 @@ func (l *Layout) Record(buf []byte) (Record, error) {
 		return Record{}, err
 	}
 	id := binary.LittleEndian.Uint64(buf)
-	return Record{PID: uint32(id >> 32), TID: uint32(id), Cookie: binary.LittleEndian.Uint64(buf[8:]), Values: vals}, nil
+	comm := buf[32:48]
+	if i := bytes.IndexByte(comm, 0); i >= 0 {
+		comm = comm[:i]
+	}
+	return Record{PID: uint32(id >> 32), TID: uint32(id), Cookie: binary.LittleEndian.Uint64(buf[8:]),
+		Time: binary.LittleEndian.Uint64(buf[16:]), CPU: binary.LittleEndian.Uint32(buf[24:]), Comm: string(comm), Values: vals}, nil
 }
 
 // Program returns a complete kprobe-type program (for a kprobe or a
@@ -76,6 +91,14 @@ func Program(a *arch.Arch, args []probegen.ArgRead, o Options) (asm.Instructions
 		asm.Mov.Reg(asm.R1, RegContext),
 		asm.FnGetAttachCookie.Call(),
 		asm.StoreMem(RegBuffer, 8, asm.R0, asm.DWord),
+		asm.FnKtimeGetNs.Call(),
+		asm.StoreMem(RegBuffer, 16, asm.R0, asm.DWord),
+		asm.FnGetSmpProcessorId.Call(),
+		asm.StoreMem(RegBuffer, 24, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R1, RegBuffer),
+		asm.Add.Imm(asm.R1, 32),
+		asm.Mov.Imm(asm.R2, commSize),
+		asm.FnGetCurrentComm.Call(),
 	}
 	insns = append(insns, reads...)
 	insns = append(insns,
@@ -99,6 +122,11 @@ type ProgramOptions struct {
 	// PID, when not 0, makes Trace's uprobes fire in that process only
 	// (link.UprobeOptions.PID); kprobes fire in every process.
 	PID int
+	// KernelOffset is Options.KernelOffset, the running kernel's KASLR
+	// offset, for the kernel's globals. Trace finds it (KernelOffset)
+	// when it is 0 and a kernel point reads a global; a caller of
+	// CollectionSpec loading into a KASLR kernel sets it.
+	KernelOffset int64
 }
 
 // CollectionSpec returns a collection of one Program per point of
@@ -118,7 +146,8 @@ func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs
 		Programs: map[string]*ebpf.ProgramSpec{},
 	}
 	for i, p := range probes {
-		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable}
+		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable,
+			KernelOffset: o.KernelOffset, Module: p.Module != ""}
 		if p.User && !p.Event.Return() {
 			po.FileOffset = p.FileOffset
 		}

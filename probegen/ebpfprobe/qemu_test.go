@@ -16,13 +16,16 @@ import (
 )
 
 // kernelSpecs are read both by BPF (kprobes attached by link.Kprobe at
-// KprobeOf's symbol and offset, reading kernel memory) and by their
-// kprobe_events definitions: a function's entry with a member chain as a
-// string and a parameter, and a line (fs/read_write.c:473, if (ret > 0))
-// with the same chain and a local.
-var kernelSpecs = []string{
-	"vfs_read file->f_path.dentry->d_name.name:string count",
-	"vfs_read:23 file->f_path.dentry->d_name.name:string ret",
+// KprobeOf's symbol and offset) and by their kprobe_events definitions,
+// with what dd's hits must read (known): a function's entry with a member
+// chain as a string and a parameter; a line (fs/read_write.c:473, if (ret
+// > 0)) with the same chain and a local; and a syscall's path, a string
+// in user memory that the kernel's `string` fetch reads as user memory,
+// beside a global (init_task's comm), read at its address moved by KASLR.
+var kernelSpecs = []struct{ spec, known string }{
+	{"vfs_read file->f_path.dentry->d_name.name:string count", `^name="version" count=0x7$`},
+	{"vfs_read:23 file->f_path.dentry->d_name.name:string ret", `^name="version" ret=7$`},
+	{"do_sys_openat2 filename:string init_task.comm:string", `^filename_string="(/proc/version|/dev/null)" comm="swapper/0"$`},
 }
 
 // TestQEMUKprobeBPF boots the corpus's kernels (6.1 and 6.12, amd64 and
@@ -33,9 +36,12 @@ var kernelSpecs = []string{
 // (two 7-byte reads of /proc/version: busybox's cat reads with sendfile)
 // and prints what BPF read at each of dd's hits; the same
 // points' definitions trace into the guest's tracefs. Both must agree,
-// hit by hit. It needs QEMU and the corpus; it skips without them,
-// failing under make test.
+// hit by hit. The guests boot with KASLR on, as Debian's kernels run:
+// ktrace prints the offset Trace relocates globals by, which must not be
+// 0. It needs QEMU and the corpus; it skips without them, failing under
+// make test.
 func TestQEMUKprobeBPF(t *testing.T) {
+	t.Setenv("DWPROBE_QEMU_KASLR", "1")
 	for _, c := range []struct{ corpus, goarch, arch string }{
 		{"amd64", "amd64", "x86_64"},
 		{"arm64", "arm64", "arm64"},
@@ -44,7 +50,7 @@ func TestQEMUKprobeBPF(t *testing.T) {
 	} {
 		t.Run(c.corpus, func(t *testing.T) {
 			qemutest.NeedQEMU(t, c.corpus)
-			probes := resolveKernel(t, dwarftest.NeedCorpus(t, c.corpus+"/vmlinux"))
+			probes, known := resolveKernel(t, dwarftest.NeedCorpus(t, c.corpus+"/vmlinux"))
 			var defs []string
 			for i, p := range probes {
 				ev := p.Event
@@ -61,13 +67,17 @@ func TestQEMUKprobeBPF(t *testing.T) {
 			if len(g.Rejected) > 0 || g.WorkloadExit != 0 {
 				t.Fatalf("rejected %q; workload exit %d:\n%s", g.Rejected, g.WorkloadExit, g.Workload)
 			}
-			compareGuest(t, g, probes)
+			if m := kaslrLine.FindStringSubmatch(g.Workload); m == nil || m[1] == "0x0" {
+				t.Errorf("the guest's KASLR offset: %q, want one that is not 0:\n%s", m, g.Workload)
+			}
+			compareGuest(t, g, probes, known)
 		})
 	}
 }
 
-// resolveKernel resolves kernelSpecs against vmlinux, all points.
-func resolveKernel(t *testing.T, vmlinux string) []probegen.Probe {
+// resolveKernel resolves kernelSpecs against vmlinux, all points, with
+// what each point must read.
+func resolveKernel(t *testing.T, vmlinux string) ([]probegen.Probe, []*regexp.Regexp) {
 	t.Helper()
 	tg, err := probegen.Open(probegen.OpenOptions{Kernel: vmlinux})
 	if err != nil {
@@ -75,14 +85,18 @@ func resolveKernel(t *testing.T, vmlinux string) []probegen.Probe {
 	}
 	defer tg.Close()
 	var probes []probegen.Probe
-	for _, spec := range kernelSpecs {
-		_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve(spec)
+	var known []*regexp.Regexp
+	for _, k := range kernelSpecs {
+		_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve(k.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		probes = append(probes, res.Probes...)
+		for range res.Probes {
+			known = append(known, regexp.MustCompile(k.known))
+		}
 	}
-	return probes
+	return probes, known
 }
 
 // buildKtrace builds testdata/ktrace, static, for goarch.
@@ -97,11 +111,14 @@ func buildKtrace(t *testing.T, goarch string) string {
 	return bin
 }
 
-var bpfLine = regexp.MustCompile(`(?m)^BPF pid=(\d+) point=(\d+) (.*)$`)
+var (
+	bpfLine   = regexp.MustCompile(`(?m)^BPF pid=(\d+) point=(\d+) (.*)$`)
+	kaslrLine = regexp.MustCompile(`(?m)^KASLR offset=(\S+)$`)
+)
 
 // compareGuest compares what BPF read in the guest, hit by hit, with what
 // the definitions traced for the same process.
-func compareGuest(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
+func compareGuest(t *testing.T, g *qemutest.Guest, probes []probegen.Probe, known []*regexp.Regexp) {
 	t.Helper()
 	bpf := map[string][]string{} // "PID/point" -> hits
 	for _, m := range bpfLine.FindAllStringSubmatch(g.Workload, -1) {
@@ -124,13 +141,13 @@ func compareGuest(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
 		key := strconv.Itoa(r.PID) + "/" + i
 		traced[key] = append(traced[key], strings.Join(args, " "))
 	}
-	// What dd read is known: 7 bytes of "version", twice.
-	known := regexp.MustCompile(`^name="version" (count=0x7|ret=7)$`)
 	for key, hits := range bpf {
 		t.Logf("pid/point %s: BPF read %q", key, hits)
+		_, point, _ := strings.Cut(key, "/")
+		n, _ := strconv.Atoi(point)
 		for _, h := range hits {
-			if !known.MatchString(h) {
-				t.Errorf("pid/point %s: BPF read %q, not dd's 7 bytes of version", key, h)
+			if n >= len(known) || !known[n].MatchString(h) {
+				t.Errorf("pid/point %s: BPF read %q, not what dd does", key, h)
 			}
 		}
 		if got := traced[key]; strings.Join(got, "\n") != strings.Join(hits, "\n") {

@@ -27,11 +27,19 @@ type Tracer struct {
 	rd    *ringbuf.Reader
 }
 
-// Trace loads CollectionSpec(a, probes, o) and attaches each point's
+// Trace loads CollectionSpec(a, probes, o) (with the running kernel's
+// KASLR offset found where o leaves it 0 and a kernel global is read) and attaches each point's
 // program there with its index as cookie (AttachCookie), a uprobe for
 // o.PID only when it is set. It needs root
 // (or CAP_BPF and CAP_PERFMON); on an error what was loaded is closed.
 func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, error) {
+	if o.KernelOffset == 0 && readsKernelGlobal(probes) {
+		off, err := RunningKernelOffset(probes)
+		if err != nil {
+			return nil, err
+		}
+		o.KernelOffset = off
+	}
 	cs, layouts, err := CollectionSpec(a, probes, o)
 	if err != nil {
 		return nil, err

@@ -16,9 +16,13 @@ for f in "$kernel" "$initrd"; do
 	[ -r "$f" ] || { echo "qemu.sh: $f missing" >&2; exit 2; }
 done
 
-# nokaslr keeps addresses stable between boots; panic=-1 with -no-reboot
-# turns a guest panic into a qemu exit instead of a hang.
-append="panic=-1 quiet nokaslr rdinit=/init"
+# nokaslr keeps addresses stable between boots; DWPROBE_QEMU_KASLR=1
+# boots with KASLR on, as Debian's kernels run (for what must hold at any
+# load address: BPF reads of globals). panic=-1 with -no-reboot turns a
+# guest panic into a qemu exit instead of a hang.
+kaslr=nokaslr
+[ "${DWPROBE_QEMU_KASLR:-0}" = 1 ] && kaslr=kaslr
+append="panic=-1 quiet $kaslr rdinit=/init"
 case ${arch##*/} in
 amd64)
 	qemu=(qemu-system-x86_64)

@@ -44,6 +44,11 @@ func run(args []string) error {
 	if err := json.Unmarshal(b, &probes); err != nil {
 		return err
 	}
+	off, err := ebpfprobe.RunningKernelOffset(probes)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("KASLR offset=%#x\n", off)
 	tr, err := ebpfprobe.Trace(a, probes, ebpfprobe.ProgramOptions{})
 	if err != nil {
 		return err
