@@ -185,11 +185,13 @@ kernel() {
 	fetch "$K/$arch/dbg" "$dbg"
 	# Up to 6.x linux-image-VER is the image (boot/vmlinuz-VER, lib/modules);
 	# from 7.x it is a metapackage over linux-binary-VER (the image, in
-	# usr/lib/modules/VER/vmlinuz) and linux-modules-VER. There is no
+	# usr/lib/modules/VER/vmlinuz), linux-modules-VER and linux-base-VER
+	# (modules.order, modules.builtin, which depmod reads). There is no
 	# -unsigned image.
 	local parts
 	parts=$(deps_like "$img" '^linux-(binary|modules)-')
 	if [ -n "$parts" ]; then
+		parts="$parts $(deps_like "$img" '^linux-base-[0-9]')"
 		# shellcheck disable=SC2086 # one package name a line
 		fetch "$K/$arch/image" $parts
 	else
