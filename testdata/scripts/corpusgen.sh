@@ -301,10 +301,21 @@ for GEN; do
 	[ -n "$row" ] || die "unknown generation (the table in corpusgen.sh has:$(awk 'NF {printf " %s", $1}' <<<"$GENERATIONS"))"
 	read -r _ ksuites psuite libsuite <<<"$row"
 	mkdir -p "$CORPUS/$GEN"
+	# Resolved and fetched since the lists last changed: nothing to ask apt
+	# (each apt-cache call reads every list, seconds on a busy machine).
+	done=$CORPUS/$GEN/.complete
+	if [ "$changed" = 0 ] && [ "$(cat "$done" 2>/dev/null)" = "$row" ] &&
+		[ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -newer "$done" | head -n1)" ] &&
+		"$CORPUS/perf-$GEN/perf" --version >/dev/null 2>&1; then
+		log "ready in $CORPUS/$GEN (up to date with the lists)"
+		continue
+	fi
+	rm -f "$done"
 	for arch in amd64 arm64; do
 		kernel "$arch" "$ksuites"
 	done
 	kernel_source "$ksuites"
 	get_perf "$psuite" "$libsuite"
+	echo "$row" >"$done"
 	log "ready in $CORPUS/$GEN"
 done
