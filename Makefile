@@ -18,7 +18,11 @@ DESTDIR   ?=
 
 export DWPROBE_CORPUS := $(CORPUS)
 
-.PHONY: all build docs install deps langtools corpus corpus-6.12 fixtures test unit race fuzz lint conformance conformance-scan golden bench demo clean
+# GENS are the Debian kernel generations after 6.1 in the corpus, each a
+# row of testdata/scripts/corpusgen.sh's table and a corpus-GEN target.
+GENS      := 6.12 7.3
+
+.PHONY: all build docs install deps langtools corpus $(GENS:%=corpus-%) corpus-gens fixtures test unit race fuzz lint conformance conformance-scan golden bench demo clean
 
 all: build
 
@@ -67,11 +71,16 @@ langtools:
 corpus:
 	bash testdata/scripts/corpus.sh
 
-# corpus-6.12 adds the second reference kernel, Debian trixie's 6.12 (both
-# machines, its source) and perf 6.12, through an apt configuration of the
-# corpus's own; make test needs it, make demo does not.
-corpus-6.12: corpus
-	bash testdata/scripts/corpus612.sh
+# corpus-GEN adds a later kernel generation (corpusgen.sh's table): 6.12
+# from trixie with perf 6.12 from bookworm-backports, 7.3 from
+# trixie-backports with perf 7.3 run through trixie's C library; both
+# machines, the source, through an apt configuration of the corpus's own
+# that takes the archive's address from the machine's apt sources. make
+# test needs them (corpus-gens), make demo does not.
+$(GENS:%=corpus-%): corpus
+	bash testdata/scripts/corpusgen.sh $(@:corpus-%=%)
+
+corpus-gens: $(GENS:%=corpus-%)
 
 lint: deps
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$bad" ] || { echo "gofmt: $$bad"; exit 1; }
@@ -104,33 +113,32 @@ fuzz:
 	done
 
 # conformance compares dwprobe with perf probe's recorded answers (perf 6.1
-# on 6.1, perf 6.12 on 6.12) on the amd64 and arm64 vmlinux of both kernels
+# on 6.1, perf 6.12 on 6.12, perf 7.3 on 7.3) on the amd64 and arm64 vmlinux of every kernel
 # and on the module lists of each (perf -m), and prints matched/total per
 # kind and list. It runs with the debuginfo index
 # (built in a temporary directory); conformance-scan runs the same without
 # it (DWPROBE_INDEX=off): the answers must be the same both ways.
-conformance: deps corpus corpus-6.12
+conformance: deps corpus corpus-gens
 	$(GO) test -count=1 -timeout 40m -run '^TestConformance(Modules)?$$' ./cmd/dwprobe -v 2>&1 | grep -vE '^(=== RUN|    --- PASS)' ; \
 		exit $${PIPESTATUS[0]}
 
 conformance-scan:
 	DWPROBE_INDEX=off $(MAKE) --no-print-directory conformance
 
-# golden regenerates perf's answers for the conformance specs of both
-# kernels and architectures, the vmlinux lists and the module lists: perf
-# 6.1 on 6.1, perf 6.12 (the corpus's) on 6.12.
-PERF612 = $(CORPUS)/perf-6.12/perf
-golden: deps corpus corpus-6.12
+# golden regenerates perf's answers for the conformance specs of every
+# kernel and architecture, the vmlinux lists and the module lists: perf 6.1
+# on 6.1, the corpus's perf GEN on each later generation GEN.
+golden: deps corpus corpus-gens
 	bash testdata/scripts/golden.sh $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh $(CORPUS)/arm64/vmlinux $(SRC)
 	bash testdata/scripts/golden.sh --modules $(VMLINUX) $(SRC)
 	bash testdata/scripts/golden.sh --modules $(CORPUS)/arm64/vmlinux $(SRC)
-	PERF=$(PERF612) bash testdata/scripts/golden.sh $(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12
-	PERF=$(PERF612) bash testdata/scripts/golden.sh $(CORPUS)/6.12/arm64/vmlinux $(CORPUS)/linux-6.12
-	PERF=$(PERF612) bash testdata/scripts/golden.sh --modules $(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12
-	PERF=$(PERF612) bash testdata/scripts/golden.sh --modules $(CORPUS)/6.12/arm64/vmlinux $(CORPUS)/linux-6.12
+	@set -e; for g in $(GENS); do for a in amd64 arm64; do for m in "" --modules; do \
+		echo "PERF=$(CORPUS)/perf-$$g/perf golden.sh $$m $(CORPUS)/$$g/$$a/vmlinux $(CORPUS)/linux-$$g"; \
+		PERF=$(CORPUS)/perf-$$g/perf bash testdata/scripts/golden.sh $$m $(CORPUS)/$$g/$$a/vmlinux $(CORPUS)/linux-$$g; \
+	done; done; done
 
-test: deps langtools corpus corpus-6.12 lint
+test: deps langtools corpus corpus-gens lint
 	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory race
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
@@ -142,7 +150,7 @@ test: deps langtools corpus corpus-6.12 lint
 # DROP: see the script; cold runs drop the page cache); then dwprobe
 # trace's cost per hit and to attach 1,000 points against the tracefs
 # events of the same definitions (bench-trace.sh, on this host's uprobes).
-bench: deps corpus corpus-6.12 build
+bench: deps corpus corpus-gens build
 	KERNEL=6.1 bash testdata/scripts/bench.sh $(BIN) $(VMLINUX) $(SRC) $(CORPUS)/arm64/vmlinux
 	KERNEL=6.12 MANY=kmalloc_noprof PERF=$(CORPUS)/perf-6.12/perf bash testdata/scripts/bench.sh $(BIN) \
 		$(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12 $(CORPUS)/6.12/arm64/vmlinux

@@ -159,7 +159,7 @@ func readBeyond(t *testing.T, path string) map[string]string {
 // conformanceSet names the files of one kernel's and architecture's
 // conformance list in testdata/conformance.
 type conformanceSet struct {
-	kernel string // "6.1" or "6.12": the perf that answered, the corpus
+	kernel string // "6.1", "6.12", "7.3": the perf that answered, the corpus
 	arch   string // the corpus directory of the vmlinux, under the kernel's
 	specs  string // the spec list
 	allow  string // deliberate differences, counted against the ratio
@@ -190,7 +190,9 @@ func (set conformanceSet) source() string {
 }
 
 // perf is the perf binary that answers for the set's kernel: the
-// machine's for 6.1, the corpus's unpacked perf 6.12 otherwise.
+// machine's for 6.1, the corpus's unpacked perf GEN for a later generation
+// GEN (corpusgen.sh; perf 7.3 through a wrapper that runs it with
+// trixie's C library).
 func (set conformanceSet) perf() string {
 	if set.kernel == "6.1" {
 		return "perf"
@@ -203,6 +205,8 @@ var conformanceSets = []conformanceSet{
 	{"6.1", "arm64", "specs-arm64.txt", "allow-arm64.txt", "beyond-arm64.txt", "arm64", "perf-arm64.txt", "dwprobe-beyond-arm64.txt", ""},
 	laterSet("6.12", "amd64"),
 	laterSet("6.12", "arm64"),
+	laterSet("7.3", "amd64"),
+	laterSet("7.3", "arm64"),
 }
 
 // laterSet is the vmlinux list of a kernel after 6.1:
@@ -220,6 +224,8 @@ var moduleSets = []conformanceSet{
 	moduleSet("6.1", "arm64"),
 	moduleSet("6.12", "amd64"),
 	moduleSet("6.12", "arm64"),
+	moduleSet("7.3", "amd64"),
+	moduleSet("7.3", "arm64"),
 }
 
 func moduleSet(kernel, arch string) conformanceSet {
@@ -236,8 +242,8 @@ func moduleSet(kernel, arch string) conformanceSet {
 
 // TestConformance runs every spec of each kernel's and architecture's list
 // (testdata/conformance/specs.txt for 6.1 amd64, specs-arm64.txt for 6.1
-// arm64, 6.12/specs-ARCH.txt for 6.12) through dwprobe and compares with
-// the recorded answer of the kernel's perf (6.1, 6.12) on the same vmlinux:
+// arm64, GEN/specs-ARCH.txt for 6.12 and 7.3) through dwprobe and compares
+// with the recorded answer of the kernel's perf (6.1, 6.12, 7.3) on the same vmlinux:
 // stdout byte for byte, and success or failure.
 func TestConformance(t *testing.T) {
 	for _, set := range conformanceSets {
@@ -250,8 +256,8 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceModules is TestConformance on the module lists
-// (testdata/conformance/modules, 6.12/modules): perf probe -m's answers on
-// the Debian modules of both kernels and architectures.
+// (testdata/conformance/modules, 6.12/modules, 7.3/modules): perf probe
+// -m's answers on the Debian modules of every kernel and architecture.
 func TestConformanceModules(t *testing.T) {
 	for _, set := range moduleSets {
 		t.Run(set.name, func(t *testing.T) {

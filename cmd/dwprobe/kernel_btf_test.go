@@ -25,6 +25,19 @@ var btfSpecs = []string{
 	"exec=setup_new_exec bprm->point_of_no_return bprm->filename:string",
 }
 
+// btfSpecsFor returns btfSpecs for the corpus kernel key: on 7.3,
+// do_filp_open is do_file_open (Linux 7.0 renamed it).
+func btfSpecsFor(key string) []string {
+	if !strings.HasPrefix(key, "7.3/") {
+		return btfSpecs
+	}
+	specs := make([]string, len(btfSpecs))
+	for i, s := range btfSpecs {
+		specs[i] = strings.ReplaceAll(s, "do_filp_open", "do_file_open")
+	}
+	return specs
+}
+
 // The file the BTF workload reads with dd, in blocks of btfBS; btfDD is
 // run by path, so that the shell execs it.
 const (
@@ -40,15 +53,15 @@ const btfFilter = `comm == "dd"`
 
 // btfWorkload adds the gb_ probes inside the guest, where there is no
 // vmlinux and no vmlinux debuginfo, and reads btfFile with dd.
-func btfWorkload() string {
+func btfWorkload(key string) string {
 	var b strings.Builder
 	// time: the BTF resolution's cost under TCG, for the log.
 	b.WriteString("time dwprobe")
-	for _, s := range btfSpecs {
+	for _, s := range btfSpecsFor(key) {
 		fmt.Fprintf(&b, " -a 'gb_%s'", s)
 	}
 	b.WriteString("\n")
-	b.WriteString(btfFilterLines("gb_"))
+	b.WriteString(btfFilterLines(key, "gb_"))
 	fmt.Fprintf(&b, "echo 1 >$T/events/probe/enable\n%s if=%s of=/dev/null bs=%d count=2\n", btfDD, btfFile, btfBS)
 	return b.String()
 }
@@ -66,9 +79,9 @@ func btfEvent(prefix, spec string) string {
 // btfFilterLines returns the shell lines that set btfFilter on the events
 // of btfSpecs under prefix: the workload's first lines for the host's,
 // written at boot.
-func btfFilterLines(prefix string) string {
+func btfFilterLines(key, prefix string) string {
 	var b strings.Builder
-	for _, s := range btfSpecs {
+	for _, s := range btfSpecsFor(key) {
 		fmt.Fprintf(&b, "echo '%s' >$T/events/%s/filter\n", btfFilter, btfEvent(prefix, s))
 	}
 	return b.String()
@@ -82,7 +95,7 @@ func hostBTFDefs(t *testing.T, arch string) map[string][]string {
 	t.Helper()
 	vml := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 	perSpec := map[string][]string{}
-	for _, s := range btfSpecs {
+	for _, s := range btfSpecsFor(arch) {
 		ev, _, _ := strings.Cut(s, "=")
 		perSpec["hb_"+ev] = dwprobeDefs(t, "--btf", vml, "-D", "hb_"+s)
 	}
@@ -93,8 +106,8 @@ func hostBTFDefs(t *testing.T, arch string) map[string][]string {
 // definitions equal the host's --btf ones but for their names, and both
 // sets traced dd's exec, its open of btfFile and its two reads of btfBS
 // bytes.
-func checkBTF(t *testing.T, g *qemutest.Guest, btfDefs map[string][]string) {
-	for _, s := range btfSpecs {
+func checkBTF(t *testing.T, g *qemutest.Guest, key string, btfDefs map[string][]string) {
+	for _, s := range btfSpecsFor(key) {
 		ev, _, _ := strings.Cut(s, "=")
 		host, id := btfDefs["hb_"+ev], btfEvent("gb_", s)
 		guest := listedOf(g.Listed, id)
@@ -108,14 +121,14 @@ func checkBTF(t *testing.T, g *qemutest.Guest, btfDefs map[string][]string) {
 		t.Errorf("the guest's dwprobe -a did not say it resolved from /sys/kernel/btf/vmlinux:\n%s", g.Workload)
 	}
 	for _, prefix := range []string{"gb_", "hb_"} {
-		checkBTFTrace(t, g.Trace, prefix)
+		checkBTFTrace(t, g.Trace, key, prefix)
 	}
 }
 
 // checkBTFTrace checks the records of the BTF probes under prefix.
-func checkBTFTrace(t *testing.T, trace []qemutest.Record, prefix string) {
+func checkBTFTrace(t *testing.T, trace []qemutest.Record, key, prefix string) {
 	ev := map[string]string{}
-	for _, s := range btfSpecs {
+	for _, s := range btfSpecsFor(key) {
 		name, _, _ := strings.Cut(s, "=")
 		ev[name] = btfEvent(prefix, s)
 	}

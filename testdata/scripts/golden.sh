@@ -7,8 +7,8 @@
 #   --modules  the module list instead: testdata/conformance/modules/specs-ARCH.txt
 #              into golden/perf-modules-ARCH.txt (VMLINUX only names the
 #              architecture and, through its corpus directory, MODDIR)
-#   PERF     the perf binary: perf 6.1 for the 6.1 kernel, perf 6.12
-#            ($DWPROBE_CORPUS/perf-6.12/perf) for 6.12
+#   PERF     the perf binary: perf 6.1 for the 6.1 kernel, perf GEN
+#            ($DWPROBE_CORPUS/perf-GEN/perf, corpusgen.sh) for GEN (6.12, 7.3)
 #
 # The kernel version (VERSION, from the vmlinux's linux_banner) picks the
 # lists: 6.1 has the ones named here; any other version has its own

@@ -9,12 +9,12 @@ import (
 )
 
 // TestModules stages vfat (which depends on fat) and overlay of the amd64
-// images, 6.1's and 6.12's (whose modules are .ko.xz, staged
+// images, 6.1's, 6.12's and 7.3's (whose modules are .ko.xz, staged
 // decompressed): both modules and the dependency are there as .ko ELF
 // files, modules.dep names fat for vfat, and only overlay's debuginfo is
 // added.
 func TestModules(t *testing.T) {
-	for _, key := range []string{"amd64", "6.12/amd64"} {
+	for _, key := range []string{"amd64", "6.12/amd64", "7.3/amd64"} {
 		t.Run(key, func(t *testing.T) { checkModules(t, key) })
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestQEMUSmoke boots both corpus kernels with a kprobe and a kretprobe
-// written by hand and checks the traced path string and return value.
+// TestQEMUSmoke boots the 6.1 and 7.3 corpus kernels (both machines) with
+// a kprobe and a kretprobe written by hand and checks the traced path
+// string and return value.
 func TestQEMUSmoke(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "marker")
 	if err := os.WriteFile(marker, []byte("dwprobe marker file\n"), 0o644); err != nil {
@@ -18,6 +19,8 @@ func TestQEMUSmoke(t *testing.T) {
 	for _, c := range []struct{ arch, dfd, path string }{
 		{"amd64", "%di", "%si"},
 		{"arm64", "%x0", "%x1"},
+		{"7.3/amd64", "%di", "%si"},
+		{"7.3/arm64", "%x0", "%x1"},
 	} {
 		t.Run(c.arch, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# corpusgen.sh GEN...: fetch a later Debian kernel generation into the corpus
+# ($DWPROBE_CORPUS, default ~/.cache/dwprobe-corpus), beside 6.1 (corpus.sh):
+#
+#   $CORPUS/GEN/{amd64,arm64}/dbg      the -dbg package (vmlinux, module debuginfo)
+#   $CORPUS/GEN/{amd64,arm64}/image    the bootable image and its modules
+#   $CORPUS/GEN/{amd64,arm64}/{vmlinux,vmlinuz,busybox-bin}  links into them
+#   $CORPUS/GEN/{amd64,arm64}/version  the kernel release (6.12.118+deb13-cloud-amd64)
+#   $CORPUS/linux-GEN                  linux-source-GEN unpacked
+#   $CORPUS/perf-GEN/perf              perf GEN, unpacked, never installed
+#
+# Each generation is one row of the table below: the suites its kernel comes
+# from, the suite of its perf, and, when that perf needs a newer C library
+# than the machine's, the suite whose loader and libraries run it
+# ($CORPUS/perf-GEN/perf is then a wrapper that execs that ld.so with
+# --library-path). The next generation is a new row.
+#
+# apt reads a configuration of the corpus's own ($CORPUS/apt: its sources,
+# lists and cache), so the machine's sources stay as they are; the archive's
+# address is the machine's (its apt sources: the one that serves its own
+# release, and its -security suite), never written here. Versions are resolved
+# from the metapackages of the generation's suites. Idempotent: a finished
+# step leaves a stamp naming what it unpacked.
+set -euo pipefail
+
+# GEN   KERNEL-SUITES                 PERF-SUITE          PERF-LIBS-SUITE
+GENERATIONS='
+6.12    trixie,trixie-security        bookworm-backports  -
+7.3     trixie-backports              trixie-backports    trixie
+'
+
+CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
+APTDIR=$CORPUS/apt
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+log() { printf 'corpus %s: %s\n' "${GEN:-}" "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+[ $# -ge 1 ] || { echo "usage: corpusgen.sh GEN... (one of:$(awk 'NF {printf " %s", $1}' <<<"$GENERATIONS"))" >&2; exit 2; }
+
+# --- the archive: the machine's apt sources -----------------------------------
+# apt_entries: "URI SUITE" for every enabled deb entry of the machine's
+# sources, one-line (sources.list, sources.list.d/*.list) and deb822
+# (sources.list.d/*.sources) alike. APT_ETC (default /etc/apt) is where.
+apt_entries() {
+	local etc=${APT_ETC:-/etc/apt} f
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		# deb [OPTIONS] URI SUITE COMPONENT...
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk '$1 == "deb" && NF >= 3 {print $2, $3}'
+	done
+	for f in "$etc"/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk '
+			function flush(   i, j, nu, ns, u, s) {
+				if (types ~ /(^| )deb( |$)/ && tolower(enabled) != "no") {
+					nu = split(uris, u, " "); ns = split(suites, s, " ")
+					for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print u[i], s[j]
+				}
+				types = uris = suites = enabled = ""; field = ""
+			}
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			/^[ \t]/ { if (field == "uris") uris = uris " " $0; else if (field == "suites") suites = suites " " $0; next }
+			{
+				field = tolower($0); sub(/:.*/, "", field)
+				val = $0; sub(/^[^:]*:[ \t]*/, "", val)
+				if (field == "types") types = val
+				else if (field == "uris") uris = val
+				else if (field == "suites") suites = val
+				else if (field == "enabled") enabled = val
+			}
+			END { flush() }' "$f"
+	done
+}
+# apt_archive_uri main|security: the URI that serves the machine's own
+# release (VERSION_CODENAME in /etc/os-release), or its -security suite.
+apt_archive_uri() {
+	local codename want
+	codename=$(. "${OS_RELEASE:-/etc/os-release}" 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || return 0
+	want=$codename
+	if [ "$1" = security ]; then want=$codename-security; fi
+	apt_entries | awk -v w="$want" '$2 == w {print $1; exit}'
+}
+# DWPROBE_APT_ARCHIVE / DWPROBE_APT_SECURITY override what the machine's
+# sources say (URIs, e.g. http://mirror.example/debian).
+archive=${DWPROBE_APT_ARCHIVE:-$(apt_archive_uri main)}
+security=${DWPROBE_APT_SECURITY:-$(apt_archive_uri security)}
+[ -n "$archive" ] || { echo "corpusgen.sh: no Debian archive in the machine's apt sources (/etc/apt/sources.list, /etc/apt/sources.list.d); set DWPROBE_APT_ARCHIVE" >&2; exit 1; }
+if [ -z "$security" ]; then
+	# Debian's own layout: debian-security beside debian.
+	security=${archive%/}-security
+fi
+
+# Every suite of every row: one configuration serves all generations.
+suites=$(awk 'NF && $1 !~ /^#/ {gsub(",", " ", $2); print $2, $3, $4}' <<<"$GENERATIONS" | tr ' ' '\n' | grep -v '^-$' | sort -u)
+mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$APTDIR/preferences.d" "$CORPUS/debs"
+{
+	for s in $suites; do
+		uri=$archive
+		case $s in *-security) uri=$security ;; esac
+		echo "deb [arch=amd64,arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
+	done
+} >"$APTDIR/sources.list.new"
+changed=0
+cmp -s "$APTDIR/sources.list.new" "$APTDIR/sources.list" || changed=1
+mv -f "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+
+APT_OPTS=(
+	-o "Dir::Etc::sourcelist=$APTDIR/sources.list" -o Dir::Etc::sourceparts=-
+	-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
+	-o "Dir::Etc::preferencesparts=$APTDIR/preferences.d"
+	-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
+	-o APT::Sandbox::User=root
+)
+aptc() { apt-cache "${APT_OPTS[@]}" "$@"; }
+
+# The lists are refreshed once a day at most (the metapackages move with
+# Debian's security updates, and a stale list names .debs the archive has
+# dropped), and whenever the sources changed.
+if [ "$changed" = 1 ] || [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n1)" ]; then
+	log "apt-get update (the corpus's own sources, from $archive)"
+	apt-get "${APT_OPTS[@]}" update -qq
+fi
+
+# version_in PKG SUITES [PREFIX]: the newest version of PKG (name:arch) that
+# one of SUITES (comma-separated) has, starting with PREFIX if given.
+version_in() {
+	aptc madison "$1" 2>/dev/null | awk -F' [|] ' -v suites=",$2," -v pfx="${3:-}" '
+		{ split($3, w, " "); s = w[2]; sub(/\/.*/, "", s); gsub(/ /, "", $2)
+		  if (index(suites, "," s ",") && index($2, pfx) == 1) { print $2; exit } }'
+}
+# versions_in SUITES PKG...: "PKG VERSION" for the newest version of each PKG
+# (name:arch) in one of SUITES; a package none of them has is left out.
+versions_in() {
+	local suites=$1
+	shift
+	aptc madison "$@" 2>/dev/null | awk -F' [|] ' -v suites=",$suites," '
+		{ split($3, w, " "); s = w[2]; sub(/\/.*/, "", s); gsub(/ /, "", $1); gsub(/ /, "", $2)
+		  if (index(suites, "," s ",") && !seen[$1]++) print $1, $2 }'
+}
+# image_dep PKG=VER: the linux-image-* package a metapackage depends on.
+image_dep() { aptc depends "$1" 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ {print $2; exit}'; }
+# deps_like PKG PATTERN: PKG's Depends whose name matches PATTERN.
+deps_like() { aptc depends "$1" 2>/dev/null | awk -v p="$2" '$1 == "Depends:" && $2 ~ p {print $2}'; }
+# deps_like_all PATTERN PKG...: the union of the PKGs' Depends that match.
+deps_like_all() {
+	local p=$1
+	shift
+	aptc depends "$@" 2>/dev/null | awk -v p="$p" '$1 == "Depends:" && $2 ~ p {print $2}' | sort -u
+}
+
+fetch() { # fetch DIR PKG[=VER]...: download the .debs and unpack them into DIR once.
+	local dir=$1
+	shift
+	local stamp="$*"
+	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$stamp" ]; then return 0; fi
+	rm -rf "$dir" && mkdir -p "$dir"
+	local debs=$CORPUS/debs/$GEN pkg name
+	rm -rf "$debs" && mkdir -p "$debs"
+	for pkg; do
+		log "downloading $pkg"
+		(cd "$debs" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >/dev/null)
+		name=${pkg%%=*}
+		name=${name%%:*}
+		dpkg-deb -x "$(ls -t "$debs/${name}"_*.deb | head -n1)" "$dir"
+		rm -f "$debs/${name}"_*.deb
+	done
+	rmdir "$debs"
+	echo "$stamp" >"$dir/.done"
+}
+
+# kernel ARCH SUITES: the -dbg package and the bootable image of one machine.
+kernel() {
+	local arch=$1 ksuites=$2 K=$CORPUS/$GEN
+	local meta=linux-image-cloud-$arch
+	local v
+	v=$(version_in "$meta-dbg:$arch" "$ksuites" "$GEN.")
+	[ -n "$v" ] || die "no $meta-dbg $GEN.* in $ksuites"
+	local dbg img
+	dbg=$(image_dep "$meta-dbg:$arch=$v")
+	img=$(image_dep "$meta:$arch=$(version_in "$meta:$arch" "$ksuites" "$GEN.")")
+	[ -n "$dbg" ] && [ -n "$img" ] || die "cannot resolve the $arch cloud kernel"
+	fetch "$K/$arch/dbg" "$dbg"
+	# Up to 6.x linux-image-VER is the image (boot/vmlinuz-VER, lib/modules);
+	# from 7.x it is a metapackage over linux-binary-VER (the image, in
+	# usr/lib/modules/VER/vmlinuz), linux-modules-VER and linux-base-VER
+	# (modules.order, modules.builtin, which depmod reads). There is no
+	# -unsigned image.
+	local parts
+	parts=$(deps_like "$img" '^linux-(binary|modules)-')
+	if [ -n "$parts" ]; then
+		parts="$parts $(deps_like "$img" '^linux-base-[0-9]')"
+		# shellcheck disable=SC2086 # one package name a line
+		fetch "$K/$arch/image" $parts
+	else
+		fetch "$K/$arch/image" "$img"
+	fi
+	# trixie is usrmerged: the image ships usr/lib/modules only. The link
+	# gives it 6.1's layout, which depmod -b and the tests read.
+	[ -e "$K/$arch/image/lib" ] || ln -s usr/lib "$K/$arch/image/lib"
+	local rel
+	rel=$(ls "$K/$arch/image/lib/modules" | head -n1)
+	if [ ! -s "$K/$arch/image/lib/modules/$rel/modules.dep" ]; then
+		log "depmod $arch $rel"
+		depmod -b "$K/$arch/image" "$rel"
+	fi
+	ln -sfn "$(ls "$K/$arch"/dbg/usr/lib/debug/boot/vmlinux-* | head -n1)" "$K/$arch/vmlinux"
+	local vmlinuz= f
+	for f in "$K/$arch"/image/boot/vmlinuz-* "$K/$arch/image/usr/lib/modules/$rel/vmlinuz"; do
+		if [ -e "$f" ]; then vmlinuz=$f && break; fi
+	done
+	[ -n "$vmlinuz" ] || die "no vmlinuz in $img"
+	ln -sfn "$vmlinuz" "$K/$arch/vmlinuz"
+	# The module debuginfo where 6.1's is (dbg/usr/lib/debug/lib/modules).
+	if [ ! -e "$K/$arch/dbg/usr/lib/debug/lib/modules" ] && [ -d "$K/$arch/dbg/usr/lib/debug/usr/lib/modules" ]; then
+		ln -s usr/lib/modules "$K/$arch/dbg/usr/lib/debug/lib"
+	fi
+	# busybox is the same program for every kernel: 6.1's corpus has it.
+	ln -sfn "$CORPUS/$arch/busybox/bin/busybox" "$K/$arch/busybox-bin"
+	local ver=${dbg#linux-image-}
+	ver=${ver%%:*}
+	echo "${ver%-dbg}" >"$K/$arch/version"
+}
+
+# kernel_source SUITES: linux-source-GEN at the amd64 kernel's Debian version.
+kernel_source() {
+	local srcver K=$CORPUS/$GEN
+	srcver=$(version_in "linux-image-cloud-amd64-dbg:amd64" "$1" "$GEN.")
+	if [ "$(cat "$K/src/.done" 2>/dev/null)" != "$srcver" ]; then
+		fetch "$K/srcdeb" "linux-source-$GEN=$srcver"
+		log "unpacking linux-source-$GEN"
+		rm -rf "$K/src" && mkdir -p "$K/src"
+		tar -xf "$K/srcdeb/usr/src/linux-source-$GEN.tar.xz" -C "$K/src"
+		rm -rf "$K/srcdeb"
+		echo "$srcver" >"$K/src/.done"
+	fi
+	ln -sfn "$(ls -d "$K"/src/linux-source-* | head -n1)" "$CORPUS/linux-$GEN"
+}
+
+# get_perf SUITE LIBSUITE: perf GEN from SUITE, unpacked as $CORPUS/perf-GEN;
+# with LIBSUITE, run through that suite's loader and libraries.
+get_perf() {
+	local suite=$1 libsuite=$2 P=$CORPUS/perf-$GEN
+	local v
+	v=$(version_in linux-perf:amd64 "$suite" "$GEN.")
+	[ -n "$v" ] || die "no linux-perf $GEN.* in $suite"
+	fetch "$P/pkg" "linux-perf:amd64=$v"
+	if [ "$libsuite" = - ]; then
+		ln -sfn "$P/pkg/usr/bin/perf" "$P/perf"
+	else
+		# The closure of perf's library dependencies in LIBSUITE, libc6
+		# (its loader) first; packages that are not libraries (perl,
+		# python3) are left out: perf probe runs neither.
+		# Breadth first, one apt-cache call per level; not again while the
+		# libraries are newer than the lists.
+		local level seen=' ' pkgs=() p pv
+		level="libc6 $(deps_like "linux-perf:amd64=$v" '^lib')"
+		if [ -e "$P/libs/.done" ] && [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -newer "$P/libs/.done" | head -n1)" ]; then
+			level=
+			read -r -a pkgs <"$P/libs/.done"
+		fi
+		while [ -n "$level" ]; do
+			local next=() names=()
+			for p in $level; do
+				p=${p%%:*}
+				case $seen in *" $p "*) continue ;; esac
+				seen="$seen$p "
+				names+=("$p:amd64")
+			done
+			[ ${#names[@]} -gt 0 ] || break
+			while read -r p pv; do
+				pkgs+=("$p=$pv")
+				next+=("$p=$pv")
+			done < <(versions_in "$libsuite" "${names[@]}")
+			level=
+			if [ ${#next[@]} -gt 0 ]; then level=$(deps_like_all '^lib' "${next[@]}"); fi
+		done
+		fetch "$P/libs" "${pkgs[@]}"
+		local ld=
+		for p in usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 lib/x86_64-linux-gnu/ld-linux-x86-64.so.2; do
+			if [ -e "$P/libs/$p" ]; then ld=$p && break; fi
+		done
+		[ -n "$ld" ] || die "no ld-linux-x86-64.so.2 in $libsuite's libc6"
+		rm -f "$P/perf"
+		cat >"$P/perf" <<EOF
+#!/bin/sh
+# perf $v ($suite) needs $libsuite's C library: run it through $libsuite's
+# loader and libraries (corpusgen.sh).
+d=\$(dirname "\$(readlink -f "\$0")")
+exec "\$d/libs/$ld" --argv0 perf --library-path "\$d/libs/usr/lib/x86_64-linux-gnu:\$d/libs/lib/x86_64-linux-gnu" "\$d/pkg/usr/bin/perf" "\$@"
+EOF
+		chmod 755 "$P/perf"
+	fi
+	"$P/perf" --version >/dev/null || die "perf $GEN does not run here"
+}
+
+for GEN; do
+	row=$(awk -v g="$GEN" '$1 == g' <<<"$GENERATIONS")
+	[ -n "$row" ] || die "unknown generation (the table in corpusgen.sh has:$(awk 'NF {printf " %s", $1}' <<<"$GENERATIONS"))"
+	read -r _ ksuites psuite libsuite <<<"$row"
+	mkdir -p "$CORPUS/$GEN"
+	# Resolved and fetched since the lists last changed: nothing to ask apt
+	# (each apt-cache call reads every list, seconds on a busy machine).
+	done=$CORPUS/$GEN/.complete
+	if [ "$changed" = 0 ] && [ "$(cat "$done" 2>/dev/null)" = "$row" ] &&
+		[ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -newer "$done" | head -n1)" ] &&
+		"$CORPUS/perf-$GEN/perf" --version >/dev/null 2>&1; then
+		log "ready in $CORPUS/$GEN (up to date with the lists)"
+		continue
+	fi
+	rm -f "$done"
+	for arch in amd64 arm64; do
+		kernel "$arch" "$ksuites"
+	done
+	kernel_source "$ksuites"
+	get_perf "$psuite" "$libsuite"
+	echo "$row" >"$done"
+	log "ready in $CORPUS/$GEN"
+done
