@@ -28,7 +28,7 @@ var kernelSpecs = []struct{ spec, known string }{
 	{"do_sys_openat2 filename:string init_task.comm:string", `^filename_string="(/proc/version|/dev/null)" comm="swapper/0"$`},
 }
 
-// TestQEMUKprobeBPF boots the corpus's kernels (6.1 and 6.12, amd64 and
+// TestQEMUKprobeBPF boots the corpus's kernels (6.1, 6.12 and 7.3, amd64 and
 // arm64: this host has no kprobes, and its machine is not arm64) under
 // QEMU: the
 // kernelSpecs' points, resolved here against the guest's vmlinux, are
@@ -47,6 +47,8 @@ func TestQEMUKprobeBPF(t *testing.T) {
 		{"arm64", "arm64", "arm64"},
 		{"6.12/amd64", "amd64", "x86_64"},
 		{"6.12/arm64", "arm64", "arm64"},
+		{"7.3/amd64", "amd64", "x86_64"},
+		{"7.3/arm64", "arm64", "arm64"},
 	} {
 		t.Run(c.corpus, func(t *testing.T) {
 			qemutest.NeedQEMU(t, c.corpus)
