@@ -123,7 +123,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
-			if !t.representsLine(file, line, addr) {
+			if q.Function == "" && !t.u.cOnly() && !t.representsLine(file, line, addr) {
 				return nil
 			}
 			if lr.Path == "" {
@@ -145,7 +145,14 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			return nil, err
 		}
 		lr.Start, lr.End = q.Start, q.End
-		walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		if t.u.cOnly() {
+			// Each function of the file, by the rule of -L FUNC.
+			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				return t.funcLinePoints(i, lo, hi, collect(fname, lo, hi))
+			})
+		} else {
+			walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		}
 	} else {
 		for _, i := range t.topFuncs() {
 			if q.File != "" && !src.matches(t.declFile(i)) {
@@ -159,12 +166,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Offset = decl
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
-			cb := collect(fname, lr.Start, lr.End)
-			for _, j := range t.funcInstances(i) {
-				if walkErr = t.walkOwnLines(j, cb); walkErr != nil {
-					break
-				}
-			}
+			walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(fname, lr.Start, lr.End))
 			break
 		}
 	}
