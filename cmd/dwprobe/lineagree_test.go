@@ -22,8 +22,8 @@ type lineFunc struct{ module, function, file string }
 
 // lineAgreement checks one function: -D FUNC:N resolves exactly for the
 // lines N that -L FUNC lists, over the function's lines and two past its
-// last, and at the addresses -L --detail shows for the line. It returns
-// the disagreements.
+// last, and at the addresses -L --detail shows for the line, and so does
+// -D SRC:LINE for each listed line. It returns the disagreements.
 func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lf.function, File: lf.file, End: 1 << 30})
 	if err != nil || lr == nil || len(lr.Lines) == 0 {
@@ -64,6 +64,20 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 		case err == nil:
 			if b := pointAgreement(r, points[n]); b != "" {
 				bad = append(bad, fmt.Sprintf("%s:%d: %s", name, n, b))
+			}
+		}
+		if listed[n] {
+			// The same line as SRC:LINE: the same points.
+			src := fmt.Sprintf("%s:%d", lr.Path, lr.Offset+n)
+			spec, err := probegen.ParseSpec(src)
+			if err != nil {
+				return []string{err.Error()}
+			}
+			r, err := probegen.Resolve(t, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("%s:%d: listed, -D %s: %v", name, n, src, err))
+			} else if b := pointAgreement(r, points[n]); b != "" {
+				bad = append(bad, fmt.Sprintf("%s:%d: -D %s: %s", name, n, src, b))
 			}
 		}
 	}
