@@ -67,7 +67,10 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 			}
 		}
 		if listed[n] {
-			// The same line as SRC:LINE: the same points.
+			// The same line as SRC:LINE: the same points, and those of
+			// any other function built from the same source
+			// (lzo1x_compress.c is compiled twice, the second time as
+			// lzo1x_1_compress_safe).
 			src := fmt.Sprintf("%s:%d", lr.Path, lr.Offset+n)
 			spec, err := probegen.ParseSpec(src)
 			if err != nil {
@@ -76,7 +79,7 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 			r, err := probegen.Resolve(t, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
 			if err != nil {
 				bad = append(bad, fmt.Sprintf("%s:%d: listed, -D %s: %v", name, n, src, err))
-			} else if b := pointAgreement(r, points[n]); b != "" {
+			} else if b := pointAgreement(ofFunction(r, lf.function, points[n]), points[n]); b != "" {
 				bad = append(bad, fmt.Sprintf("%s:%d: -D %s: %s", name, n, src, b))
 			}
 		}
@@ -99,6 +102,27 @@ func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]probegen.LinePoint, 
 		out[ln.Num] = ln.Points
 	}
 	return out, nil
+}
+
+// ofFunction is r less the points at addresses pts does not have that
+// another function than fn holds (one built from the same source).
+func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *probegen.Resolution {
+	want := map[uint64]bool{}
+	for _, p := range pts {
+		want[p.Addr] = true
+	}
+	out := *r
+	out.Points, out.Probes = nil, nil
+	for i, p := range r.Points {
+		if !want[p.Addr] && p.Function != fn && p.InlinedInto != fn {
+			continue
+		}
+		out.Points = append(out.Points, p)
+		if i < len(r.Probes) {
+			out.Probes = append(out.Probes, r.Probes[i])
+		}
+	}
+	return &out
 }
 
 // pointAgreement compares the points -D writes with those -L --detail
