@@ -192,6 +192,9 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 		return nil, walkErr
 	}
 	sort.Ints(lr.Lines)
+	for _, ps := range lr.Points {
+		sort.SliceStable(ps, func(a, b int) bool { return ps[a].Addr < ps[b].Addr })
+	}
 	return lr, nil
 }
 
