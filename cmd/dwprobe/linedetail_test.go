@@ -21,11 +21,12 @@ func TestLineDetail(t *testing.T) {
 	checkRun(t, []string{"-k", vml, "--detail", "-D", "vfs_read"}, "--detail goes with -L", "")
 	checkRun(t, []string{"-k", vml, "-s", src, "-L", "vfs_read:11-12", "--detail"}, "",
 		"     12  \tif (ret)\n            1 point: @<vfs_read+114>: char* buf, loff_t* pos, size_t count, ssize_t ret, struct file* file\n")
-	// vfs_setpos is inlined twice into generic_file_llseek_size.
+	// vfs_setpos is inlined twice into generic_file_llseek_size; the
+	// points come by address.
 	checkRun(t, []string{"-k", vml, "-s", src, "-L", "vfs_setpos:4-4", "--detail"}, "",
-		"           3 points: @<generic_file_llseek_size+42> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
-			"                     @<generic_file_llseek_size+185> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
-			"                     @<vfs_setpos+10>: loff_t maxsize, loff_t offset, struct file* file\n")
+		"           3 points: @<vfs_setpos+10>: loff_t maxsize, loff_t offset, struct file* file\n"+
+			"                     @<generic_file_llseek_size+42> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
+			"                     @<generic_file_llseek_size+185> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n")
 	// Each point lists what -V lists at its line.
 	for _, n := range []int{0, 6, 11, 12, 20, 24} {
 		var detail, vars bytes.Buffer
