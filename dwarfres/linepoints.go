@@ -47,7 +47,14 @@ func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, ad
 				if line != decl && t.atFuncEntry(addr) {
 					return nil // the entry line's (perf's line 0), the opening brace's row
 				}
-				k := key{t.copyAt(j, addr), line}
+				c := t.copyAt(j, addr)
+				if line == decl && c != j {
+					// Line 0 is the entry of the copies -D FUNC
+					// probes; a copy inlined into the function
+					// itself is not one (perf's redundant instance).
+					return nil
+				}
+				k := key{c, line}
 				if _, ok := cands[k]; !ok {
 					keys = append(keys, k)
 				}

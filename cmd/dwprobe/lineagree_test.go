@@ -138,7 +138,11 @@ func pointAgreement(r *probegen.Resolution, pts []probegen.LinePoint) string {
 		if sym == "" && i < len(r.Probes) {
 			sym, off = r.Probes[i].Symbol, r.Probes[i].Offset
 		}
-		d = append(d, fmt.Sprintf("%#x=%s+%d", p.Addr, sym, off))
+		where := fmt.Sprintf("%s+%d", sym, off)
+		if i < len(r.Defs) && strings.HasPrefix(r.Defs[i].Target, "_text+") {
+			where = r.Defs[i].Target // a name the kernel has several of
+		}
+		d = append(d, fmt.Sprintf("%#x=%s", p.Addr, where))
 	}
 	for _, p := range pts {
 		l = append(l, fmt.Sprintf("%#x=%s", p.Addr, p.Point))

@@ -103,3 +103,30 @@ func TestNearestBounded(t *testing.T) {
 		t.Errorf("--nearest -D vfs_setpos:5: %d points, %d notes, want 3 points and one note:\n%s%s", p, n, out.String(), errb.String())
 	}
 }
+
+// TestLineZeroAgrees: line 0 is the entry of the copies -D FUNC probes,
+// -L --detail shows those points as -D writes them: update_load_avg
+// (6.12), inlined into itself at +1138 (perf's redundant instance, which
+// -D leaves out), has one; lru_gen_del_folio has six, two of them
+// copies of lru_gen_del_folio.constprop.0, each named _text+OFFS as -D
+// writes it.
+func TestLineZeroAgrees(t *testing.T) {
+	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	for fn, n := range map[string]int{"update_load_avg": 1, "lru_gen_del_folio": 6} {
+		pts, err := detailPoints(f, lineFunc{"", fn, ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := probegen.ParseSpec(fn)
+		r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pts[0]) != n {
+			t.Errorf("-L %s --detail: line 0 has %d points, want %d", fn, len(pts[0]), n)
+		}
+		if b := pointAgreement(r, pts[0]); b != "" {
+			t.Errorf("%s:0: %s", fn, b)
+		}
+	}
+}
