@@ -364,7 +364,37 @@ func (s *search) funcLine(i, lno int) error {
 			}
 		}
 	}
+	if len(s.out) > 0 {
+		first := &s.out[len(s.out)-1]
+		for k := len(s.out) - 1; k >= 0 && own[s.out[k].Addr]; k-- {
+			first = &s.out[k]
+		}
+		first.LeftOut = append(first.LeftOut, t.copiesWithout(i, own)...)
+	}
 	return nil
+}
+
+// copiesWithout lists, as probes at their entries, the copies of
+// function i (funcInstances) that hold none of the addresses in pts.
+func (t *cuTree) copiesWithout(i int, pts map[uint64]bool) []Probe {
+	var out []Probe
+	for _, j := range t.funcInstances(i) {
+		e, ok := t.dieEntryPC(j)
+		if !ok || e == 0 {
+			continue
+		}
+		has := false
+		for a := range pts {
+			if a == e || t.hasPC(j, a) {
+				has = true
+				break
+			}
+		}
+		if sp := t.realFunc(e); !has && sp >= 0 {
+			out = append(out, t.newProbe(j, sp, e))
+		}
+	}
+	return out
 }
 
 // funcInstances is the scopes -L walks for function i: i itself when it

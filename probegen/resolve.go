@@ -372,6 +372,13 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		if pr.PrologueOf != 0 {
 			pt.note, pt.noteKind = prologueNote(p, pr), NotePrologue
 		}
+		if len(pr.LeftOut) > 0 {
+			n := leftOutNote(p, pr.LeftOut)
+			if pt.note == "" {
+				pt.noteKind = NoteOther
+			}
+			pt.note = strings.TrimPrefix(pt.note+"; "+n, "; ")
+		}
 		out = append(out, pt)
 	}
 	if n := overloadNote(p, probes); n != "" {
@@ -384,6 +391,26 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 // prologue, and how to probe the entry instead: in the spec's own terms
 // (FUNC+0 does not move), not addresses, which for a uprobe are virtual
 // where the definition writes file offsets.
+// leftOutNote names the copies of the function that have no code at
+// p's line, where the probe cannot fire.
+func leftOutNote(p *Point, copies []dwarfres.Probe) string {
+	var where []string
+	for _, c := range copies {
+		w := fmt.Sprintf("%s+%d", c.Symbol, c.Offset)
+		if c.RealName != c.Func {
+			w = fmt.Sprintf("the one inlined in %s (%s)", c.Func, w)
+		} else {
+			w = "the one at " + w
+		}
+		where = append(where, w)
+	}
+	what, it := "a copy of the function has", "it"
+	if len(copies) > 1 {
+		what, it = fmt.Sprintf("%d copies of the function have", len(copies)), "them"
+	}
+	return fmt.Sprintf("%s: %s no code at that line (the compiler folded it away or split it off there), so the probe cannot fire in %s: %s", describe(p), what, it, strings.Join(where, ", "))
+}
+
 func prologueNote(p *Point, pr dwarfres.Probe) string {
 	entry := Point{Function: p.Function, File: p.File, HasOffset: true}
 	spec := entry.String()

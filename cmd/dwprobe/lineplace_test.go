@@ -130,3 +130,18 @@ func TestLineZeroAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestLineCopyLeftOutNamed: a copy of the function with no code at the
+// line is named, not dropped silently: cap_capable is inlined in
+// cap_capset too (6.12), where the compiler folded it to a test of
+// constants with no row of line 3.
+func TestLineCopyLeftOutNamed(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-k", vml, "-D", "cap_capable:3"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "'cap_capable:3': a copy of the function has no code at that line (the compiler folded it away or split it off there), so the probe cannot fire in it: the one inlined in cap_capset (cap_capset+9)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+}
