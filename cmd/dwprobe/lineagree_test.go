@@ -203,7 +203,7 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 // TestLineAgreementSweep is TestLineListingAgreesWithDefinitions over
 // the functions the conformance specs name, on the 6.1 and 6.12 kernels
 // of both architectures and their modules: every 32nd function (46 of
-// 1359), all of them with DWPROBE_LINEAGREE=all (52 minutes on two
+// 1359), all of them with DWPROBE_LINEAGREE=all (8 minutes on two
 // shared cores), every Nth with DWPROBE_LINEAGREE=N. Each line -D
 // resolves is probed at the points -L --detail shows for it.
 func TestLineAgreementSweep(t *testing.T) {
