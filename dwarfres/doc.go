@@ -47,11 +47,13 @@
 //     function; FindLineRange (linerange.go) answers -L, over every unit
 //     defining the function, with each line's probe points when asked
 //     (LineQuery.Points, for -L --detail);
-//     linewalk.go holds the line walks both share (a function's own lines,
-//     walkOwnLines, bounded by the next function's declaration, funcEnd,
-//     with the calls in a copy of the function inlined into itself,
-//     walkCopyCalls, and the one test of whether an address is a line's, representsLine,
-//     on which -L FUNC and -D FUNC:RLN agree); dwzfind.go finds the
+//     linewalk.go holds the line walks (a function's own rows, ownRow,
+//     bounded by the next function's declaration, funcEnd, with the
+//     calls in a copy of the function inlined into itself,
+//     walkCopyCalls); linepoints.go the one rule for where a line runs,
+//     funcLinePoints (the address where the line's code starts in each
+//     copy of the function), which -L FUNC, -L SRC, --detail, -D FUNC:RLN
+//     and -D SRC:LINE share in C units; dwzfind.go finds the
 //     instances of an inline function dwz moved out of their units; ProbePointAt
 //     (pointat.go) maps an address back to a probe point, a PointMapper
 //     many addresses (-l), each unit decoded once; FuncAt (funcdecl.go)

@@ -305,8 +305,14 @@ func (s *search) lazy(sc int, fname string) error {
 	return t.walkScopeLines(sc, cb)
 }
 
-// byLine is find_probe_point_by_line over the current unit.
+// byLine is SRC:LINE over the current unit: in C, the points of the
+// function of the file holding the line, as FUNC:RLN probes it (the
+// same line probes the same points either way); elsewhere perf's
+// find_probe_point_by_line.
 func (s *search) byLine(fname string, lno int) error {
+	if s.t.u.cOnly() {
+		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.funcLine(i, lno) })
+	}
 	return s.t.walkLines(func(file string, line int, addr uint64) error {
 		if line != lno || !lazymatch.SourceTail(file, fname) {
 			return nil
@@ -323,57 +329,82 @@ func (s *search) byLine(fname string, lno int) error {
 }
 
 // funcLine is FUNC:RLN for function i: the line lno of its declaration
-// file at the addresses of i's own instances (out of line and inlined)
-// that represent it, as -L lists them (walkOwnLines, representsLine).
-// perf searches the whole unit for the line, and where another function
-// holds it, probes that function; it also gives up at the first address
-// attributed to another line, where -L lists the line for its others.
-// The points come in perf's order (the unit's rows, then its functions'
-// lines); a line with none in any unit gives the first shared-address
-// error.
+// file at the points funcLinePoints gives it, where its code starts in
+// each copy of i, as -L lists them. perf searches the whole unit for the
+// line, and where another function holds it, probes that function; it
+// also refuses a line whose first row shares its address with another
+// line's. The points come in perf's order (the unit's rows, then its
+// functions' lines).
 func (s *search) funcLine(i, lno int) error {
 	t := s.t
 	fname := t.declFile(i)
 	own := map[uint64]bool{}
-	mark := func(file string, line int, addr uint64) error {
-		if line == lno && lazymatch.SourceTail(file, fname) {
-			own[addr] = true
-		}
+	var order []uint64
+	err := t.funcLinePoints(i, lno, lno, func(_ string, _ int, addr uint64) error {
+		own[addr] = true
+		order = append(order, addr)
 		return nil
+	})
+	if err != nil || len(own) == 0 {
+		return err
 	}
-	for _, j := range t.funcInstances(i) {
-		if err := t.walkOwnLines(j, mark); err != nil {
-			return err
-		}
-	}
-	if len(own) == 0 {
-		return nil
-	}
-	n := len(s.out)
-	var shared error
-	err := t.walkLines(func(file string, line int, addr uint64) error {
-		if line != lno || !own[addr] || !lazymatch.SourceTail(file, fname) {
-			return nil
-		}
-		if !t.representsLine(file, line, addr) {
-			if shared == nil {
-				shared = s.verifyLine(file, line, addr)
-			}
-			return nil
-		}
+	probe := func(addr uint64) error {
 		sc := s.bestScope(fname, lno, addr)
 		if sc < 0 {
 			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
 		}
 		return s.probeAt(sc, addr)
-	})
-	if err == nil && len(s.out) == n && s.sharedLine == nil {
-		// A header's function, defined in many units, may have the
-		// line in some of them only (fsnotify_access:2): the others
-		// do not refuse it.
-		s.sharedLine = shared
 	}
-	return err
+	done := map[uint64]bool{}
+	err = t.walkLines(func(file string, line int, addr uint64) error {
+		if line != lno || !own[addr] || done[addr] || !lazymatch.SourceTail(file, fname) {
+			return nil
+		}
+		done[addr] = true
+		return probe(addr)
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range order {
+		if !done[a] {
+			done[a] = true
+			if err := probe(a); err != nil {
+				return err
+			}
+		}
+	}
+	if len(s.out) > 0 {
+		first := &s.out[len(s.out)-1]
+		for k := len(s.out) - 1; k >= 0 && own[s.out[k].Addr]; k-- {
+			first = &s.out[k]
+		}
+		first.LeftOut = append(first.LeftOut, t.copiesWithout(i, own)...)
+	}
+	return nil
+}
+
+// copiesWithout lists, as probes at their entries, the copies of
+// function i (funcInstances) that hold none of the addresses in pts.
+func (t *cuTree) copiesWithout(i int, pts map[uint64]bool) []Probe {
+	var out []Probe
+	for _, j := range t.funcInstances(i) {
+		e, ok := t.dieEntryPC(j)
+		if !ok || e == 0 {
+			continue
+		}
+		has := false
+		for a := range pts {
+			if a == e || t.hasPC(j, a) {
+				has = true
+				break
+			}
+		}
+		if sp := t.realFunc(e); !has && sp >= 0 {
+			out = append(out, t.newProbe(j, sp, e))
+		}
+	}
+	return out
 }
 
 // funcInstances is the scopes -L walks for function i: i itself when it

@@ -33,6 +33,21 @@ type LineRange struct {
 	// Points, when asked for, are each line's probe points (one per
 	// address: the out-of-line copy and each inlined copy), in walk order.
 	Points map[int][]Probe
+	// Extent, for a function, is the last line its source can hold,
+	// absolute: the line before the next function the unit defines in
+	// its file (C), else MaxInt32. --nearest looks no further.
+	Extent int
+	// Funcs, for a source range of a C unit, are the extents of the
+	// functions of the file it meets: a line is nearest to lines of its
+	// own function only.
+	Funcs []FuncExtent
+}
+
+// FuncExtent is the span of source lines a function can hold: from its
+// declaration to the line before the next function's (MaxInt32 for the
+// last of its file).
+type FuncExtent struct {
+	Decl, End int
 }
 
 // FindLineRange is perf's debuginfo__find_line_range: the first unit that
@@ -92,6 +107,7 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 			lr.CompDir = t.u.compDir
 		case r.Path == lr.Path && r.Offset == lr.Offset:
 			lr.merge(r)
+			lr.Extent = max(lr.Extent, r.Extent)
 		}
 		if q.Function == "" {
 			return errStop
@@ -137,7 +153,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
-			if !t.representsLine(file, line, addr) {
+			if q.Function == "" && !t.u.cOnly() && !t.representsLine(file, line, addr) {
 				return nil
 			}
 			if lr.Path == "" {
@@ -159,7 +175,15 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			return nil, err
 		}
 		lr.Start, lr.End = q.Start, q.End
-		walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		if t.u.cOnly() {
+			// Each function of the file, by the rule of -L FUNC.
+			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				lr.Funcs = append(lr.Funcs, t.extent(i))
+				return t.funcLinePoints(i, lo, hi, collect(fname, lo, hi))
+			})
+		} else {
+			walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		}
 	} else {
 		for _, i := range t.topFuncs() {
 			if q.File != "" && !src.matches(t.declFile(i)) {
@@ -173,12 +197,8 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Offset = decl
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
-			cb := collect(fname, lr.Start, lr.End)
-			for _, j := range t.funcInstances(i) {
-				if walkErr = t.walkOwnLines(j, cb); walkErr != nil {
-					break
-				}
-			}
+			lr.Extent = t.extent(i).End
+			walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(fname, lr.Start, lr.End))
 			break
 		}
 	}
@@ -186,6 +206,9 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 		return nil, walkErr
 	}
 	sort.Ints(lr.Lines)
+	for _, ps := range lr.Points {
+		sort.SliceStable(ps, func(a, b int) bool { return ps[a].Addr < ps[b].Addr })
+	}
 	return lr, nil
 }
 
@@ -206,6 +229,16 @@ func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64)
 		return
 	}
 	lr.Points[line] = append(lr.Points[line], t.newProbe(sc, sp, addr))
+}
+
+// extent is function i's FuncExtent.
+func (t *cuTree) extent(i int) FuncExtent {
+	decl, _ := t.declLine(i)
+	end := t.funcEnd(i)
+	if end >= math.MaxInt32 {
+		return FuncExtent{decl, math.MaxInt32}
+	}
+	return FuncExtent{decl, end - 1}
 }
 
 // sat adds without overflowing, as perf clamps to INT_MAX.

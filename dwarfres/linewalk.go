@@ -154,18 +154,6 @@ func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) erro
 	return t.walkScope(rt, t.perfScopeRow, cb)
 }
 
-// walkOwnLines is walkScopeLines keeping, of the rows inside a nested
-// inline, those that are rt's (ownRow): the lines -L lists and -D
-// FUNC:RLN probes. perf skips every row inside a nested inline, yet the
-// compiler places caller lines there too (vfs_read's inc_syscr(current)
-// at +182, inside the inlined get_current), and perf's -D probes them.
-func (t *cuTree) walkOwnLines(rt int, cb func(string, int, uint64) error) error {
-	if err := t.walkScope(rt, t.ownRow, cb); err != nil {
-		return err
-	}
-	return t.walkCopyCalls(rt, rt, cb)
-}
-
 // walkCopyCalls walks the call sites of the inlines in each copy of rt
 // inlined into in (GCC inlines submit_bio into its own out-of-line body):
 // the copy is rt's own code, as ownRow takes its rows, so the entries of
@@ -195,6 +183,14 @@ func (t *cuTree) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) e
 // walkScope walks rt's statement rows that keep accepts, then its
 // declaration and call-site lines.
 func (t *cuTree) walkScope(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
+	if err := t.walkScopeRows(rt, keep, cb); err != nil {
+		return err
+	}
+	return t.walkFuncLines(rt, false, cb)
+}
+
+// walkScopeRows walks rt's statement rows that keep accepts.
+func (t *cuTree) walkScopeRows(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
 	lt, err := t.lineTable()
 	if err != nil {
 		return err
@@ -212,7 +208,7 @@ func (t *cuTree) walkScope(rt int, keep func(rt int, file string, line int, addr
 			return err
 		}
 	}
-	return t.walkFuncLines(rt, false, cb)
+	return nil
 }
 
 // perfScopeRow is die_walk_lines' test of a row inside a nested inline:
@@ -233,16 +229,27 @@ func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
 	return il == decl && inf == decf
 }
 
-// ownRow reports whether a row of file:line at addr is rt's: no inline
-// nested in rt at addr is declared in that file (a line of another file
-// cannot be the nested function's), or the outermost one that is has its
-// call there (the call site in rt), or starts at addr, where the line
-// table names the line first (dput:3 at +28, before fast_dput's rows).
+// ownRow reports whether a row of file:line at addr is rt's. In C, a
+// row of rt's file is rt's when its line lies between rt's declaration
+// and the next function's (funcEnd), whatever inline nested in rt holds
+// the address: C functions do not nest, so no other function has the
+// line. A line outside is a caller's, where rt is inlined (getname's call
+// in getname_flags). Such rows inside a nested inline are the caller's
+// code scheduled into the callee: try_to_wake_up:38-39 (6.12), whose
+// rows come at the entry of the inlined ttwu_state_match, before its
+// own. Elsewhere (C++ nests functions in classes): no inline nested in
+// rt at addr is declared in that file (a line of another file cannot be
+// the nested function's), or the outermost one that is has its call
+// there (the call site in rt), or starts at addr, where the line table
+// names the line first (dput:3 at +28, before fast_dput's rows).
 func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 	decl, _ := t.declLine(rt)
 	decf := t.declFile(rt)
 	if file == decf && (line < decl || line >= t.funcEnd(rt)) {
 		return false // a caller's line, where rt is inlined (getname's call in getname_flags)
+	}
+	if file == decf && t.u.cOnly() {
+		return true
 	}
 	for cur := rt; ; {
 		in := t.inlineChildAt(cur, addr)
@@ -265,10 +272,14 @@ func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 }
 
 // funcEnd bounds the lines of function i in its file: the declaration
-// line of the next function the unit declares there, or MaxInt. A C
+// line of the next function the unit defines there, or MaxInt. A C
 // function's lines lie between its declaration and the next; a row of
 // its file past them, inside an inlined copy of it, is the caller's. C++
-// nests functions in classes: unbounded there.
+// nests functions in classes: unbounded there. A declaration without a
+// definition does not bound: GCC hoists a block-scope one to the unit's
+// top level with the line inside the function that declares it
+// (__compiletime_assert_326 at n_tty.c:1715, from smp_load_acquire in
+// n_tty_receive_buf_common, which cut off the lines after it).
 func (t *cuTree) funcEnd(i int) int {
 	if !t.u.cOnly() {
 		return math.MaxInt
@@ -276,6 +287,9 @@ func (t *cuTree) funcEnd(i int) int {
 	t.declsOnce.Do(func() {
 		t.decls = map[string][]int{}
 		for _, j := range t.topFuncs() {
+			if t.dies[j].Declaration {
+				continue
+			}
 			if l, ok := t.declLine(j); ok {
 				f := t.declFile(j)
 				t.decls[f] = append(t.decls[f], l)

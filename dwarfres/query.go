@@ -51,6 +51,11 @@ type Probe struct {
 	Scope *Scope
 	// PrologueOf is the function entry when SkipPrologue moved the probe.
 	PrologueOf uint64
+	// LeftOut, on the first probe of a FUNC:RLN or SRC:LINE line, are
+	// the copies of the function (their entries) that have no code at
+	// the line while others do: the compiler folded or dropped it there,
+	// so the probe cannot fire in them. Named, not dropped silently.
+	LeftOut []Probe
 }
 
 // ProbeError carries perf's message for a failed resolution; it wraps one

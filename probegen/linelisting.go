@@ -131,7 +131,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 		for _, n := range lr.Lines {
 			l.Lines = append(l.Lines, ListedLine{Num: n - lr.Offset, Probeable: true})
 		}
-		addPoints(l, lr, vars)
+		addPoints(t, l, lr, vars)
 		return l, nil
 	}
 	l.Path, l.Found = src.Shown(path), true
@@ -143,13 +143,13 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 	if l.Lines, err = readRange(bufio.NewReader(fp), lr); err != nil {
 		return nil, err
 	}
-	addPoints(l, lr, vars)
+	addPoints(t, l, lr, vars)
 	return l, nil
 }
 
 // addPoints gives each probeable line of l its points from lr, with the
 // variables vars lists at each.
-func addPoints(l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) VarList) {
+func addPoints(t *dwarfres.File, l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) VarList) {
 	if vars == nil {
 		return
 	}
@@ -163,6 +163,12 @@ func addPoints(l *Listing, lr *dwarfres.LineRange, vars func(*dwarfres.Scope) Va
 			lp.Point = lp.Vars.Point
 			if p.Symbol != "" {
 				lp.Point = p.Symbol + "+" + strconv.FormatUint(p.Offset, 10)
+				if t.IsKernel() {
+					// As -D writes it: _text+OFFS for a name the
+					// kernel has several of (two copies of
+					// lru_gen_del_folio.constprop.0 are not alike).
+					lp.Point = kernelTarget(t, p.Symbol, p.Offset, p.Addr, p.RealName, p.InText).target
+				}
 			}
 			if p.RealName != p.Func {
 				lp.InlinedInto = p.Func

@@ -358,7 +358,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		}
 		if p.lineGiven() {
 			if e, ok := nearestLines(o, t, p); ok {
-				if o.Nearest {
+				if o.Nearest && e.Outside == "" {
 					return nearest(o, t, p, e)
 				}
 				return nil, e
@@ -377,6 +377,13 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		if pr.PrologueOf != 0 {
 			pt.note, pt.noteKind = prologueNote(p, pr), NotePrologue
 		}
+		if len(pr.LeftOut) > 0 {
+			n := leftOutNote(p, pr.LeftOut)
+			if pt.note == "" {
+				pt.noteKind = NoteOther
+			}
+			pt.note = strings.TrimPrefix(pt.note+"; "+n, "; ")
+		}
 		out = append(out, pt)
 	}
 	if n := overloadNote(p, probes); n != "" {
@@ -389,6 +396,26 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 // prologue, and how to probe the entry instead: in the spec's own terms
 // (FUNC+0 does not move), not addresses, which for a uprobe are virtual
 // where the definition writes file offsets.
+// leftOutNote names the copies of the function that have no code at
+// p's line, where the probe cannot fire.
+func leftOutNote(p *Point, copies []dwarfres.Probe) string {
+	var where []string
+	for _, c := range copies {
+		w := fmt.Sprintf("%s+%d", c.Symbol, c.Offset)
+		if c.RealName != c.Func {
+			w = fmt.Sprintf("the one inlined in %s (%s)", c.Func, w)
+		} else {
+			w = "the one at " + w
+		}
+		where = append(where, w)
+	}
+	what, it := "a copy of the function has", "it"
+	if len(copies) > 1 {
+		what, it = fmt.Sprintf("%d copies of the function have", len(copies)), "them"
+	}
+	return fmt.Sprintf("%s: %s no code at that line (the compiler folded it away or split it off there), so the probe cannot fire in %s: %s", describe(p), what, it, strings.Join(where, ", "))
+}
+
 func prologueNote(p *Point, pr dwarfres.Probe) string {
 	entry := Point{Function: p.Function, File: p.File, HasOffset: true}
 	spec := entry.String()
@@ -513,7 +540,13 @@ func lazyMiss(t *dwarfres.File, p *Point) error {
 
 // nearestLines finds the probeable lines around p's line, which has no
 // code: the last before it and the first after it, with their source text
-// when o can read it. ok is false when the function or file has no
+// when o can read it, within the line's function as SystemTap's .nearest
+// and gdb look: for FUNC:RLN the function's extent (from its declaration
+// to the line before the next function's), for SRC:ALN the extent of the
+// function of the file holding the line, never past the source's end
+// (unread, past the file's last line with code). A line outside them is
+// refused with the nearest lines and why --nearest does not probe them
+// (NoCodeError.Outside). ok is false when the function or file has no
 // probeable line at all.
 func nearestLines(o *ResolveOptions, t *dwarfres.File, p *Point) (e *NoCodeError, ok bool) {
 	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32}
@@ -531,14 +564,55 @@ func nearestLines(o *ResolveOptions, t *dwarfres.File, p *Point) (e *NoCodeError
 	}
 	want := p.Line + lr.Offset
 	e = &NoCodeError{Point: describe(p), Function: p.Function, File: p.File, Line: p.Line}
+	lo, hi := math.MinInt, math.MaxInt
+	switch {
+	case p.Function != "" && lr.Extent > 0:
+		lo, hi = lr.Offset, lr.Extent
+		if want > hi {
+			e.Outside = fmt.Sprintf("%s's source ends before that line (the next function starts at %s:%d)", p.Function, p.Function, hi+1-lr.Offset)
+		}
+	case p.Function == "" && len(lr.Funcs) > 0:
+		in := false
+		for _, f := range lr.Funcs {
+			if f.Decl <= want && want <= f.End {
+				lo, hi, in = f.Decl, f.End, true
+			}
+		}
+		if !in {
+			e.Outside = fmt.Sprintf("no function of %s holds that line", p.File)
+		}
+	}
+	if e.Outside == "" && hi == math.MaxInt32 {
+		// The last function of its file: no further than the source,
+		// or, unread, than the file's last line with code.
+		read := false
+		if o.LineText != nil {
+			_, read = o.LineText(lr.Path, lr.CompDir, lr.Lines[0])
+		}
+		if read {
+			if _, has := o.LineText(lr.Path, lr.CompDir, want); !has {
+				e.Outside = fmt.Sprintf("the source of %s ends before that line", lr.Path)
+			}
+		} else if l := lr.Lines[len(lr.Lines)-1]; want > l {
+			e.Outside = "without its source, --nearest looks no further than its last line with code"
+		}
+	}
+	if e.Outside != "" {
+		lo, hi = math.MinInt, math.MaxInt // name the nearest lines all the same
+	}
+	last := 0
 	for _, l := range lr.Lines {
+		if l < lo || l > hi {
+			continue
+		}
+		last = l
 		if l < want {
 			e.Before = nearLine(o, lr, p, l)
 		} else if l > want && e.After.Spec == "" {
 			e.After = nearLine(o, lr, p, l)
 		}
 	}
-	e.Last = want > lr.Lines[len(lr.Lines)-1]
+	e.Last = want > last
 	return e, e.Before.Spec != "" || e.After.Spec != ""
 }
 
@@ -570,11 +644,12 @@ func nearest(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) ([]p
 		return nil, err
 	}
 	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), pick.Spec)
-	for i := range pts {
-		if pts[i].note == "" {
-			pts[i].noteKind = NoteNearest
+	// One note for the spec, on its first point.
+	if len(pts) > 0 {
+		if pts[0].note == "" {
+			pts[0].noteKind = NoteNearest
 		}
-		pts[i].note = strings.TrimPrefix(pts[i].note+"; "+note, "; ")
+		pts[0].note = strings.TrimPrefix(pts[0].note+"; "+note, "; ")
 	}
 	return pts, nil
 }

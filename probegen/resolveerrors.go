@@ -115,7 +115,11 @@ type NoCodeError struct {
 	// Last: the line is past the function's (or file's) last probeable
 	// line, which Before is.
 	Last bool
-	Hint string // what the user can do, in the caller's words; "" for none
+	// Outside, when not "", says why --nearest does not probe Before or
+	// After: the line is outside the function (past its source, or, for
+	// SRC:ALN, in no function of the file), or past the file's end.
+	Outside string
+	Hint    string // what the user can do, in the caller's words; "" for none
 }
 
 // NearLine is a probeable line near one without code.
@@ -127,6 +131,9 @@ type NearLine struct {
 
 func (e *NoCodeError) Error() string {
 	s := fmt.Sprintf("probe point %s %v: no code at that line; %s", e.Point, dwarfres.ErrNotFound, e.near())
+	if e.Outside != "" {
+		s += "; " + e.Outside
+	}
 	if e.Hint != "" {
 		s += " (" + e.Hint + ")"
 	}

@@ -41,7 +41,7 @@ func withHints(err error, o *options) error {
 		dec.Hint = "probe " + dec.Func + " at its entry or at a line (-L " + dec.Func + " lists them) instead"
 	}
 	var nc *probegen.NoCodeError
-	if errors.As(err, &nc) && nc.Hint == "" {
+	if errors.As(err, &nc) && nc.Hint == "" && nc.Outside == "" {
 		nc.Hint = "--nearest probes " + nc.Nearest().Spec
 	}
 	var ee *dwarfres.ExpandError

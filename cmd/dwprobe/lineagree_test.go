@@ -22,8 +22,8 @@ type lineFunc struct{ module, function, file string }
 
 // lineAgreement checks one function: -D FUNC:N resolves exactly for the
 // lines N that -L FUNC lists, over the function's lines and two past its
-// last, and at the addresses -L --detail shows for the line. It returns
-// the disagreements.
+// last, and at the addresses -L --detail shows for the line, and so does
+// -D SRC:LINE for each listed line. It returns the disagreements.
 func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 	lr, err := t.FindLineRange(dwarfres.LineQuery{Function: lf.function, File: lf.file, End: 1 << 30})
 	if err != nil || lr == nil || len(lr.Lines) == 0 {
@@ -66,6 +66,23 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 				bad = append(bad, fmt.Sprintf("%s:%d: %s", name, n, b))
 			}
 		}
+		if listed[n] {
+			// The same line as SRC:LINE: the same points, and those of
+			// any other function built from the same source
+			// (lzo1x_compress.c is compiled twice, the second time as
+			// lzo1x_1_compress_safe).
+			src := fmt.Sprintf("%s:%d", lr.Path, lr.Offset+n)
+			spec, err := probegen.ParseSpec(src)
+			if err != nil {
+				return []string{err.Error()}
+			}
+			r, err := probegen.Resolve(t, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("%s:%d: listed, -D %s: %v", name, n, src, err))
+			} else if b := pointAgreement(ofFunction(r, lf.function, points[n]), points[n]); b != "" {
+				bad = append(bad, fmt.Sprintf("%s:%d: -D %s: %s", name, n, src, b))
+			}
+		}
 	}
 	return bad
 }
@@ -87,6 +104,27 @@ func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]probegen.LinePoint, 
 	return out, nil
 }
 
+// ofFunction is r less the points at addresses pts does not have that
+// another function than fn holds (one built from the same source).
+func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *probegen.Resolution {
+	want := map[uint64]bool{}
+	for _, p := range pts {
+		want[p.Addr] = true
+	}
+	out := *r
+	out.Points, out.Probes = nil, nil
+	for i, p := range r.Points {
+		if !want[p.Addr] && p.Function != fn && p.InlinedInto != fn {
+			continue
+		}
+		out.Points = append(out.Points, p)
+		if i < len(r.Probes) {
+			out.Probes = append(out.Probes, r.Probes[i])
+		}
+	}
+	return &out
+}
+
 // pointAgreement compares the points -D writes with those -L --detail
 // shows for one line, by address and by the SYMBOL+OFFS each names it
 // with: "" when they are the same.
@@ -100,7 +138,11 @@ func pointAgreement(r *probegen.Resolution, pts []probegen.LinePoint) string {
 		if sym == "" && i < len(r.Probes) {
 			sym, off = r.Probes[i].Symbol, r.Probes[i].Offset
 		}
-		d = append(d, fmt.Sprintf("%#x=%s+%d", p.Addr, sym, off))
+		where := fmt.Sprintf("%s+%d", sym, off)
+		if i < len(r.Defs) && strings.HasPrefix(r.Defs[i].Target, "_text+") {
+			where = r.Defs[i].Target // a name the kernel has several of
+		}
+		d = append(d, fmt.Sprintf("%#x=%s", p.Addr, where))
 	}
 	for _, p := range pts {
 		l = append(l, fmt.Sprintf("%#x=%s", p.Addr, p.Point))
@@ -161,7 +203,7 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 // TestLineAgreementSweep is TestLineListingAgreesWithDefinitions over
 // the functions the conformance specs name, on the 6.1 and 6.12 kernels
 // of both architectures and their modules: every 32nd function (46 of
-// 1359), all of them with DWPROBE_LINEAGREE=all (52 minutes on two
+// 1359), all of them with DWPROBE_LINEAGREE=all (8 minutes on two
 // shared cores), every Nth with DWPROBE_LINEAGREE=N. Each line -D
 // resolves is probed at the points -L --detail shows for it.
 func TestLineAgreementSweep(t *testing.T) {

@@ -21,11 +21,12 @@ func TestLineDetail(t *testing.T) {
 	checkRun(t, []string{"-k", vml, "--detail", "-D", "vfs_read"}, "--detail goes with -L", "")
 	checkRun(t, []string{"-k", vml, "-s", src, "-L", "vfs_read:11-12", "--detail"}, "",
 		"     12  \tif (ret)\n            1 point: @<vfs_read+114>: char* buf, loff_t* pos, size_t count, ssize_t ret, struct file* file\n")
-	// vfs_setpos is inlined twice into generic_file_llseek_size.
+	// vfs_setpos is inlined twice into generic_file_llseek_size; the
+	// points come by address.
 	checkRun(t, []string{"-k", vml, "-s", src, "-L", "vfs_setpos:4-4", "--detail"}, "",
-		"           3 points: @<generic_file_llseek_size+42> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
-			"                     @<generic_file_llseek_size+185> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
-			"                     @<vfs_setpos+10>: loff_t maxsize, loff_t offset, struct file* file\n")
+		"           3 points: @<vfs_setpos+10>: loff_t maxsize, loff_t offset, struct file* file\n"+
+			"                     @<generic_file_llseek_size+42> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n"+
+			"                     @<generic_file_llseek_size+185> vfs_setpos inlined: loff_t maxsize, loff_t offset, struct file* file\n")
 	// Each point lists what -V lists at its line.
 	for _, n := range []int{0, 6, 11, 12, 20, 24} {
 		var detail, vars bytes.Buffer
@@ -57,17 +58,17 @@ func TestLineDetail(t *testing.T) {
 // 8 bytes (two patchable NOPs) before DW_AT_low_pc, from which -V counts
 // as perf does: line 7 of submit_bio, the row of blk-core.c:848 at
 // 0xffff8000085d375c, was shown @<submit_bio+100> while -D writes
-// submit_bio+108. GCC inlined submit_bio into its own body: the calls in
-// that copy are submit_bio's, and +116, the entry of count_vm_events
-// called at line 7, is the line's as perf 6.1 and 6.12 probe it.
+// submit_bio+108. GCC inlined submit_bio into its own body; line 7
+// starts in that copy at +108, and +116, the entry of count_vm_events
+// called at line 7, is the middle of the same run of the line: perf 6.1
+// and 6.12 probe both (two hits per run), dwprobe the line's start.
 func TestLineDetailPointsAreDefinitions(t *testing.T) {
 	vml := dwarftest.NeedCorpus(t, "arm64/vmlinux")
 	src := dwarftest.NeedCorpus(t, "linux")
 	checkRun(t, []string{"-k", vml, "-s", src, "-L", "submit_bio:7-7", "--detail"}, "",
-		"           2 points: @<submit_bio+108>: struct bio* bio\n"+
-			"                     @<submit_bio+116>: enum vm_event_item item, struct bio* bio\n")
+		"            1 point: @<submit_bio+108>: struct bio* bio\n")
 	checkRun(t, []string{"-k", vml, "-D", "submit_bio:7"}, "",
-		"p:probe/submit_bio_L7 submit_bio+108\np:probe/submit_bio_L7 submit_bio+116\n")
+		"p:probe/submit_bio_L7 submit_bio+108\n")
 	checkRun(t, []string{"-k", vml, "-s", src, "-V", "submit_bio:7"}, "",
 		"\t@<submit_bio+100>\n")
 }

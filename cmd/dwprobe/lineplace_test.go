@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// TestLineRunsWhereItStarts: a line is probed where its own code starts
+// in every copy of its function (issue 31).
+//   - n_tty_receive_buf_common (6.1): the lines after the inlined
+//     __receive_buf were cut off by a declaration GCC hoisted to the top
+//     level (__compiletime_assert_326 at n_tty.c:1715); line 45 is +572
+//     as perf probes it.
+//   - try_to_wake_up:39 (6.12): its rows sit at the entry of the inlined
+//     ttwu_state_match, declared in the same file.
+//   - cap_capable:3 (6.12): the line's row shares each inlined copy's
+//     entry with line 0; every copy is probed, not the out-of-line one
+//     only. vfs_setpos_cookie:3: all 5 copies.
+//   - s_show:18, blk_mq_start_request:19, __schedule:15 (6.1): the
+//     line's first row shares its address with another line's (perf
+//     refuses them); the later point dwprobe took ran on a branch only
+//     (toupper, REQ_INTEGRITY, HRTICK).
+//   - ksys_read:11 (6.1): vfs_read is called on two paths, both probed.
+//   - SRC:LINE is the same line as FUNC:RLN, at the same points.
+func TestLineRunsWhereItStarts(t *testing.T) {
+	cases := []struct {
+		vmlinux, spec string
+		want          []string // SYMBOL+OFFS, or the address's symbol and offset for a name not unique
+	}{
+		{"amd64/vmlinux", "n_tty_receive_buf_common:45", []string{"n_tty_receive_buf_common+572"}},
+		{"6.12/amd64/vmlinux", "try_to_wake_up:39", []string{"try_to_wake_up+87"}},
+		{"6.12/amd64/vmlinux", "cap_capable:3", []string{"cap_capable+9", "cap_vm_enough_memory+24", "cap_mmap_addr+40", "cap_task_prctl+503"}},
+		{"amd64/vmlinux", "s_show@kernel/kallsyms.c:18", []string{"s_show+50"}},
+		{"amd64/vmlinux", "blk_mq_start_request:19", []string{"blk_mq_start_request+68"}},
+		{"amd64/vmlinux", "__schedule:15", []string{"__schedule+150"}},
+		{"amd64/vmlinux", "ksys_read:11", []string{"ksys_read+102", "ksys_read+167"}},
+		{"amd64/vmlinux", "fs/read_write.c:613", []string{"ksys_read+102", "ksys_read+167"}},
+		{"6.12/amd64/vmlinux", "kernel_write:9", []string{"kernel_write+114"}},
+	}
+	for _, c := range cases {
+		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
+		spec, err := probegen.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
+		if err != nil {
+			t.Errorf("%s -D %s: %v", c.vmlinux, c.spec, err)
+			continue
+		}
+		var got []string
+		for i, p := range r.Points {
+			sym, off := p.Symbol, p.Offset
+			if sym == "" && i < len(r.Probes) {
+				sym, off = r.Probes[i].Symbol, r.Probes[i].Offset
+			}
+			got = append(got, fmt.Sprintf("%s+%d", sym, off))
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s -D %s = %v, want %v", c.vmlinux, c.spec, got, c.want)
+		}
+	}
+	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	spec, _ := probegen.ParseSpec("vfs_setpos_cookie:3")
+	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Points) != 5 {
+		t.Errorf("-D vfs_setpos_cookie:3: %v, want 5 points (%v)", r, err)
+	}
+}
+
+// TestNearestBounded: --nearest looks within the line's function (for
+// SRC:ALN the function of the file holding it) and never past the
+// source's end, as SystemTap's .nearest and gdb do, and notes its choice
+// once per spec, not once per point.
+func TestNearestBounded(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	src := dwarftest.NeedCorpus(t, "linux")
+	for _, c := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"--nearest", "-D", "vfs_read:200"}, "vfs_read's source ends before that line (the next function starts at vfs_read:31)"},
+		{[]string{"--nearest", "-s", src, "-D", "fs/read_write.c:99999"}, "the source of"},
+		{[]string{"--nearest", "-D", "fs/read_write.c:99999"}, "without its source, --nearest looks no further than its last line with code"},
+		{[]string{"--nearest", "-D", "fs/read_write.c:3"}, "no function of fs/read_write.c holds that line"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"-k", vml}, c.args...), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) || strings.Contains(err.Error(), "--nearest probes") {
+			t.Errorf("%v: error %v, want one mentioning %q (and no --nearest hint)", c.args, err, c.wantErr)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-k", vml, "--nearest", "-D", "vfs_setpos:5"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if n, p := strings.Count(errb.String(), "has no code: probed vfs_setpos:4"), strings.Count(out.String(), "\n"); n != 1 || p != 3 {
+		t.Errorf("--nearest -D vfs_setpos:5: %d points, %d notes, want 3 points and one note:\n%s%s", p, n, out.String(), errb.String())
+	}
+}
+
+// TestLineZeroAgrees: line 0 is the entry of the copies -D FUNC probes,
+// -L --detail shows those points as -D writes them: update_load_avg
+// (6.12), inlined into itself at +1138 (perf's redundant instance, which
+// -D leaves out), has one; lru_gen_del_folio has six, two of them
+// copies of lru_gen_del_folio.constprop.0, each named _text+OFFS as -D
+// writes it.
+func TestLineZeroAgrees(t *testing.T) {
+	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	for fn, n := range map[string]int{"update_load_avg": 1, "lru_gen_del_folio": 6} {
+		pts, err := detailPoints(f, lineFunc{"", fn, ""})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := probegen.ParseSpec(fn)
+		r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pts[0]) != n {
+			t.Errorf("-L %s --detail: line 0 has %d points, want %d", fn, len(pts[0]), n)
+		}
+		if b := pointAgreement(r, pts[0]); b != "" {
+			t.Errorf("%s:0: %s", fn, b)
+		}
+	}
+}
+
+// TestLineCopyLeftOutNamed: a copy of the function with no code at the
+// line is named, not dropped silently: cap_capable is inlined in
+// cap_capset too (6.12), where the compiler folded it to a test of
+// constants with no row of line 3.
+func TestLineCopyLeftOutNamed(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-k", vml, "-D", "cap_capable:3"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "'cap_capable:3': a copy of the function has no code at that line (the compiler folded it away or split it off there), so the probe cannot fire in it: the one inlined in cap_capset (cap_capset+9)"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
+}

@@ -1,0 +1,165 @@
+package dwarfres
+
+import (
+	"slices"
+
+	"github.com/dwprobe/dwprobe/lazymatch"
+)
+
+// funcLinePoints is the one rule for where a line of function i runs,
+// which -L FUNC, -L --detail, -D FUNC:RLN and -D SRC:LINE share: cb gets,
+// for each line of i's declaration file between lo and hi (absolute,
+// inclusive), the addresses where the line's own code starts in each
+// copy of i (out of line, each inlined copy, each copy inlined into
+// itself), each address once per line, the lines in no particular order.
+//
+// A line's candidates in a copy are its own statement rows (ownRow) and
+// the entries of the calls inlined at it. The copy contributes the
+// lowest of them, where the line's code starts, even when the row shares
+// its address with another line's earlier row (perf refuses such a line,
+// "sharing the address with other lines"; its instructions are there:
+// the last row at an address is the one its instructions are
+// attributed to, so an earlier line at the same address has none of its
+// own there). It also contributes each later statement row that starts
+// at its address (representsLine): the line again on another path (code
+// the compiler duplicated), as perf probes it. A later row that shares
+// its address with another line, or the later entry of an inlined call,
+// is not taken: it runs in the middle of the line, on a branch of it
+// (s_show:18's toupper, blk_mq_start_request:19's req_op after
+// blk_integrity_rq's &&), so a probe there would miss the runs that do
+// not take the branch.
+func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
+	fname := t.declFile(i)
+	decl, _ := t.declLine(i)
+	type cand struct {
+		addr uint64
+		row  bool
+	}
+	type key struct{ copy, line int }
+	cands := map[key][]cand{}
+	var keys []key
+	for _, j := range t.funcInstances(i) {
+		add := func(row bool) func(string, int, uint64) error {
+			return func(file string, line int, addr uint64) error {
+				if line < lo || line > hi || !lazymatch.SourceTail(file, fname) {
+					return nil
+				}
+				if line != decl && t.atFuncEntry(addr) {
+					return nil // the entry line's (perf's line 0), the opening brace's row
+				}
+				c := t.copyAt(j, addr)
+				if line == decl && c != j {
+					// Line 0 is the entry of the copies -D FUNC
+					// probes; a copy inlined into the function
+					// itself is not one (perf's redundant instance).
+					return nil
+				}
+				k := key{c, line}
+				if _, ok := cands[k]; !ok {
+					keys = append(keys, k)
+				}
+				cands[k] = append(cands[k], cand{addr, row})
+				return nil
+			}
+		}
+		if err := t.walkScopeRows(j, t.ownRow, add(true)); err != nil {
+			return err
+		}
+		if err := t.walkFuncLines(j, false, add(false)); err != nil {
+			return err
+		}
+		if err := t.walkCopyCalls(j, j, add(false)); err != nil {
+			return err
+		}
+	}
+	seen := map[key]map[uint64]bool{}
+	for _, k := range keys {
+		cs := cands[k]
+		slices.SortStableFunc(cs, func(a, b cand) int {
+			switch {
+			case a.addr < b.addr:
+				return -1
+			case a.addr > b.addr:
+				return 1
+			}
+			return 0
+		})
+		lk := key{line: k.line}
+		if seen[lk] == nil {
+			seen[lk] = map[uint64]bool{}
+		}
+		for n, c := range cs {
+			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr)) {
+				continue
+			}
+			if seen[lk][c.addr] {
+				continue
+			}
+			seen[lk][c.addr] = true
+			if err := cb(fname, k.line, c.addr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// atFuncEntry reports whether addr is the entry of the out-of-line
+// function holding it, whose line is its declaration's (lineInfo): the
+// row of its opening brace there, which holds the prologue, is the entry
+// line perf calls line 0 (SystemTap calls it the brace's line).
+func (t *cuTree) atFuncEntry(addr uint64) bool {
+	sp := t.realFunc(addr)
+	if sp < 0 {
+		return false
+	}
+	e, ok := t.dieEntryPC(sp)
+	return ok && e == addr
+}
+
+// copyAt is the copy of the function j is an instance of that holds
+// addr: the innermost inlined subroutine nested in j containing addr
+// that is a copy of the same function (GCC inlines a function into its
+// own body: update_load_avg, submit_bio), else j.
+func (t *cuTree) copyAt(j int, addr uint64) int {
+	decl, _ := t.declLine(j)
+	decf := t.declFile(j)
+	c := j
+	for cur := j; ; {
+		in := t.inlineChildAt(cur, addr)
+		if in < 0 {
+			return c
+		}
+		if l, _ := t.declLine(in); l == decl && t.declFile(in) == decf {
+			c = in
+		}
+		cur = in
+	}
+}
+
+// fileFuncs calls fn for each function of a C unit declared in file
+// fname whose lines, from its declaration to the next function's
+// (funcEnd), meet [lo, hi], with the part of them that does: the
+// functions -L SRC and -D SRC:LINE ask funcLinePoints about. An
+// out-of-line copy of an inline function is its abstract instance's
+// (funcInstances walks it).
+func (t *cuTree) fileFuncs(fname string, lo, hi int, fn func(i, lo, hi int) error) error {
+	for _, i := range t.topFuncs() {
+		d := &t.dies[i]
+		if d.HasOrigin && !d.OriginIsSpec || !t.isFuncDef(i) || t.declFile(i) != fname {
+			continue
+		}
+		decl, ok := t.declLine(i)
+		if !ok {
+			continue
+		}
+		a, b := max(lo, decl), min(hi, t.funcEnd(i)-1)
+		if a > b {
+			continue
+		}
+		if err := fn(i, a, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
