@@ -239,7 +239,13 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	if err != nil {
 		return tracefs.Arg{}, cval{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 	}
-	cur := dwarfVal(v)
+	return e.walkFields(a, r, f, dwarfVal(v), fields)
+}
+
+// walkFields follows fields from cur (read by f) and types and writes
+// the fetcharg r ends with: a variable's members, or $retval's.
+func (e *argEnv) walkFields(a Arg, r tracefs.Arg, f *fetch, cur cval, fields []field) (tracefs.Arg, cval, error) {
+	var err error
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, a.User); err != nil {
 			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
@@ -440,18 +446,5 @@ func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, er
 	if cur.typ == nil {
 		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
 	}
-	r := tracefs.Arg{Name: argName(a, vname, fields)}
-	f := &fetch{base: retvalExpr}
-	for _, fl := range fields {
-		if cur, err = stepField(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
-		}
-	}
-	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
-	}
-	if r.Fetch, err = fetchText(f, cur); err != nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
-	}
-	return r, cur, nil
+	return e.walkFields(a, tracefs.Arg{Name: argName(a, vname, fields)}, &fetch{base: retvalExpr}, cur, fields)
 }

@@ -18,13 +18,14 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s: not a regular file (%s)", e.Path, kindOf(e.Mode))
+	return fmt.Sprintf("%s: not a regular file (%s)", e.Path, KindOf(e.Mode))
 }
 
 func (e *NotRegularError) Unwrap() error { return ErrNotELF }
 
-// kindOf names a non-regular file type as ls -l's manual does.
-func kindOf(m fs.FileMode) string {
+// KindOf names a file's type as ls -l's manual does: "a named pipe",
+// "a regular file".
+func KindOf(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"
@@ -38,6 +39,8 @@ func kindOf(m fs.FileMode) string {
 		return "a block device"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "type " + m.Type().String()
 }

@@ -73,25 +73,7 @@ func (e *NotDirError) Unwrap() error { return ErrNotDir }
 
 // KindOf words a file's type as elfobj's NotRegularError does (ls -l's
 // manual): "a named pipe", "a regular file".
-func KindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "type " + m.Type().String()
-}
+func KindOf(m fs.FileMode) string { return elfobj.KindOf(m) }
 
 // check is the rule for one file or directory's stat: owned by the
 // effective user or root, and not writable by group or others (sticky
