@@ -348,12 +348,21 @@ func (s *search) funcLine(i, lno int) error {
 	if err != nil || len(own) == 0 {
 		return err
 	}
-	probe := func(addr uint64) error {
+	// A point placed for the line is at the line, whatever other row
+	// shares its address (Scope.Source).
+	probe := func(file string, addr uint64) error {
 		sc := s.bestScope(fname, lno, addr)
 		if sc < 0 {
 			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
 		}
-		return s.probeAt(sc, addr)
+		n := len(s.out)
+		if err := s.probeAt(sc, addr); err != nil {
+			return err
+		}
+		for k := n; k < len(s.out); k++ {
+			s.out[k].Scope.srcFile, s.out[k].Scope.srcLine = file, lno
+		}
+		return nil
 	}
 	done := map[uint64]bool{}
 	err = t.walkLines(func(file string, line int, addr uint64) error {
@@ -361,7 +370,7 @@ func (s *search) funcLine(i, lno int) error {
 			return nil
 		}
 		done[addr] = true
-		return probe(addr)
+		return probe(file, addr)
 	})
 	if err != nil {
 		return err
@@ -369,7 +378,7 @@ func (s *search) funcLine(i, lno int) error {
 	for _, a := range order {
 		if !done[a] {
 			done[a] = true
-			if err := probe(a); err != nil {
+			if err := probe(fname, a); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,14 @@ package dwarfres
 // it was too: an out-of-line function's is its declaration
 // (rb_insert_color's, where __rb_insert starts), an inlined copy's the
 // row.
+//
+// A point a FUNC:RLN search placed for a line is at that line, even where
+// an earlier row of another line shares its address (the line rule takes
+// the last row at an address as the one its code belongs to).
 func (s *Scope) Source() (file string, line int, ok bool) {
+	if s.srcLine > 0 {
+		return s.srcFile, s.srcLine, true
+	}
 	b, err := s.bind()
 	if err != nil {
 		return "", 0, false

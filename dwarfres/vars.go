@@ -21,6 +21,10 @@ type Scope struct {
 	u            *unit
 	scOff, spOff uint64 // scope DIE, real (out-of-line) function
 	Addr         uint64
+	// srcFile and srcLine, when srcLine is set, are the line a line
+	// search placed the point for (Source).
+	srcFile string
+	srcLine int
 }
 
 // treeScope is a Scope bound to its decoded unit, for the duration of one

@@ -282,8 +282,13 @@ func (c *diffTally) add(sd specDiff) int {
 	return c.total
 }
 
-// interrupted is the error of a run a signal ended: how far it got.
+// interrupted is the error of a run a signal ended: how far it got, or
+// the context's own error before any verdict (worded "interrupted:
+// nothing was printed or saved").
 func (c *diffTally) interrupted() error {
+	if c.total == 0 {
+		return context.Canceled
+	}
 	return fmt.Errorf("%w after %d specs; the verdicts above are theirs", errSpecsInterrupted, c.total)
 }
 
