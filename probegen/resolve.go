@@ -50,7 +50,7 @@ type ResolveOptions struct {
 // point is one resolved probe address ready to become a definition.
 type point struct {
 	addr     uint64 // link-time address; 0 for an absolute-address probe
-	target   string // SYMBOL+OFFS or _text+OFFS or 0xADDR
+	at       Attach // SYMBOL+OFFS or _text+OFFS or 0xADDR, then a module's or uprobe's parts
 	realname string
 	ret      bool
 	note     string // why the target has an unusual form
@@ -143,27 +143,25 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 	// base name.
 	namer := NewNamer(nil)
 	var where []string
-	for _, p := range pts {
+	for i, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
 			return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
-		target := p.target
+		kprobe := p.at.place()
 		if exe != "" {
 			// uprobes name a file offset; an absolute address is taken as given.
-			var off uint64
+			off := p.at.Offset
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
-			} else {
-				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
 			}
-			target = exe + ":0x" + strconv.FormatUint(off, 16)
+			pts[i].at = Attach{Binary: exe, FileOffset: off}
 		} else if t.IsModule() {
-			target = t.ModuleName() + ":" + target
+			pts[i].at.Module = t.ModuleName()
 		}
-		d := newDef(exe != "", p.ret, group, name, target)
+		d := newDef(exe != "", p.ret, group, name, pts[i].at)
 		if len(spec.Args) > 0 {
 			if p.ret && p.scope == nil && readsRetvalMembers(spec.Args) && p.addr != 0 {
 				if p.scope, err = returnScope(t, p.addr); err != nil {
@@ -175,7 +173,7 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 				return nil, nil, nil, nil, err
 			}
 			slots = append(slots, sl)
-			where = append(where, p.target)
+			where = append(where, kprobe)
 		}
 		if p.note != "" {
 			notes = append(notes, Note{p.noteKind, p.note})
@@ -191,7 +189,7 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		return nil, nil, nil, nil, err
 	}
 	if o.FProbe && exe == "" {
-		if err := env.fprobes(defs, slots, spec); err != nil {
+		if err := env.fprobes(defs, pts, slots, spec); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
@@ -208,7 +206,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, declText)})
 	}
 	if initText.has(p.addr) {
-		what := p.target
+		what := p.at.place()
 		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
 			what += " (" + at.Function + " of " + at.File + ")"
 		}
@@ -218,7 +216,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		notes = append(notes, Note{NoteUnsafe, n})
 	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
-		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr))})
+		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.at.place(), t.SectionName(p.addr))})
 	}
 	return notes
 }
@@ -252,7 +250,7 @@ func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (
 			why = "not declared inline or notrace: its file is built without ftrace (no -pg), or a macro marks it"
 		}
 	}
-	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, p.target, p.addr)
+	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, p.at.place(), p.addr)
 }
 
 // hasWord reports whether one of words is a C token of text.
@@ -302,7 +300,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 				return nil, err
 			}
 		}
-		return []point{{target: "0x" + strconv.FormatUint(p.Addr, 16), realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
+		return []point{{at: Attach{Offset: p.Addr}, realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
 	}
 	if p.Return {
 		return resolveReturn(o, t, p)
@@ -668,7 +666,7 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if n := st.Count(sym); n > 1 {
 			return point{
 				addr:     addr,
-				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
+				at:       Attach{Symbol: "_text", Offset: addr - st.Text},
 				realname: realname,
 				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
@@ -679,14 +677,14 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if u, ok := st.UniqueBefore(addr); ok {
 			return point{
 				addr:     addr,
-				target:   u.Name + "+" + strconv.FormatUint(addr-u.Start, 10),
+				at:       Attach{Symbol: u.Name, Offset: addr - u.Start},
 				realname: realname,
 				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s+%d so the kernel probes this copy's %s+%d, not the copy it finds first", sym, st.Count(sym), u.Name, addr-u.Start, sym, off),
 			}
 		}
 	}
-	return point{addr: addr, target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
+	return point{addr: addr, at: Attach{Symbol: sym, Offset: off}, realname: realname}
 }
 
 // countAhead has the kernel's or module's symbol table count the names
@@ -726,7 +724,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 		if st := t.Symbols(); t.IsKernel() && st.HasText {
 			// perf names symbol-table probes relative to _text, which
 			// also settles names that are not unique.
-			out = append(out, point{addr: pr.Addr, target: "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10), realname: s.Name})
+			out = append(out, point{addr: pr.Addr, at: Attach{Symbol: "_text", Offset: pr.Addr - st.Text}, realname: s.Name})
 			continue
 		}
 		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
