@@ -273,11 +273,11 @@ func hitLine(p probegen.Probe, r ebpfprobe.Record) string {
 	return b.String()
 }
 
-// hitPoint names where p is: SYMBOL+0xOFF (a uprobe's ELF symbol, a
-// kprobe's symbol as written).
+// hitPoint names where p is: SYMBOL+0xOFF (a kprobe's symbol as written,
+// else the ELF symbol covering the address).
 func hitPoint(p probegen.Probe) string {
 	sym, off := p.ELFSymbol, p.ELFOffset
-	if !p.User {
+	if !p.User && p.Attach.Symbol != "" {
 		sym, off = p.Attach.Symbol, p.Attach.Offset
 	}
 	if sym == "" {

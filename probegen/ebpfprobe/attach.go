@@ -56,7 +56,8 @@ func UprobeOf(p probegen.Probe) (Uprobe, error) {
 }
 
 // KprobeOf returns the kprobe of kernel probe point p: its symbol and the
-// offset in it. A module's symbol is given without the module's name
+// offset in it (p.Attach; for an absolute address, the ELF symbol covering
+// it). A module's symbol is given without the module's name
 // (link.Kprobe refuses "MOD:SYM"); the kernel finds module symbols by name
 // too. Errors: ErrKind for a user point or an unknown kind,
 // ErrTracepoint, ErrAbsoluteAddress.
@@ -67,10 +68,15 @@ func KprobeOf(p probegen.Probe) (Kprobe, error) {
 	if p.User {
 		return Kprobe{}, fmt.Errorf("user %s probe as a kprobe: %w", p.Kind, ErrKind)
 	}
-	if p.Attach.Symbol == "" {
+	sym, off := p.Attach.Symbol, p.Attach.Offset
+	if sym == "" {
+		// An absolute address: the same place from the symbol covering it.
+		sym, off = p.ELFSymbol, p.ELFOffset
+	}
+	if sym == "" {
 		return Kprobe{}, fmt.Errorf("%s probe at %#x: %w", p.Kind, p.Addr, ErrAbsoluteAddress)
 	}
-	return Kprobe{Symbol: p.Attach.Symbol, Return: p.Return, Options: link.KprobeOptions{Offset: p.Attach.Offset}}, nil
+	return Kprobe{Symbol: sym, Return: p.Return, Options: link.KprobeOptions{Offset: off}}, nil
 }
 
 // attachable refuses the kinds no link attaches at an address.
