@@ -148,7 +148,6 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		if err != nil {
 			return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
-		kprobe := p.at.place()
 		if exe != "" {
 			// uprobes name a file offset; an absolute address is taken as given.
 			off := p.at.Offset
@@ -162,6 +161,15 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 			pts[i].at.Module = t.ModuleName()
 		}
 		d := newDef(exe != "", p.ret, group, name, pts[i].at)
+		// The kprobe's SYMBOL+OFFS, _text+OFFS or 0xADDR without its
+		// module, or a uprobe's, for notes and errors.
+		place := d.Target
+		switch {
+		case exe != "" && len(spec.Args) > 0:
+			place = p.at.place()
+		case exe == "" && t.IsModule():
+			place = d.Target[len(pts[i].at.Module)+1:] // MODULE:place
+		}
 		if len(spec.Args) > 0 {
 			if p.ret && p.scope == nil && readsRetvalMembers(spec.Args) && p.addr != 0 {
 				if p.scope, err = returnScope(t, p.addr); err != nil {
@@ -173,13 +181,13 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 				return nil, nil, nil, nil, err
 			}
 			slots = append(slots, sl)
-			where = append(where, kprobe)
+			where = append(where, place)
 		}
 		if p.note != "" {
 			notes = append(notes, Note{p.noteKind, p.note})
 		}
 		if exe == "" && p.addr != 0 {
-			for _, n := range kernelNotes(t, p, initText, o.DeclText) {
+			for _, n := range kernelNotes(t, p, place, initText, o.DeclText) {
 				env.note(n.Kind, n.Text)
 			}
 		}
@@ -198,15 +206,16 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 }
 
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,
-// naming the copy by its target and address: a DWARF name can have several
-// (arm64's vsnprintf and the EFI stub's __efistub_vsnprintf).
-func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
+// naming the copy by its target (place: SYMBOL+OFFS, without a module)
+// and address: a DWARF name can have several (arm64's vsnprintf and the
+// EFI stub's __efistub_vsnprintf).
+func kernelNotes(t *dwarfres.File, p point, place string, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
 	var notes []Note
 	if nt, ok := t.Notrace(p.addr); ok && nt {
-		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, declText)})
+		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, place, declText)})
 	}
 	if initText.has(p.addr) {
-		what := p.at.place()
+		what := place
 		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
 			what += " (" + at.Function + " of " + at.File + ")"
 		}
@@ -216,7 +225,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		notes = append(notes, Note{NoteUnsafe, n})
 	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
-		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.at.place(), t.SectionName(p.addr))})
+		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", place, t.SectionName(p.addr))})
 	}
 	return notes
 }
@@ -227,7 +236,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 // (notrace, noinstr), or one in a file built without ftrace's -pg. The
 // declaration's source text, when declText finds it, settles what DWARF
 // cannot (gcc marks an inline function it never inlined as a plain one).
-func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (string, bool)) string {
+func notraceNote(t *dwarfres.File, p point, place string, declText func(string, string, int) (string, bool)) string {
 	fn, _ := t.Symbols().At(p.addr)
 	name, why := fn.Name, "declared so in its source, or its file is built without ftrace"
 	if fd, ok, err := t.FuncAt(p.addr); err == nil && ok {
@@ -250,7 +259,7 @@ func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (
 			why = "not declared inline or notrace: its file is built without ftrace (no -pg), or a macro marks it"
 		}
 	}
-	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, p.at.place(), p.addr)
+	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, place, p.addr)
 }
 
 // hasWord reports whether one of words is a C token of text.
