@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -118,24 +117,27 @@ func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, erro
 	var defs []tracefs.Event
 	var slots [][]argSlot
 	var where []string
+	var pts []point
 	for _, fn := range fns {
 		sl, err := btfConvertArgs(env, fn, spec.Args)
 		if err != nil {
 			return nil, err
 		}
-		for _, pt := range k.targets(env, fn) {
+		for _, at := range k.targets(env, fn) {
 			name, err := namer.Peek(EventBase(&spec.Point, fn.name), true)
 			if err != nil {
 				return nil, &PointError{Spec: spec.Raw, Err: err}
 			}
-			defs = append(defs, newDef(false, spec.Point.Return, group, name, pt))
-			slots, where = append(slots, sl), append(where, pt)
+			def := newDef(false, spec.Point.Return, group, name, at)
+			defs = append(defs, def)
+			pts = append(pts, point{at: at, realname: fn.name, ret: spec.Point.Return})
+			slots, where = append(slots, sl), append(where, def.Target)
 		}
 	}
 	if err := env.finish(defs, slots, where, spec); err != nil {
 		return nil, err
 	}
-	return &resolved{defs: defs, slots: slots, notes: env.notes}, nil
+	return &resolved{defs: defs, pts: pts, slots: slots, notes: env.notes}, nil
 }
 
 // resolve finds the functions of p in BTF, refusing what BTF cannot
@@ -222,31 +224,33 @@ func protoText(fp *btf.FuncProto) string {
 // targets are the kprobe targets of fn: FUNC+0, or _text+OFFS for each
 // copy when the name is not unique (as kernelTarget writes them), with a
 // note for a notrace copy.
-func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
+func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []Attach {
 	if k.Syms == nil {
-		t := k.modulePrefix() + fmt.Sprintf("%s+%d", fn.name, k.entrySkip(env, dwarfres.Sym{Name: fn.name}))
-		env.note(NoteSymbolsOnly, fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", t))
-		return []string{t}
+		at := Attach{Symbol: fn.name, Offset: k.entrySkip(env, dwarfres.Sym{Name: fn.name}), Module: k.Module}
+		env.note(NoteSymbolsOnly, fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", at.target(tracefs.KProbe, false)))
+		return []Attach{at}
 	}
 	if k.Module != "" {
 		return k.moduleTargets(env, fn)
 	}
 	text, hasText := k.Syms.Text()
-	var out []string
+	var out []Attach
 	for _, s := range fn.syms {
 		skip := k.entrySkip(env, s)
-		t := fmt.Sprintf("%s+%d", fn.name, skip)
+		at := Attach{Symbol: fn.name, Offset: skip}
 		if len(fn.syms) > 1 && hasText {
-			t = "_text+" + strconv.FormatUint(s.Start+skip-text, 10)
+			at = Attach{Symbol: "_text", Offset: s.Start + skip - text}
+			t := at.place()
 			env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
 		}
+		t := at.place()
 		if s.Section == ".init.text" {
 			env.note(NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
 			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
 		}
-		out = append(out, t)
+		out = append(out, at)
 		if len(fn.syms) > 1 && !hasText {
 			break
 		}
@@ -254,34 +258,28 @@ func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []string {
 	return out
 }
 
-// modulePrefix is "MODULE:" for a module's targets, "" for the vmlinux's.
-func (k *BTFTarget) modulePrefix() string {
-	if k.Module == "" {
-		return ""
-	}
-	return k.Module + ":"
-}
-
 // moduleTargets are the targets of fn in a module: MODULE:FUNC+0, or,
 // for a name of several copies, each copy from the nearest unique symbol
 // before it (as kernelTarget writes them: the kernel would take the
 // first copy of the name).
-func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []string {
+func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []Attach {
 	anchors, _ := k.Syms.(moduleAnchors)
-	var out []string
+	var out []Attach
 	for _, s := range fn.syms {
 		skip := k.entrySkip(env, s)
-		t := fmt.Sprintf("%s%s+%d", k.modulePrefix(), fn.name, skip)
+		at := Attach{Symbol: fn.name, Offset: skip, Module: k.Module}
+		t := at.target(tracefs.KProbe, false)
 		if len(fn.syms) > 1 && anchors != nil {
 			if u, ok := anchors.UniqueBefore(s.Start); ok {
-				t = fmt.Sprintf("%s%s+%d", k.modulePrefix(), u.Name, s.Start+skip-u.Start)
+				at = Attach{Symbol: u.Name, Offset: s.Start + skip - u.Start, Module: k.Module}
+				t = at.target(tracefs.KProbe, false)
 				env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
 			}
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
 			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
 		}
-		out = append(out, t)
+		out = append(out, at)
 	}
 	return out
 }

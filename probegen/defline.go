@@ -7,17 +7,15 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
-// newDef is the definition of one resolved point: a uprobe when user,
-// a return probe when ret, without its arguments yet (setArgs).
-func newDef(user, ret bool, group, name, target string) tracefs.Event {
-	d := tracefs.Event{Kind: tracefs.KProbe, Type: 'p', Group: group, Name: name, Target: target}
+// newDef is the definition of one resolved point, attached at at: a
+// uprobe when user, a return probe when ret, without its arguments yet
+// (setArgs).
+func newDef(user, ret bool, group, name string, at Attach) tracefs.Event {
+	k := tracefs.KProbe
 	if user {
-		d.Kind = tracefs.UProbe
+		k = tracefs.UProbe
 	}
-	if ret {
-		d.Type = 'r'
-	}
-	return d
+	return tracefs.Event{Kind: k, Type: eventType(k, ret), Group: group, Name: name, Target: at.target(k, ret)}
 }
 
 // finish gives the definitions of spec's points their arguments, the

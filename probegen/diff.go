@@ -45,7 +45,7 @@ func (c Change) String() string {
 }
 
 // BuildResolution is what a spec resolved to in one build: Res, or Err.
-// Texts[i], when known, is the source text of Res.Points[i]'s line: it is
+// Texts[i], when known, is the source text of Res.Probes[i]'s line: it is
 // what identifies a line across builds, whose numbers shift. Without the
 // texts, Rel[i], when known (not negative), is the line relative to the
 // declaration of the point's function, which shifts less.
@@ -79,7 +79,7 @@ func (k PointKey) String() string {
 // its line's source text (trimmed; "" when not known).
 type DiffPoint struct {
 	PointKey
-	Point ResolvedPoint
+	Point Probe
 	Text  string
 }
 
@@ -136,7 +136,7 @@ func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 		}
 		used[i] = true
 		common++
-		d.Args = append(d.Args, argChanges(k, older.Res.Defs[i].Args, newer.Res.Defs[j].Args)...)
+		d.Args = append(d.Args, argChanges(k, defArgs(older.Res.Probes[i].Args), defArgs(newer.Res.Probes[j].Args))...)
 	}
 	for i, k := range oldKeys {
 		if !used[i] {
@@ -177,7 +177,7 @@ func unusedKey(keys []PointKey, used []bool, k PointKey) int {
 }
 
 func diffPoint(b BuildResolution, i int, k PointKey) DiffPoint {
-	dp := DiffPoint{PointKey: k, Point: b.Res.Points[i]}
+	dp := DiffPoint{PointKey: k, Point: b.Res.Probes[i]}
 	if i < len(b.Texts) {
 		dp.Text = strings.TrimSpace(b.Texts[i])
 	}
@@ -195,19 +195,19 @@ func firstText(b BuildResolution) string {
 // used only when every point has one: a key with a text never equals one
 // with a line.
 func pointKeys(b BuildResolution, byLine bool) []PointKey {
-	withText := len(b.Texts) == len(b.Res.Points)
+	withText := len(b.Texts) == len(b.Res.Probes)
 	for _, t := range b.Texts {
 		withText = withText && t != ""
 	}
-	withRel := len(b.Rel) == len(b.Res.Points)
+	withRel := len(b.Rel) == len(b.Res.Probes)
 	for _, r := range b.Rel {
 		withRel = withRel && r >= 0
 	}
-	keys := make([]PointKey, len(b.Res.Points))
-	for i, p := range b.Res.Points {
+	keys := make([]PointKey, len(b.Res.Probes))
+	for i, p := range b.Res.Probes {
 		k := PointKey{Function: p.Function, InlinedInto: p.InlinedInto}
 		if p.Function == "" {
-			k.Function = p.Symbol
+			k.Function = p.ELFSymbol
 		}
 		switch {
 		case !byLine:
@@ -232,6 +232,15 @@ func NormalizeStatement(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// defArgs are reads as their definition writes them.
+func defArgs(reads []ArgRead) []tracefs.Arg {
+	out := make([]tracefs.Arg, len(reads))
+	for i, r := range reads {
+		out[i] = r.arg()
+	}
+	return out
 }
 
 // argChanges compares the arguments of one point in two builds, by

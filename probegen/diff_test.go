@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // bres is a resolution of points, each "FUNC@CALLER" (CALLER for an
@@ -15,14 +13,13 @@ func bres(pts ...[3]string) BuildResolution {
 	b := BuildResolution{Res: &Resolution{}}
 	for _, p := range pts {
 		fn, caller, _ := strings.Cut(p[0], "@")
-		b.Res.Points = append(b.Res.Points, ResolvedPoint{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10})
+		pr := Probe{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10}
 		b.Texts = append(b.Texts, p[1])
-		var args []tracefs.Arg
 		if p[2] != "" {
 			f, typ, _ := strings.Cut(p[2], ":")
-			args = []tracefs.Arg{{Name: "x", Fetch: f, Type: typ}}
+			pr.Args = []ArgRead{{Name: "x", Fetcharg: f, Type: CType{Fetch: typ}}}
 		}
-		b.Res.Defs = append(b.Res.Defs, tracefs.Event{Args: args})
+		b.Res.Probes = append(b.Res.Probes, pr)
 	}
 	return b
 }
@@ -83,7 +80,7 @@ func TestDiffResolutionsByLineNumber(t *testing.T) {
 	if d := DiffResolutions(spec, old, new); d.Change != Unchanged {
 		t.Errorf("same line: %v", d.Change)
 	}
-	new.Res.Points[0].Line++
+	new.Res.Probes[0].Line++
 	if d := DiffResolutions(spec, old, new); d.Change != Moved {
 		t.Errorf("another line: %v", d.Change)
 	}

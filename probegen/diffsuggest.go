@@ -167,7 +167,7 @@ func NewLineTexts(src *Sources) *LineTexts {
 
 // Texts is the source text of each point's line, "" where the source is
 // not found or shorter.
-func (lt *LineTexts) Texts(pts []ResolvedPoint) []string {
+func (lt *LineTexts) Texts(pts []Probe) []string {
 	out := make([]string, len(pts))
 	for i, p := range pts {
 		if lines := lt.file(p.File, ""); p.Line >= 1 && p.Line <= len(lines) {

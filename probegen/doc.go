@@ -29,11 +29,15 @@
 // (open.go) opens a target as -x, -k and -m do; a Resolver (resolver.go)
 // resolves specs against it, one at a time or in a batch (ResolveAll,
 // SpecError; safe for concurrent use on debuginfo, a batch on up to
-// BatchWorkers cores), to Probes (probe.go): where each point is (kind, binary and
-// file offset, symbol and offset, source, inline site) and how each
-// argument is read there (ArgRead: its C type and a Location, location.go,
-// the definition's fetcharg as a plan of register, address and loads);
-// notes are typed (notes.go).
+// BatchWorkers cores), to a Resolution: its spec, its Probes (probe.go)
+// and its notes (typed: notes.go), one list. A Probe is one point: what
+// it attaches to (Attach: a kprobe's symbol, offset and module, a
+// uprobe's binary, file offset and semaphore), its machine, the ELF symbol
+// covering its address, its source position and inline site, its event's
+// name and how each argument is read there (ArgRead: its C type, fetch
+// type, fetcharg and a Location, location.go, the fetcharg as a plan of
+// register, address and loads); the definition dwprobe writes is rendered
+// from it (Probe.Definition).
 // modtext.go warns of kprobes in the last function of an x86-64 module's
 // text, whose registration oopses Linux 6.12.
 // diff.go compares one spec's resolutions in two builds (points by
@@ -47,4 +51,24 @@
 // (or tracefs's) or carry their data in types (SyntaxError, PointError,
 // TooManyError, ...) and never name a command-line option: the caller
 // words those.
+//
+// # Removed and renamed
+//
+// A Resolution was three parallel lists; it is one (issue 30):
+//   - ResolvedPoint: gone; each Probe holds its fields (Addr, File, Line,
+//     Function, InlinedInto; its Symbol and Offset, the ELF symbol
+//     covering the address, are Probe.ELFSymbol and Probe.ELFOffset).
+//   - Resolution.Defs: Resolution.Definitions(), each Probe.Definition().
+//   - Resolution.Points: Resolution.Probes.
+//   - Probe.Event: Probe.Definition(), rendered from Probe.Group,
+//     Probe.Name, Probe.EventKind, Probe.Return, Probe.Attach and
+//     Probe.Args.
+//   - Probe.Symbol and Probe.Offset (the place a kprobe is written at,
+//     maybe _text+OFFS): Probe.Attach.Symbol and Probe.Attach.Offset.
+//   - Probe.Binary, Probe.Module, Probe.FileOffset, Probe.RefCtrOffset:
+//     Probe.Attach.Binary, .Module, .FileOffset, .RefCtrOffset.
+//   - DiffPoint.Point and LineTexts.Texts: a Probe, []Probe (were
+//     ResolvedPoint).
+//   - Resolver.Brief: still Probes, without their ELF symbol, source
+//     position and argument Locations (it left out Points and Probes).
 package probegen

@@ -46,7 +46,7 @@ func ExampleTarget_Resolver() {
 	}
 	p := res.Probes[0]
 	fmt.Printf("%s probe in %s at %s:%d: %s+%d, file offset %#x of %s\n",
-		p.Kind, p.Function, filepath.Base(p.File), p.Line, p.Symbol, p.Offset, p.FileOffset, filepath.Base(p.Binary))
+		p.Kind, p.Function, filepath.Base(p.File), p.Line, p.ELFSymbol, p.ELFOffset, p.Attach.FileOffset, filepath.Base(p.Attach.Binary))
 	for _, a := range p.Args {
 		fmt.Println(a)
 	}
@@ -129,7 +129,7 @@ func ExampleOpen_vmlinux() {
 		return
 	}
 	for _, p := range res.Probes {
-		fmt.Printf("kprobe at %s+%d (%s:%d)\n", p.Symbol, p.Offset, p.File, p.Line)
+		fmt.Printf("kprobe at %s+%d (%s:%d)\n", p.Attach.Symbol, p.Attach.Offset, p.File, p.Line)
 		for _, a := range p.Args {
 			fmt.Println(a)
 		}

@@ -19,8 +19,9 @@ import (
 // "SYM%return", each register argument as the $argN or $stackN it is at
 // the entry, and, where the target kernel resolves BTF argument names
 // itself, a parameter's expression ("file->f_mode") as it was written.
-// slots are the arguments of each definition, as setArgs rendered them.
-func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) error {
+// slots are the arguments of each definition, as setArgs rendered them;
+// pts[i] is where defs[i] attaches, which becomes the fprobe's place.
+func (e *argEnv) fprobes(defs []tracefs.Event, pts []point, slots [][]argSlot, spec *Spec) error {
 	d := e.dialect()
 	if why, ok := d.Lacks(tracefs.FProbeEvents); ok {
 		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("this kernel has no fprobe events: %s", why)}
@@ -33,7 +34,7 @@ func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) er
 		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("fprobes: no machine model for %s", arch.MachineName(e.m))}
 	}
 	for i := range defs {
-		f, err := fprobeDef(defs[i], a)
+		f, at, err := fprobeDef(defs[i], pts[i].at, a)
 		if err != nil {
 			return &PointError{Spec: spec.Raw, Err: err}
 		}
@@ -47,31 +48,32 @@ func (e *argEnv) fprobes(defs []tracefs.Event, slots [][]argSlot, spec *Spec) er
 		if err != nil {
 			return &PointError{Spec: spec.Raw, Err: fmt.Errorf("as an fprobe, %s: %w", f, err)}
 		}
-		defs[i] = f
+		defs[i], pts[i].at = f, at
 	}
 	return nil
 }
 
-// fprobeDef is kprobe k as an fprobe on machine a.
-func fprobeDef(k tracefs.Event, a *arch.Arch) (tracefs.Event, error) {
-	sym, off, hasOff := strings.Cut(k.Target, "+")
-	if n, err := strconv.ParseUint(off, 0, 64); hasOff && (err != nil || n != 0) || strings.Contains(sym, ":") || sym == "_text" || sym == "_stext" {
-		return k, fmt.Errorf("%s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
+// fprobeDef is kprobe k, attached at at, as an fprobe on machine a, and
+// where the fprobe attaches.
+func fprobeDef(k tracefs.Event, at Attach, a *arch.Arch) (tracefs.Event, Attach, error) {
+	if at.Symbol != "" && at.Offset != 0 || at.Module != "" || at.Symbol == "_text" || at.Symbol == "_stext" {
+		return k, at, fmt.Errorf("%s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
+	}
+	fat := Attach{Symbol: at.Symbol}
+	if at.Symbol == "" {
+		fat.Symbol = at.place() // 0xADDR, as the kprobe wrote it
 	}
 	f := k
-	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', sym
-	if k.Return() {
-		f.Target += "%return"
-	}
+	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', fat.target(tracefs.FProbe, k.Return())
 	f.Args = append([]tracefs.Arg(nil), k.Args...)
 	for j, arg := range f.Args {
 		fetch, err := entryFetch(arg.Fetch, a, k.Return())
 		if err != nil {
-			return k, fmt.Errorf("argument %q: %w", arg.String(), err)
+			return k, at, fmt.Errorf("argument %q: %w", arg.String(), err)
 		}
 		f.Args[j].Fetch = fetch
 	}
-	return f, nil
+	return f, fat, nil
 }
 
 // stackSlotRE is +N(%sp): the stack slot N/8 at a function's entry.

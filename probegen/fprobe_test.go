@@ -35,7 +35,12 @@ func TestFProbeDef(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := fprobeDef(k, c.a)
+		// The kprobe's place, as resolving it gave it.
+		var at Attach
+		if mod, sym, off, ok := tracefs.KprobeTarget(k.Target); ok {
+			at = Attach{Module: mod, Symbol: sym, Offset: off}
+		}
+		f, _, err := fprobeDef(k, at, c.a)
 		switch {
 		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
 			t.Errorf("%q: %v, want an error containing %q", c.def, err, c.wantErr)

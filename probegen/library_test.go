@@ -64,15 +64,16 @@ func TestLibraryLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Point.Function != "work" || len(res.Probes) == 0 || len(res.Probes) != len(res.Defs) {
-		t.Fatalf("spec %+v, %d probes for %d definitions", spec.Point, len(res.Probes), len(res.Defs))
+	if spec.Point.Function != "work" || len(res.Probes) == 0 || res.Spec != spec {
+		t.Fatalf("spec %+v, %d probes, Resolution.Spec %+v", spec.Point, len(res.Probes), res.Spec)
 	}
 	for i, p := range res.Probes {
-		path, off, ok := tracefs.UprobeTarget(res.Defs[i].Target)
-		if !ok || p.FileOffset != off || p.Binary != path || !filepath.IsAbs(p.Binary) {
-			t.Errorf("probe %d at %s+%#x, definition %s", i, p.Binary, p.FileOffset, res.Defs[i].Target)
+		d := p.Definition()
+		path, off, ok := tracefs.UprobeTarget(d.Target)
+		if !ok || p.Attach.FileOffset != off || p.Attach.Binary != path || !filepath.IsAbs(p.Attach.Binary) || d.Kind != tracefs.UProbe || p.EventKind != tracefs.UProbe {
+			t.Errorf("probe %d at %s+%#x, definition %s", i, p.Attach.Binary, p.Attach.FileOffset, d)
 		}
-		if p.Kind != probegen.ProbeLine || !p.User || p.Function != "work" || p.Symbol != "work" || p.Line != 12 || filepath.Base(p.File) != "app.c" {
+		if p.Kind != probegen.ProbeLine || !p.User || p.Function != "work" || p.ELFSymbol != "work" || p.Attach.Symbol != "" || p.Line != 12 || filepath.Base(p.File) != "app.c" {
 			t.Errorf("probe %d = %+v", i, p)
 		}
 		var got []string
@@ -104,7 +105,7 @@ func TestLibraryInlined(t *testing.T) {
 		switch {
 		case p.InlinedInto == "main" && a.Loc.Kind == probegen.LocUnreadable && a.Loc.Reason != "":
 			inlined = true
-		case p.InlinedInto == "" && p.Symbol == "work" && a.Loc.String() == "*(%di+8)" && a.Type.Name == "int":
+		case p.InlinedInto == "" && p.ELFSymbol == "work" && a.Loc.String() == "*(%di+8)" && a.Type.Name == "int":
 			outOfLine = true
 		default:
 			t.Errorf("probe %+v reads %s", p, a)
@@ -160,8 +161,8 @@ func TestLibraryVmlinux(t *testing.T) {
 	if got, want := describe(p), "line vfs_read+114 fs/read_write.c:462 f_mode (fmode_t) = *(%bp+68); buf (char*) = %r12"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if p.User || p.Binary != "" || p.FileOffset != 0 || p.Event.String() != "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64" {
-		t.Errorf("probe %+v, definition %s", p, p.Event)
+	if d := p.Definition(); p.User || p.Attach.Binary != "" || p.Attach.FileOffset != 0 || p.ELFSymbol != "vfs_read" || p.ELFOffset != 114 || d.String() != "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%bp):x32 buf=%r12:x64" {
+		t.Errorf("probe %+v, definition %s", p, d)
 	}
 }
 
@@ -203,7 +204,7 @@ func describe(p probegen.Probe) string {
 	for _, a := range p.Args {
 		args = append(args, a.String())
 	}
-	return fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Symbol, p.Offset, p.File, p.Line, strings.Join(args, "; "))
+	return fmt.Sprintf("%s %s+%d %s:%d %s", p.Kind, p.Attach.Symbol, p.Attach.Offset, p.File, p.Line, strings.Join(args, "; "))
 }
 
 // TestResolverWithoutTarget: a zero Resolver says so rather than panic.
@@ -254,7 +255,7 @@ func resultText(res *probegen.Resolution, err error) string {
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
-	for _, d := range res.Defs {
+	for _, d := range res.Definitions() {
 		fmt.Fprintln(&b, d.String())
 	}
 	fmt.Fprintln(&b, probegen.NoteTexts(res.Notes))

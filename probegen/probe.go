@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"debug/elf"
 	"fmt"
 	"strconv"
 
@@ -35,34 +36,43 @@ var probeKindNames = [...]string{ProbeEntry: "entry", ProbeLine: "line", ProbeOf
 
 func (k ProbeKind) String() string { return enumName(probeKindNames[:], k, "ProbeKind") }
 
-// Probe is one probe point of a resolved spec, with everything a program
-// needs to attach there itself (a cilium/ebpf link.Kprobe or link.Uprobe:
-// probegen/ebpfprobe) and to read its arguments, and the definition
-// dwprobe writes to tracefs for it.
+// Probe is one probe point of a resolved spec: what it attaches to, on
+// which machine, its source position and inline context, its event's
+// name and its argument reads. It holds everything a program needs to
+// attach there itself (a cilium/ebpf link.Kprobe or link.Uprobe:
+// probegen/ebpfprobe) and to read its arguments; the definition dwprobe
+// writes to tracefs is rendered from it (Definition).
 type Probe struct {
 	Kind ProbeKind
+	// EventKind is the kind of dynamic event the definition is: a
+	// kprobe, a uprobe, an fprobe (ResolveOptions.FProbe) or a
+	// tracepoint probe.
+	EventKind tracefs.Kind
 	// User is set for a uprobe (a user binary); unset for a kernel probe.
 	User bool
-	// Binary is the user binary probed (an absolute path, as the uprobe
-	// names it); "" for a kernel probe. Module is the kernel module's
-	// name, "" for the kernel itself and for uprobes.
-	Binary, Module string
-	// FileOffset is the uprobe's offset in Binary (what the kernel and
-	// link.UprobeOptions.Address take); 0 for a kernel probe.
-	FileOffset uint64
-	// RefCtrOffset is the file offset of an SDT marker's semaphore (the
-	// uprobe's reference counter), 0 where there is none.
-	RefCtrOffset uint64
-	// Symbol and Offset are the function symbol and the offset in it:
-	// what a kprobe is written at (link.Kprobe's symbol and
-	// KprobeOptions.Offset). For a kernel probe Symbol may be "_text" for
-	// a function whose name is not unique, with Offset from there.
-	Symbol string
-	Offset uint64
-	// Addr is the link-time address; 0 for an absolute-address uprobe.
+	// Return is set for a probe written as a return probe (a kretprobe,
+	// a uretprobe, an fprobe's %return): FUNC%return, not FUNC%ret, whose
+	// probes sit at return instructions.
+	Return bool
+	// Machine is the probed code's machine, which the argument reads'
+	// registers are of.
+	Machine elf.Machine
+	// Group and Name name the event ("probe", "vfs_read_L12").
+	Group, Name string
+	// Attach is where the kernel attaches the probe: what the
+	// definition's target says, as data.
+	Attach Attach
+	// Addr is the link-time address of the point (the address given, for
+	// 0xADDR); 0 where no address is known (a tracepoint probe, a probe
+	// resolved from BTF).
 	Addr uint64
+	// ELFSymbol is the ELF symbol covering Addr, ELFOffset Addr's offset
+	// in it; "" and 0 where no symbol covers it. This is the symbol of
+	// the address, which Attach.Symbol is not always: see Attach.
+	ELFSymbol string
+	ELFOffset uint64
 	// File and Line are the source position; "" and 0 when the debuginfo
-	// does not say.
+	// does not say (a symbol-table probe, an absolute address).
 	File string
 	Line int
 	// Function is the function probed: the inlined function at an
@@ -72,17 +82,116 @@ type Probe struct {
 	// Args are the spec's arguments at this point, in the definition's
 	// order ($vars and $params expanded).
 	Args []ArgRead
-	// Event is the definition dwprobe writes for this point.
-	Event tracefs.Event
+}
+
+// Attach is where the kernel attaches a probe, as data: the parts of its
+// definition's target.
+type Attach struct {
+	// Symbol and Offset are what a kprobe or fprobe is written at
+	// (link.Kprobe's symbol and KprobeOptions.Offset): the function's
+	// symbol and the offset in it, or, for a function whose name is not
+	// unique, "_text" (in a module, the closest unique symbol before the
+	// address) and the offset from there. Symbol is "" for an absolute
+	// address (0xADDR), which Offset then is; for a tracepoint probe
+	// Symbol is the tracepoint. Both are unset for a uprobe.
+	Symbol string
+	Offset uint64
+	// Module is the kernel module's name, "" for the kernel itself and
+	// for uprobes.
+	Module string
+	// Binary is the user binary probed (an absolute path, as the uprobe
+	// names it); "" for a kernel probe. FileOffset is the uprobe's offset
+	// in Binary (what the kernel and link.UprobeOptions.Address take).
+	// RefCtrOffset is the file offset of an SDT marker's semaphore (the
+	// uprobe's reference counter), 0 where there is none.
+	Binary       string
+	FileOffset   uint64
+	RefCtrOffset uint64
+}
+
+// target is a's place as a definition of kind k writes it:
+// "[MOD:]SYM+OFFS" or "0xADDR" (kprobe), "PATH:0xOFFS[(0xREFCTR)]"
+// (uprobe), "SYM[%return]" (fprobe), the tracepoint (t:).
+func (a Attach) target(k tracefs.Kind, ret bool) string {
+	switch k {
+	case tracefs.UProbe:
+		s := a.Binary + ":0x" + strconv.FormatUint(a.FileOffset, 16)
+		if a.RefCtrOffset != 0 {
+			s += "(0x" + strconv.FormatUint(a.RefCtrOffset, 16) + ")"
+		}
+		return s
+	case tracefs.FProbe:
+		if ret {
+			return a.Symbol + "%return"
+		}
+		return a.Symbol
+	case tracefs.TProbe:
+		return a.Symbol
+	}
+	s := a.place()
+	if a.Module != "" {
+		s = a.Module + ":" + s
+	}
+	return s
+}
+
+// place is a kprobe's SYM+OFFS (or 0xADDR) without its module.
+func (a Attach) place() string {
+	if a.Symbol == "" {
+		return "0x" + strconv.FormatUint(a.Offset, 16)
+	}
+	return a.Symbol + "+" + strconv.FormatUint(a.Offset, 10)
+}
+
+// eventType is the definition's type letter for kind k.
+func eventType(k tracefs.Kind, ret bool) byte {
+	switch {
+	case k == tracefs.FProbe:
+		return 'f'
+	case k == tracefs.TProbe:
+		return 't'
+	case ret:
+		return 'r'
+	}
+	return 'p'
+}
+
+// Definition is the definition dwprobe writes to tracefs for p, rendered
+// from p's fields: "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%di):x32".
+func (p *Probe) Definition() tracefs.Event {
+	d := tracefs.Event{Kind: p.EventKind, Type: eventType(p.EventKind, p.Return), Group: p.Group, Name: p.Name, Target: p.Attach.target(p.EventKind, p.Return)}
+	if len(p.Args) > 0 {
+		d.Args = make([]tracefs.Arg, len(p.Args))
+		for i, a := range p.Args {
+			d.Args[i] = a.arg()
+		}
+	}
+	return d
 }
 
 // ArgRead is one argument at one probe point: what it is and how to read
 // it there.
 type ArgRead struct {
-	// Name is the argument's name in the definition ("f_mode", "buf_1").
+	// Name is the argument's name in the definition ("f_mode", "buf_1"),
+	// or the kernel's name for an argument the definition leaves unnamed
+	// ("arg2").
 	Name string
-	Type CType
-	Loc  Location
+	// Fetcharg is the definition's fetch argument ("+68(%di)", "$arg1",
+	// "@jiffies"), as the kernel reads it; Loc is the same read as a plan.
+	Fetcharg string
+	Type     CType
+	Loc      Location
+	// unnamed: the definition writes no NAME= (the kernel names it Name).
+	unnamed bool
+}
+
+// arg is a as the definition writes it.
+func (a ArgRead) arg() tracefs.Arg {
+	name := a.Name
+	if a.unnamed {
+		name = ""
+	}
+	return tracefs.Arg{Name: name, Fetch: a.Fetcharg, Type: a.Type.Fetch}
 }
 
 // CType is an argument's type: its C type where the debuginfo gives one,
@@ -119,11 +228,13 @@ func typeOfVal(cur cval) cvalType {
 
 // argRead describes argument fa of a definition on machine a; ct is its C
 // type (zero where unknown); absent says why it is not readable at this
-// point ("" where it is).
-func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func(string) (uint64, bool)) ArgRead {
-	r := ArgRead{Name: fa.Name, Type: CType{Name: ct.name, Pointer: ct.pointer, Fetch: fa.Type}}
+// point ("" where it is). Without plan, its Location is left out.
+func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func(string) (uint64, bool), plan bool) ArgRead {
+	r := ArgRead{Name: fa.Name, Fetcharg: fa.Fetch, Type: CType{Name: ct.name, Pointer: ct.pointer, Fetch: fa.Type}}
 	r.Type.FetchType, _ = tracefs.ParseType(fa.Type)
 	switch {
+	case !plan:
+		return r
 	case absent != "":
 		r.Loc = Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: absent}
 		return r
@@ -145,45 +256,54 @@ func symbolAddr(t *dwarfres.File) func(string) (uint64, bool) {
 	}
 }
 
-// probesOf describes d's definitions as Probes, pts[i] the point of
-// d.defs[i].
-func probesOf(t *dwarfres.File, spec *Spec, exe string, d *resolved, pts []ResolvedPoint) []Probe {
+// probesOf describes d's definitions as Probes, d.pts[i] the point of
+// d.defs[i]. brief leaves out what costs a lookup per point: the ELF
+// symbol covering the address, the source position and the arguments'
+// read plans.
+func probesOf(t *dwarfres.File, spec *Spec, exe string, d *resolved, brief bool) []Probe {
 	a, _ := arch.For(t.ELF.Machine)
 	addr := symbolAddr(t)
 	out := make([]Probe, len(d.defs))
 	for i, def := range d.defs {
-		p := Probe{Kind: kindOf(&spec.Point), User: exe != "", Event: def}
-		if i < len(pts) {
-			rp := pts[i]
-			p.Symbol, p.Offset, p.Addr = rp.Symbol, rp.Offset, rp.Addr
-			p.File, p.Line, p.Function, p.InlinedInto = rp.File, rp.Line, rp.Function, rp.InlinedInto
+		p := Probe{Kind: kindOf(&spec.Point), EventKind: def.Kind, User: exe != "", Return: def.Return(), Machine: t.ELF.Machine, Group: def.Group, Name: def.Name}
+		if i < len(d.pts) {
+			pt := &d.pts[i]
+			p.Attach, p.Addr, p.Function = pt.at, pt.addr, pt.realname
+			if spec.Point.IsAddr {
+				p.Addr, p.Function = spec.Point.Addr, ""
+			}
+			if !brief {
+				placePoint(&p, t, pt)
+			}
 		}
-		placeProbe(&p, t, exe, def)
 		var slots []argSlot
 		if i < len(d.slots) {
 			slots = d.slots[i]
 		}
-		p.Args = argReads(a, def, slots, addr)
+		p.Args = argReads(a, def, slots, addr, !brief)
 		out[i] = p
 	}
 	return out
 }
 
-// placeProbe fills in where the kernel attaches p: a uprobe's binary,
-// file offset and reference counter from its definition, a kprobe's
-// symbol and offset as written (which may be _text+OFFS) and module.
-func placeProbe(p *Probe, t *dwarfres.File, exe string, def tracefs.Event) {
-	if exe != "" {
-		p.Binary = exe
-		_, p.FileOffset, _ = tracefs.UprobeTarget(def.Target)
-		p.RefCtrOffset, _ = tracefs.UprobeRefCtr(def.Target)
-		return
+// placePoint fills in p's ELF symbol and source position from the symbol
+// table and the scope found while resolving pt.
+func placePoint(p *Probe, t *dwarfres.File, pt *point) {
+	if s, ok := t.Symbols().At(p.Addr); ok && p.Addr != 0 {
+		p.ELFSymbol, p.ELFOffset = s.Name, p.Addr-s.Start
 	}
-	if t.IsModule() {
-		p.Module = t.ModuleName()
-	}
-	if _, sym, off, ok := tracefs.KprobeTarget(def.Target); ok {
-		p.Symbol, p.Offset = sym, off
+	if pt.scope != nil {
+		p.File, p.Line, _ = pt.scope.Source()
+		if fn := pt.scope.Func(); fn != "" && fn != pt.realname {
+			p.InlinedInto = fn
+		}
+	} else if p.ELFSymbol != "" && p.ELFOffset == 0 {
+		// A point from the symbol table (a return probe, a function
+		// without a DWARF match) at a function's entry: the source
+		// position of an entry is the function's declaration.
+		if fd, ok, err := t.FuncAt(p.Addr); err == nil && ok && fd.Line != 0 {
+			p.File, p.Line = fd.File, fd.Line
+		}
 	}
 }
 
@@ -207,7 +327,7 @@ func kindOf(p *Point) ProbeKind {
 // argReads describes def's arguments; slots are their slots at this
 // point (nil where the spec's arguments were not converted here: SDT,
 // BTF).
-func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string) (uint64, bool)) []ArgRead {
+func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string) (uint64, bool), plan bool) []ArgRead {
 	var out []ArgRead
 	for j, fa := range def.Args {
 		var ct cvalType
@@ -215,10 +335,13 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 		if j < len(slots) && len(slots) == len(def.Args) {
 			ct, absent = slots[j].ctype, slots[j].absent
 		}
-		if fa.Name == "" {
+		unnamed := fa.Name == ""
+		if unnamed {
 			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
 		}
-		out = append(out, argRead(a, fa, ct, absent, addr))
+		r := argRead(a, fa, ct, absent, addr, plan)
+		r.unnamed = unnamed
+		out = append(out, r)
 	}
 	return out
 }

@@ -50,7 +50,7 @@ type ResolveOptions struct {
 // point is one resolved probe address ready to become a definition.
 type point struct {
 	addr     uint64 // link-time address; 0 for an absolute-address probe
-	target   string // SYMBOL+OFFS or _text+OFFS or 0xADDR
+	at       Attach // SYMBOL+OFFS or _text+OFFS or 0xADDR, then a module's or uprobe's parts
 	realname string
 	ret      bool
 	note     string // why the target has an unusual form
@@ -143,27 +143,33 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 	// base name.
 	namer := NewNamer(nil)
 	var where []string
-	for _, p := range pts {
+	for i, p := range pts {
 		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
 		if err != nil {
 			return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
-		target := p.target
 		if exe != "" {
 			// uprobes name a file offset; an absolute address is taken as given.
-			var off uint64
+			off := p.at.Offset
 			if p.addr != 0 {
 				if off, err = t.FileOffset(p.addr); err != nil {
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
-			} else {
-				off, _ = strconv.ParseUint(strings.TrimPrefix(p.target, "0x"), 16, 64)
 			}
-			target = exe + ":0x" + strconv.FormatUint(off, 16)
+			pts[i].at = Attach{Binary: exe, FileOffset: off}
 		} else if t.IsModule() {
-			target = t.ModuleName() + ":" + target
+			pts[i].at.Module = t.ModuleName()
 		}
-		d := newDef(exe != "", p.ret, group, name, target)
+		d := newDef(exe != "", p.ret, group, name, pts[i].at)
+		// The kprobe's SYMBOL+OFFS, _text+OFFS or 0xADDR without its
+		// module, or a uprobe's, for notes and errors.
+		place := d.Target
+		switch {
+		case exe != "" && len(spec.Args) > 0:
+			place = p.at.place()
+		case exe == "" && t.IsModule():
+			place = d.Target[len(pts[i].at.Module)+1:] // MODULE:place
+		}
 		if len(spec.Args) > 0 {
 			if p.ret && p.scope == nil && readsRetvalMembers(spec.Args) && p.addr != 0 {
 				if p.scope, err = returnScope(t, p.addr); err != nil {
@@ -175,13 +181,13 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 				return nil, nil, nil, nil, err
 			}
 			slots = append(slots, sl)
-			where = append(where, p.target)
+			where = append(where, place)
 		}
 		if p.note != "" {
 			notes = append(notes, Note{p.noteKind, p.note})
 		}
 		if exe == "" && p.addr != 0 {
-			for _, n := range kernelNotes(t, p, initText, o.DeclText) {
+			for _, n := range kernelNotes(t, p, place, initText, o.DeclText) {
 				env.note(n.Kind, n.Text)
 			}
 		}
@@ -191,7 +197,7 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		return nil, nil, nil, nil, err
 	}
 	if o.FProbe && exe == "" {
-		if err := env.fprobes(defs, slots, spec); err != nil {
+		if err := env.fprobes(defs, pts, slots, spec); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
@@ -200,15 +206,16 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 }
 
 // kernelNotes explains why a booted kernel would refuse a kprobe at p,
-// naming the copy by its target and address: a DWARF name can have several
-// (arm64's vsnprintf and the EFI stub's __efistub_vsnprintf).
-func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
+// naming the copy by its target (place: SYMBOL+OFFS, without a module)
+// and address: a DWARF name can have several (arm64's vsnprintf and the
+// EFI stub's __efistub_vsnprintf).
+func kernelNotes(t *dwarfres.File, p point, place string, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
 	var notes []Note
 	if nt, ok := t.Notrace(p.addr); ok && nt {
-		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, declText)})
+		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, place, declText)})
 	}
 	if initText.has(p.addr) {
-		what := p.target
+		what := place
 		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
 			what += " (" + at.Function + " of " + at.File + ")"
 		}
@@ -218,7 +225,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 		notes = append(notes, Note{NoteUnsafe, n})
 	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
-		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr))})
+		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", place, t.SectionName(p.addr))})
 	}
 	return notes
 }
@@ -229,7 +236,7 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 // (notrace, noinstr), or one in a file built without ftrace's -pg. The
 // declaration's source text, when declText finds it, settles what DWARF
 // cannot (gcc marks an inline function it never inlined as a plain one).
-func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (string, bool)) string {
+func notraceNote(t *dwarfres.File, p point, place string, declText func(string, string, int) (string, bool)) string {
 	fn, _ := t.Symbols().At(p.addr)
 	name, why := fn.Name, "declared so in its source, or its file is built without ftrace"
 	if fd, ok, err := t.FuncAt(p.addr); err == nil && ok {
@@ -252,7 +259,7 @@ func notraceNote(t *dwarfres.File, p point, declText func(string, string, int) (
 			why = "not declared inline or notrace: its file is built without ftrace (no -pg), or a macro marks it"
 		}
 	}
-	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, p.target, p.addr)
+	return fmt.Sprintf("%s is notrace (no ftrace call site: %s) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", name, why, place, p.addr)
 }
 
 // hasWord reports whether one of words is a C token of text.
@@ -302,7 +309,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 				return nil, err
 			}
 		}
-		return []point{{target: "0x" + strconv.FormatUint(p.Addr, 16), realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
+		return []point{{at: Attach{Offset: p.Addr}, realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
 	}
 	if p.Return {
 		return resolveReturn(o, t, p)
@@ -668,7 +675,7 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if n := st.Count(sym); n > 1 {
 			return point{
 				addr:     addr,
-				target:   "_text+" + strconv.FormatUint(addr-st.Text, 10),
+				at:       Attach{Symbol: "_text", Offset: addr - st.Text},
 				realname: realname,
 				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
@@ -679,14 +686,14 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if u, ok := st.UniqueBefore(addr); ok {
 			return point{
 				addr:     addr,
-				target:   u.Name + "+" + strconv.FormatUint(addr-u.Start, 10),
+				at:       Attach{Symbol: u.Name, Offset: addr - u.Start},
 				realname: realname,
 				noteKind: NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s+%d so the kernel probes this copy's %s+%d, not the copy it finds first", sym, st.Count(sym), u.Name, addr-u.Start, sym, off),
 			}
 		}
 	}
-	return point{addr: addr, target: sym + "+" + strconv.FormatUint(off, 10), realname: realname}
+	return point{addr: addr, at: Attach{Symbol: sym, Offset: off}, realname: realname}
 }
 
 // countAhead has the kernel's or module's symbol table count the names
@@ -726,7 +733,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 		if st := t.Symbols(); t.IsKernel() && st.HasText {
 			// perf names symbol-table probes relative to _text, which
 			// also settles names that are not unique.
-			out = append(out, point{addr: pr.Addr, target: "_text+" + strconv.FormatUint(pr.Addr-st.Text, 10), realname: s.Name})
+			out = append(out, point{addr: pr.Addr, at: Attach{Symbol: "_text", Offset: pr.Addr - st.Text}, realname: s.Name})
 			continue
 		}
 		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))

@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen/arch"
-	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // ErrSDTNeedsBinary: an SDT marker was asked of a kernel; markers are read
@@ -38,8 +38,9 @@ type Resolver struct {
 	// BTF, when set, answers instead of File's DWARF (a kernel known
 	// from BTF: BTFDefinitions).
 	BTF *BTFTarget
-	// Brief leaves out Resolution.Points and Probes, which cost a line
-	// table lookup per point: for callers that want definitions only.
+	// Brief leaves out of each Probe what costs a lookup per point (its
+	// ELF symbol, its source position, its arguments' read plans): for
+	// callers that want definitions only.
 	Brief bool
 
 	tpMu  sync.Mutex  // tracepoint probes resolve one at a time
@@ -73,14 +74,8 @@ func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
 	case r.BTF != nil:
 		res, err := r.fromBTF(spec)
 		return spec, res, err
-	case r.Brief:
-		r, err := definitions(r.File, spec, r.Exe, r.Options)
-		if err != nil {
-			return spec, nil, err
-		}
-		return spec, &Resolution{Defs: r.defs, Notes: r.notes}, nil
 	}
-	res, err := Resolve(r.File, spec, r.Exe, r.Options)
+	res, err := resolveProbes(r.File, spec, r.Exe, r.Options, r.Brief)
 	return spec, res, err
 }
 
@@ -102,18 +97,21 @@ func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
 		return spec, nil, err
 	}
 	spec.Point = Point{Group: ev.Group, Event: ev.Name, Function: ev.Target}
-	res := &Resolution{Defs: []tracefs.Event{ev}}
-	if !r.Brief {
-		// A tracepoint has no address: no ResolvedPoint, as before.
-		p := Probe{Kind: ProbeTracepoint, Function: ev.Target, Event: ev}
-		for _, fa := range ev.Args {
-			a := argRead(nil, fa, cvalType{}, "", nil)
-			a.Loc = Location{Kind: LocKernel, DWARFRegister: -1, Text: fa.Fetch}
-			p.Args = append(p.Args, a)
+	// A tracepoint has no address.
+	p := Probe{Kind: ProbeTracepoint, EventKind: ev.Kind, Machine: r.File.ELF.Machine, Group: ev.Group, Name: ev.Name, Attach: Attach{Symbol: ev.Target}, Function: ev.Target}
+	for j, fa := range ev.Args {
+		unnamed := fa.Name == ""
+		if unnamed {
+			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
 		}
-		res.Probes = []Probe{p}
+		a := argRead(nil, fa, cvalType{}, "", nil, false)
+		a.unnamed = unnamed
+		if !r.Brief {
+			a.Loc = Location{Kind: LocKernel, DWARFRegister: -1, Text: fa.Fetch}
+		}
+		p.Args = append(p.Args, a)
 	}
-	return spec, res, nil
+	return spec, &Resolution{Spec: spec, Probes: []Probe{p}}, nil
 }
 
 // fromBTF resolves spec from the kernel's BTF.
@@ -122,21 +120,17 @@ func (r *Resolver) fromBTF(spec *Spec) (*Resolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Resolution{Defs: d.defs, Notes: d.notes}
-	if r.Brief {
-		return res, nil
-	}
+	res := &Resolution{Spec: spec, Notes: d.notes}
 	a, _ := arch.For(r.BTF.Machine)
 	noSyms := func(string) (uint64, bool) { return 0, false }
 	for i, def := range d.defs {
-		p := Probe{Kind: kindOf(&spec.Point), Module: r.BTF.Module, Event: def}
-		_, p.Symbol, p.Offset, _ = tracefs.KprobeTarget(def.Target)
-		p.Function = p.Symbol
+		pt := d.pts[i]
+		p := Probe{Kind: kindOf(&spec.Point), EventKind: def.Kind, Return: def.Return(), Machine: r.BTF.Machine, Group: def.Group, Name: def.Name, Attach: pt.at, Function: pt.realname}
 		var slots []argSlot
 		if i < len(d.slots) {
 			slots = d.slots[i]
 		}
-		p.Args = argReads(a, def, slots, noSyms)
+		p.Args = argReads(a, def, slots, noSyms, !r.Brief)
 		res.Probes = append(res.Probes, p)
 	}
 	return res, nil

@@ -70,7 +70,7 @@ func TestRetvalMembers(t *testing.T) {
 			t.Errorf("%s: %v", tt.spec, err)
 			continue
 		}
-		for _, d := range res.Defs {
+		for _, d := range res.Definitions() {
 			var got []string
 			for _, a := range d.Args {
 				got = append(got, a.String())

@@ -8,6 +8,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -77,37 +78,39 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolution{}
+	r := &Resolution{Spec: spec}
+	a, _ := arch.For(f.ELF.Machine)
+	addr := symbolAddr(f)
 	for _, m := range ms {
 		if !sdtMatch(&spec.Point, m) {
 			continue
 		}
-		def, notes, err := sdtDefinition(f, m, exe, spec)
+		def, at, notes, err := sdtDefinition(f, m, exe, spec)
 		if err != nil {
 			return nil, err
 		}
-		r.Defs = append(r.Defs, def)
-		r.Points = append(r.Points, sdtPoint(f, m))
+		p := Probe{Kind: ProbeSDT, EventKind: def.Kind, User: true, Machine: f.ELF.Machine, Group: def.Group, Name: def.Name, Attach: at, Addr: m.Loc}
+		if s, ok := f.Symbols().At(m.Loc); ok {
+			p.ELFSymbol, p.ELFOffset, p.Function = s.Name, m.Loc-s.Start, s.Name
+		}
+		p.Args = argReads(a, def, nil, addr, true)
+		r.Probes = append(r.Probes, p)
 		r.Notes = append(r.Notes, notes...)
 	}
-	if len(r.Defs) == 0 {
+	if len(r.Probes) == 0 {
 		return nil, &SDTNotFoundError{Want: spec.Point.sdtString(), Binary: exe, Markers: SDTNames(ms)}
 	}
-	if o.MaxProbes > 0 && len(r.Defs) > o.MaxProbes {
-		return nil, &TooManyError{Function: spec.Point.sdtString(), N: len(r.Defs), Max: o.MaxProbes}
+	if o.MaxProbes > 0 && len(r.Probes) > o.MaxProbes {
+		return nil, &TooManyError{Function: spec.Point.sdtString(), N: len(r.Probes), Max: o.MaxProbes}
 	}
-	r.Probes = probesOf(f, spec, exe, &resolved{defs: r.Defs}, r.Points)
 	return r, nil
 }
 
 // sdtDefinition is one marker's uprobe, checked as the kernel would:
 // its arguments are the note's, or those the spec picks.
-func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, []Note, error) {
-	target := fmt.Sprintf("%s:0x%x", exe, m.Offset)
-	if m.RefCtr != 0 {
-		target += fmt.Sprintf("(0x%x)", m.RefCtr)
-	}
-	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, target)
+func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, Attach, []Note, error) {
+	at := Attach{Binary: exe, FileOffset: m.Offset, RefCtrOffset: m.RefCtr}
+	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, at)
 	syms := func(name string) (uint64, bool) {
 		addr, ok := f.SymbolAddr(name)
 		if !ok {
@@ -121,29 +124,19 @@ func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (trac
 	if len(spec.Args) > 0 {
 		args, err := sdtPicked(f, m, ops, syms, spec)
 		if err != nil {
-			return def, nil, err
+			return def, at, nil, err
 		}
 		def.Args = args
 	} else {
 		def.Args, notes = sdtNoteArgs(f, m, ops, syms)
 	}
 	if err := def.Validate(); err != nil {
-		return def, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
+		return def, at, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
 	}
 	if err := (tracefs.Dialect{Machine: f.Machine}).Check(def); err != nil {
-		return def, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
+		return def, at, nil, fmt.Errorf("%s: %w", SDTMarkerName(m), err)
 	}
-	return def, notes, nil
-}
-
-// sdtPoint says where a marker lies: its link-time address, the function
-// symbol holding it.
-func sdtPoint(f *dwarfres.File, m sdt.Marker) ResolvedPoint {
-	rp := ResolvedPoint{Addr: m.Loc}
-	if s, ok := f.Symbols().At(m.Loc); ok {
-		rp.Symbol, rp.Offset, rp.Function = s.Name, m.Loc-s.Start, s.Name
-	}
-	return rp
+	return def, at, notes, nil
 }
 
 // sdtNoteArgs is every argument of marker m's note that the kernel can

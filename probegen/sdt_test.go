@@ -219,7 +219,7 @@ func sdtDefs(t *testing.T, bin, spec string) string {
 		t.Fatalf("%s %s: %v", bin, spec, err)
 	}
 	var b strings.Builder
-	for _, d := range r.Defs {
+	for _, d := range r.Definitions() {
 		b.WriteString(d.String() + "\n")
 	}
 	return b.String()
@@ -290,7 +290,7 @@ func FuzzSDTArg(f *testing.F) {
 		if err != nil {
 			return
 		}
-		def := newDef(true, false, "sdt_fuzz", "m", "/bin/x:0x10")
+		def := newDef(true, false, "sdt_fuzz", "m", Attach{Binary: "/bin/x", FileOffset: 0x10})
 		def.Args = append(def.Args, a)
 		if verr := def.Validate(); verr != nil {
 			t.Fatalf("%q gave %q, which the kernel refuses: %v", op, a.String(), verr)

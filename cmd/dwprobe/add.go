@@ -79,7 +79,7 @@ func addResolved(ctx context.Context, o *options, rs []resolved, checkKernel fun
 	if o.quiet {
 		return nil
 	}
-	last := rs[len(rs)-1].defs
+	last := rs[len(rs)-1].probes()
 	d := last[len(last)-1]
 	fmt.Fprintln(stderr, addedHeader(len(evs)))
 	showAdded(o, rs, stderr)
@@ -142,7 +142,7 @@ func dryRunAdd(o *options, kind tracefs.Kind, rs []resolved, stdout, stderr io.W
 func definitions(rs []resolved) ([]tracefs.Event, error) {
 	var evs []tracefs.Event
 	for _, r := range rs {
-		evs = append(evs, r.defs...)
+		evs = append(evs, r.defs()...)
 	}
 	if len(evs) == 0 {
 		return nil, errorWith(dwarfres.ErrNotFound, "no probe point to add")
@@ -168,11 +168,11 @@ func showAdded(o *options, rs []resolved, w io.Writer) {
 		for _, a := range r.spec.Args {
 			args = append(args, probegen.PerfArg(a))
 		}
-		for _, d := range r.defs {
+		for _, p := range r.probes() {
 			if o.module != "" {
-				module, _, _ = strings.Cut(d.Target, ":") // MODULE:SYMBOL+OFFS
+				module = p.Attach.Module
 			}
-			fmt.Fprintln(w, probegen.EventLine(d.Group, d.Name, point, module, args))
+			fmt.Fprintln(w, probegen.EventLine(p.Group, p.Name, point, module, args))
 		}
 	}
 }
@@ -191,8 +191,8 @@ func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error 
 	namer := probegen.NewNamer(names)
 	for _, r := range rs {
 		var used []string
-		for j := range r.defs {
-			d := &r.defs[j]
+		for j := range r.probes() {
+			d := &r.res.Probes[j]
 			pick := namer.Peek
 			if !multi {
 				pick = namer.Next
@@ -215,8 +215,8 @@ func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error 
 }
 
 // conflictErr explains an event name that is taken, with the ways out.
-func conflictErr(spec *probegen.Spec, d *tracefs.Event, listed []tracefs.Event, namer *probegen.Namer) error {
-	id := d.PerfName()
+func conflictErr(spec *probegen.Spec, d *probegen.Probe, listed []tracefs.Event, namer *probegen.Namer) error {
+	id := d.Group + ":" + d.Name
 	owner, del := "", ""
 	for _, e := range listed {
 		if e.Name == d.Name {

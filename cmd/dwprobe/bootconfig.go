@@ -25,7 +25,7 @@ func runBootconfig(ctx context.Context, o *options, t *dwarfres.File, stdout, st
 func printBootconfig(o *options, rs []resolved, failed error, stdout, stderr io.Writer) error {
 	var defs []tracefs.Event
 	for _, r := range rs {
-		defs = append(defs, r.defs...)
+		defs = append(defs, r.defs()...)
 	}
 	if len(defs) == 0 && failed != nil {
 		return failed

@@ -157,9 +157,9 @@ func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
 	br := probegen.BuildResolution{Err: r.err}
 	if r.err == nil {
 		br.Res = r.res
-		br.Texts = b.texts.Texts(r.points)
+		br.Texts = b.texts.Texts(r.probes())
 		if slices.Contains(br.Texts, "") {
-			br.Rel = b.relLines(r.points)
+			br.Rel = b.relLines(r.probes())
 		}
 	}
 	return r, br
@@ -170,7 +170,7 @@ const maxDecls = 4096
 
 // relLines are the lines of pts relative to their functions'
 // declarations, -1 where not known.
-func (b *diffBuild) relLines(pts []probegen.ResolvedPoint) []int {
+func (b *diffBuild) relLines(pts []probegen.Probe) []int {
 	out := make([]int, len(pts))
 	for i, p := range pts {
 		out[i] = b.relLine(p.Function, p.File, p.Line)
@@ -235,10 +235,10 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
 	spec := sd.old.spec
 	q := probegen.SuggestQuery{Spec: spec, OldText: sd.d.OldText, Function: spec.Point.Function, File: spec.Point.File, OldRel: -1}
-	if len(sd.old.points) == 0 {
+	if len(sd.old.probes()) == 0 {
 		return q
 	}
-	p := sd.old.points[0]
+	p := sd.old.probes()[0]
 	switch {
 	case spec.Point.AbsLine():
 		q.Function, q.File = p.Function, p.File
@@ -384,7 +384,7 @@ func diffDetails(sd specDiff) []string {
 			out = append(out, "- "+diffPointText(p))
 		}
 	}
-	seen, where := map[string]bool{}, placesOf(sd.new.points) > 1
+	seen, where := map[string]bool{}, placesOf(sd.new.probes()) > 1
 	for _, a := range d.Args {
 		// Points of one line usually read an argument alike: say it once.
 		l := fmt.Sprintf("%s: %s -> %s (%s)", a.Name, argText(a.Old.Fetch, a.Old.Type), argText(a.New.Fetch, a.New.Type), a.What)
@@ -408,7 +408,7 @@ func diffDetails(sd specDiff) []string {
 
 // placesOf counts the functions (out of line, or inlined into one) pts
 // are in.
-func placesOf(pts []probegen.ResolvedPoint) int {
+func placesOf(pts []probegen.Probe) int {
 	seen := map[[2]string]bool{}
 	for _, p := range pts {
 		seen[[2]string{p.Function, p.InlinedInto}] = true
@@ -458,13 +458,13 @@ func errLine(in specInput, err error) string {
 
 // pointText is a resolution's first point: FUNC at FILE:LINE "statement".
 func pointText(r resolved, text string) string {
-	if len(r.points) == 0 {
+	if len(r.probes()) == 0 {
 		return "?"
 	}
-	p := r.points[0]
+	p := r.probes()[0]
 	s := p.Function
 	if s == "" {
-		s = fmt.Sprintf("%s+%d", p.Symbol, p.Offset)
+		s = fmt.Sprintf("%s+%d", p.ELFSymbol, p.ELFOffset)
 	}
 	if p.File != "" {
 		s += fmt.Sprintf(" at %s:%d", p.File, p.Line)

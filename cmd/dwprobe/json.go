@@ -188,26 +188,31 @@ func specJSON(mode string, r resolved) jsonSpec {
 		js.Error = errJSON(r.in.raw, r.err)
 		return js
 	}
-	for i, d := range r.defs {
+	for _, pr := range r.probes() {
+		d := pr.Definition()
 		p := jsonPt{Event: d.PerfName(), Definition: d.String(), Args: argsJSON(d.Args)}
-		if i < len(r.points) {
-			pointJSON(&p, r.points[i])
+		if hasPoint(pr) {
+			pointJSON(&p, pr)
 		}
-		if r.res != nil && i < len(r.res.Probes) {
-			readsJSON(p.Args, r.res.Probes[i].Args)
-		}
+		readsJSON(p.Args, pr.Args)
 		js.Points = append(js.Points, p)
 	}
 	return js
 }
 
-// pointJSON fills p from rp. The address is a hex string: kernel
+// hasPoint reports whether p lies at an address, which its JSON gives:
+// a tracepoint probe and a probe resolved from BTF have none.
+func hasPoint(p probegen.Probe) bool {
+	return p.Addr != 0 || p.Kind == probegen.ProbeAddress
+}
+
+// pointJSON fills p from pr. The address is a hex string: kernel
 // addresses do not fit a JSON number's exact range.
-func pointJSON(p *jsonPt, rp probegen.ResolvedPoint) {
-	p.Address = "0x" + strconv.FormatUint(rp.Addr, 16)
-	p.Symbol, p.Offset = rp.Symbol, rp.Offset
-	p.SourceFile, p.SourceLine = rp.File, rp.Line
-	p.Function, p.InlinedInto = rp.Function, rp.InlinedInto
+func pointJSON(p *jsonPt, pr probegen.Probe) {
+	p.Address = "0x" + strconv.FormatUint(pr.Addr, 16)
+	p.Symbol, p.Offset = pr.ELFSymbol, pr.ELFOffset
+	p.SourceFile, p.SourceLine = pr.File, pr.Line
+	p.Function, p.InlinedInto = pr.Function, pr.InlinedInto
 }
 
 // errJSON is err's message and its column in the spec (as "spec" holds

@@ -112,15 +112,12 @@ func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *pr
 		want[p.Addr] = true
 	}
 	out := *r
-	out.Points, out.Probes = nil, nil
-	for i, p := range r.Points {
+	out.Probes = nil
+	for _, p := range r.Probes {
 		if !want[p.Addr] && p.Function != fn && p.InlinedInto != fn {
 			continue
 		}
-		out.Points = append(out.Points, p)
-		if i < len(r.Probes) {
-			out.Probes = append(out.Probes, r.Probes[i])
-		}
+		out.Probes = append(out.Probes, p)
 	}
 	return &out
 }
@@ -130,18 +127,15 @@ func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *pr
 // with: "" when they are the same.
 func pointAgreement(r *probegen.Resolution, pts []probegen.LinePoint) string {
 	var d, l []string
-	for i, p := range r.Points {
+	for _, p := range r.Probes {
 		// The symbol holding the address; -D writes another (_text, a
 		// unique one before it) for a name that is not unique, and
 		// there is none in init text: then the one -D writes.
-		sym, off := p.Symbol, p.Offset
-		if sym == "" && i < len(r.Probes) {
-			sym, off = r.Probes[i].Symbol, r.Probes[i].Offset
+		sym, off := p.ELFSymbol, p.ELFOffset
+		if sym == "" || p.Attach.Symbol == "_text" {
+			sym, off = p.Attach.Symbol, p.Attach.Offset // _text: a name the kernel has several of
 		}
 		where := fmt.Sprintf("%s+%d", sym, off)
-		if i < len(r.Defs) && strings.HasPrefix(r.Defs[i].Target, "_text+") {
-			where = r.Defs[i].Target // a name the kernel has several of
-		}
 		d = append(d, fmt.Sprintf("%#x=%s", p.Addr, where))
 	}
 	for _, p := range pts {

@@ -55,10 +55,10 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 			continue
 		}
 		var got []string
-		for i, p := range r.Points {
-			sym, off := p.Symbol, p.Offset
-			if sym == "" && i < len(r.Probes) {
-				sym, off = r.Probes[i].Symbol, r.Probes[i].Offset
+		for _, p := range r.Probes {
+			sym, off := p.ELFSymbol, p.ELFOffset
+			if sym == "" {
+				sym, off = p.Attach.Symbol, p.Attach.Offset
 			}
 			got = append(got, fmt.Sprintf("%s+%d", sym, off))
 		}
@@ -68,7 +68,7 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 	}
 	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
 	spec, _ := probegen.ParseSpec("vfs_setpos_cookie:3")
-	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Points) != 5 {
+	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Probes) != 5 {
 		t.Errorf("-D vfs_setpos_cookie:3: %v, want 5 points (%v)", r, err)
 	}
 }

@@ -33,7 +33,7 @@ func definitionPrinter(o *options, stdout io.Writer) func(resolved) error {
 		if o.json {
 			return writeSpecsJSON(stdout, "definition", false, []resolved{r})
 		}
-		for _, d := range r.defs {
+		for _, d := range r.defs() {
 			if _, err := fmt.Fprintln(stdout, d); err != nil {
 				return err
 			}
@@ -54,15 +54,29 @@ func printDefinitions(o *options, rs []resolved, err error, stdout io.Writer) er
 	return err
 }
 
-// resolved is one probe command and its definitions, or why it failed.
+// resolved is one probe command and its answer, or why it failed.
 type resolved struct {
-	in     specInput
-	spec   *probegen.Spec
-	defs   []tracefs.Event
-	points []probegen.ResolvedPoint // points[i] is where defs[i] lies
-	notes  []string
-	res    *probegen.Resolution // the whole answer, for --diff
-	err    error
+	in    specInput
+	spec  *probegen.Spec
+	notes []string
+	res   *probegen.Resolution // nil when err is set
+	err   error
+}
+
+// probes are r's probes, one per definition.
+func (r *resolved) probes() []probegen.Probe {
+	if r.res == nil {
+		return nil
+	}
+	return r.res.Probes
+}
+
+// defs are the definitions of r's probes.
+func (r *resolved) defs() []tracefs.Event {
+	if r.res == nil {
+		return nil
+	}
+	return r.res.Definitions()
 }
 
 // resolveAll resolves every spec of args (a spec or an @FILE of specs) as
@@ -163,7 +177,7 @@ func (r *resolved) take(res *probegen.Resolution, err error) {
 		r.err = err
 		return
 	}
-	r.defs, r.points, r.notes, r.res = res.Defs, res.Points, probegen.NoteTexts(res.Notes), res
+	r.notes, r.res = probegen.NoteTexts(res.Notes), res
 }
 
 // failedOnly are the specs of rs that failed.

@@ -266,19 +266,24 @@ func hitPrinter(o *options, tr *ebpfprobe.Tracer, w io.Writer) func(ebpfprobe.Re
 func hitLine(p probegen.Probe, r ebpfprobe.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%16s-%-7d [%03d] %6d.%06d: %s/%s: (%s)", r.Comm, r.TID, r.CPU,
-		r.Time/1e9, r.Time%1e9/1e3, p.Event.Group, p.Event.Name, hitPoint(p))
+		r.Time/1e9, r.Time%1e9/1e3, p.Group, p.Name, hitPoint(p))
 	for _, v := range r.Values {
 		fmt.Fprintf(&b, " %s=%s", v.Field.Name, v.String())
 	}
 	return b.String()
 }
 
-// hitPoint names where p is: SYMBOL+0xOFF.
+// hitPoint names where p is: SYMBOL+0xOFF (a kprobe's symbol as written,
+// else the ELF symbol covering the address).
 func hitPoint(p probegen.Probe) string {
-	if p.Symbol == "" {
+	sym, off := p.ELFSymbol, p.ELFOffset
+	if !p.User && p.Attach.Symbol != "" {
+		sym, off = p.Attach.Symbol, p.Attach.Offset
+	}
+	if sym == "" {
 		return fmt.Sprintf("%#x", p.Addr)
 	}
-	return fmt.Sprintf("%s+%#x", p.Symbol, p.Offset)
+	return fmt.Sprintf("%s+%#x", sym, off)
 }
 
 // jsonHit is one hit in --json.
@@ -305,7 +310,7 @@ type jsonVal struct {
 
 func hitJSON(p probegen.Probe, r ebpfprobe.Record) jsonHit {
 	h := jsonHit{TimeNS: r.Time, CPU: r.CPU, Comm: r.Comm, PID: r.PID, TID: r.TID,
-		Event: p.Event.Group + "/" + p.Event.Name, Point: hitPoint(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
+		Event: p.Group + "/" + p.Name, Point: hitPoint(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
 	for _, v := range r.Values {
 		h.Args = append(h.Args, jsonVal{Name: v.Field.Name, Value: v.String(), Fault: v.Fault})
 	}

@@ -32,7 +32,7 @@ type Kprobe struct {
 // UprobeOf returns the uprobe of user probe point p. cilium/ebpf takes
 // UprobeOptions.Address as the offset in the file, as the kernel's uprobe
 // does (link/uprobe.go: Executable.address returns it as it is, and it is
-// what perf_event_open's probe_offset gets), so it is p.FileOffset, not the
+// what perf_event_open's probe_offset gets), so it is p.Attach.FileOffset, not the
 // link-time address. An SDT marker's semaphore becomes RefCtrOffset.
 // Errors: ErrKind for a kernel point, a tracepoint or an unknown kind;
 // ErrNoFileOffset.
@@ -43,20 +43,21 @@ func UprobeOf(p probegen.Probe) (Uprobe, error) {
 	if !p.User {
 		return Uprobe{}, fmt.Errorf("kernel %s probe as a uprobe: %w", p.Kind, ErrKind)
 	}
-	if p.FileOffset == 0 {
+	if p.Attach.FileOffset == 0 {
 		// Address 0 would make cilium/ebpf look the symbol up instead.
-		return Uprobe{}, fmt.Errorf("%s probe in %s: %w", p.Kind, p.Binary, ErrNoFileOffset)
+		return Uprobe{}, fmt.Errorf("%s probe in %s: %w", p.Kind, p.Attach.Binary, ErrNoFileOffset)
 	}
-	sym := p.Symbol
+	sym := p.ELFSymbol
 	if sym == "" {
 		sym = "dwprobe"
 	}
-	return Uprobe{Path: p.Binary, Symbol: sym, Return: p.Event.Return(),
-		Options: link.UprobeOptions{Address: p.FileOffset, RefCtrOffset: p.RefCtrOffset}}, nil
+	return Uprobe{Path: p.Attach.Binary, Symbol: sym, Return: p.Return,
+		Options: link.UprobeOptions{Address: p.Attach.FileOffset, RefCtrOffset: p.Attach.RefCtrOffset}}, nil
 }
 
 // KprobeOf returns the kprobe of kernel probe point p: its symbol and the
-// offset in it. A module's symbol is given without the module's name
+// offset in it (p.Attach; for an absolute address, the ELF symbol covering
+// it). A module's symbol is given without the module's name
 // (link.Kprobe refuses "MOD:SYM"); the kernel finds module symbols by name
 // too. Errors: ErrKind for a user point or an unknown kind,
 // ErrTracepoint, ErrAbsoluteAddress.
@@ -67,10 +68,15 @@ func KprobeOf(p probegen.Probe) (Kprobe, error) {
 	if p.User {
 		return Kprobe{}, fmt.Errorf("user %s probe as a kprobe: %w", p.Kind, ErrKind)
 	}
-	if p.Symbol == "" {
+	sym, off := p.Attach.Symbol, p.Attach.Offset
+	if sym == "" {
+		// An absolute address: the same place from the symbol covering it.
+		sym, off = p.ELFSymbol, p.ELFOffset
+	}
+	if sym == "" {
 		return Kprobe{}, fmt.Errorf("%s probe at %#x: %w", p.Kind, p.Addr, ErrAbsoluteAddress)
 	}
-	return Kprobe{Symbol: p.Symbol, Return: p.Event.Return(), Options: link.KprobeOptions{Offset: p.Offset}}, nil
+	return Kprobe{Symbol: sym, Return: p.Return, Options: link.KprobeOptions{Offset: off}}, nil
 }
 
 // attachable refuses the kinds no link attaches at an address.
@@ -85,7 +91,7 @@ func attachable(p probegen.Probe) error {
 }
 
 // Attach attaches prog (of type ebpf.Kprobe) at p: a uprobe or uretprobe
-// of p.Binary for a user point, a kprobe or kretprobe otherwise. Errors
+// of p.Attach.Binary for a user point, a kprobe or kretprobe otherwise. Errors
 // are UprobeOf's, KprobeOf's and cilium/ebpf's.
 func Attach(p probegen.Probe, prog *ebpf.Program) (link.Link, error) {
 	return AttachCookie(p, prog, 0)

@@ -30,7 +30,7 @@ type Options struct {
 	// Offset is where the fault mask starts in the buffer (a multiple
 	// of 8): the bytes before it are the caller's.
 	Offset int
-	// FileOffset is the uprobe's file offset (probegen.Probe.FileOffset)
+	// FileOffset is the uprobe's file offset (probegen.Probe.Attach.FileOffset)
 	// for a global read by file offset (@+OFFS, a position-independent
 	// binary's), which is found from it and the probe's address. Leave it
 	// 0 for a return probe, whose instruction pointer is the caller's:

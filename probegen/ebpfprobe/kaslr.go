@@ -13,7 +13,7 @@ import (
 // module's, not a uprobe) reads a global at its address.
 func readsKernelGlobal(probes []probegen.Probe) bool {
 	for _, p := range probes {
-		if p.User || p.Module != "" {
+		if p.User || p.Attach.Module != "" {
 			continue
 		}
 		for _, a := range p.Args {
@@ -48,7 +48,7 @@ func RunningKernelOffset(probes []probegen.Probe) (int64, error) {
 func KernelOffset(probes []probegen.Probe, r io.Reader) (int64, error) {
 	var anchor *probegen.Probe
 	for i, p := range probes {
-		if !p.User && p.Module == "" && p.Symbol != "" && p.Addr != 0 {
+		if !p.User && p.Attach.Module == "" && p.Attach.Symbol != "" && p.Addr != 0 {
 			anchor = &probes[i]
 			break
 		}
@@ -59,7 +59,7 @@ func KernelOffset(probes []probegen.Probe, r io.Reader) (int64, error) {
 	var at uint64
 	found := false
 	err := elfsym.ReadKallsyms(r, func(k elfsym.Kallsym) bool {
-		if k.Module == "" && k.Name == anchor.Symbol {
+		if k.Module == "" && k.Name == anchor.Attach.Symbol {
 			at, found = k.Addr, true
 		}
 		return !found
@@ -68,9 +68,9 @@ func KernelOffset(probes []probegen.Probe, r io.Reader) (int64, error) {
 	case err != nil:
 		return 0, err
 	case !found:
-		return 0, fmt.Errorf("%s is not in the running kernel's symbols: %w", anchor.Symbol, ErrNoAnchor)
+		return 0, fmt.Errorf("%s is not in the running kernel's symbols: %w", anchor.Attach.Symbol, ErrNoAnchor)
 	case at == 0:
 		return 0, ErrHiddenAddresses
 	}
-	return int64(at + anchor.Offset - anchor.Addr), nil
+	return int64(at + anchor.Attach.Offset - anchor.Addr), nil
 }

@@ -12,7 +12,7 @@ func TestKernelOffset(t *testing.T) {
 	const kallsyms = "ffffffffa0000000 T _text\n" +
 		"ffffffffa0312340 T vfs_read\n" +
 		"ffffffffc0a01000 t vfs_read\t[overlay]\n"
-	vfsRead := probegen.Probe{Symbol: "vfs_read", Offset: 4, Addr: 0xffffffff81312344}
+	vfsRead := probegen.Probe{Attach: probegen.Attach{Symbol: "vfs_read", Offset: 4}, Addr: 0xffffffff81312344}
 	for _, c := range []struct {
 		name     string
 		probes   []probegen.Probe
@@ -21,11 +21,11 @@ func TestKernelOffset(t *testing.T) {
 		err      error
 	}{
 		{"measured at the first kernel point", []probegen.Probe{vfsRead}, kallsyms, 0x1f000000, nil},
-		{"a point at _text+N", []probegen.Probe{{Symbol: "_text", Offset: 0x312344, Addr: 0xffffffff81312344}}, kallsyms, 0x1f000000, nil},
-		{"nokaslr", []probegen.Probe{{Symbol: "vfs_read", Addr: 0xffffffffa0312340}}, kallsyms, 0, nil},
-		{"user and module points are passed over", []probegen.Probe{{User: true, Symbol: "main", Addr: 0x1139}, {Module: "overlay", Symbol: "ovl_lookup", Addr: 0x10}, vfsRead}, kallsyms, 0x1f000000, nil},
-		{"only a module's points", []probegen.Probe{{Module: "overlay", Symbol: "vfs_read", Addr: 0x10}}, kallsyms, 0, ErrNoAnchor},
-		{"a symbol the running kernel lacks", []probegen.Probe{{Symbol: "do_file_open", Addr: 0xffffffff81000000}}, kallsyms, 0, ErrNoAnchor},
+		{"a point at _text+N", []probegen.Probe{{Attach: probegen.Attach{Symbol: "_text", Offset: 0x312344}, Addr: 0xffffffff81312344}}, kallsyms, 0x1f000000, nil},
+		{"nokaslr", []probegen.Probe{{Attach: probegen.Attach{Symbol: "vfs_read"}, Addr: 0xffffffffa0312340}}, kallsyms, 0, nil},
+		{"user and module points are passed over", []probegen.Probe{{User: true, Attach: probegen.Attach{Symbol: "main"}, Addr: 0x1139}, {Attach: probegen.Attach{Module: "overlay", Symbol: "ovl_lookup"}, Addr: 0x10}, vfsRead}, kallsyms, 0x1f000000, nil},
+		{"only a module's points", []probegen.Probe{{Attach: probegen.Attach{Module: "overlay", Symbol: "vfs_read"}, Addr: 0x10}}, kallsyms, 0, ErrNoAnchor},
+		{"a symbol the running kernel lacks", []probegen.Probe{{Attach: probegen.Attach{Symbol: "do_file_open"}, Addr: 0xffffffff81000000}}, kallsyms, 0, ErrNoAnchor},
 		{"kptr_restrict", []probegen.Probe{vfsRead}, "0000000000000000 T vfs_read\n", 0, ErrHiddenAddresses},
 	} {
 		got, err := KernelOffset(c.probes, strings.NewReader(c.kallsyms))
@@ -45,7 +45,7 @@ func TestReadsKernelGlobal(t *testing.T) {
 	}{
 		{"a kernel global", []probegen.Probe{{Args: []probegen.ArgRead{global}}}, true},
 		{"a user binary's global", []probegen.Probe{{User: true, Args: []probegen.ArgRead{global, pie}}}, false},
-		{"a module's global", []probegen.Probe{{Module: "overlay", Args: []probegen.ArgRead{global}}}, false},
+		{"a module's global", []probegen.Probe{{Attach: probegen.Attach{Module: "overlay"}, Args: []probegen.ArgRead{global}}}, false},
 		{"registers only", []probegen.Probe{{Args: []probegen.ArgRead{{Loc: reg("di")}}}}, false},
 	} {
 		if got := readsKernelGlobal(c.probes); got != c.want {

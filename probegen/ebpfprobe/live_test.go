@@ -122,7 +122,7 @@ func liveCase(t *testing.T, fsys *tracefs.FS, bin, fn string) {
 	bpf := records(t, tr, pid, len(probes))
 	traced := in.events(t, pid, len(probes))
 	for i := range probes {
-		t.Logf("point %d at %s+%d (file offset %#x): BPF read %v", i, probes[i].Symbol, probes[i].Offset, probes[i].FileOffset, bpf[i])
+		t.Logf("point %d at %s+%d (file offset %#x): BPF read %v", i, probes[i].ELFSymbol, probes[i].ELFOffset, probes[i].Attach.FileOffset, bpf[i])
 		if !equal(bpf[i], want) {
 			t.Errorf("point %d: BPF read\n%v\nthe program printed\n%v", i, bpf[i], want)
 		}
@@ -186,7 +186,7 @@ func traceDefinitions(t *testing.T, fsys *tracefs.FS, group string, probes []pro
 	t.Helper()
 	var evs []tracefs.Event
 	for i, p := range probes {
-		ev := p.Event
+		ev := p.Definition()
 		ev.Group, ev.Name, ev.Raw = group, fmt.Sprintf("p%d", i), ""
 		evs = append(evs, ev)
 	}

@@ -147,13 +147,13 @@ func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs
 	}
 	for i, p := range probes {
 		po := Options{User: p.User, MaxString: o.MaxString, SkipUnreadable: o.SkipUnreadable,
-			KernelOffset: o.KernelOffset, Module: p.Module != ""}
-		if p.User && !p.Event.Return() {
-			po.FileOffset = p.FileOffset
+			KernelOffset: o.KernelOffset, Module: p.Attach.Module != ""}
+		if p.User && !p.Return {
+			po.FileOffset = p.Attach.FileOffset
 		}
 		insns, l, err := Program(a, p.Args, po)
 		if err != nil {
-			return nil, nil, fmt.Errorf("point %d (%s): %w", i, p.Event.PerfName(), err)
+			return nil, nil, fmt.Errorf("point %d (%s): %w", i, p.Group+":"+p.Name, err)
 		}
 		layouts = append(layouts, l)
 		name := PointProgram(i)

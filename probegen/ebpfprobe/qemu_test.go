@@ -55,7 +55,7 @@ func TestQEMUKprobeBPF(t *testing.T) {
 			probes, known := resolveKernel(t, dwarftest.NeedCorpus(t, c.corpus+"/vmlinux"))
 			var defs []string
 			for i, p := range probes {
-				ev := p.Event
+				ev := p.Definition()
 				ev.Group, ev.Name, ev.Raw = "dwbpf", fmt.Sprintf("p%d", i), ""
 				defs = append(defs, ev.String())
 			}
@@ -162,7 +162,7 @@ func compareGuest(t *testing.T, g *qemutest.Guest, probes []probegen.Probe, know
 			found = found || strings.HasSuffix(key, "/"+strconv.Itoa(i))
 		}
 		if !found {
-			t.Errorf("point %d (%s+%d) read nothing", i, probes[i].Symbol, probes[i].Offset)
+			t.Errorf("point %d (%s+%d) read nothing", i, probes[i].Attach.Symbol, probes[i].Attach.Offset)
 		}
 	}
 }

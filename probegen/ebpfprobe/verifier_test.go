@@ -41,7 +41,7 @@ func TestVerifierAccepts(t *testing.T) {
 	}
 	pie := probegen.ArgRead{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}
 	probes := []probegen.Probe{
-		{Kind: probegen.ProbeLine, User: true, FileOffset: 0x117a, Args: append(args[:len(args):len(args)], pie)},
+		{Kind: probegen.ProbeLine, User: true, Attach: probegen.Attach{FileOffset: 0x117a}, Args: append(args[:len(args):len(args)], pie)},
 		{Kind: probegen.ProbeLine, Args: args},
 	}
 	cs, layouts, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
@@ -75,7 +75,7 @@ func TestVerifierRecordBound(t *testing.T) {
 	if !ok {
 		dwarftest.Skip(t, "BPF verifier test: no machine model of this host")
 	}
-	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, FileOffset: 0x117a,
+	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Attach: probegen.Attach{FileOffset: 0x117a},
 		Args: []probegen.ArgRead{{Name: "s", Type: str, Loc: reg(a.IntArgRegs[0])}}}}
 	room := MaxRecord - HeaderSize - 8 // the fault mask
 	if _, _, err := CollectionSpec(a, probes, ProgramOptions{MaxString: room + 1}); !errors.Is(err, ErrTooLarge) {
