@@ -29,8 +29,30 @@ import (
 // blk_integrity_rq's &&), so a probe there would miss the runs that do
 // not take the branch.
 func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
-	fname := t.declFile(i)
+	return t.copiesLinePoints(t.copiesOf(i), lo, hi, cb)
+}
+
+// funcCopies is a function as the line rule walks it in one unit: its
+// declaration's file and line, and its copies there (funcInstances).
+// dwz moves an inline function's abstract instance to a partial unit,
+// and its copies stay in the units that import it: each of those units
+// holds some of the copies (foreignCopies).
+type funcCopies struct {
+	file   string
+	decl   int
+	copies []int
+}
+
+// copiesOf is function i's copies in t.
+func (t *cuTree) copiesOf(i int) funcCopies {
 	decl, _ := t.declLine(i)
+	return funcCopies{file: t.declFile(i), decl: decl, copies: t.funcInstances(i)}
+}
+
+// copiesLinePoints is funcLinePoints over the copies fc of a function in
+// t.
+func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string, line int, addr uint64) error) error {
+	fname, decl := fc.file, fc.decl
 	type cand struct {
 		addr uint64
 		row  bool
@@ -38,16 +60,16 @@ func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, ad
 	type key struct{ copy, line int }
 	cands := map[key][]cand{}
 	var keys []key
-	for _, j := range t.funcInstances(i) {
+	for _, j := range fc.copies {
 		add := func(row bool) func(string, int, uint64) error {
 			return func(file string, line int, addr uint64) error {
 				if line < lo || line > hi || !lazymatch.SourceTail(file, fname) {
 					return nil
 				}
-				if line != decl && t.atFuncEntry(addr) {
+				c := t.copyAt(j, addr)
+				if line != decl && t.atFuncEntry(c, addr) {
 					return nil // the entry line's (perf's line 0), the opening brace's row
 				}
-				c := t.copyAt(j, addr)
 				if line == decl && c != j {
 					// Line 0 is the entry of the copies -D FUNC
 					// probes; a copy inlined into the function
@@ -104,17 +126,15 @@ func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, ad
 	return nil
 }
 
-// atFuncEntry reports whether addr is the entry of the out-of-line
-// function holding it, whose line is its declaration's (lineInfo): the
-// row of its opening brace there, which holds the prologue, is the entry
-// line perf calls line 0 (SystemTap calls it the brace's line).
-func (t *cuTree) atFuncEntry(addr uint64) bool {
-	sp := t.realFunc(addr)
-	if sp < 0 {
-		return false
-	}
-	e, ok := t.dieEntryPC(sp)
-	return ok && e == addr
+// atFuncEntry reports whether addr is the entry of c, an out-of-line
+// function, whose line is its declaration's (lineInfo): the row of its
+// opening brace there, which holds the prologue, is the entry line perf
+// calls line 0 (SystemTap calls it the brace's line). The entry of the
+// function a copy c is inlined into is not c's: the rows of c's lines
+// there are where they start (pt_scale:2 at scale_a+0, inlined before
+// any instruction of scale_a's own).
+func (t *cuTree) atFuncEntry(c int, addr uint64) bool {
+	return t.realFunc(addr) == c && t.isEntryOf(c, addr)
 }
 
 // copyAt is the copy of the function j is an instance of that holds

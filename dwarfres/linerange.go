@@ -104,7 +104,9 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 			return nil
 		case lr == nil:
 			lr = r
-			lr.CompDir = t.u.compDir
+			if lr.CompDir == "" {
+				lr.CompDir = t.u.compDir
+			}
 		case r.Path == lr.Path && r.Offset == lr.Offset:
 			lr.merge(r)
 			lr.Extent = max(lr.Extent, r.Extent)
@@ -148,7 +150,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
-	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
+	collect := func(t *cuTree, fname string, lo, hi int) func(string, int, uint64) error {
 		return func(file string, line int, addr uint64) error {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
@@ -175,14 +177,24 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			return nil, err
 		}
 		lr.Start, lr.End = q.Start, q.End
-		if t.u.cOnly() {
+		switch {
+		case t.partial():
+			// dwz's: each abstract function of the file by the rule of
+			// -L FUNC, over its copies in the units importing it.
+			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				lr.Funcs = append(lr.Funcs, t.extent(i))
+				return t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+					return t2.copiesLinePoints(fc, lo, hi, collect(t2, fname, lo, hi))
+				})
+			})
+		case t.u.cOnly():
 			// Each function of the file, by the rule of -L FUNC.
 			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
 				lr.Funcs = append(lr.Funcs, t.extent(i))
-				return t.funcLinePoints(i, lo, hi, collect(fname, lo, hi))
+				return t.funcLinePoints(i, lo, hi, collect(t, fname, lo, hi))
 			})
-		} else {
-			walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		default:
+			walkErr = t.walkLines(collect(t, fname, q.Start, q.End))
 		}
 	} else {
 		for _, i := range t.topFuncs() {
@@ -198,7 +210,18 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
 			lr.Extent = t.extent(i).End
-			walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(fname, lr.Start, lr.End))
+			if t.partial() {
+				// dwz moved the abstract instance here; its copies
+				// are in the units importing this one.
+				walkErr = t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+					if lr.CompDir == "" {
+						lr.CompDir = t2.u.compDir
+					}
+					return t2.copiesLinePoints(fc, lr.Start, lr.End, collect(t2, fname, lr.Start, lr.End))
+				})
+			} else {
+				walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(t, fname, lr.Start, lr.End))
+			}
 			break
 		}
 	}
