@@ -27,7 +27,9 @@ import (
 // is not taken: it runs in the middle of the line, on a branch of it
 // (s_show:18's toupper, blk_mq_start_request:19's req_op after
 // blk_integrity_rq's &&), so a probe there would miss the runs that do
-// not take the branch.
+// not take the branch. Nor is a later row starting the block of a
+// static branch of the line (staticBlockOf): the line's run continues
+// there from its start.
 func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
 	return t.copiesLinePoints(t.copiesOf(i), lo, hi, cb)
 }
@@ -111,7 +113,7 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 			seen[lk] = map[uint64]bool{}
 		}
 		for n, c := range cs {
-			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr)) {
+			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr)) {
 				continue
 			}
 			if seen[lk][c.addr] {
@@ -124,6 +126,36 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		}
 	}
 	return nil
+}
+
+// staticBlockOf reports whether addr starts the out-of-line block of a
+// static branch (a jump label: static_branch_unlikely, static_key_false)
+// whose code is line's own in copy c: its row inside the block, when the
+// key is on, is the same run of the line as the code that jumped there,
+// not another start of it. nft_do_chain:14 of 6.1's nf_tables, `if
+// (static_branch_unlikely(&nft_trace_enabled))`, starts at +111, the NOP
+// the kernel turns into a jump to +960 while nft tracing is on; a probe
+// at +960 too would fire twice in one run. The kernel's table of static
+// branches (__jump_table) names each one's code and block.
+func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
+	if t.f.Image == nil {
+		return false
+	}
+	for _, code := range t.f.StaticBranchesTo(addr) {
+		if !t.hasPC(c, code) {
+			continue
+		}
+		if in := t.topInline(c, code); in >= 0 {
+			if t.callFile(in) == file && int(t.dies[in].CallLine) == line {
+				return true
+			}
+			continue
+		}
+		if rf, rl, ok := t.lineInfo(code); ok && rf == file && rl == line {
+			return true
+		}
+	}
+	return false
 }
 
 // atFuncEntry reports whether addr is the entry of c, an out-of-line

@@ -32,6 +32,9 @@ type Image struct {
 	funcSyms    afterScans[funcSymTable]
 
 	symAddrs symbolAddrs // SymbolAddr's answers
+
+	jumpOnce sync.Once
+	jumps    map[uint64][]uint64 // static branches' codes by target (StaticBranchesTo)
 }
 
 // NewImage is the symbol facts of obj. source, when not nil, is asked
