@@ -50,11 +50,14 @@ type FuncExtent struct {
 	Decl, End int
 }
 
-// FindLineRange is perf's debuginfo__find_line_range: the first unit that
-// has the function (or names the file) answers. For a function, the
-// other units defining it (a header's static inline, fsnotify_access,
-// memcmp) add the lines their copies have, as -D FUNC:RLN probes every
-// unit's copies; perf lists the first unit's only.
+// FindLineRange is perf's debuginfo__find_line_range, but over every
+// unit: perf answers from the first unit that has the function (or names
+// the file). The other units defining the function (a header's static
+// inline, fsnotify_access, memcmp), or naming the file (a header's
+// functions are inlined into many units, each unit's copies holding the
+// lines it uses: include/linux/fsnotify.h:383-400 of 6.12), add the lines
+// their copies have, as -D FUNC:RLN and -D SRC:LINE probe every unit's
+// copies.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
@@ -107,23 +110,31 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 			if lr.CompDir == "" {
 				lr.CompDir = t.u.compDir
 			}
+		case q.Function == "" && lazymatch.SourceTail(r.Path, lr.Path):
+			lr.merge(r)
+			lr.mergeFuncs(r.Funcs)
 		case r.Path == lr.Path && r.Offset == lr.Offset:
 			lr.merge(r)
 			lr.Extent = max(lr.Extent, r.Extent)
 		}
-		if q.Function == "" {
-			return errStop
-		}
 		return nil
 	})
-	if err != nil && err != errStop {
+	if err != nil {
 		return nil, err
 	}
 	return lr, nil
 }
 
-// errStop ends a walk over units early, without an error.
-var errStop = errors.New("stop")
+// mergeFuncs adds the extents fs, another unit's functions of the file,
+// to lr's, each once, in order.
+func (lr *LineRange) mergeFuncs(fs []FuncExtent) {
+	for _, fe := range fs {
+		if !slices.Contains(lr.Funcs, fe) {
+			lr.Funcs = append(lr.Funcs, fe)
+		}
+	}
+	slices.SortFunc(lr.Funcs, func(a, b FuncExtent) int { return a.Decl - b.Decl })
+}
 
 // merge adds r's lines and points, another unit's copy of the same
 // function, to lr's.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +44,9 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		{"amd64/vmlinux", "ksys_read:11", []string{"ksys_read+102", "ksys_read+167"}},
 		{"amd64/vmlinux", "fs/read_write.c:613", []string{"ksys_read+102", "ksys_read+167"}},
 		{"6.12/amd64/vmlinux", "kernel_write:9", []string{"kernel_write+114"}},
+		// static_branch_unlikely(&egress_needed_key): the NOP at +377,
+		// not also its out-of-line block at +944 (staticBlockOf).
+		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+377"}},
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
@@ -70,6 +75,63 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 	spec, _ := probegen.ParseSpec("vfs_setpos_cookie:3")
 	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Points) != 5 {
 		t.Errorf("-D vfs_setpos_cookie:3: %v, want 5 points (%v)", r, err)
+	}
+}
+
+// TestLineStaticBranchModule: a line holding a jump label is probed at
+// the label's code, which runs every time, not also at its out-of-line
+// block, which runs in the same run of the line only while the key is
+// on: nft_do_chain:14 (`if (static_branch_unlikely(&nft_trace_enabled))`)
+// of nf_tables, whose block (6.1: +960) is found through the module's
+// __jump_table, relocated.
+func TestLineStaticBranchModule(t *testing.T) {
+	for _, c := range []struct{ dir, want string }{
+		{"amd64", "nf_tables:nft_do_chain+111"},
+		{"6.12/amd64", "nf_tables:nft_do_chain+118"},
+	} {
+		ko := dwarftest.NeedCorpus(t, filepath.Join(c.dir, "dbg/usr/lib/debug/lib/modules", dwarftest.CorpusRelease(t, c.dir), "kernel/net/netfilter/nf_tables.ko"))
+		out, errs, code := runBin(t, "-m", ko, "-D", "nft_do_chain:14")
+		got := strings.Fields(strings.TrimSpace(out))
+		if code != 0 || len(got) != 2 || got[1] != c.want {
+			t.Errorf("%s -D nft_do_chain:14: exit %d\n%s%s\nwant one point, %s", c.dir, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestLineHeaderRangeEveryUnit: -L on a header's range reads every unit
+// naming the header, as -L FUNC and -D SRC:LINE do, not only the first
+// (perf's rule): include/linux/fsnotify.h:383-400 of 6.12 lists
+// fsnotify_access's 385 and 387 (inlined in other units than the first
+// one with lines there) as the narrower 385-388 does, and each line it
+// lists is one -D probes.
+func TestLineHeaderRangeEveryUnit(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	lines := func(rng string) []string {
+		out, errs, code := runBin(t, "-k", vml, "-L", "include/linux/fsnotify.h:"+rng)
+		if code != 0 {
+			t.Fatalf("-L include/linux/fsnotify.h:%s: exit %d: %s", rng, code, errs)
+		}
+		var ls []string
+		for _, l := range strings.Split(out, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 0 && f[0] != "" && strings.Trim(f[0], "0123456789") == "" {
+				ls = append(ls, f[0])
+			}
+		}
+		return ls
+	}
+	wide, narrow := lines("383-400"), lines("385-388")
+	if strings.Join(narrow, " ") != "385 387" {
+		t.Errorf("-L include/linux/fsnotify.h:385-388 lists %v, want 385 387", narrow)
+	}
+	for _, l := range narrow {
+		if !slices.Contains(wide, l) {
+			t.Errorf("-L include/linux/fsnotify.h:383-400 lists %v: not %s, which 385-388 lists", wide, l)
+		}
+	}
+	for _, l := range wide {
+		if _, errs, code := runBin(t, "-k", vml, "-D", "include/linux/fsnotify.h:"+l); code != 0 {
+			t.Errorf("-L lists include/linux/fsnotify.h:%s, which -D refuses: %s", l, errs)
+		}
 	}
 }
 
