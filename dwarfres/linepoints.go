@@ -69,7 +69,7 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 					return nil
 				}
 				c := t.copyAt(j, addr)
-				if line != decl && t.atFuncEntry(c, addr) {
+				if line != decl && t.atFuncEntry(c, addr) && t.entryRow(file, line, addr) {
 					return nil // the entry line's (perf's line 0), the opening brace's row
 				}
 				if line == decl && c != j {
@@ -167,6 +167,24 @@ func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
 // any instruction of scale_a's own).
 func (t *cuTree) atFuncEntry(c int, addr uint64) bool {
 	return t.realFunc(addr) == c && t.isEntryOf(c, addr)
+}
+
+// entryRow reports whether file:line is the first statement row at addr,
+// a function's entry: the opening brace's row, which is line 0's. A
+// later row there is a line whose code starts at the entry, in a
+// function without a prologue (score:3, `return x * 3;`, the one
+// instruction before ret): the line runs every time the function does,
+// and is probed there.
+func (t *cuTree) entryRow(file string, line int, addr uint64) bool {
+	lt, err := t.lineTable()
+	if err != nil {
+		return true
+	}
+	i := lt.stmtRowAt(addr)
+	if i < 0 || lt.rows[i].Addr != addr {
+		return true
+	}
+	return int(lt.rows[i].Line) == line && lt.fileOf(lt.rows[i]) == file
 }
 
 // copyAt is the copy of the function j is an instance of that holds
