@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -132,6 +133,59 @@ func TestLineHeaderRangeEveryUnit(t *testing.T) {
 		if _, errs, code := runBin(t, "-k", vml, "-D", "include/linux/fsnotify.h:"+l); code != 0 {
 			t.Errorf("-L lists include/linux/fsnotify.h:%s, which -D refuses: %s", l, errs)
 		}
+	}
+}
+
+// TestSuggestionsResolve: a spec dwprobe suggests is resolved before it
+// is offered, and a library user gets it typed (NoCodeError.Suggested:
+// the line and how many points it resolved to). Where a variable cannot
+// be read, the places offered are lines the probe resolves at, in the
+// spec's function's terms: pt_scale:2's s (clang, inlined in scale_a)
+// is readable at pt_scale:3, where it used to say scale_a:9, a line
+// scale_a does not have (dwz.h's 13 counted from scale_a's declaration
+// in dwz_a.c).
+func TestSuggestionsResolve(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	for _, c := range []struct{ file, spec string }{
+		{app, "item_score:1"},
+		{app, "item_score:6"},
+		{app, "app_util.c:60"},
+		{vml, "vma_merge:50"},
+		{vml, "vma_merge:1"},
+		{vml, "vfs_read:3"},
+	} {
+		f := openIndexed(t, c.file)
+		spec, err := probegen.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = probegen.Resolve(f, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
+		var nc *probegen.NoCodeError
+		if !errors.As(err, &nc) {
+			t.Errorf("-D %s: %v, want a NoCodeError", c.spec, err)
+			continue
+		}
+		if nc.Suggested == nil || nc.Suggested.Points == 0 {
+			t.Errorf("-D %s: no line suggested (%v)", c.spec, err)
+			continue
+		}
+		s2, err := probegen.ParseSpec(nc.Suggested.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := probegen.Resolve(f, s2, "", probegen.ResolveOptions{MaxProbes: 1024})
+		if err != nil || len(r.Points) != nc.Suggested.Points {
+			t.Errorf("-D %s suggests %s (%d points), which resolves to %v, %v", c.spec, nc.Suggested.Spec, nc.Suggested.Points, r, err)
+		}
+	}
+	dwzapp := fixture(t, "dwzapp-clang-O2-dwarf4")
+	_, errs, _ := runBin(t, "-x", dwzapp, "-D", "pt_scale:2 s")
+	if !strings.Contains(errs, "a probe can read it at pt_scale:3") {
+		t.Errorf("-D 'pt_scale:2 s': %s\nwant it readable at pt_scale:3", errs)
+	}
+	if out, errs, code := runBin(t, "-x", dwzapp, "-D", "pt_scale:3 s"); code != 0 || !strings.Contains(out, "s=") {
+		t.Errorf("-D 'pt_scale:3 s': exit %d\n%s%s", code, out, errs)
 	}
 }
 
