@@ -116,12 +116,14 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr)) {
 				continue
 			}
-			if seen[lk][c.addr] {
-				continue
-			}
-			seen[lk][c.addr] = true
-			if err := cb(fname, k.line, c.addr); err != nil {
-				return err
+			for _, a := range t.runsOn(c.addr) {
+				if seen[lk][a] {
+					continue
+				}
+				seen[lk][a] = true
+				if err := cb(fname, k.line, a); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -157,6 +159,39 @@ func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
 	}
 	return false
 }
+
+// runsOn is where a line starting at addr can be probed: addr, unless it
+// is a static branch's code (a jump label's NOP or JMP, which the kernel
+// refuses probes on: "Failed to register probe event"), when it is the
+// instruction after it. The run goes on there with the key off, and with
+// it on once the out-of-line block is done: a tracepoint's block, and an
+// `if (static_branch_unlikely(&k)) { ... }`'s, end with a jump back to
+// it. kernel_clone:51 of 6.12, trace_sched_process_fork, starts at the
+// tracepoint's NOP at +213: +218, which fired 21 times for 21 forks
+// booted, 5 of them with the event on (probing the block too counted
+// those twice). Branches in a row are passed together: 6.1's
+// __schedule:15, `if (sched_feat(HRTICK) || sched_feat(HRTICK_DL))`, is
+// two NOPs at +150 and +155, whose blocks come back to +160. A block
+// that does not come back (an early return under the key) is not
+// followed.
+func (t *cuTree) runsOn(addr uint64) []uint64 {
+	if t.f.Image == nil {
+		return []uint64{addr}
+	}
+	a := addr
+	for n := 0; n < maxBranchRun; n++ {
+		_, size, ok := t.f.StaticBranchAt(a)
+		if !ok {
+			break
+		}
+		a += size
+	}
+	return []uint64{a}
+}
+
+// maxBranchRun bounds how many static branches in a row runsOn passes
+// (6.12's call_int_hook has one per LSM slot: a dozen).
+const maxBranchRun = 64
 
 // atFuncEntry reports whether addr is the entry of c, an out-of-line
 // function, whose line is its declaration's (lineInfo): the row of its

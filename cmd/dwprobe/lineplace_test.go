@@ -41,13 +41,17 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		{"6.12/amd64/vmlinux", "cap_capable:3", []string{"cap_capable+9", "cap_vm_enough_memory+24", "cap_mmap_addr+40", "cap_task_prctl+503"}},
 		{"amd64/vmlinux", "s_show@kernel/kallsyms.c:18", []string{"s_show+50"}},
 		{"amd64/vmlinux", "blk_mq_start_request:19", []string{"blk_mq_start_request+68"}},
-		{"amd64/vmlinux", "__schedule:15", []string{"__schedule+150"}},
+		// Two static branches' NOPs (HRTICK, HRTICK_DL) at +150 and
+		// +155, which the kernel refuses probes on: +160, where their
+		// blocks come back (runsOn).
+		{"amd64/vmlinux", "__schedule:15", []string{"__schedule+160"}},
 		{"amd64/vmlinux", "ksys_read:11", []string{"ksys_read+102", "ksys_read+167"}},
 		{"amd64/vmlinux", "fs/read_write.c:613", []string{"ksys_read+102", "ksys_read+167"}},
 		{"6.12/amd64/vmlinux", "kernel_write:9", []string{"kernel_write+114"}},
-		// static_branch_unlikely(&egress_needed_key): the NOP at +377,
-		// not also its out-of-line block at +944 (staticBlockOf).
-		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+377"}},
+		// static_branch_unlikely(&egress_needed_key): after the NOP at
+		// +377 (runsOn), not also its out-of-line block at +944
+		// (staticBlockOf).
+		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+382"}},
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
@@ -79,16 +83,18 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 	}
 }
 
-// TestLineStaticBranchModule: a line holding a jump label is probed at
-// the label's code, which runs every time, not also at its out-of-line
-// block, which runs in the same run of the line only while the key is
-// on: nft_do_chain:14 (`if (static_branch_unlikely(&nft_trace_enabled))`)
-// of nf_tables, whose block (6.1: +960) is found through the module's
-// __jump_table, relocated.
+// TestLineStaticBranchModule: a line holding a jump label is probed
+// where its run goes on from the label's code, not also at its
+// out-of-line block, which runs in the same run of the line only while
+// the key is on: nft_do_chain:14 (`if
+// (static_branch_unlikely(&nft_trace_enabled))`) of nf_tables starts at
+// the label's NOP (6.1: +111), which the kernel refuses probes on, so it
+// is probed after it (+116), where the block (+960) comes back. The
+// module's __jump_table, relocated, names both.
 func TestLineStaticBranchModule(t *testing.T) {
 	for _, c := range []struct{ dir, want string }{
-		{"amd64", "nf_tables:nft_do_chain+111"},
-		{"6.12/amd64", "nf_tables:nft_do_chain+118"},
+		{"amd64", "nf_tables:nft_do_chain+116"},
+		{"6.12/amd64", "nf_tables:nft_do_chain+123"},
 	} {
 		ko := dwarftest.NeedCorpus(t, filepath.Join(c.dir, "dbg/usr/lib/debug/lib/modules", dwarftest.CorpusRelease(t, c.dir), "kernel/net/netfilter/nf_tables.ko"))
 		out, errs, code := runBin(t, "-m", ko, "-D", "nft_do_chain:14")

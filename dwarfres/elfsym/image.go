@@ -33,8 +33,9 @@ type Image struct {
 
 	symAddrs symbolAddrs // SymbolAddr's answers
 
-	jumpOnce sync.Once
-	jumps    map[uint64][]uint64 // static branches' codes by target (StaticBranchesTo)
+	jumpOnce  sync.Once
+	jumps     map[uint64][]uint64 // static branches' codes by target (StaticBranchesTo)
+	jumpCodes map[uint64]uint64   // and their targets by code (StaticBranchAt)
 }
 
 // NewImage is the symbol facts of obj. source, when not nil, is asked

@@ -22,8 +22,57 @@ func (im *Image) StaticBranchesTo(target uint64) []uint64 {
 
 // staticBranches is the static branch table as target → codes, read once.
 func (im *Image) staticBranches() map[uint64][]uint64 {
-	im.jumpOnce.Do(func() { im.jumps = im.jumpTable() })
+	im.jumpOnce.Do(func() {
+		im.jumps = im.jumpTable()
+		im.jumpCodes = map[uint64]uint64{}
+		for target, codes := range im.jumps {
+			for _, c := range codes {
+				im.jumpCodes[c] = target
+			}
+		}
+	})
 	return im.jumps
+}
+
+// StaticBranchAt reports whether code is a static branch's code, the
+// instruction the kernel patches (a kprobe there is refused:
+// jump_label_text_reserved), with the start of its out-of-line block and
+// the instruction's size: the run goes on at code+size while the key is
+// off, at target while it is on. ok is false for any other address, and
+// for a static branch whose instruction is not one the kernel writes
+// (x86: the 2- and 5-byte NOPs and JMPs; arm64: 4 bytes).
+func (im *Image) StaticBranchAt(code uint64) (target, size uint64, ok bool) {
+	im.staticBranches()
+	target, ok = im.jumpCodes[code]
+	if !ok {
+		return 0, 0, false
+	}
+	switch im.obj.ELF.Machine {
+	case elf.EM_AARCH64:
+		return target, 4, true
+	case elf.EM_X86_64:
+		b, err := im.obj.Bytes(code, 5)
+		if err != nil {
+			return 0, 0, false
+		}
+		if n := x86JumpSize(b); n > 0 {
+			return target, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// x86JumpSize is the size of the static branch instruction b starts
+// with, as x86's jump_label writes them (arch/x86/kernel/jump_label.c:
+// JMP8/JMP32 or the NOP of the same size), 0 for anything else.
+func x86JumpSize(b []byte) uint64 {
+	switch {
+	case len(b) >= 2 && (b[0] == 0xeb || b[0] == 0x66 && b[1] == 0x90):
+		return 2
+	case len(b) >= 5 && (b[0] == 0xe9 || b[0] == 0x0f && b[1] == 0x1f && b[2] == 0x44 && b[3] == 0 && b[4] == 0):
+		return 5
+	}
+	return 0
 }
 
 // jumpTable reads the static branch table as target → codes.

@@ -80,3 +80,44 @@ func TestStaticBranchesCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestX86JumpSize: the static branch instructions x86's jump_label
+// writes, NOPs and JMPs of 2 and 5 bytes; nothing else.
+func TestX86JumpSize(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		want uint64
+	}{
+		{[]byte{0x66, 0x90, 0, 0, 0}, 2},
+		{[]byte{0xeb, 0x10, 0, 0, 0}, 2},
+		{[]byte{0x0f, 0x1f, 0x44, 0x00, 0x00}, 5},
+		{[]byte{0xe9, 1, 2, 3, 4}, 5},
+		{[]byte{0x90, 0x90, 0x90, 0x90, 0x90}, 0},
+		{[]byte{0x0f, 0x1f, 0x40, 0x00, 0x00}, 0},
+		{[]byte{0x66}, 0},
+	} {
+		if got := x86JumpSize(c.b); got != c.want {
+			t.Errorf("x86JumpSize(% x) = %d, want %d", c.b, got, c.want)
+		}
+	}
+}
+
+// TestStaticBranchAtCorpus: 6.12 amd64's kernel_clone+213 is the NOP of
+// trace_sched_process_fork's static branch (5 bytes), which the kernel
+// refuses probes on; +218 after it is not a static branch.
+func TestStaticBranchAtCorpus(t *testing.T) {
+	o, err := elfobj.Open(dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	im := NewImage(o, nil)
+	s := im.Symbols().Lookup("kernel_clone")[0]
+	target, size, ok := im.StaticBranchAt(s.Start + 213)
+	if !ok || size != 5 || target < s.Start || target >= s.End {
+		t.Errorf("StaticBranchAt(kernel_clone+213) = %#x, %d, %v; want a block in kernel_clone, 5 bytes", target, size, ok)
+	}
+	if _, _, ok := im.StaticBranchAt(s.Start + 218); ok {
+		t.Errorf("StaticBranchAt(kernel_clone+218): a static branch")
+	}
+}
