@@ -3,10 +3,9 @@
 // with (symbol+offset, aliases and zero-sized symbols resolved as its
 // rbtree does), name counts for kallsyms uniqueness, the function symbol
 // covering an address, data symbols and addresses by name, and for a
-// vmlinux or module its ftrace call sites (notrace), its static branches,
-// whether kallsyms
-// lists data, and linux_banner's version. It reads an elfobj.Object and no
-// DWARF.
+// vmlinux or module its ftrace call sites (notrace), its static
+// branches, whether kallsyms lists data, and linux_banner's version. It
+// reads an elfobj.Object and no DWARF.
 //
 //   - image.go: Image, an object's symbol facts, each read once.
 //   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Named, Count,
