@@ -94,8 +94,10 @@ func (im *Image) jumpTable() map[uint64][]uint64 {
 		}
 		b, base = sb, s.Addr
 	} else {
-		start, ok1 := im.SymbolAddr("__start___jump_table")
-		stop, ok2 := im.SymbolAddr("__stop___jump_table")
+		// From the object's own table: an index's map of the symbols
+		// (SymbolAddr's first answer) leaves out these NOTYPE ones.
+		start, ok1 := im.symbolAddr("__start___jump_table")
+		stop, ok2 := im.symbolAddr("__stop___jump_table")
 		if !ok1 || !ok2 || stop <= start {
 			return nil
 		}
