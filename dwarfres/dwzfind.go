@@ -15,7 +15,13 @@ import (
 // shared reports whether t is a unit other units import: a partial unit,
 // or any unit of the supplementary file.
 func (s *search) shared(t *cuTree) bool {
-	return t.f != s.f || len(t.dies) > 0 && t.dies[0].Tag == dwarf.TagPartialUnit
+	return t.f != s.f || t.partial()
+}
+
+// partial reports whether t is a partial unit (dwz's), which other
+// units of its file import.
+func (t *cuTree) partial() bool {
+	return len(t.dies) > 0 && t.dies[0].Tag == dwarf.TagPartialUnit
 }
 
 // foreignInstances probes the instances of the abstract function abs of a
@@ -49,18 +55,27 @@ func (s *search) foreignInstances(abs int) error {
 }
 
 // foreignLines is FUNC:RLN for the abstract function abs of a shared
-// unit: the line is looked for in the units referring to it, whose line
-// tables and scopes hold its code (a partial unit shares a line table
-// with the units it was taken from, but holds no scope).
+// unit: the line rule (funcLine) over its copies in each unit referring
+// to it, whose line tables and scopes hold its code (a partial unit
+// shares a line table with the units it was taken from, but holds no
+// scope).
 func (s *search) foreignLines(abs, line int) error {
-	fname := s.t.declFile(abs)
-	return s.eachReferring(abs, func(*cuTree) error { return s.byLine(fname, line) })
+	t := s.t
+	defer func() { s.t = t }()
+	return s.f.foreignCopies(t, abs, func(t2 *cuTree, fc funcCopies) error {
+		s.t = t2
+		return s.copiesLine(fc, line)
+	})
 }
 
 // originKey is the die.Origin value by which the units of s.f refer to
 // DIE i of t.
-func (s *search) originKey(t *cuTree, i int) uint64 {
-	if t.f != s.f {
+func (s *search) originKey(t *cuTree, i int) uint64 { return s.f.originKey(t, i) }
+
+// originKey is the die.Origin value by which the units of f refer to DIE
+// i of t.
+func (f *File) originKey(t *cuTree, i int) uint64 {
+	if t.f != f {
 		return t.dies[i].Off | originAlt
 	}
 	return t.dies[i].Off
@@ -71,25 +86,59 @@ func (s *search) originKey(t *cuTree, i int) uint64 {
 func (s *search) eachReferring(abs int, fn func(t *cuTree) error) error {
 	t := s.t
 	defer func() { s.t = t }()
-	units, err := s.f.unitsList()
+	return s.f.eachReferring(t, abs, func(t2 *cuTree) error {
+		s.t = t2
+		return fn(t2)
+	})
+}
+
+// eachReferring calls fn with each unit of f (other than t) that may
+// refer to DIE abs of t, in unit order.
+func (f *File) eachReferring(t *cuTree, abs int, fn func(t2 *cuTree) error) error {
+	units, err := f.unitsList()
 	if err != nil {
 		return err
 	}
-	for _, ui := range s.f.unitsReferring(units, t.dies[abs].Off) {
+	for _, ui := range f.unitsReferring(units, t.dies[abs].Off) {
 		u := &units[ui]
 		if u == t.u || !u.holdsCode() {
 			continue
 		}
-		t2, err := s.f.decodeUnit(u)
+		t2, err := f.decodeUnit(u)
 		if err != nil {
 			return err
 		}
-		s.t = t2
 		if err := fn(t2); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// foreignCopies calls fn with each unit of f referring to the abstract
+// function abs of the shared unit t, and the copies of abs it holds
+// (instancesOf's, by their origin), where it holds any.
+func (f *File) foreignCopies(t *cuTree, abs int, fn func(t2 *cuTree, fc funcCopies) error) error {
+	key := f.originKey(t, abs)
+	decl, _ := t.declLine(abs)
+	dfile := t.declFile(abs)
+	return f.eachReferring(t, abs, func(t2 *cuTree) error {
+		fc := funcCopies{file: dfile, decl: decl}
+		for j := 1; j < len(t2.dies); j++ {
+			d := &t2.dies[j]
+			if !d.HasOrigin || d.OriginIsSpec || d.Origin != key || !t2.isFuncInstance(j) {
+				continue
+			}
+			if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && t2.callFile(j) == dfile {
+				continue // perf's redundant instance, as instancesOf
+			}
+			fc.copies = append(fc.copies, j)
+		}
+		if len(fc.copies) == 0 {
+			return nil
+		}
+		return fn(t2, fc)
+	})
 }
 
 // instanceAt probes instance j of s.t at addr, as instances does.

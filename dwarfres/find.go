@@ -310,6 +310,11 @@ func (s *search) lazy(sc int, fname string) error {
 // same line probes the same points either way); elsewhere perf's
 // find_probe_point_by_line.
 func (s *search) byLine(fname string, lno int) error {
+	if s.t.partial() {
+		// dwz's: the abstract instances of the file's inline functions,
+		// whose copies are in the units importing it.
+		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.foreignLines(i, lno) })
+	}
 	if s.t.u.cOnly() {
 		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.funcLine(i, lno) })
 	}
@@ -336,11 +341,16 @@ func (s *search) byLine(fname string, lno int) error {
 // line's. The points come in perf's order (the unit's rows, then its
 // functions' lines).
 func (s *search) funcLine(i, lno int) error {
+	return s.copiesLine(s.t.copiesOf(i), lno)
+}
+
+// copiesLine is funcLine over the copies fc of a function in s.t.
+func (s *search) copiesLine(fc funcCopies, lno int) error {
 	t := s.t
-	fname := t.declFile(i)
+	fname := fc.file
 	own := map[uint64]bool{}
 	var order []uint64
-	err := t.funcLinePoints(i, lno, lno, func(_ string, _ int, addr uint64) error {
+	err := t.copiesLinePoints(fc, lno, lno, func(_ string, _ int, addr uint64) error {
 		own[addr] = true
 		order = append(order, addr)
 		return nil
@@ -388,16 +398,16 @@ func (s *search) funcLine(i, lno int) error {
 		for k := len(s.out) - 1; k >= 0 && own[s.out[k].Addr]; k-- {
 			first = &s.out[k]
 		}
-		first.LeftOut = append(first.LeftOut, t.copiesWithout(i, own)...)
+		first.LeftOut = append(first.LeftOut, t.copiesWithout(fc.copies, own)...)
 	}
 	return nil
 }
 
-// copiesWithout lists, as probes at their entries, the copies of
-// function i (funcInstances) that hold none of the addresses in pts.
-func (t *cuTree) copiesWithout(i int, pts map[uint64]bool) []Probe {
+// copiesWithout lists, as probes at their entries, the copies of a
+// function that hold none of the addresses in pts.
+func (t *cuTree) copiesWithout(copies []int, pts map[uint64]bool) []Probe {
 	var out []Probe
-	for _, j := range t.funcInstances(i) {
+	for _, j := range copies {
 		e, ok := t.dieEntryPC(j)
 		if !ok || e == 0 {
 			continue

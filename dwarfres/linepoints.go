@@ -27,10 +27,34 @@ import (
 // is not taken: it runs in the middle of the line, on a branch of it
 // (s_show:18's toupper, blk_mq_start_request:19's req_op after
 // blk_integrity_rq's &&), so a probe there would miss the runs that do
-// not take the branch.
+// not take the branch. Nor is a later row starting the block of a
+// static branch of the line (staticBlockOf): the line's run continues
+// there from its start.
 func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
-	fname := t.declFile(i)
+	return t.copiesLinePoints(t.copiesOf(i), lo, hi, cb)
+}
+
+// funcCopies is a function as the line rule walks it in one unit: its
+// declaration's file and line, and its copies there (funcInstances).
+// dwz moves an inline function's abstract instance to a partial unit,
+// and its copies stay in the units that import it: each of those units
+// holds some of the copies (foreignCopies).
+type funcCopies struct {
+	file   string
+	decl   int
+	copies []int
+}
+
+// copiesOf is function i's copies in t.
+func (t *cuTree) copiesOf(i int) funcCopies {
 	decl, _ := t.declLine(i)
+	return funcCopies{file: t.declFile(i), decl: decl, copies: t.funcInstances(i)}
+}
+
+// copiesLinePoints is funcLinePoints over the copies fc of a function in
+// t.
+func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string, line int, addr uint64) error) error {
+	fname, decl := fc.file, fc.decl
 	type cand struct {
 		addr uint64
 		row  bool
@@ -38,16 +62,16 @@ func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, ad
 	type key struct{ copy, line int }
 	cands := map[key][]cand{}
 	var keys []key
-	for _, j := range t.funcInstances(i) {
+	for _, j := range fc.copies {
 		add := func(row bool) func(string, int, uint64) error {
 			return func(file string, line int, addr uint64) error {
 				if line < lo || line > hi || !lazymatch.SourceTail(file, fname) {
 					return nil
 				}
-				if line != decl && t.atFuncEntry(addr) {
+				c := t.copyAt(j, addr)
+				if line != decl && t.atFuncEntry(c, addr) && t.entryRow(file, line, addr) {
 					return nil // the entry line's (perf's line 0), the opening brace's row
 				}
-				c := t.copyAt(j, addr)
 				if line == decl && c != j {
 					// Line 0 is the entry of the copies -D FUNC
 					// probes; a copy inlined into the function
@@ -89,32 +113,113 @@ func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, ad
 			seen[lk] = map[uint64]bool{}
 		}
 		for n, c := range cs {
-			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr)) {
+			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr)) {
 				continue
 			}
-			if seen[lk][c.addr] {
-				continue
-			}
-			seen[lk][c.addr] = true
-			if err := cb(fname, k.line, c.addr); err != nil {
-				return err
+			for _, a := range t.runsOn(c.addr) {
+				if seen[lk][a] {
+					continue
+				}
+				seen[lk][a] = true
+				if err := cb(fname, k.line, a); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// atFuncEntry reports whether addr is the entry of the out-of-line
-// function holding it, whose line is its declaration's (lineInfo): the
-// row of its opening brace there, which holds the prologue, is the entry
-// line perf calls line 0 (SystemTap calls it the brace's line).
-func (t *cuTree) atFuncEntry(addr uint64) bool {
-	sp := t.realFunc(addr)
-	if sp < 0 {
+// staticBlockOf reports whether addr starts the out-of-line block of a
+// static branch (a jump label: static_branch_unlikely, static_key_false)
+// whose code is line's own in copy c: its row inside the block, when the
+// key is on, is the same run of the line as the code that jumped there,
+// not another start of it. nft_do_chain:14 of 6.1's nf_tables, `if
+// (static_branch_unlikely(&nft_trace_enabled))`, starts at +111, the NOP
+// the kernel turns into a jump to +960 while nft tracing is on; a probe
+// at +960 too would fire twice in one run. The kernel's table of static
+// branches (__jump_table) names each one's code and block.
+func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
+	if t.f.Image == nil {
 		return false
 	}
-	e, ok := t.dieEntryPC(sp)
-	return ok && e == addr
+	for _, code := range t.f.StaticBranchesTo(addr) {
+		if !t.hasPC(c, code) {
+			continue
+		}
+		if in := t.topInline(c, code); in >= 0 {
+			if t.callFile(in) == file && int(t.dies[in].CallLine) == line {
+				return true
+			}
+			continue
+		}
+		if rf, rl, ok := t.lineInfo(code); ok && rf == file && rl == line {
+			return true
+		}
+	}
+	return false
+}
+
+// runsOn is where a line starting at addr can be probed: addr, unless it
+// is a static branch's code (a jump label's NOP or JMP, which the kernel
+// refuses probes on: "Failed to register probe event"), when it is the
+// instruction after it. The run goes on there with the key off, and with
+// it on once the out-of-line block is done: a tracepoint's block, and an
+// `if (static_branch_unlikely(&k)) { ... }`'s, end with a jump back to
+// it. kernel_clone:51 of 6.12, trace_sched_process_fork, starts at the
+// tracepoint's NOP at +213: +218, which fired 21 times for 21 forks
+// booted, 5 of them with the event on (probing the block too counted
+// those twice). Branches in a row are passed together: 6.1's
+// __schedule:15, `if (sched_feat(HRTICK) || sched_feat(HRTICK_DL))`, is
+// two NOPs at +150 and +155, whose blocks come back to +160. A block
+// that does not come back (an early return under the key) is not
+// followed.
+func (t *cuTree) runsOn(addr uint64) []uint64 {
+	if t.f.Image == nil {
+		return []uint64{addr}
+	}
+	a := addr
+	for n := 0; n < maxBranchRun; n++ {
+		_, size, ok := t.f.StaticBranchAt(a)
+		if !ok {
+			break
+		}
+		a += size
+	}
+	return []uint64{a}
+}
+
+// maxBranchRun bounds how many static branches in a row runsOn passes
+// (6.12's call_int_hook has one per LSM slot: a dozen).
+const maxBranchRun = 64
+
+// atFuncEntry reports whether addr is the entry of c, an out-of-line
+// function, whose line is its declaration's (lineInfo): the row of its
+// opening brace there, which holds the prologue, is the entry line perf
+// calls line 0 (SystemTap calls it the brace's line). The entry of the
+// function a copy c is inlined into is not c's: the rows of c's lines
+// there are where they start (pt_scale:2 at scale_a+0, inlined before
+// any instruction of scale_a's own).
+func (t *cuTree) atFuncEntry(c int, addr uint64) bool {
+	return t.realFunc(addr) == c && t.isEntryOf(c, addr)
+}
+
+// entryRow reports whether file:line is the first statement row at addr,
+// a function's entry: the opening brace's row, which is line 0's. A
+// later row there is a line whose code starts at the entry, in a
+// function without a prologue (score:3, `return x * 3;`, the one
+// instruction before ret): the line runs every time the function does,
+// and is probed there.
+func (t *cuTree) entryRow(file string, line int, addr uint64) bool {
+	lt, err := t.lineTable()
+	if err != nil {
+		return true
+	}
+	i := lt.stmtRowAt(addr)
+	if i < 0 || lt.rows[i].Addr != addr {
+		return true
+	}
+	return int(lt.rows[i].Line) == line && lt.fileOf(lt.rows[i]) == file
 }
 
 // copyAt is the copy of the function j is an instance of that holds

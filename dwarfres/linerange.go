@@ -50,11 +50,14 @@ type FuncExtent struct {
 	Decl, End int
 }
 
-// FindLineRange is perf's debuginfo__find_line_range: the first unit that
-// has the function (or names the file) answers. For a function, the
-// other units defining it (a header's static inline, fsnotify_access,
-// memcmp) add the lines their copies have, as -D FUNC:RLN probes every
-// unit's copies; perf lists the first unit's only.
+// FindLineRange is perf's debuginfo__find_line_range, but over every
+// unit: perf answers from the first unit that has the function (or names
+// the file). The other units defining the function (a header's static
+// inline, fsnotify_access, memcmp), or naming the file (a header's
+// functions are inlined into many units, each unit's copies holding the
+// lines it uses: include/linux/fsnotify.h:383-400 of 6.12), add the lines
+// their copies have, as -D FUNC:RLN and -D SRC:LINE probe every unit's
+// copies.
 func (f *File) FindLineRange(q LineQuery) (lr *LineRange, err error) {
 	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
@@ -104,24 +107,34 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 			return nil
 		case lr == nil:
 			lr = r
-			lr.CompDir = t.u.compDir
+			if lr.CompDir == "" {
+				lr.CompDir = t.u.compDir
+			}
+		case q.Function == "" && lazymatch.SourceTail(r.Path, lr.Path):
+			lr.merge(r)
+			lr.mergeFuncs(r.Funcs)
 		case r.Path == lr.Path && r.Offset == lr.Offset:
 			lr.merge(r)
 			lr.Extent = max(lr.Extent, r.Extent)
 		}
-		if q.Function == "" {
-			return errStop
-		}
 		return nil
 	})
-	if err != nil && err != errStop {
+	if err != nil {
 		return nil, err
 	}
 	return lr, nil
 }
 
-// errStop ends a walk over units early, without an error.
-var errStop = errors.New("stop")
+// mergeFuncs adds the extents fs, another unit's functions of the file,
+// to lr's, each once, in order.
+func (lr *LineRange) mergeFuncs(fs []FuncExtent) {
+	for _, fe := range fs {
+		if !slices.Contains(lr.Funcs, fe) {
+			lr.Funcs = append(lr.Funcs, fe)
+		}
+	}
+	slices.SortFunc(lr.Funcs, func(a, b FuncExtent) int { return a.Decl - b.Decl })
+}
 
 // merge adds r's lines and points, another unit's copy of the same
 // function, to lr's.
@@ -148,7 +161,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
-	collect := func(fname string, lo, hi int) func(string, int, uint64) error {
+	collect := func(t *cuTree, fname string, lo, hi int) func(string, int, uint64) error {
 		return func(file string, line int, addr uint64) error {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
@@ -175,14 +188,24 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			return nil, err
 		}
 		lr.Start, lr.End = q.Start, q.End
-		if t.u.cOnly() {
+		switch {
+		case t.partial():
+			// dwz's: each abstract function of the file by the rule of
+			// -L FUNC, over its copies in the units importing it.
+			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				lr.Funcs = append(lr.Funcs, t.extent(i))
+				return t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+					return t2.copiesLinePoints(fc, lo, hi, collect(t2, fname, lo, hi))
+				})
+			})
+		case t.u.cOnly():
 			// Each function of the file, by the rule of -L FUNC.
 			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
 				lr.Funcs = append(lr.Funcs, t.extent(i))
-				return t.funcLinePoints(i, lo, hi, collect(fname, lo, hi))
+				return t.funcLinePoints(i, lo, hi, collect(t, fname, lo, hi))
 			})
-		} else {
-			walkErr = t.walkLines(collect(fname, q.Start, q.End))
+		default:
+			walkErr = t.walkLines(collect(t, fname, q.Start, q.End))
 		}
 	} else {
 		for _, i := range t.topFuncs() {
@@ -198,7 +221,18 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
 			lr.Extent = t.extent(i).End
-			walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(fname, lr.Start, lr.End))
+			if t.partial() {
+				// dwz moved the abstract instance here; its copies
+				// are in the units importing this one.
+				walkErr = t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+					if lr.CompDir == "" {
+						lr.CompDir = t2.u.compDir
+					}
+					return t2.copiesLinePoints(fc, lr.Start, lr.End, collect(t2, fname, lr.Start, lr.End))
+				})
+			} else {
+				walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(t, fname, lr.Start, lr.End))
+			}
 			break
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -371,15 +373,70 @@ func (e *argEnv) readableAt(sc *dwarfres.Scope, v dwarfres.Entry) string {
 	if e.pt != nil && !e.pt.AbsLine() && ok && readableAtEntry(rs, entryOr(sc)) && (len(lines) == 0 || lines[0] != decl) {
 		out = append(out, fn+":0") // FUNC:0 is the entry, whatever line it has
 	}
+	if len(out) > 0 && !e.readsIn(out[0], rs) {
+		out = out[:0]
+	}
 	for _, l := range lines {
-		switch {
-		case e.pt != nil && e.pt.AbsLine() || !ok || l < decl:
-			out = append(out, fmt.Sprintf("%s:%d", filepath.Base(file), l))
-		default:
-			out = append(out, fmt.Sprintf("%s:%d", fn, l-decl))
+		// In the user's form where it names the line: relative to the
+		// function the line belongs to, else the file and line (a line
+		// of an inlined function's header, pt_scale's dwz.h:13 in
+		// scale_a, is no line of scale_a).
+		src := fmt.Sprintf("%s:%d", filepath.Base(file), l)
+		cands := []string{src}
+		if !(e.pt != nil && e.pt.AbsLine() || !ok || l < decl) {
+			cands = []string{fmt.Sprintf("%s:%d", fn, l-decl), src}
+		}
+		if own := e.ownLine(fn, file, l); own != "" {
+			cands = append([]string{own}, cands...)
+		}
+		for _, c := range cands {
+			if e.readsIn(c, rs) {
+				out = append(out, c)
+				break
+			}
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// ownLine names file:l relative to the function the spec names, when
+// that is not fn (an inline function, probed in the functions it is
+// inlined in) and its source holds the line: pt_scale:3, not scale_a's.
+func (e *argEnv) ownLine(fn, file string, l int) string {
+	if e.f == nil || e.pt == nil || e.pt.Function == "" || e.pt.Function == fn || e.pt.AbsLine() || strings.ContainsAny(e.pt.Function, "*?[") {
+		return ""
+	}
+	lr, err := e.f.FindLineRange(dwarfres.LineQuery{Function: e.pt.Function, File: e.pt.File, End: math.MaxInt32})
+	if err != nil || lr == nil || lr.Offset == 0 || l < lr.Offset || lr.Extent > 0 && l > lr.Extent || !lazymatch.SourceTail(file, lr.Path) {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", e.pt.Function, l-lr.Offset)
+}
+
+// readsIn reports whether the probe point pt resolves, with a point in
+// rs (where the variable can be read): a place is suggested only once
+// it is known to resolve there. Without the file (unit tests of the
+// wording) it is taken as written.
+func (e *argEnv) readsIn(pt string, rs []dwarfres.Range) bool {
+	if e.f == nil {
+		return true
+	}
+	p, err := ParsePoint(pt)
+	if err != nil {
+		return false
+	}
+	pts, err := resolve(&ResolveOptions{suggesting: true}, e.f, p)
+	if err != nil {
+		return false
+	}
+	for _, q := range pts {
+		for _, r := range rs {
+			if q.addr >= r.Low && q.addr < r.High {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func readableAtEntry(rs []dwarfres.Range, entry uint64) bool {

@@ -42,6 +42,9 @@ type ResolveOptions struct {
 	// Nearest probes the nearest line with code when the line asked for
 	// has none (--nearest), with a note saying which.
 	Nearest bool
+	// suggesting: the line being resolved is one a NoCodeError would
+	// suggest; one without code is not asked about its own neighbours.
+	suggesting bool
 	// FProbe writes kernel probes at function entries and returns as f:
 	// fprobe events (--fprobe; fprobe.go).
 	FProbe bool
@@ -363,10 +366,11 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		if p.Lazy != "" {
 			return nil, lazyMiss(t, p)
 		}
-		if p.lineGiven() {
+		if p.lineGiven() && !o.suggesting {
 			if e, ok := nearestLines(o, t, p); ok {
-				if o.Nearest && e.Outside == "" {
-					return nearest(o, t, p, e)
+				pts := suggestLine(o, t, p, e)
+				if o.Nearest && e.Outside == "" && e.Suggested != nil {
+					return nearest(p, e, pts), nil
 				}
 				return nil, e
 			}
@@ -640,17 +644,33 @@ func nearLine(o *ResolveOptions, lr *dwarfres.LineRange, p *Point, l int) NearLi
 	return n
 }
 
-// nearest resolves, for --nearest, the line of e nearest to the one asked
-// for (NoCodeError.Nearest), noting which it probed.
-func nearest(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) ([]point, error) {
-	pick := e.Nearest()
-	q := *p
-	q.Line = pick.Line
-	pts, err := resolve(o, t, &q)
-	if err != nil {
-		return nil, err
+// suggestLine resolves the line e would suggest (e.Nearest), else the
+// other of its nearest lines, and records the first that resolves as
+// e.Suggested, with its points: a line is offered only once it is known
+// to resolve. Neither resolving leaves e.Suggested nil.
+func suggestLine(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) []point {
+	first := e.Nearest()
+	for _, n := range []NearLine{first, e.Before, e.After} {
+		if n.Spec == "" || n != first && n.Line == first.Line {
+			continue
+		}
+		q := *p
+		q.Line = n.Line
+		o2 := *o
+		o2.suggesting = true
+		pts, err := resolve(&o2, t, &q)
+		if err == nil && len(pts) > 0 {
+			e.Suggested = &SuggestedSpec{NearLine: n, Points: len(pts)}
+			return pts
+		}
 	}
-	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), pick.Spec)
+	return nil
+}
+
+// nearest is, for --nearest, the points of the line e suggests
+// (e.Suggested), noting which it probed, once for the spec.
+func nearest(p *Point, e *NoCodeError, pts []point) []point {
+	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), e.Suggested.Spec)
 	// One note for the spec, on its first point.
 	if len(pts) > 0 {
 		if pts[0].note == "" {
@@ -658,7 +678,7 @@ func nearest(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) ([]p
 		}
 		pts[0].note = strings.TrimPrefix(pts[0].note+"; "+note, "; ")
 	}
-	return pts, nil
+	return pts
 }
 
 func describe(p *Point) string {

@@ -119,7 +119,19 @@ type NoCodeError struct {
 	// After: the line is outside the function (past its source, or, for
 	// SRC:ALN, in no function of the file), or past the file's end.
 	Outside string
-	Hint    string // what the user can do, in the caller's words; "" for none
+	// Suggested is the line offered in place of the one asked for, which
+	// --nearest probes: Nearest, or when it does not resolve the other
+	// of Before and After, resolved before it is offered; nil when
+	// neither resolves.
+	Suggested *SuggestedSpec
+	Hint      string // what the user can do, in the caller's words; "" for none
+}
+
+// SuggestedSpec is a probe point offered in place of a refused one,
+// resolved before it is offered.
+type SuggestedSpec struct {
+	NearLine
+	Points int // the probe points it resolved to (at least one)
 }
 
 // NearLine is a probeable line near one without code.

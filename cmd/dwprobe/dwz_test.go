@@ -43,12 +43,10 @@ var dwzPairSpecs = [][]string{
 	{"-D", "pt_scale p->x k"},
 	{"-D", "scale_b k p->y"},
 	{"-D", "pt_scale;return*"},
-	// Not "pt_scale:2 s" for now: issue 31's line rule (funcLine) is not
-	// yet applied to an inline function whose abstract instance dwz moved
-	// to a partial unit (foreignLines asks byLine in each referring unit,
-	// which holds no DIE of pt_scale), so the dwz variants find no point
-	// where the plain build finds the line (clang) or says which line has
-	// code (gcc). Open in issue 31.
+	{"-D", "pt_scale:2 s"},
+	{"-D", "pt_scale:3"},
+	{"-L", "pt_scale", "--detail"},
+	{"-D", "dwz.h:12"},
 	{"-V", "pt_scale"},
 	{"-V", "scale_a"},
 	{"-L", "scale_a"},

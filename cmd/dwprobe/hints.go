@@ -41,8 +41,8 @@ func withHints(err error, o *options) error {
 		dec.Hint = "probe " + dec.Func + " at its entry or at a line (-L " + dec.Func + " lists them) instead"
 	}
 	var nc *probegen.NoCodeError
-	if errors.As(err, &nc) && nc.Hint == "" && nc.Outside == "" {
-		nc.Hint = "--nearest probes " + nc.Nearest().Spec
+	if errors.As(err, &nc) && nc.Hint == "" && nc.Outside == "" && nc.Suggested != nil {
+		nc.Hint = "--nearest probes " + nc.Suggested.Spec
 	}
 	var ee *dwarfres.ExpandError
 	if errors.As(err, &ee) && ee.Hint == "" {

@@ -195,8 +195,8 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 }
 
 // TestLineAgreementSweep is TestLineListingAgreesWithDefinitions over
-// the functions the conformance specs name, on the 6.1 and 6.12 kernels
-// of both architectures and their modules: every 32nd function (46 of
+// the functions the conformance specs name, on the 6.1, 6.12 and 7.3
+// kernels of both architectures and their modules: every 32nd function (46 of
 // 1359), all of them with DWPROBE_LINEAGREE=all (8 minutes on two
 // shared cores), every Nth with DWPROBE_LINEAGREE=N. Each line -D
 // resolves is probed at the points -L --detail shows for it.
@@ -231,6 +231,8 @@ var agreementKernels = []agreementKernel{
 	{"6.1-arm64", "arm64/vmlinux", conformanceSets[1], moduleSet("6.1", "arm64")},
 	{"6.12-amd64", "6.12/amd64/vmlinux", laterSet("6.12", "amd64"), moduleSet("6.12", "amd64")},
 	{"6.12-arm64", "6.12/arm64/vmlinux", laterSet("6.12", "arm64"), moduleSet("6.12", "arm64")},
+	{"7.3-amd64", "7.3/amd64/vmlinux", laterSet("7.3", "amd64"), moduleSet("7.3", "amd64")},
+	{"7.3-arm64", "7.3/arm64/vmlinux", laterSet("7.3", "arm64"), moduleSet("7.3", "arm64")},
 }
 
 // checkAgreement runs lineAgreement on every step-th function of fns.

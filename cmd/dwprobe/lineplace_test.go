@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,10 +41,17 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		{"6.12/amd64/vmlinux", "cap_capable:3", []string{"cap_capable+9", "cap_vm_enough_memory+24", "cap_mmap_addr+40", "cap_task_prctl+503"}},
 		{"amd64/vmlinux", "s_show@kernel/kallsyms.c:18", []string{"s_show+50"}},
 		{"amd64/vmlinux", "blk_mq_start_request:19", []string{"blk_mq_start_request+68"}},
-		{"amd64/vmlinux", "__schedule:15", []string{"__schedule+150"}},
+		// Two static branches' NOPs (HRTICK, HRTICK_DL) at +150 and
+		// +155, which the kernel refuses probes on: +160, where their
+		// blocks come back (runsOn).
+		{"amd64/vmlinux", "__schedule:15", []string{"__schedule+160"}},
 		{"amd64/vmlinux", "ksys_read:11", []string{"ksys_read+102", "ksys_read+167"}},
 		{"amd64/vmlinux", "fs/read_write.c:613", []string{"ksys_read+102", "ksys_read+167"}},
 		{"6.12/amd64/vmlinux", "kernel_write:9", []string{"kernel_write+114"}},
+		// static_branch_unlikely(&egress_needed_key): after the NOP at
+		// +377 (runsOn), not also its out-of-line block at +944
+		// (staticBlockOf).
+		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+382"}},
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
@@ -70,6 +80,118 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 	spec, _ := probegen.ParseSpec("vfs_setpos_cookie:3")
 	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Probes) != 5 {
 		t.Errorf("-D vfs_setpos_cookie:3: %v, want 5 points (%v)", r, err)
+	}
+}
+
+// TestLineStaticBranchModule: a line holding a jump label is probed
+// where its run goes on from the label's code, not also at its
+// out-of-line block, which runs in the same run of the line only while
+// the key is on: nft_do_chain:14 (`if
+// (static_branch_unlikely(&nft_trace_enabled))`) of nf_tables starts at
+// the label's NOP (6.1: +111), which the kernel refuses probes on, so it
+// is probed after it (+116), where the block (+960) comes back. The
+// module's __jump_table, relocated, names both.
+func TestLineStaticBranchModule(t *testing.T) {
+	for _, c := range []struct{ dir, want string }{
+		{"amd64", "nf_tables:nft_do_chain+116"},
+		{"6.12/amd64", "nf_tables:nft_do_chain+123"},
+	} {
+		ko := dwarftest.NeedCorpus(t, filepath.Join(c.dir, "dbg/usr/lib/debug/lib/modules", dwarftest.CorpusRelease(t, c.dir), "kernel/net/netfilter/nf_tables.ko"))
+		out, errs, code := runBin(t, "-m", ko, "-D", "nft_do_chain:14")
+		got := strings.Fields(strings.TrimSpace(out))
+		if code != 0 || len(got) != 2 || got[1] != c.want {
+			t.Errorf("%s -D nft_do_chain:14: exit %d\n%s%s\nwant one point, %s", c.dir, code, out, errs, c.want)
+		}
+	}
+}
+
+// TestLineHeaderRangeEveryUnit: -L on a header's range reads every unit
+// naming the header, as -L FUNC and -D SRC:LINE do, not only the first
+// (perf's rule): include/linux/fsnotify.h:383-400 of 6.12 lists
+// fsnotify_access's 385 and 387 (inlined in other units than the first
+// one with lines there) as the narrower 385-388 does, and each line it
+// lists is one -D probes.
+func TestLineHeaderRangeEveryUnit(t *testing.T) {
+	vml := dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")
+	lines := func(rng string) []string {
+		out, errs, code := runBin(t, "-k", vml, "-L", "include/linux/fsnotify.h:"+rng)
+		if code != 0 {
+			t.Fatalf("-L include/linux/fsnotify.h:%s: exit %d: %s", rng, code, errs)
+		}
+		var ls []string
+		for _, l := range strings.Split(out, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 0 && f[0] != "" && strings.Trim(f[0], "0123456789") == "" {
+				ls = append(ls, f[0])
+			}
+		}
+		return ls
+	}
+	wide, narrow := lines("383-400"), lines("385-388")
+	if strings.Join(narrow, " ") != "385 387" {
+		t.Errorf("-L include/linux/fsnotify.h:385-388 lists %v, want 385 387", narrow)
+	}
+	for _, l := range narrow {
+		if !slices.Contains(wide, l) {
+			t.Errorf("-L include/linux/fsnotify.h:383-400 lists %v: not %s, which 385-388 lists", wide, l)
+		}
+	}
+	for _, l := range wide {
+		if _, errs, code := runBin(t, "-k", vml, "-D", "include/linux/fsnotify.h:"+l); code != 0 {
+			t.Errorf("-L lists include/linux/fsnotify.h:%s, which -D refuses: %s", l, errs)
+		}
+	}
+}
+
+// TestSuggestionsResolve: a spec dwprobe suggests is resolved before it
+// is offered, and a library user gets it typed (NoCodeError.Suggested:
+// the line and how many points it resolved to). Where a variable cannot
+// be read, the places offered are lines the probe resolves at, in the
+// spec's function's terms: pt_scale:2's s (clang, inlined in scale_a)
+// is readable at pt_scale:3, where it used to say scale_a:9, a line
+// scale_a does not have (dwz.h's 13 counted from scale_a's declaration
+// in dwz_a.c).
+func TestSuggestionsResolve(t *testing.T) {
+	app := fixture(t, "app-gcc-O2-dwarf5")
+	vml := dwarftest.NeedCorpus(t, "amd64/vmlinux")
+	for _, c := range []struct{ file, spec string }{
+		{app, "item_score:1"},
+		{app, "item_score:6"},
+		{app, "app_util.c:60"},
+		{vml, "vma_merge:50"},
+		{vml, "vma_merge:1"},
+		{vml, "vfs_read:3"},
+	} {
+		f := openIndexed(t, c.file)
+		spec, err := probegen.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = probegen.Resolve(f, spec, "", probegen.ResolveOptions{MaxProbes: 1024})
+		var nc *probegen.NoCodeError
+		if !errors.As(err, &nc) {
+			t.Errorf("-D %s: %v, want a NoCodeError", c.spec, err)
+			continue
+		}
+		if nc.Suggested == nil || nc.Suggested.Points == 0 {
+			t.Errorf("-D %s: no line suggested (%v)", c.spec, err)
+			continue
+		}
+		s2, err := probegen.ParseSpec(nc.Suggested.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := probegen.Resolve(f, s2, "", probegen.ResolveOptions{MaxProbes: 1024})
+		if err != nil || len(r.Points) != nc.Suggested.Points {
+			t.Errorf("-D %s suggests %s (%d points), which resolves to %v, %v", c.spec, nc.Suggested.Spec, nc.Suggested.Points, r, err)
+		}
+	}
+	dwzapp := fixture(t, "dwzapp-clang-O2-dwarf4")
+	_, errs, _ := runBin(t, "-x", dwzapp, "-D", "pt_scale:2 s")
+	if !strings.Contains(errs, "a probe can read it at pt_scale:3") {
+		t.Errorf("-D 'pt_scale:2 s': %s\nwant it readable at pt_scale:3", errs)
+	}
+	if out, errs, code := runBin(t, "-x", dwzapp, "-D", "pt_scale:3 s"); code != 0 || !strings.Contains(out, "s=") {
+		t.Errorf("-D 'pt_scale:3 s': exit %d\n%s%s", code, out, errs)
 	}
 }
 

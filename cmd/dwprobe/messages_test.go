@@ -44,8 +44,10 @@ func TestE2EMessages(t *testing.T) {
 			[]string{"no code at that line; the file's last probeable line is app_util.c:72"}, nil},
 		// Line 60 is sum_list's opening brace: its row is at the entry,
 		// which is the declaration's line (59), as perf counts lines.
+		// Line 61's row follows it at the entry (sum_list has no
+		// prologue): it starts there, and is the nearer on a tie.
 		{"brace at the entry, SRC:LINE", []string{"-x", app, "-D", "app_util.c:60"},
-			[]string{"no code at that line; nearest probeable lines: app_util.c:59", "(--nearest probes app_util.c:59)"}, nil},
+			[]string{"no code at that line; nearest probeable lines: app_util.c:59", "and app_util.c:61", "(--nearest probes app_util.c:61)"}, nil},
 		{"past the function's end", []string{"-x", app, "--nearest", "-D", "work:200"},
 			[]string{"no code at that line; the function's last probeable line is work:", "work's source ends before that line"}, []string{"--nearest probes"}},
 		{"missing -s", []string{"-x", app, "-s", "/nonexistent", "-D", "work"},

@@ -46,9 +46,10 @@ func layoutSections(ef *elf.File) {
 var FtraceSections = []string{"__mcount_loc", "__patchable_function_entries"}
 
 // relocatedSection reports whether section name of a module is read with
-// its relocations applied: the debug sections, and the ftrace tables.
+// its relocations applied: the debug sections, the ftrace tables and the
+// static branches' (__jump_table).
 func relocatedSection(name string) bool {
-	return strings.HasPrefix(name, ".debug_") || slices.Contains(FtraceSections, name)
+	return strings.HasPrefix(name, ".debug_") || slices.Contains(FtraceSections, name) || name == "__jump_table"
 }
 
 // SectionBase is the laid-out address of section i (0 for a section that

@@ -3,9 +3,9 @@
 // with (symbol+offset, aliases and zero-sized symbols resolved as its
 // rbtree does), name counts for kallsyms uniqueness, the function symbol
 // covering an address, data symbols and addresses by name, and for a
-// vmlinux or module its ftrace call sites (notrace), whether kallsyms
-// lists data, and linux_banner's version. It reads an elfobj.Object and no
-// DWARF.
+// vmlinux or module its ftrace call sites (notrace), its static
+// branches, whether kallsyms lists data, and linux_banner's version. It
+// reads an elfobj.Object and no DWARF.
 //
 //   - image.go: Image, an object's symbol facts, each read once.
 //   - symtab.go: Symtab, the map (At, UniqueBefore, Lookup, Named, Count,
@@ -20,6 +20,9 @@
 //   - data.go: data symbols (DataSymbol, ExportedData) and SymbolAddr.
 //   - ftrace.go: the ftrace call-site table and Notrace (trace_kprobe.c's
 //     rule: sites before arm64 6.12's functions, suffixed names by base).
+//   - jumptable.go: the static branches (jump labels) of a vmlinux or
+//     module, from __jump_table: each one's code and out-of-line block
+//     (StaticBranchesTo, StaticBranchAt), for the line rule.
 //   - kallsyms.go: whether a kernel's kallsyms lists data symbols.
 //   - kversion.go: the kernel's version and release from linux_banner.
 //   - scans.go: answering by scans first, by a table built once after.

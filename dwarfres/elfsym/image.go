@@ -32,6 +32,10 @@ type Image struct {
 	funcSyms    afterScans[funcSymTable]
 
 	symAddrs symbolAddrs // SymbolAddr's answers
+
+	jumpOnce  sync.Once
+	jumps     map[uint64][]uint64 // static branches' codes by target (StaticBranchesTo)
+	jumpCodes map[uint64]uint64   // and their targets by code (StaticBranchAt)
 }
 
 // NewImage is the symbol facts of obj. source, when not nil, is asked
