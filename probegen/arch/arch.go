@@ -2,6 +2,7 @@ package arch
 
 import (
 	"debug/elf"
+	"errors"
 	"runtime"
 	"strings"
 )
@@ -64,13 +65,21 @@ type Arch struct {
 	nop []byte
 }
 
-// X86_64 and ARM64 are the architectures dwprobe writes probes for.
+// X86_64, ARM64, PPC64LE, S390X and RISCV64 are the architectures dwprobe
+// writes probes for: every one Debian ships kernel debuginfo for but
+// 32-bit ARM.
 var (
-	X86_64 = x86_64()
-	ARM64  = arm64()
+	X86_64  = x86_64()
+	ARM64   = arm64()
+	PPC64LE = ppc64le()
+	S390X   = s390x()
+	RISCV64 = riscv64()
 )
 
-var all = []*Arch{X86_64, ARM64}
+var all = []*Arch{X86_64, ARM64, PPC64LE, S390X, RISCV64}
+
+// errShortInsn is code that ends inside an instruction's first bytes.
+var errShortInsn = errors.New("instruction cut short")
 
 // For returns the architecture of ELF machine m: that of the file probed,
 // never the host's (an x86_64 machine writes arm64 definitions for an
