@@ -47,6 +47,11 @@ type Arch struct {
 	// order.
 	GoIntResultRegs []string
 
+	// BigEndian says the machine stores the most significant byte first
+	// (s390x): a value narrower than its 8-byte stack slot or register
+	// save slot sits at the slot's end.
+	BigEndian bool
+
 	// MappingSymbols says whether the ELF ABI has mapping symbols ($x,
 	// $d) that mark code and data runs rather than name anything.
 	MappingSymbols bool

@@ -37,6 +37,7 @@ func s390x() *Arch {
 		// Go's src/cmd/compile/abi-internal.md has no s390x register
 		// ABI: Go passes s390x results on the stack (ABI0).
 		GoIntResultRegs: nil,
+		BigEndian:       true,
 		// Instructions are 2, 4 or 6 bytes, by the first two bits of
 		// the opcode.
 		InsnSize: 0,
