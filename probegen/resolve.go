@@ -796,14 +796,15 @@ func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 
 // returnScope is the DWARF scope of the function a return probe at the
 // symbol start addr returns from (nil when no debuginfo covers it): at
-// addr, or past the patchable NOPs before the entry DWARF names (arm64).
+// addr, or past the patchable NOPs before the entry DWARF names (arm64,
+// riscv64).
 func returnScope(t *dwarfres.File, addr uint64) (*dwarfres.Scope, error) {
 	sc, ok, err := t.FuncScope(addr)
 	if ok || err != nil {
 		return sc, err
 	}
-	if a, known := arch.For(t.Machine); known && a.EntryNOPs > 0 && a.InsnSize > 0 {
-		sc, _, err = t.FuncScope(addr + uint64(a.EntryNOPs*a.InsnSize))
+	if a, known := arch.For(t.Machine); known && a.EntryNOPBytes() > 0 {
+		sc, _, err = t.FuncScope(addr + uint64(a.EntryNOPBytes()))
 	}
 	return sc, err
 }

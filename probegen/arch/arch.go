@@ -197,6 +197,17 @@ func (a *Arch) Rets(code []byte, addr uint64) []uint64 {
 	return out
 }
 
+// EntryNOPBytes is how many bytes the EntryNOPs take: EntryNOPs NOPs of
+// the NOP's size (arm64's 4-byte nop, riscv64's 2-byte c.nop).
+func (a *Arch) EntryNOPBytes() int {
+	return a.EntryNOPs * len(a.nop)
+}
+
+// NOPSize is the size of the NOP IsNOP recognises (0 if none).
+func (a *Arch) NOPSize() int {
+	return len(a.nop)
+}
+
 // IsNOP reports whether code starts with the NOP instruction.
 func (a *Arch) IsNOP(code []byte) bool {
 	return len(a.nop) > 0 && len(code) >= len(a.nop) && string(code[:len(a.nop)]) == string(a.nop)

@@ -368,3 +368,28 @@ func TestRISCVInsnLen(t *testing.T) {
 		t.Errorf("riscv64 InsnLen of half a 4-byte instruction = %d, %v", n, err)
 	}
 }
+
+// TestLocalEntryOffset pins PPC64_LOCAL_ENTRY_OFFSET of the ELF V2 ABI.
+func TestLocalEntryOffset(t *testing.T) {
+	for other, want := range map[uint8]uint64{0: 0, 1 << 5: 0, 2 << 5: 4, 3 << 5: 8, 3<<5 | 3: 8, 4 << 5: 16, 5 << 5: 32, 6 << 5: 64, 7 << 5: 0} {
+		if got := PPC64LE.LocalEntryOffset(other); got != want {
+			t.Errorf("ppc64le LocalEntryOffset(%#x) = %d, want %d", other, got, want)
+		}
+	}
+	if got := X86_64.LocalEntryOffset(3 << 5); got != 0 {
+		t.Errorf("x86_64 LocalEntryOffset = %d", got)
+	}
+}
+
+// TestEntryNOPs: the patchable-function-entry NOPs before DWARF's entry:
+// arm64's two 4-byte nop, riscv64's four 2-byte c.nop; none elsewhere.
+func TestEntryNOPs(t *testing.T) {
+	for a, want := range map[*Arch]int{X86_64: 0, ARM64: 8, PPC64LE: 0, S390X: 0, RISCV64: 8} {
+		if got := a.EntryNOPBytes(); got != want {
+			t.Errorf("%s.EntryNOPBytes() = %d, want %d", a.Name, got, want)
+		}
+	}
+	if !RISCV64.IsNOP([]byte{0x01, 0x00}) || RISCV64.IsNOP([]byte{0x41, 0x11}) || RISCV64.NOPSize() != 2 {
+		t.Error("riscv64: c.nop")
+	}
+}

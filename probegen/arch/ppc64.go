@@ -113,3 +113,25 @@ func ppc64InsnLen(code []byte) (int, bool, error) {
 	}
 	return 4, w == 0x4e800020, nil
 }
+
+// LocalEntryOffset is how far past a function's global entry point (its
+// symbol) its local entry point is on ppc64le: the ELF V2 ABI's
+// st_other bits 5-7 (PPC64_LOCAL_ENTRY_OFFSET in the kernel's and
+// binutils' elf/ppc64.h): 0 and 1 mean the entries coincide, 2-6 encode
+// 4, 8, 16, 32, 64 bytes (the TOC set-up, "addis r2,r12,...; addi
+// r2,r2,..." is the usual 8); 7 is reserved. Other machines have one
+// entry point: 0. Calls from the same module enter at the local entry,
+// so a uprobe at the symbol misses them (perf adds the offset to a
+// uprobe at a symbol, arch/powerpc/util/sym-handling.c); a kprobe at
+// symbol+0 is moved there by the kernel (kprobe_lookup_name).
+func (a *Arch) LocalEntryOffset(stOther uint8) uint64 {
+	if a != PPC64LE {
+		return 0
+	}
+	switch v := stOther >> 5 & 7; v {
+	case 0, 1, 7:
+		return 0
+	default:
+		return 1 << v >> 2 << 2
+	}
+}

@@ -47,8 +47,15 @@ func riscv64() *Arch {
 		// Compressed (C extension) instructions are 2 bytes, the rest
 		// 4: sizes vary, InsnLen reads them from the low bits.
 		InsnSize: 0,
-		insnLen:  riscvInsnLen,
-		nop:      []byte{0x13, 0x00, 0x00, 0x00}, // addi zero, zero, 0
+		// The kernel's -fpatchable-function-entry=4 (arch/riscv/Makefile,
+		// with DYNAMIC_FTRACE and the C extension; 2 4-byte NOPs
+		// without it): four c.nop at the symbol, which ftrace patches
+		// into auipc+jalr to its trampoline; DWARF's entry
+		// (DW_AT_low_pc) is past them, and perf probes there
+		// (vfs_read+8 on the 6.12 riscv64 vmlinux).
+		EntryNOPs: 4,
+		insnLen:   riscvInsnLen,
+		nop:       []byte{0x01, 0x00}, // c.nop
 	}
 	for n, r := range riscvRegs {
 		if n == 0 {
