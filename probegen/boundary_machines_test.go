@@ -113,3 +113,26 @@ func TestBoundaryMachines(t *testing.T) {
 		})
 	}
 }
+
+// TestFtraceSiteNoteRISCV: a kretprobe of a traceable riscv64 function
+// (at +0, its ftrace site) gets the note that the Debian 6.12 kernel
+// refuses it (seen booted); a notrace function's, and an entry past the
+// NOPs, do not.
+func TestFtraceSiteNoteRISCV(t *testing.T) {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "6.12/riscv64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ks := f.Symbols().Lookup("ksys_read")
+	if len(ks) != 1 {
+		t.Fatalf("ksys_read: %v", ks)
+	}
+	at := ks[0].Start
+	if n, ok := ftraceSiteNote(f, point{target: "ksys_read+0", addr: at, ret: true}); !ok || !strings.Contains(n, "kretprobe") {
+		t.Errorf("ksys_read%%return: %q, %v", n, ok)
+	}
+	if n, ok := ftraceSiteNote(f, point{target: "ksys_read+8", addr: at + 8}); ok {
+		t.Errorf("ksys_read+8: %q", n)
+	}
+}

@@ -217,6 +217,9 @@ func kernelNotes(t *dwarfres.File, p point, initText addrRange, declText func(st
 	if n, ok := lastTextNote(t, p); ok {
 		notes = append(notes, Note{NoteUnsafe, n})
 	}
+	if n, ok := ftraceSiteNote(t, p); ok {
+		notes = append(notes, Note{NoteUnsafe, n})
+	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
 		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", p.target, t.SectionName(p.addr))})
 	}
