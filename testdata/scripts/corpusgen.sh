@@ -40,9 +40,9 @@ GENERATIONS='
 # still named them), and the first version whose packages download wins.
 # GEN   ARCH     FLAVOUR       SUITES                                       MODULES
 MACHINES='
-6.12    ppc64el  powerpc64le   trixie,trixie-security,bookworm-backports    ext4,xfs,nf_tables,configfs,fuse
-6.12    s390x    s390x         trixie,trixie-security,bookworm-backports    ext4,xfs,nf_tables,configfs,fuse
-6.12    riscv64  riscv64       trixie,trixie-security                       ext4,xfs,nf_tables,configfs,fuse
+6.12    ppc64el  powerpc64le   trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    s390x    s390x         trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    riscv64  riscv64       trixie,trixie-security                       overlay,cuse,ext4,xfs,nf_tables,configfs
 '
 DEBARCHES=amd64,arm64$(awk 'NF {printf ",%s", $2}' <<<"$MACHINES")
 
