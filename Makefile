@@ -12,7 +12,7 @@ MODDIR     = $(firstword $(wildcard $(CORPUS)/amd64/dbg/usr/lib/debug/lib/module
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm libtraceevent1 libxml2-utils
+APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-misc opensbi strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm libtraceevent1 libxml2-utils
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 

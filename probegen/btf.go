@@ -298,16 +298,16 @@ func (k *BTFTarget) entrySkip(env *argEnv, s dwarfres.Sym) uint64 {
 	if !ok || a.EntryNOPs == 0 || env.ret {
 		return 0
 	}
-	size := a.EntryNOPs * a.InsnSize
+	size, nop := a.EntryNOPBytes(), a.NOPSize()
 	if k.Syms == nil {
 		return uint64(size)
 	}
 	if code, ok := k.Syms.Code(s, size); ok && len(code) == size {
 		n := 0
-		for n < a.EntryNOPs && a.IsNOP(code[n*a.InsnSize:]) {
+		for n < a.EntryNOPs && a.IsNOP(code[n*nop:]) {
 			n++
 		}
-		return uint64(n * a.InsnSize)
+		return uint64(n * nop)
 	}
 	if nt, known := k.Syms.Notrace(s); known && nt {
 		return 0

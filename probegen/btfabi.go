@@ -20,6 +20,12 @@ type callConv struct {
 	// stackOff is the first stack argument's offset from %sp at the entry:
 	// past the return address on x86_64, none on arm64 (it is in x30).
 	stackOff int64
+	// sp is the stack pointer as a fetcharg ("%sp"; "%r15" on s390x,
+	// "%gpr1" on ppc64le).
+	sp string
+	// bigEndian: an argument narrower than its 8-byte stack slot is at
+	// the slot's end (s390x).
+	bigEndian bool
 }
 
 // callConvFor is the convention of ELF machine m, from its arch.Arch
@@ -30,7 +36,7 @@ func callConvFor(m elf.Machine) (callConv, bool) {
 	if !ok {
 		return callConv{}, false
 	}
-	return callConv{regs: fetchRegs(a.IntArgRegs), stackOff: a.StackArgOffset}, true
+	return callConv{regs: fetchRegs(a.IntArgRegs), stackOff: a.StackArgOffset, sp: "%" + a.StackPointer, bigEndian: a.BigEndian}, true
 }
 
 // paramLoc is one parameter and where it is at the function's entry: in a
@@ -48,7 +54,11 @@ type paramLoc struct {
 // fetch starts the fetcharg of the parameter's value.
 func (p paramLoc) fetch() *fetch {
 	if p.stack {
-		return &fetch{base: "%sp", refs: []fref{{off: p.off}}}
+		sp := p.reg // the stack pointer, for a stack slot
+		if sp == "" {
+			sp = "%sp"
+		}
+		return &fetch{base: sp, refs: []fref{{off: p.off}}}
 	}
 	return &fetch{base: p.reg}
 }
@@ -74,7 +84,10 @@ func (cc callConv) place(fp *btf.FuncProto) []paramLoc {
 			pl.reg = cc.regs[nreg]
 			nreg++
 		default:
-			pl.stack, pl.off = true, cc.stackOff+8*int64(nstack)
+			pl.stack, pl.off, pl.reg = true, cc.stackOff+8*int64(nstack), cc.sp
+			if sz, err := btf.Sizeof(p.Type); err == nil && sz < 8 && cc.bigEndian {
+				pl.off += int64(8 - sz)
+			}
 			nstack++
 		}
 		out = append(out, pl)

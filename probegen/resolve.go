@@ -227,6 +227,9 @@ func kernelNotes(t *dwarfres.File, p point, place string, initText addrRange, de
 	if n, ok := lastTextNote(t, p); ok {
 		notes = append(notes, Note{NoteUnsafe, n})
 	}
+	if n, ok := ftraceSiteNote(t, p); ok {
+		notes = append(notes, Note{NoteUnsafe, n})
+	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
 		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", place, t.SectionName(p.addr))})
 	}
@@ -823,14 +826,15 @@ func matchSymbols(t *dwarfres.File, pat string) []dwarfres.Sym {
 
 // returnScope is the DWARF scope of the function a return probe at the
 // symbol start addr returns from (nil when no debuginfo covers it): at
-// addr, or past the patchable NOPs before the entry DWARF names (arm64).
+// addr, or past the patchable NOPs before the entry DWARF names (arm64,
+// riscv64).
 func returnScope(t *dwarfres.File, addr uint64) (*dwarfres.Scope, error) {
 	sc, ok, err := t.FuncScope(addr)
 	if ok || err != nil {
 		return sc, err
 	}
-	if a, known := arch.For(t.Machine); known && a.EntryNOPs > 0 && a.InsnSize > 0 {
-		sc, _, err = t.FuncScope(addr + uint64(a.EntryNOPs*a.InsnSize))
+	if a, known := arch.For(t.Machine); known && a.EntryNOPBytes() > 0 {
+		sc, _, err = t.FuncScope(addr + uint64(a.EntryNOPBytes()))
 	}
 	return sc, err
 }

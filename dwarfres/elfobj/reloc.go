@@ -37,6 +37,28 @@ var relocKinds = map[elf.Machine]map[uint32]relocKind{
 		uint32(elf.R_AARCH64_PREL32): {4, true},
 		uint32(elf.R_AARCH64_PREL16): {2, true},
 	},
+	elf.EM_PPC64: {
+		uint32(elf.R_PPC64_ADDR64): {8, false},
+		uint32(elf.R_PPC64_ADDR32): {4, false},
+		uint32(elf.R_PPC64_ADDR16): {2, false},
+		uint32(elf.R_PPC64_REL64):  {8, true},
+		uint32(elf.R_PPC64_REL32):  {4, true},
+	},
+	elf.EM_S390: {
+		uint32(elf.R_390_64):   {8, false},
+		uint32(elf.R_390_32):   {4, false},
+		uint32(elf.R_390_16):   {2, false},
+		uint32(elf.R_390_PC64): {8, true},
+		uint32(elf.R_390_PC32): {4, true},
+		uint32(elf.R_390_PC16): {2, true},
+	},
+	// The kernel builds riscv modules with -mno-relax (arch/riscv/Makefile),
+	// so their debug sections hold no ADD/SUB pairs.
+	elf.EM_RISCV: {
+		uint32(elf.R_RISCV_64):       {8, false},
+		uint32(elf.R_RISCV_32):       {4, false},
+		uint32(elf.R_RISCV_32_PCREL): {4, true},
+	},
 }
 
 // value is what a relocation of kind k writes for symbol value sym,
@@ -49,7 +71,8 @@ func (k relocKind) value(sym, a, p uint64) uint64 {
 	return v
 }
 
-// relocNone is R_X86_64_NONE and R_AARCH64_NONE: nothing to do.
+// relocNone is R_X86_64_NONE, R_AARCH64_NONE, R_PPC64_NONE, R_390_NONE
+// and R_RISCV_NONE: nothing to do.
 const relocNone = 0
 
 // relocate applies to b, the contents of section target, the relocation

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"debug/elf"
+	"errors"
 	"runtime"
 	"strings"
 )
@@ -46,6 +47,11 @@ type Arch struct {
 	// order.
 	GoIntResultRegs []string
 
+	// BigEndian says the machine stores the most significant byte first
+	// (s390x): a value narrower than its 8-byte stack slot or register
+	// save slot sits at the slot's end.
+	BigEndian bool
+
 	// MappingSymbols says whether the ELF ABI has mapping symbols ($x,
 	// $d) that mark code and data runs rather than name anything.
 	MappingSymbols bool
@@ -64,13 +70,21 @@ type Arch struct {
 	nop []byte
 }
 
-// X86_64 and ARM64 are the architectures dwprobe writes probes for.
+// X86_64, ARM64, PPC64LE, S390X and RISCV64 are the architectures dwprobe
+// writes probes for: every one Debian ships kernel debuginfo for but
+// 32-bit ARM.
 var (
-	X86_64 = x86_64()
-	ARM64  = arm64()
+	X86_64  = x86_64()
+	ARM64   = arm64()
+	PPC64LE = ppc64le()
+	S390X   = s390x()
+	RISCV64 = riscv64()
 )
 
-var all = []*Arch{X86_64, ARM64}
+var all = []*Arch{X86_64, ARM64, PPC64LE, S390X, RISCV64}
+
+// errShortInsn is code that ends inside an instruction's first bytes.
+var errShortInsn = errors.New("instruction cut short")
 
 // For returns the architecture of ELF machine m: that of the file probed,
 // never the host's (an x86_64 machine writes arm64 definitions for an
@@ -181,6 +195,17 @@ func (a *Arch) Rets(code []byte, addr uint64) []uint64 {
 		}
 	}
 	return out
+}
+
+// EntryNOPBytes is how many bytes the EntryNOPs take: EntryNOPs NOPs of
+// the NOP's size (arm64's 4-byte nop, riscv64's 2-byte c.nop).
+func (a *Arch) EntryNOPBytes() int {
+	return a.EntryNOPs * len(a.nop)
+}
+
+// NOPSize is the size of the NOP IsNOP recognises (0 if none).
+func (a *Arch) NOPSize() int {
+	return len(a.nop)
 }
 
 // IsNOP reports whether code starts with the NOP instruction.

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"debug/elf"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -10,13 +11,15 @@ func TestFor(t *testing.T) {
 	for _, c := range []struct {
 		m    elf.Machine
 		want *Arch
-	}{{elf.EM_X86_64, X86_64}, {elf.EM_AARCH64, ARM64}, {elf.EM_ARM, nil}, {elf.EM_PPC64, nil}} {
+	}{{elf.EM_X86_64, X86_64}, {elf.EM_AARCH64, ARM64}, {elf.EM_ARM, nil}, {elf.EM_PPC64, PPC64LE},
+		{elf.EM_S390, S390X}, {elf.EM_RISCV, RISCV64}, {elf.EM_PPC, nil}, {elf.EM_MIPS, nil}} {
 		a, ok := For(c.m)
 		if a != c.want || ok != (c.want != nil) {
 			t.Errorf("For(%v) = %v, %v", c.m, a, ok)
 		}
 	}
-	for m, want := range map[elf.Machine]string{elf.EM_X86_64: "x86_64", elf.EM_AARCH64: "arm64", elf.EM_PPC64: "EM_PPC64"} {
+	for m, want := range map[elf.Machine]string{elf.EM_X86_64: "x86_64", elf.EM_AARCH64: "arm64", elf.EM_PPC64: "ppc64le",
+		elf.EM_S390: "s390x", elf.EM_RISCV: "riscv64", elf.EM_MIPS: "EM_MIPS"} {
 		if got := MachineName(m); got != want {
 			t.Errorf("MachineName(%v) = %q, want %q", m, got, want)
 		}
@@ -33,6 +36,17 @@ func TestDWARFRegister(t *testing.T) {
 		{X86_64, 4, "si"}, {X86_64, 5, "di"}, {X86_64, 6, "bp"}, {X86_64, 7, "sp"},
 		{X86_64, 8, "r8"}, {X86_64, 12, "r12"}, {X86_64, 15, "r15"}, {X86_64, 16, "ip"}, {X86_64, 17, ""},
 		{ARM64, 0, "x0"}, {ARM64, 29, "x29"}, {ARM64, 30, "x30"}, {ARM64, 31, "sp"}, {ARM64, 32, ""}, {ARM64, 64, ""},
+		// perf 7.3's powerpc_regstr_tbl: %gpr0-%gpr31 (the special
+		// registers' numbers differ between perf and the ELF V2 ABI).
+		{PPC64LE, 0, "gpr0"}, {PPC64LE, 1, "gpr1"}, {PPC64LE, 3, "gpr3"}, {PPC64LE, 31, "gpr31"},
+		{PPC64LE, 32, ""}, {PPC64LE, 65, ""}, {PPC64LE, 108, ""},
+		// s390_dwarf_regs: %r0-%r15; 16-31 are FPRs.
+		{S390X, 0, "r0"}, {S390X, 2, "r2"}, {S390X, 15, "r15"}, {S390X, 16, ""}, {S390X, 64, ""},
+		// riscv_regstr_tbl: x1-x31 by ABI name; %zero, which perf
+		// names, is no register of the kernel's.
+		{RISCV64, 0, ""}, {RISCV64, 1, "ra"}, {RISCV64, 2, "sp"}, {RISCV64, 8, "s0"}, {RISCV64, 10, "a0"},
+		{RISCV64, 17, "a7"}, {RISCV64, 18, "s2"}, {RISCV64, 27, "s11"}, {RISCV64, 28, "t3"}, {RISCV64, 31, "t6"},
+		{RISCV64, 32, ""},
 	} {
 		got, ok := c.a.DWARFRegister(c.n)
 		if got != c.want || ok != (c.want != "") {
@@ -58,6 +72,12 @@ func TestHasRegister(t *testing.T) {
 		{X86_64, "ax", true}, {X86_64, "rax", false}, {X86_64, "r15", true}, {X86_64, "orig_ax", true},
 		{X86_64, "x0", false}, {ARM64, "x0", true}, {ARM64, "x31", false},
 		{ARM64, "sp", true}, {ARM64, "pstate", true}, {ARM64, "ax", false},
+		{PPC64LE, "gpr3", true}, {PPC64LE, "r3", true}, {PPC64LE, "gpr32", false}, {PPC64LE, "nip", true},
+		{PPC64LE, "link", true}, {PPC64LE, "lr", false}, {PPC64LE, "softe", true}, {PPC64LE, "orig_gpr3", false},
+		{PPC64LE, "mq", false},
+		{S390X, "r0", true}, {S390X, "r15", true}, {S390X, "r16", false}, {S390X, "gpr2", false}, {S390X, "sp", false},
+		{RISCV64, "a0", true}, {RISCV64, "epc", true}, {RISCV64, "orig_a0", true}, {RISCV64, "zero", false},
+		{RISCV64, "x10", false}, {RISCV64, "fp", false}, {RISCV64, "pc", false},
 	} {
 		if got := c.a.HasRegister(c.name); got != c.want {
 			t.Errorf("%s.HasRegister(%q) = %v", c.a.Name, c.name, got)
@@ -79,7 +99,23 @@ func TestPtRegsOffset(t *testing.T) {
 		"x24", "x25", "x26", "x27", "x28", "x29", "x30"} {
 		arm[n] = 8 * i
 	}
-	for a, want := range map[*Arch]map[string]int{X86_64: x86, ARM64: arm} {
+	ppc := map[string]int{"nip": 256, "msr": 264, "ctr": 280, "link": 288, "xer": 296,
+		"ccr": 304, "softe": 312, "trap": 320, "dar": 328, "dsisr": 336}
+	s390 := map[string]int{}
+	rv := map[string]int{"epc": 0, "status": 256, "badaddr": 264, "cause": 272, "orig_a0": 280}
+	for i := 0; i < 32; i++ {
+		ppc[fmt.Sprintf("r%d", i)] = 8 * i
+		ppc[fmt.Sprintf("gpr%d", i)] = 8 * i
+		if i < 16 {
+			s390[fmt.Sprintf("r%d", i)] = 24 + 8*i // past args[1] and psw
+		}
+	}
+	for i, n := range []string{"ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2",
+		"a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+		"t3", "t4", "t5", "t6"} {
+		rv[n] = 8 * (i + 1)
+	}
+	for a, want := range map[*Arch]map[string]int{X86_64: x86, ARM64: arm, PPC64LE: ppc, S390X: s390, RISCV64: rv} {
 		if !reflect.DeepEqual(a.ptRegs, want) {
 			t.Errorf("%s: pt_regs = %v, want %v", a.Name, a.ptRegs, want)
 		}
@@ -101,6 +137,10 @@ func TestRegisterHint(t *testing.T) {
 	}{
 		{X86_64, "%rax", "%ax"}, {X86_64, "%eax", "%ax"}, {X86_64, "%ax", ""},
 		{X86_64, "%rxx", ""}, {X86_64, "%w3", ""}, {ARM64, "%w3", "%x3"}, {ARM64, "%w31", ""}, {ARM64, "%rax", ""},
+		{PPC64LE, "%lr", "%link"}, {PPC64LE, "%pc", "%nip"}, {PPC64LE, "%sp", "%gpr1"}, {PPC64LE, "%r3", ""},
+		{PPC64LE, "%gpr3", ""}, {PPC64LE, "%3", "%gpr3"}, {PPC64LE, "%r32", ""},
+		{S390X, "%gpr2", "%r2"}, {S390X, "%R15", "%r15"}, {S390X, "%r2", ""}, {S390X, "%r16", ""},
+		{RISCV64, "%x10", "%a0"}, {RISCV64, "%fp", "%s0"}, {RISCV64, "%x0", ""}, {RISCV64, "%a0", ""}, {RISCV64, "%x32", ""},
 	} {
 		if got := c.a.RegisterHint(c.reg); got != c.want {
 			t.Errorf("%s.RegisterHint(%q) = %q, want %q", c.a.Name, c.reg, got, c.want)
@@ -119,6 +159,11 @@ func TestAsmRegister(t *testing.T) {
 		{X86_64, "xmm0", "xmm0", false, true},
 		{ARM64, "x3", "x3", false, true}, {ARM64, "w30", "x30", false, true}, {ARM64, "wsp", "sp", false, true},
 		{ARM64, "x31", "", false, false}, {ARM64, "v0", "", false, false},
+		{PPC64LE, "3", "gpr3", false, true}, {PPC64LE, "r31", "gpr31", false, true}, {PPC64LE, "lr", "link", false, true},
+		{PPC64LE, "f1", "", false, false}, {PPC64LE, "32", "", false, false},
+		{S390X, "r2", "r2", false, true}, {S390X, "r15", "r15", false, true}, {S390X, "f0", "", false, false},
+		{RISCV64, "a0", "a0", false, true}, {RISCV64, "x8", "s0", false, true}, {RISCV64, "fp", "s0", false, true},
+		{RISCV64, "ft0", "", false, false},
 	} {
 		got, high, ok := c.a.AsmRegister(c.in)
 		if got != c.want || high != c.high || ok != c.wantOK {
@@ -140,6 +185,15 @@ func TestABI(t *testing.T) {
 			[]string{"ax", "bx", "cx", "di", "si", "r8", "r9", "r10", "r11"}},
 		{ARM64, []string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}, 0,
 			[]string{"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15"}},
+		// ELF V2 ABI 2.2.3: r3-r10, the 9th in the parameter save area
+		// at 32(r1) past 8 doublewords.
+		{PPC64LE, []string{"gpr3", "gpr4", "gpr5", "gpr6", "gpr7", "gpr8", "gpr9", "gpr10"}, 96,
+			[]string{"gpr3", "gpr4", "gpr5", "gpr6", "gpr7", "gpr8", "gpr9", "gpr10", "gpr14", "gpr15", "gpr16", "gpr17"}},
+		// s390x ELF ABI: r2-r6, then past the 160-byte save area.
+		{S390X, []string{"r2", "r3", "r4", "r5", "r6"}, 160, nil},
+		// RISC-V psABI: a0-a7.
+		{RISCV64, []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}, 0,
+			[]string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"}},
 	} {
 		if !reflect.DeepEqual(c.a.IntArgRegs, c.args) || c.a.StackArgOffset != c.stackOff || !reflect.DeepEqual(c.a.GoIntResultRegs, c.goRes) {
 			t.Errorf("%s: args %v +%d, Go results %v", c.a.Name, c.a.IntArgRegs, c.a.StackArgOffset, c.a.GoIntResultRegs)
@@ -200,5 +254,142 @@ func TestArm64Rets(t *testing.T) {
 	}
 	if !ARM64.IsNOP(code[8:]) || ARM64.IsNOP(code) || X86_64.IsNOP(code[8:]) {
 		t.Error("IsNOP: want only arm64's NOP")
+	}
+}
+
+// TestResultRegs: $retval (regs_return_value) and $stack's base
+// (kernel_stack_pointer) of each architecture.
+func TestResultRegs(t *testing.T) {
+	for a, want := range map[*Arch][2]string{
+		X86_64: {"ax", "sp"}, ARM64: {"x0", "sp"}, PPC64LE: {"gpr3", "gpr1"}, S390X: {"r2", "r15"}, RISCV64: {"a0", "sp"},
+	} {
+		if a.IntResultReg != want[0] || a.StackPointer != want[1] {
+			t.Errorf("%s: result %q, stack %q; want %q", a.Name, a.IntResultReg, a.StackPointer, want)
+		}
+		for _, r := range want {
+			if !a.HasRegister(r) {
+				t.Errorf("%s: %q is not a register the kernel accepts", a.Name, r)
+			}
+		}
+	}
+}
+
+// TestPPC64InsnLen: 4-byte words, Power ISA 3.1 prefixed instructions
+// (primary opcode 1) as 8, blr as the return.
+func TestPPC64InsnLen(t *testing.T) {
+	code := []byte{
+		0x00, 0x00, 0x4c, 0x3c, // addis r2,r12,0      (GEP's TOC set-up)
+		0x00, 0x00, 0x42, 0x38, // addi r2,r2,0
+		0xa6, 0x02, 0x08, 0x7c, // mflr r0             (LEP)
+		0x00, 0x00, 0x10, 0x06, 0x00, 0x00, 0x60, 0x38, // paddi r3,0,0,1 (prefixed, 8 bytes)
+		0x20, 0x00, 0x80, 0x4e, // blr                 (0x1014)
+		0x00, 0x00, 0x00, 0x60, // nop
+		0x00, 0x00, 0x10, 0x06, // a prefix without its suffix
+	}
+	var got []int
+	for pc := 0; pc < len(code); {
+		n, err := PPC64LE.InsnLen(code[pc:])
+		if err != nil {
+			got = append(got, -pc)
+			break
+		}
+		got = append(got, n)
+		pc += n
+	}
+	if want := []int{4, 4, 4, 8, 4, 4, -28}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ppc64le lengths = %v, want %v", got, want)
+	}
+	if r := PPC64LE.Rets(code, 0x1000); !reflect.DeepEqual(r, []uint64{0x1014}) {
+		t.Errorf("ppc64le Rets = %#x", r)
+	}
+	if !PPC64LE.IsNOP(code[24:]) || PPC64LE.IsNOP(code) {
+		t.Error("ppc64le IsNOP")
+	}
+}
+
+// TestS390InsnLen: lengths 2, 4 and 6 from the opcode's first two bits;
+// br %r14 as the return.
+func TestS390InsnLen(t *testing.T) {
+	code := []byte{
+		0xc0, 0x04, 0x00, 0x00, 0x00, 0x00, // brcl 0,0 (the ftrace NOP, 6 bytes)
+		0xeb, 0xef, 0xf0, 0x88, 0x00, 0x24, // stmg %r14,%r15,136(%r15)
+		0xb9, 0x04, 0x00, 0x23, // lgr %r2,%r3
+		0x18, 0x23, // lr %r2,%r3
+		0x07, 0xfe, // br %r14 (0x2012)
+		0x07, 0x07, // nopr %r7
+		0xc0, 0x04, // a 6-byte instruction cut short
+	}
+	var got []int
+	for pc := 0; pc < len(code); {
+		n, err := S390X.InsnLen(code[pc:])
+		if err != nil {
+			got = append(got, -pc)
+			break
+		}
+		got = append(got, n)
+		pc += n
+	}
+	if want := []int{6, 6, 4, 2, 2, 2, -22}; !reflect.DeepEqual(got, want) {
+		t.Errorf("s390x lengths = %v, want %v", got, want)
+	}
+	if r := S390X.Rets(code, 0x2000); !reflect.DeepEqual(r, []uint64{0x2012}) {
+		t.Errorf("s390x Rets = %#x", r)
+	}
+}
+
+// TestRISCVInsnLen: compressed (2-byte) and 4-byte instructions from the
+// low bits, ret and c.jr ra as returns, longer encodings refused.
+func TestRISCVInsnLen(t *testing.T) {
+	code := []byte{
+		0x01, 0x00, // c.nop
+		0x13, 0x00, 0x00, 0x00, // nop (addi zero,zero,0)
+		0x41, 0x11, // c.addi sp,sp,-16
+		0x67, 0x80, 0x00, 0x00, // ret              (0x3008)
+		0x82, 0x80, // c.jr ra (ret)                 (0x300c)
+		0x3f, 0x00, // a 48-bit encoding's low bits
+	}
+	var got []int
+	for pc := 0; pc < len(code); {
+		n, err := RISCV64.InsnLen(code[pc:])
+		if err != nil {
+			got = append(got, -pc)
+			break
+		}
+		got = append(got, n)
+		pc += n
+	}
+	if want := []int{2, 4, 2, 4, 2, -14}; !reflect.DeepEqual(got, want) {
+		t.Errorf("riscv64 lengths = %v, want %v", got, want)
+	}
+	if r := RISCV64.Rets(code, 0x3000); !reflect.DeepEqual(r, []uint64{0x3008, 0x300c}) {
+		t.Errorf("riscv64 Rets = %#x", r)
+	}
+	if n, err := RISCV64.InsnLen([]byte{0x13, 0x00}); n != 0 || err == nil {
+		t.Errorf("riscv64 InsnLen of half a 4-byte instruction = %d, %v", n, err)
+	}
+}
+
+// TestLocalEntryOffset pins PPC64_LOCAL_ENTRY_OFFSET of the ELF V2 ABI.
+func TestLocalEntryOffset(t *testing.T) {
+	for other, want := range map[uint8]uint64{0: 0, 1 << 5: 0, 2 << 5: 4, 3 << 5: 8, 3<<5 | 3: 8, 4 << 5: 16, 5 << 5: 32, 6 << 5: 64, 7 << 5: 0} {
+		if got := PPC64LE.LocalEntryOffset(other); got != want {
+			t.Errorf("ppc64le LocalEntryOffset(%#x) = %d, want %d", other, got, want)
+		}
+	}
+	if got := X86_64.LocalEntryOffset(3 << 5); got != 0 {
+		t.Errorf("x86_64 LocalEntryOffset = %d", got)
+	}
+}
+
+// TestEntryNOPs: the patchable-function-entry NOPs before DWARF's entry:
+// arm64's two 4-byte nop, riscv64's four 2-byte c.nop; none elsewhere.
+func TestEntryNOPs(t *testing.T) {
+	for a, want := range map[*Arch]int{X86_64: 0, ARM64: 8, PPC64LE: 0, S390X: 0, RISCV64: 8} {
+		if got := a.EntryNOPBytes(); got != want {
+			t.Errorf("%s.EntryNOPBytes() = %d, want %d", a.Name, got, want)
+		}
+	}
+	if !RISCV64.IsNOP([]byte{0x01, 0x00}) || RISCV64.IsNOP([]byte{0x41, 0x11}) || RISCV64.NOPSize() != 2 {
+		t.Error("riscv64: c.nop")
 	}
 }

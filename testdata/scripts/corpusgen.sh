@@ -29,6 +29,23 @@ GENERATIONS='
 7.3     trixie-backports              trixie-backports    trixie
 '
 
+# The other machines Debian ships kernel debuginfo for, each one row: the
+# generation, Debian's architecture and the kernel flavour (no cloud flavour
+# exists for them). Their -dbg packages carry the debuginfo of every module
+# (gigabytes); the vmlinux and the modules of MODULES (comma-separated) are
+# kept. They land in $CORPUS/GEN/ARCH as amd64's do, busybox-static of the
+# architecture with them (for the initramfs of a QEMU boot). SUITES are
+# tried newest version first: an archive's pool can lag its lists for one
+# architecture (trixie's ppc64el 6.12.117 .debs were gone while its lists
+# still named them), and the first version whose packages download wins.
+# GEN   ARCH     FLAVOUR       SUITES                                       MODULES
+MACHINES='
+6.12    ppc64el  powerpc64le   trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    s390x    s390x         trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    riscv64  riscv64       trixie,trixie-security                       overlay,cuse,ext4,xfs,nf_tables,configfs
+'
+DEBARCHES=amd64,arm64$(awk 'NF {printf ",%s", $2}' <<<"$MACHINES")
+
 CORPUS=${DWPROBE_CORPUS:-$HOME/.cache/dwprobe-corpus}
 APTDIR=$CORPUS/apt
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -100,7 +117,7 @@ mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$APTDIR/prefe
 	for s in $suites; do
 		uri=$archive
 		case $s in *-security) uri=$security ;; esac
-		echo "deb [arch=amd64,arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
+		echo "deb [arch=$DEBARCHES signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $s main"
 	done
 } >"$APTDIR/sources.list.new"
 changed=0
@@ -111,9 +128,9 @@ APT_OPTS=(
 	-o "Dir::Etc::sourcelist=$APTDIR/sources.list" -o Dir::Etc::sourceparts=-
 	-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
 	-o "Dir::Etc::preferencesparts=$APTDIR/preferences.d"
-	-o APT::Architectures::=amd64 -o APT::Architectures::=arm64
 	-o APT::Sandbox::User=root
 )
+for a in ${DEBARCHES//,/ }; do APT_OPTS+=(-o "APT::Architectures::=$a"); done
 aptc() { apt-cache "${APT_OPTS[@]}" "$@"; }
 
 # The lists are refreshed once a day at most (the metapackages move with
@@ -161,7 +178,7 @@ fetch() { # fetch DIR PKG[=VER]...: download the .debs and unpack them into DIR 
 	rm -rf "$debs" && mkdir -p "$debs"
 	for pkg; do
 		log "downloading $pkg"
-		(cd "$debs" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >/dev/null)
+		(cd "$debs" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >/dev/null) || { rm -rf "$debs" "$dir"; return 1; }
 		name=${pkg%%=*}
 		name=${name%%:*}
 		dpkg-deb -x "$(ls -t "$debs/${name}"_*.deb | head -n1)" "$dir"
@@ -219,6 +236,77 @@ kernel() {
 	fi
 	# busybox is the same program for every kernel: 6.1's corpus has it.
 	ln -sfn "$CORPUS/$arch/busybox/bin/busybox" "$K/$arch/busybox-bin"
+	local ver=${dbg#linux-image-}
+	ver=${ver%%:*}
+	echo "${ver%-dbg}" >"$K/$arch/version"
+}
+
+# fetch_some DIR PKG PATTERN...: download PKG's .deb and unpack into DIR
+# only the files matching a PATTERN (tar --wildcards), once.
+fetch_some() {
+	local dir=$1 pkg=$2
+	shift 2
+	local stamp="$pkg $*"
+	if [ "$(cat "$dir/.done" 2>/dev/null)" = "$stamp" ]; then return 0; fi
+	rm -rf "$dir" && mkdir -p "$dir"
+	local debs=$CORPUS/debs/$GEN-$(basename "$(dirname "$dir")") name
+	rm -rf "$debs" && mkdir -p "$debs"
+	log "downloading $pkg (keeping $*)"
+	if ! (cd "$debs" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >/dev/null); then
+		rm -rf "$debs" "$dir"
+		return 1
+	fi
+	name=${pkg%%=*}
+	name=${name%%:*}
+	dpkg-deb --fsys-tarfile "$(ls -t "$debs/${name}"_*.deb | head -n1)" | tar -x -C "$dir" --wildcards "$@"
+	rm -rf "$debs"
+	echo "$stamp" >"$dir/.done"
+}
+
+# versions_of PKG SUITES PREFIX: every version of PKG (name:arch) in one of
+# SUITES that starts with PREFIX, newest first.
+versions_of() {
+	aptc madison "$1" 2>/dev/null | awk -F' [|] ' -v suites=",$2," -v pfx="$3" '
+		{ split($3, w, " "); s = w[2]; sub(/\/.*/, "", s); gsub(/ /, "", $2)
+		  if (index(suites, "," s ",") && index($2, pfx) == 1 && !seen[$2]++) print $2 }'
+}
+
+# machine ARCH FLAVOUR SUITES MODULES: one row of MACHINES: the vmlinux and
+# the MODULES' debuginfo from the flavour's -dbg package, the image, busybox.
+machine() {
+	local arch=$1 flavour=$2 ksuites=$3 mods=$4 K=$CORPUS/$GEN
+	local meta=linux-image-$flavour v dbg= img= pats=('*/boot/vmlinux-*') m
+	for m in ${mods//,/ }; do pats+=("*/$m.ko"); done
+	for v in $(versions_of "$meta-dbg:$arch" "$ksuites" "$GEN."); do
+		dbg=$(image_dep "$meta-dbg:$arch=$v")
+		img=$(image_dep "$meta:$arch=$v")
+		[ -n "$dbg" ] && [ -n "$img" ] || continue
+		if fetch_some "$K/$arch/dbg" "$dbg" "${pats[@]}" && fetch "$K/$arch/image" "$img"; then
+			break
+		fi
+		log "$dbg or $img did not download; trying an older one"
+		dbg=
+	done
+	[ -n "$dbg" ] || die "no $meta-dbg $GEN.* in $ksuites that downloads"
+	fetch "$K/$arch/busybox" "busybox-static:$arch"
+	[ -e "$K/$arch/image/lib" ] || ln -s usr/lib "$K/$arch/image/lib"
+	local rel
+	rel=$(ls "$K/$arch/image/lib/modules" | head -n1)
+	if [ ! -s "$K/$arch/image/lib/modules/$rel/modules.dep" ]; then
+		log "depmod $arch $rel"
+		depmod -b "$K/$arch/image" "$rel"
+	fi
+	ln -sfn "$(ls "$K/$arch"/dbg/usr/lib/debug/boot/vmlinux-* | head -n1)" "$K/$arch/vmlinux"
+	local vmlinuz= f
+	for f in "$K/$arch"/image/boot/vmlinu[xz]-*; do
+		if [ -e "$f" ]; then vmlinuz=$f && break; fi
+	done
+	[ -n "$vmlinuz" ] || die "no bootable image in $img"
+	ln -sfn "$vmlinuz" "$K/$arch/vmlinuz"
+	if [ ! -e "$K/$arch/dbg/usr/lib/debug/lib/modules" ] && [ -d "$K/$arch/dbg/usr/lib/debug/usr/lib/modules" ]; then
+		ln -s usr/lib/modules "$K/$arch/dbg/usr/lib/debug/lib"
+	fi
+	ln -sfn "$K/$arch/busybox/bin/busybox" "$K/$arch/busybox-bin"
 	local ver=${dbg#linux-image-}
 	ver=${ver%%:*}
 	echo "${ver%-dbg}" >"$K/$arch/version"
@@ -298,13 +386,14 @@ EOF
 
 for GEN; do
 	row=$(awk -v g="$GEN" '$1 == g' <<<"$GENERATIONS")
+	machines=$(awk -v g="$GEN" '$1 == g' <<<"$MACHINES")
 	[ -n "$row" ] || die "unknown generation (the table in corpusgen.sh has:$(awk 'NF {printf " %s", $1}' <<<"$GENERATIONS"))"
 	read -r _ ksuites psuite libsuite <<<"$row"
 	mkdir -p "$CORPUS/$GEN"
 	# Resolved and fetched since the lists last changed: nothing to ask apt
 	# (each apt-cache call reads every list, seconds on a busy machine).
 	done=$CORPUS/$GEN/.complete
-	if [ "$changed" = 0 ] && [ "$(cat "$done" 2>/dev/null)" = "$row" ] &&
+	if [ "$changed" = 0 ] && [ "$(cat "$done" 2>/dev/null)" = "$row$machines" ] &&
 		[ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -newer "$done" | head -n1)" ] &&
 		"$CORPUS/perf-$GEN/perf" --version >/dev/null 2>&1; then
 		log "ready in $CORPUS/$GEN (up to date with the lists)"
@@ -314,8 +403,12 @@ for GEN; do
 	for arch in amd64 arm64; do
 		kernel "$arch" "$ksuites"
 	done
+	while read -r _ arch flavour msuites mods; do
+		[ -n "${arch:-}" ] || continue
+		machine "$arch" "$flavour" "$msuites" "$mods"
+	done <<<"$machines"
 	kernel_source "$ksuites"
 	get_perf "$psuite" "$libsuite"
-	echo "$row" >"$done"
+	echo "$row$machines" >"$done"
 	log "ready in $CORPUS/$GEN"
 done

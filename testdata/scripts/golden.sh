@@ -97,6 +97,9 @@ machine=$(LC_ALL=C readelf -h "$VMLINUX" 2>/dev/null | sed -n 's/^ *Machine: *//
 case $machine in
 *X86-64*) ARCH=amd64 ;;
 *AArch64*) ARCH=arm64 ;;
+*PowerPC64*) ARCH=ppc64el ;;
+*S/390*) ARCH=s390x ;;
+*RISC-V*) ARCH=riscv64 ;;
 '') die "not an ELF file: $VMLINUX" ;;
 *) die "unsupported vmlinux machine: $machine" ;;
 esac

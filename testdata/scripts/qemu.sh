@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # qemu.sh ARCH WORKDIR: boot the corpus kernel for ARCH (amd64|arm64, or
-# VERSION/ARCH such as 6.12/amd64 for the corpus's other kernels) under
+# VERSION/ARCH such as 6.12/amd64 or 6.12/ppc64el, 6.12/s390x, 6.12/riscv64
+# for the corpus's other kernels) under
 # TCG with WORKDIR/initramfs.cpio as the root file system and copy the
 # serial console to stdout. The guest's /init (guest-init.sh) powers off when
 # done; past the hard timeout (DWPROBE_QEMU_TIMEOUT seconds, default 120 for
-# amd64 and 240 for arm64) qemu is killed and the script exits 124.
+# amd64, 240 for arm64, 300 for the others) qemu is killed and the script
+# exits 124.
 set -euo pipefail
 
 [ $# = 2 ] || { echo "usage: qemu.sh amd64|arm64 WORKDIR" >&2; exit 2; }
@@ -35,6 +37,28 @@ arm64)
 	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
 	append="console=ttyAMA0 $append"
 	limit=240
+	;;
+ppc64el)
+	# pseries (SLOF, from qemu-system-data) boots the ELF vmlinux the
+	# image ships; the console is the hypervisor's (hvc0). The spectre
+	# capabilities TCG cannot emulate are turned off rather than warned
+	# about.
+	qemu=(qemu-system-ppc64 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -cpu power9)
+	append="console=hvc0 $append"
+	limit=300
+	;;
+s390x)
+	# The s390-ccw-virtio machine loads the image itself; the console is
+	# the SCLP's.
+	qemu=(qemu-system-s390x -M s390-ccw-virtio -cpu max)
+	append="console=ttysclp0 $append"
+	limit=300
+	;;
+riscv64)
+	# virt with OpenSBI (qemu's default firmware), a 16550 UART.
+	qemu=(qemu-system-riscv64 -M virt -cpu rv64 -bios default)
+	append="console=ttyS0 $append"
+	limit=300
 	;;
 *)
 	echo "qemu.sh: unknown arch $arch" >&2

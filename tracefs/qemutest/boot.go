@@ -18,8 +18,10 @@ import (
 // Arches are the architectures of the corpus kernels Boot can run.
 var Arches = []string{"amd64", "arm64"}
 
-// qemuBin names the system emulator of each corpus architecture.
-var qemuBin = map[string]string{"amd64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}
+// qemuBin names the system emulator of each corpus architecture; ppc64el,
+// s390x and riscv64 have 6.12 kernels only (corpusgen.sh's MACHINES).
+var qemuBin = map[string]string{"amd64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64",
+	"ppc64el": "qemu-system-ppc64", "s390x": "qemu-system-s390x", "riscv64": "qemu-system-riscv64"}
 
 // scriptsDir is testdata/scripts of this module, found from this file so
 // that tests of any package can boot a guest.

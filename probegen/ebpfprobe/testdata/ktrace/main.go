@@ -35,7 +35,8 @@ func run(args []string) error {
 	if len(args) < 3 {
 		return errors.New("usage: ktrace ARCH PROBES.json CMD [ARG...]")
 	}
-	a := map[string]*arch.Arch{"x86_64": arch.X86_64, "arm64": arch.ARM64}[args[0]]
+	a := map[string]*arch.Arch{"x86_64": arch.X86_64, "arm64": arch.ARM64,
+		"ppc64le": arch.PPC64LE, "s390x": arch.S390X, "riscv64": arch.RISCV64}[args[0]]
 	b, err := os.ReadFile(args[1])
 	if err != nil {
 		return err
