@@ -12,8 +12,8 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // Resolution from BTF, for a kernel without DWARF: BTF knows each traced

@@ -14,7 +14,7 @@
 // reading results from the ABI's registers (goret.go); overload.go lists a
 // C++ name's overloads. Every fact that differs between machines
 // (registers, calling conventions, instruction rules) is a field or method
-// of the file's probegen/arch value, chosen from its ELF machine.
+// of the file's tracefs/arch value, chosen from its ELF machine.
 // An argument's VAR->a.b[N] and its fetch type
 // come from one walk (ctypewalk.go) over one view of C types (ctype.go),
 // from DWARF (ctype_dwarf.go) or BTF (ctype_btf.go).
@@ -47,4 +47,10 @@
 // (or tracefs's) or carry their data in types (SyntaxError, PointError,
 // TooManyError, ...) and never name a command-line option: the caller
 // words those.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 6,
+// importing dwarfres (and its sub-packages), lazymatch and tracefs; only
+// ebpfprobe and the command line import it. The machine models that were
+// probegen/arch are tracefs/arch (tracefs checks register names with
+// them, and may not import probegen).
 package probegen

@@ -13,7 +13,8 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // OpenOptions name a target for Open: a user binary, a vmlinux, a kernel
@@ -122,7 +123,7 @@ func modulePath(loc *dwarfres.Locator, o OpenOptions) (path, rel string, err err
 
 // openBTF opens the kernel's BTF for t, as dwprobe does without --btf.
 func (t *Target) openBTF(o OpenOptions) error {
-	bo := kbtf.Options{Vmlinux: o.Kernel, Release: dwarfres.RunningKernel().Release}
+	bo := kbtf.Options{Vmlinux: o.Kernel, Machine: tracefs.HostDialect().Machine, Release: dwarfres.RunningKernel().Release}
 	if o.Module != "" {
 		bo.OpenModule = func() (*dwarfres.File, error) {
 			loc := o.Locator

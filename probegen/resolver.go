@@ -6,8 +6,8 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ErrSDTNeedsBinary: an SDT marker was asked of a kernel; markers are read

@@ -40,4 +40,7 @@
 // through a link or waited on when it is not that user's. The root is a
 // parameter (Open), so the package is tested on a plain directory
 // standing in for tracefs.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 5,
+// importing lazymatch and tracefs/arch only, never dwarfres or probegen.
 package tracefs

@@ -37,7 +37,8 @@ type btfKernel struct {
 // openBTF finds the BTF for o (btf.Open): --btf FILE, -k's own .BTF, or
 // the running kernel's; with -m, the module's split on it.
 func openBTF(o *options) (*btfKernel, error) {
-	bo := btf.Options{BTF: o.btf, Vmlinux: o.vmlinux, Running: runningBTFPath, Kallsyms: kallsymsPath, Traceable: traceable}
+	bo := btf.Options{BTF: o.btf, Vmlinux: o.vmlinux, Running: runningBTFPath, Kallsyms: kallsymsPath, Traceable: traceable,
+		Machine: tracefs.HostDialect().Machine}
 	bo.Release, _ = runningKernel()
 	if o.module != "" {
 		bo.OpenModule = func() (*dwarfres.File, error) {

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // traceOptions are dwprobe trace's own: what to watch, for how long, and
