@@ -44,6 +44,46 @@ var upwardKnown = map[string]string{
 	"dwarfres/btf -> dwarfres": "btf reads a vmlinux's and a module's *dwarfres.File (issue 30: to read elfobj/elfsym instead)",
 }
 
+// cmdImports are the dwprobe packages the command line may import: it
+// parses flags, words messages and prints, and asks the library for the
+// rest.
+var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+
+// cmdKnown are the command line's imports beyond cmdImports still left,
+// each with what it is still used for; the test fails when one is gone.
+var cmdKnown = map[string]string{
+	"dwarfres":            "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); *dwarfres.File of -L, -V, -F, --build-index, -l's mapper",
+	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
+	"dwarfres/debuginfod": "--fleet fetches builds by build-id; the sentinel ErrFetch",
+	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
+	"dwarfres/sdt":        "--sdt lists the markers (sdt.Markers)",
+}
+
+// TestCmdImports: the command line imports what cmdImports and cmdKnown
+// say, no more.
+func TestCmdImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, module+"cmd/dwprobe").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, imp := range strings.Fields(string(out)) {
+		dep, ours := strings.CutPrefix(imp, module)
+		switch {
+		case !ours || cmdImports[dep]:
+		case cmdKnown[dep] != "":
+			seen[dep] = true
+		default:
+			t.Errorf("cmd/dwprobe imports %s: the command line asks probegen instead", dep)
+		}
+	}
+	for dep := range cmdKnown {
+		if !seen[dep] {
+			t.Errorf("cmd/dwprobe no longer imports %s: take it out of cmdKnown", dep)
+		}
+	}
+}
+
 // TestImportLayers: no package imports one of its own layer or above
 // (go list of the module's packages, test files aside).
 func TestImportLayers(t *testing.T) {

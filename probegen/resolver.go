@@ -22,8 +22,8 @@ var ErrNoTarget = errors.New("no target to resolve against")
 // binary's notes, anything else from its debuginfo. dwprobe's command
 // line resolves every spec through one, as a library caller does
 // (Target.Resolver). Resolve is safe for concurrent use against
-// debuginfo (File): ResolveAll, and dwprobe's spec files, resolve specs
-// on every core (BatchWorkers).
+// debuginfo (File): Stream and ResolveAll, which dwprobe's -D, -a and
+// spec files run through, resolve specs on every core (BatchWorkers).
 type Resolver struct {
 	// File is the target.
 	File *dwarfres.File
@@ -41,6 +41,9 @@ type Resolver struct {
 	// Brief leaves out Resolution.Points and Probes, which cost a line
 	// table lookup per point: for callers that want definitions only.
 	Brief bool
+	// Workers is how many specs a batch (Stream, ResolveAll) resolves
+	// at once against debuginfo; 0 for BatchWorkers.
+	Workers int
 
 	tpMu  sync.Mutex  // tracepoint probes resolve one at a time
 	types *kbtf.Types // the kernel's BTF, for tracepoint probes

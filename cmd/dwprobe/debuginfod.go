@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
-	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
 // debuginfodSystem is --debuginfod without URLS: the servers of
@@ -33,33 +31,6 @@ func debuginfodOf(o *options) *debuginfod.Client {
 		d.Progress = os.Stderr
 	}
 	return d
-}
-
-// addDebuginfod makes debuginfod the last place loc looks for debuginfo,
-// as gdb and perf ask it after the local places.
-func addDebuginfod(loc *dwarfres.Locator, o *options) {
-	if d := debuginfodOf(o); d != nil {
-		loc.Debug = append(loc.Debug, locate.Fetched{Fetcher: d})
-	}
-}
-
-// fetchSource is probegen's Sources.Fetch: a source by the binary's
-// build-id; a server's failure is named among the places tried.
-func fetchSource(d *debuginfod.Client, buildID string) func(string) (string, []string) {
-	return func(path string) (string, []string) {
-		p, found, err := d.Fetch(buildID, debuginfod.KindSource, path)
-		switch {
-		case err != nil:
-			return "", []string{err.Error()}
-		case !found:
-			shown := make([]string, len(d.URLs))
-			for i, u := range d.URLs {
-				shown[i] = debuginfod.Redact(u)
-			}
-			return "", []string{fmt.Sprintf("debuginfod (%s)", strings.Join(shown, " "))}
-		}
-		return p, nil
-	}
 }
 
 // stderrIsTerminal reports whether progress lines can be shown.

@@ -13,60 +13,26 @@ import (
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
-// openFor opens o's target and says what answers for it
-// (probegen.OpenTarget): its DWARF, its symbols, the kernel's BTF (--btf,
-// or no debuginfo found), or -x's SDT markers when its debuginfo is
-// missing and the run may need none: SDT markers are read from
-// .note.stapsdt, so -D and -a of sdt_PROVIDER:NAME specs, and --sdt, work
-// on a stripped binary. done closes what was opened.
-func openFor(o *options) (tgt *probegen.Target, done func(), err error) {
-	done = func() {}
-	to := probegen.TargetOptions{
-		User: o.exec != "", Module: o.module != "", BTF: o.btf != "",
-		WithoutDebug: len(o.defs) > 0 || len(o.adds) > 0 || o.sdt,
-		Open: func() (*dwarfres.File, error) {
-			f, d, err := openCached(o)
-			if err == nil {
-				done = d
-			}
-			return f, err
-		},
-		OpenBinary: func() (*dwarfres.File, error) {
-			exe, _, err := execPaths(o) // where -x is read: under --symfs or --target-ns
-			if err != nil {
-				return nil, err
-			}
-			f, err := dwarfres.Open(exe)
-			if err == nil {
-				done = func() { f.Close() }
-			}
-			return f, err
-		},
-	}
-	if tgt, err = probegen.OpenTarget(to); err != nil && o.exec == "" && sdtSpecGiven(o) {
-		err = errorWith(probegen.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
-	}
-	return tgt, done, err
-}
-
-// sdtSpecGiven reports whether a spec of -D or -a (not of a spec file)
-// names an SDT marker.
-func sdtSpecGiven(o *options) bool {
-	for _, raw := range append(slices.Clip(o.defs), o.adds...) {
-		if s, err := probegen.ParseSpec(raw); err == nil && s.Point.SDT {
-			return true
-		}
-	}
-	return false
-}
-
 // resolveSpec resolves one spec through res (probegen.Resolver: an SDT
 // marker from the binary's notes, a tracepoint probe from the kernel's
 // BTF, anything else from its debuginfo or the reason it has none).
 func resolveSpec(res *probegen.Resolver, in specInput) resolved {
-	r := resolved{in: in}
 	spec, rs, err := res.Resolve(in.raw)
-	r.spec = spec
+	return resolvedFrom(in, spec, rs, err)
+}
+
+// resolvedOf is the result of one spec of a batch (probegen's Stream).
+func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
+	var err error
+	if sr.Err != nil {
+		err = sr.Err.Err
+	}
+	return resolvedFrom(in, sr.Parsed, sr.Resolution, err)
+}
+
+// resolvedFrom is in's resolution, or why there is none, worded.
+func resolvedFrom(in specInput, spec *probegen.Spec, rs *probegen.Resolution, err error) resolved {
+	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
 		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 	}

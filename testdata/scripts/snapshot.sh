@@ -23,18 +23,23 @@ run() {
 		target=(-k "$vml")
 		if [[ $opts == "-m "* ]]; then target=(-m "$moddir/${opts#-m }"); fi
 		case $kind in
-		D|S) key=${opts:-none}; dspecs[$key]+="$spec"$'\n' ;;
+		D|S) key=${opts:-none}; dspecs[$key]="${dspecs[$key]:-}$spec"$'\n' ;;
 		V) { echo "== -V $spec $opts"; "$BIN" "${target[@]}" -s "$src" -V "$spec" 2>&1; echo "rc=$?"; } >> "$o/V.txt" ;;
 		L) { echo "== -L $spec $opts"; "$BIN" "${target[@]}" -s "$src" -L "$spec" --detail 2>&1; echo "rc=$?"; } >> "$o/L.txt" ;;
 		F) { echo "== -F $spec $opts"; "$BIN" "${target[@]}" --funcs="$spec" 2>&1; echo "rc=$?"; } >> "$o/F.txt" ;;
 		esac
 	done < "$list"
+	local IFS=$'\n' key opt
 	for key in $(printf '%s\n' "${!dspecs[@]}" | sort); do
-		target=(-k "$vml")
-		[[ $key == "-m "* ]] && target=(-m "$moddir/${key#-m }")
+		target=(-k "$vml"); opt=()
+		case $key in
+		none) ;;
+		"-m "*) target=(-m "$moddir/${key#-m }") ;;
+		*) opt=("$key") ;;
+		esac
 		f=$o/D-$(echo "$key" | tr -c 'A-Za-z0-9.\n' '_').specs
 		printf '%s' "${dspecs[$key]}" > "$f"
-		{ echo "== -D @ $key"; "$BIN" "${target[@]}" -s "$src" -D @"$f" --json 2>&1 | sed "s#$o/##g"; echo "rc=$?"; } >> "$o/D.json"
+		{ echo "== -D @ $key"; "$BIN" "${target[@]}" -s "$src" "${opt[@]}" -D @"$f" --json 2>&1 | sed "s#$o/##g"; echo "rc=${PIPESTATUS[0]}"; } >> "$o/D.json"
 	done
 	rm -f "$o"/*.specs
 }
