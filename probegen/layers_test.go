@@ -54,7 +54,7 @@ var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "
 var cmdKnown = map[string]string{
 	"dwarfres":            "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); *dwarfres.File of -L, -V, -F, --build-index, -l's mapper",
 	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
-	"dwarfres/debuginfod": "--fleet fetches builds by build-id; the sentinel ErrFetch",
+	"dwarfres/debuginfod": "the sentinel ErrFetch (exit codes, --fleet's summary)",
 	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
 	"dwarfres/sdt":        "--sdt lists the markers (sdt.Markers)",
 }

@@ -32,6 +32,10 @@ type OpenOptions struct {
 	// Kernel is a vmlinux; with Module, the kernel the module must be
 	// built for.
 	Kernel string
+	// BuildID is a kernel's GNU build-id, instead of Kernel: its vmlinux
+	// with debuginfo is fetched from debuginfod (Debuginfod's servers)
+	// and opened as Kernel is (dwprobe's --fleet).
+	BuildID string
 	// Module is a kernel module: a path (it has a '/' or a module
 	// suffix) or a name, found under /lib/modules of Kernel's release
 	// (the running kernel's without Kernel). Its kallsyms-data rule is
@@ -125,6 +129,20 @@ func (e *NamespaceError) Error() string {
 
 func (e *NamespaceError) Unwrap() error { return e.Err }
 
+// NotFetchedError: OpenOptions.BuildID's debuginfo was not fetched: no
+// debuginfod server was named (URLs is empty), or none of URLs has it.
+type NotFetchedError struct {
+	BuildID string
+	URLs    []string
+}
+
+func (e *NotFetchedError) Error() string {
+	if len(e.URLs) == 0 {
+		return fmt.Sprintf("build-id %s: no debuginfod server to ask", e.BuildID)
+	}
+	return fmt.Sprintf("build-id %s: no debuginfod server has its debuginfo (%s)", e.BuildID, strings.Join(e.URLs, " "))
+}
+
 // BTFError: neither DWARF nor BTF answers for a kernel or module. Why is
 // why DWARF does not (nil when BTF was asked for: OpenOptions.BTF), Err
 // why BTF does not either: its failure to open, or ErrNeedsDWARF for a
@@ -161,7 +179,7 @@ func (e *BTFError) Unwrap() []error {
 // *locate.ModuleNotFoundError), ErrReleaseUnknown, *NamespaceError,
 // *BTFError. Close the Target.
 func Open(o OpenOptions) (*Target, error) {
-	if o.Binary != "" && (o.Kernel != "" || o.Module != "" || o.BTF != "") {
+	if o.Binary != "" && (o.Kernel != "" || o.Module != "" || o.BTF != "" || o.BuildID != "") {
 		return nil, fmt.Errorf("%w: a user binary or a kernel, not both", ErrNotSupported)
 	}
 	if o.TargetNS != 0 && o.Root != "" {
@@ -179,6 +197,14 @@ func Open(o OpenOptions) (*Target, error) {
 		return nil, err
 	}
 	dfd := debuginfodOf(o)
+	if o.BuildID != "" {
+		if o.Kernel, err = fetchKernel(dfd, o.BuildID); err != nil {
+			return nil, err
+		}
+		if err := o.Context.Err(); err != nil {
+			return nil, err
+		}
+	}
 	loc := o.Locator
 	if loc == nil {
 		loc = newLocator(o, root, dfd)
@@ -205,6 +231,22 @@ func Open(o OpenOptions) (*Target, error) {
 		t.sources.Fetch = fetchSource(dfd, t.File.BuildID())
 	}
 	return t, nil
+}
+
+// fetchKernel fetches the vmlinux of build-id id through d: the path of
+// its copy in d's cache.
+func fetchKernel(d *debuginfod.Client, id string) (string, error) {
+	if d == nil {
+		return "", &NotFetchedError{BuildID: id}
+	}
+	p, found, err := d.Fetch(id, debuginfod.KindDebuginfo, "")
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return "", &NotFetchedError{BuildID: id, URLs: d.URLs}
+	}
+	return p, nil
 }
 
 // targetRoot is the directory o.Binary is looked up under: o.Root (a

@@ -1,9 +1,12 @@
 package probegen_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -58,5 +61,60 @@ func TestStreamOrder(t *testing.T) {
 				t.Errorf("ResolveAll[%d] is %q, want %q", i, sr.Spec, specs[i])
 			}
 		}
+	}
+}
+
+// TestOpenDebuginfoPath: Open finds separate debuginfo in the directories
+// of $DWPROBE_DEBUGINFO_PATH, as dwprobe does (issue 30: the library
+// searched them only through a Locator of its own).
+func TestOpenDebuginfoPath(t *testing.T) {
+	split := dwarftest.Fixture(t, "..", "app-gcc-O2-splitdbg")
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", "")
+	tgt, err := probegen.Open(probegen.OpenOptions{Binary: split})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tgt.Source == probegen.SourceDWARF {
+		t.Fatalf("the split binary answers from DWARF without its debuginfo")
+	}
+	tgt.Close()
+	t.Setenv("DWPROBE_DEBUGINFO_PATH", filepath.Join(filepath.Dir(split), "debug"))
+	tgt, err = probegen.Open(probegen.OpenOptions{Binary: split})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	if tgt.Source != probegen.SourceDWARF {
+		t.Errorf("with DWPROBE_DEBUGINFO_PATH: %v (%v), want DWARF", tgt.Source, tgt.Why)
+	}
+}
+
+// TestOpenSymlinkExe: a binary opened through a symlink is named by its
+// real path in its uprobes, as the kernel resolves it and dwprobe -x
+// writes it (issue 30: the library wrote filepath.Abs of the link).
+func TestOpenSymlinkExe(t *testing.T) {
+	bin := dwarftest.Fixture(t, "..", "app-gcc-O2-dwarf5")
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "app")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	tgt, err := probegen.Open(probegen.OpenOptions{Binary: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+	if tgt.Exe() != real {
+		t.Errorf("Exe %q, want %q", tgt.Exe(), real)
+	}
+	_, res, err := tgt.Resolver(probegen.ResolveOptions{}).Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Defs[0].Target; !strings.HasPrefix(got, real+":") {
+		t.Errorf("uprobe target %q, want it on %s", got, real)
 	}
 }

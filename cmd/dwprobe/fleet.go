@@ -225,33 +225,24 @@ func openFleetRefs(ctx context.Context, o *options, reps []*fleetReport, jobs in
 // openFleetBuild opens r's build: fetched by build-id through debuginfod,
 // or the vmlinux at its path.
 func openFleetBuild(ctx context.Context, o *options, r *fleetReport) (*probegen.Target, error) {
-	path := r.b.Path
-	if r.b.BuildID != "" {
-		d := debuginfodOf(o)
-		if d == nil {
-			return nil, fmt.Errorf("build-id %s: no debuginfod server to ask (set DEBUGINFOD_URLS or give --debuginfod URLS)", r.b.BuildID)
-		}
-		d.Progress = nil // builds fetch at once: their lines would mix
-		p, found, err := d.Fetch(r.b.BuildID, debuginfod.KindDebuginfo, "")
-		switch {
-		case err != nil:
-			return nil, err
-		case !found:
-			return nil, fmt.Errorf("build-id %s: no debuginfod server has its debuginfo (%s)", r.b.BuildID, strings.Join(d.URLs, " "))
-		}
-		path = p
-	}
-	if ctx.Err() != nil {
+	if r.b.BuildID == "" && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	bo := fleetOptions(o, r.b, path)
-	f, err := openTarget(bo)
+	bo := fleetOptions(o, r.b, r.b.Path)
+	oo := openOptions(bo)
+	oo.BuildID = r.b.BuildID
+	oo.Progress = nil // builds fetch at once: their lines would mix
+	f, err := probegen.Open(oo)
 	if err != nil {
-		return nil, err
+		return nil, openErr(bo, err)
 	}
 	if err := needsDebuginfo(bo, f.File); err != nil {
 		f.Close()
 		return nil, err
+	}
+	path := r.b.Path
+	if r.b.BuildID != "" {
+		path = f.File.Path // the copy fetched
 	}
 	m := f.File.Object.Machine
 	r.path, r.machineM, r.machine = path, uint16(m), tracefs.MachineName(m)

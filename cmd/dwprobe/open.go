@@ -123,6 +123,10 @@ func openErr(o *options, err error) error {
 		}
 		return openErr(o, be.Err)
 	}
+	var nfe *probegen.NotFetchedError
+	if errors.As(err, &nfe) && len(nfe.URLs) == 0 {
+		return fmt.Errorf("%w (set DEBUGINFOD_URLS or give --debuginfod URLS)", err)
+	}
 	var ns *probegen.NamespaceError
 	if errors.As(err, &ns) {
 		return fmt.Errorf("--target-ns %s: no such process's mount namespace: %w", o.targetNS, ns.Err)
