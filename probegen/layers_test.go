@@ -56,7 +56,6 @@ var cmdKnown = map[string]string{
 	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
 	"dwarfres/debuginfod": "the sentinel ErrFetch (exit codes, --fleet's summary)",
 	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
-	"dwarfres/sdt":        "--sdt lists the markers (sdt.Markers)",
 }
 
 // TestCmdImports: the command line imports what cmdImports and cmdKnown

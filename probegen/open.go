@@ -15,6 +15,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
+	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -348,6 +349,18 @@ func fetchSource(d *debuginfod.Client, buildID string) func(string) (string, []s
 		}
 		return p, nil
 	}
+}
+
+// SDTMarker is an SDT marker of a user binary's .note.stapsdt.
+type SDTMarker = sdt.Marker
+
+// SDTMarkers are the SDT markers of the target's binary, in note order
+// (dwprobe --sdt); none for a kernel.
+func (t *Target) SDTMarkers() ([]SDTMarker, error) {
+	if t.File == nil {
+		return nil, nil
+	}
+	return sdt.Markers(t.File.Object)
 }
 
 // IsModuleFile reports whether path names a kernel module file (.ko,

@@ -326,7 +326,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case o.line != "":
 		return runLines(o, tgt, stdout, stderr)
 	case o.sdt:
-		return runSDT(o, t, stdout)
+		return runSDT(o, tgt, stdout)
 	case len(o.vars) > 0:
 		return runVars(ctx, o, tgt, stdout, stderr)
 	default:

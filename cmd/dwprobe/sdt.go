@@ -7,8 +7,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 )
@@ -43,8 +41,8 @@ func resolvedFrom(in specInput, spec *probegen.Spec, rs *probegen.Resolution, er
 // runSDT implements --sdt: the SDT markers of -x's binary, as perf list
 // sdt names them (sdt_PROVIDER:NAME), sorted, each once, those --filter
 // passes.
-func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
-	ms, err := sdt.Markers(t.Object)
+func runSDT(o *options, t *probegen.Target, stdout io.Writer) error {
+	ms, err := t.SDTMarkers()
 	if err != nil {
 		return err
 	}
@@ -56,14 +54,14 @@ func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
 		}
 		keep = f.Match
 	}
-	var sel []sdt.Marker
+	var sel []probegen.SDTMarker
 	for _, m := range ms {
 		if keep(probegen.SDTMarkerName(m)) {
 			sel = append(sel, m)
 		}
 	}
 	if o.json {
-		return writeJSON(stdout, sdtJSON(t.Path, sel))
+		return writeJSON(stdout, sdtJSON(t.File.Path, sel))
 	}
 	names := probegen.SDTNames(sel)
 	slices.Sort(names)
@@ -96,7 +94,7 @@ type jsonMarker struct {
 }
 
 // sdtJSON is the --sdt listing of the markers of bin, in note order.
-func sdtJSON(bin string, ms []sdt.Marker) jsonSDT {
+func sdtJSON(bin string, ms []probegen.SDTMarker) jsonSDT {
 	js := jsonSDT{Schema: jsonSchema, Mode: "sdt", Binary: bin, Markers: []jsonMarker{}}
 	for _, m := range ms {
 		js.Markers = append(js.Markers, jsonMarker{Name: probegen.SDTMarkerName(m), Provider: m.Provider,
