@@ -533,6 +533,11 @@ func (t *Target) Options(o ResolveOptions) ResolveOptions {
 // without debuginfo answer, every other spec fails with Why.
 func (t *Target) Resolver(o ResolveOptions) *Resolver {
 	r := &Resolver{File: t.File, Exe: t.exe, Options: t.Options(o), BTF: t.BTF()}
+	if r.BTF != nil {
+		// BTF answers alone, as for a BTF file (OpenOptions.BTF): a
+		// stripped vmlinux's symbols place what BTF resolves.
+		r.File = nil
+	}
 	if t.Source == SourceSDT {
 		r.NoDebug = t.Why
 	}
