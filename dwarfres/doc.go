@@ -91,4 +91,8 @@
 // them); malformed input is a *DecodeError naming section and offset.
 // Tests assemble DWARF by hand with the dwarftest package, and build a
 // File over sections in memory with elfobj.FromSections.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 5,
+// importing its sub-packages and lazymatch, never tracefs or probegen;
+// tracefs is beside it and imports none of it.
 package dwarfres

@@ -31,7 +31,7 @@ type Index struct {
 	onlyC bool
 	strs  []byte
 	tabs  [numTabs]indexTable
-	syms  []byte // the symbol map's record (indexsyms.go)
+	syms  []byte // the symbol map's record (elfsym/encode.go)
 	hdrs  []byte // the unit headers' record (indexunits.go)
 	// bad is why a lookup found the file inconsistent (a posting list
 	// that does not fill the space up to the next, a unit past the

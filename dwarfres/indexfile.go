@@ -28,7 +28,7 @@ import (
 //	u32 key length, key (whose binary: see indexKey), u32 units,
 //	u64 .debug_info size, u32 strings length, strings, per table
 //	u32 entries, u32 postings length, entries, postings, u32 length and
-//	the symbol map's record (indexsyms.go), u32 length and the unit
+//	the symbol map's record (elfsym/encode.go), u32 length and the unit
 //	headers' record (indexunits.go).
 //
 // All little-endian. A reader trusts nothing before the checksum and

@@ -28,6 +28,10 @@ type Locator struct {
 // NotFoundError is locate.NotFoundError, which File.MissingDebug returns.
 type NotFoundError = locate.NotFoundError
 
+// ModuleNotFoundError is locate.ModuleNotFoundError: no module of a name
+// for a kernel release (it wraps ErrModuleNotFound).
+type ModuleNotFoundError = locate.ModuleNotFoundError
+
 // NewLocator is locate.NewLocator's search, for opening.
 func NewLocator(dirs ...string) *Locator { return NewRootLocator("", dirs...) }
 

@@ -11,4 +11,7 @@
 // Inputs are treated as C strings: anything from the first NUL byte on is
 // ignored, which is what perf sees when such a string reaches it (a source
 // line read with getline, a DWARF name, an argv word).
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): a leaf,
+// importing no dwprobe package; dwarfres, tracefs and above use it.
 package lazymatch

@@ -129,10 +129,10 @@ func TestFtraceSiteNoteRISCV(t *testing.T) {
 		t.Fatalf("ksys_read: %v", ks)
 	}
 	at := ks[0].Start
-	if n, ok := ftraceSiteNote(f, point{target: "ksys_read+0", addr: at, ret: true}); !ok || !strings.Contains(n, "kretprobe") {
+	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read"}, addr: at, ret: true}); !ok || !strings.Contains(n, "kretprobe") {
 		t.Errorf("ksys_read%%return: %q, %v", n, ok)
 	}
-	if n, ok := ftraceSiteNote(f, point{target: "ksys_read+8", addr: at + 8}); ok {
+	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read", Offset: 8}, addr: at + 8}); ok {
 		t.Errorf("ksys_read+8: %q", n)
 	}
 }

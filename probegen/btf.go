@@ -11,15 +11,15 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // Resolution from BTF, for a kernel without DWARF: BTF knows each traced
 // function's prototype and every type's layout, so a probe at a function's
 // entry reads its parameters where the calling convention puts them
 // (btfabi.go), with members and types as the DWARF path writes them
-// (btftypes.go), and a return probe types $retval. What needs DWARF
+// (ctype_btf.go), and a return probe types $retval. What needs DWARF
 // (lines, locals, offsets inside a function, inlined copies) is refused
 // with what would answer it.
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // callConv is where a function's integer-class arguments are at its first

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // The f: fprobe events of ResolveOptions.FProbe (Linux 6.5 and later): a kprobe at a

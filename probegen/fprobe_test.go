@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // TestFProbeDef: a kprobe at a function's entry or return as an fprobe,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ftraceSiteNote warns of a kprobe on riscv64's ftrace site: the
@@ -33,5 +33,5 @@ func ftraceSiteNote(t *dwarfres.File, p point) (string, bool) {
 		what = "a kretprobe (the kernel takes them at a function's +0 only)"
 	}
 	return fmt.Sprintf("%s is in %s's ftrace site (its first %d bytes, the NOPs ftrace patches): a riscv64 kernel without CONFIG_KPROBES_ON_FTRACE (Debian's 6.12) refuses %s there with \"Failed to register probe event\"; an entry probe past them (%s+%d) is taken",
-		p.target, sym.Name, a.EntryNOPBytes(), what, sym.Name, a.EntryNOPBytes()), true
+		p.at.place(), sym.Name, a.EntryNOPBytes(), what, sym.Name, a.EntryNOPBytes()), true
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // DefaultFuncFilter is perf 6.1's filter for the function list.

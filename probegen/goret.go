@@ -10,7 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ErrGoReturn is the refusal of FUNC%return in a Go program. A uretprobe

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // LocKind says where an argument's value is read from at its probe point.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ProbeKind is what a probe point is in its function.

@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // dwarfRegister returns the fetcharg name ("%di") of DWARF register n on

@@ -11,8 +11,8 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ResolveOptions are the perf probe options that change where a probe

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // ErrSDTNeedsBinary: an SDT marker was asked of a kernel; markers are read
@@ -22,8 +22,8 @@ var ErrNoTarget = errors.New("no target to resolve against")
 // binary's notes, anything else from its debuginfo. dwprobe's command
 // line resolves every spec through one, as a library caller does
 // (Target.Resolver). Resolve is safe for concurrent use against
-// debuginfo (File): ResolveAll, and dwprobe's spec files, resolve specs
-// on every core (BatchWorkers).
+// debuginfo (File): Stream and ResolveAll, which dwprobe's -D, -a and
+// spec files run through, resolve specs on every core (BatchWorkers).
 type Resolver struct {
 	// File is the target.
 	File *dwarfres.File
@@ -42,6 +42,9 @@ type Resolver struct {
 	// ELF symbol, its source position, its arguments' read plans): for
 	// callers that want definitions only.
 	Brief bool
+	// Workers is how many specs a batch (Stream, ResolveAll) resolves
+	// at once against debuginfo; 0 for BatchWorkers.
+	Workers int
 
 	tpMu  sync.Mutex  // tracepoint probes resolve one at a time
 	types *kbtf.Types // the kernel's BTF, for tracepoint probes

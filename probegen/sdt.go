@@ -8,8 +8,8 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // SDTGroupPrefix starts the group of every SDT marker's event: perf names

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // arm64 SDT operands are what gcc prints for <sys/sdt.h>'s "nor"

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // SDTArgError is a marker operand the kernel cannot read (a scaled index,
@@ -35,7 +35,7 @@ type SDTSymbols func(name string) (off uint64, ok bool)
 
 // sdtOperandParser converts one operand (without its "N@") into a fetch
 // argument for one machine; the grammars live in sdt_x86_64.go and
-// sdt_aarch64.go, the register names they accept in probegen/arch.
+// sdt_aarch64.go, the register names they accept in tracefs/arch.
 type sdtOperandParser func(op string, syms SDTSymbols) (fetch, typ string, err error)
 
 var sdtParsers = map[*arch.Arch]sdtOperandParser{}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -24,7 +25,8 @@ type Sources struct {
 	// and the places tried.
 	Fetch func(path string) (string, []string)
 	// fetched maps a fetched copy to the path debuginfo names, which
-	// listings show.
+	// listings show; specs resolving at once share it.
+	mu      sync.Mutex
 	fetched map[string]string
 }
 
@@ -127,6 +129,8 @@ func compDirRelative(raw, compDir string) (string, bool) {
 }
 
 func (s *Sources) remember(local, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.fetched == nil {
 		s.fetched = map[string]string{}
 	}
@@ -136,6 +140,8 @@ func (s *Sources) remember(local, name string) {
 // Shown is the path a listing shows for the file Find returned: a
 // fetched copy is shown by the path debuginfo names.
 func (s *Sources) Shown(p string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if n, ok := s.fetched[p]; ok {
 		return n
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 )
 
 // The choice of what answers for a target, as dwprobe makes it: its
@@ -51,6 +52,9 @@ type TargetOptions struct {
 	Module bool
 	// BTF asks for BTF (a file of it was given): no DWARF is looked for.
 	BTF bool
+	// NoBTF says BTF never answers: a kernel or module without DWARF
+	// answers from its symbol table, or fails as a user binary does.
+	NoBTF bool
 	// WithoutDebug is set when the request may go on without a user
 	// binary's debuginfo: probe definitions (its SDT markers answer) or
 	// the listing of its markers.
@@ -73,8 +77,10 @@ type Target struct {
 	// Why is why DWARF does not answer; nil for SourceDWARF.
 	Why error
 
-	exe string       // a user binary's absolute path, as uprobes name it (Open)
-	btf *kbtf.Kernel // the kernel's BTF for SourceBTF (Open)
+	exe     string             // a user binary's path as uprobes name it (Open)
+	btf     *kbtf.Kernel       // the kernel's BTF for SourceBTF (Open)
+	dfd     *debuginfod.Client // debuginfod, when a server is named (Open)
+	sources *Sources           // where the target's sources are found (Open)
 }
 
 // OpenTarget opens the target o describes and chooses what answers for
@@ -89,7 +95,7 @@ func OpenTarget(o TargetOptions) (*Target, error) {
 	if err != nil {
 		return withoutFile(o, err)
 	}
-	if !o.User && !o.Module {
+	if !o.User && !o.Module && !o.NoBTF {
 		if why := kbtf.Stripped(f); why != nil {
 			return &Target{Source: SourceBTF, File: f, Why: why}, nil
 		}
@@ -105,7 +111,7 @@ func OpenTarget(o TargetOptions) (*Target, error) {
 // allows, else err.
 func withoutFile(o TargetOptions, err error) (*Target, error) {
 	if !o.User {
-		if kbtf.Answers(err) {
+		if !o.NoBTF && kbtf.Answers(err) {
 			return &Target{Source: SourceBTF, Why: err}, nil
 		}
 		return nil, err

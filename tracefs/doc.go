@@ -1,5 +1,7 @@
 // Package tracefs owns the kernel's dynamic-event language and is the only
-// package of dwprobe that touches the running kernel.
+// package of dwprobe that writes to the running kernel (others read it:
+// dwarfres its release, build-id and modules, dwarfres/btf its BTF and
+// kallsyms, for probegen.Open).
 //
 // The language: an Event is one line of kprobe_events, uprobe_events or
 // dynamic_events (Documentation/trace/kprobetrace.rst, uprobetracer.rst,
@@ -40,4 +42,7 @@
 // through a link or waited on when it is not that user's. The root is a
 // parameter (Open), so the package is tested on a plain directory
 // standing in for tracefs.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 5,
+// importing lazymatch and tracefs/arch only, never dwarfres or probegen.
 package tracefs

@@ -17,7 +17,7 @@ import (
 // runAdd implements -a: resolve every probe as -D does, name the events
 // as perf does against the events that exist, and write all of them in
 // one batch, so a refused definition leaves nothing of this command.
-func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runAdd(ctx context.Context, o *options, t *probegen.Target, stdout, stderr io.Writer) error {
 	rs, err := resolveAll(ctx, o, t, o.adds, stderr)
 	if err != nil {
 		if o.json {
@@ -28,7 +28,7 @@ func runAdd(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io
 		}
 		return nothingAdded(err)
 	}
-	return addResolved(ctx, o, rs, func() error { return checkRunning(tracefs.KProbe, t) }, stdout, stderr)
+	return addResolved(ctx, o, rs, func() error { return checkRunning(tracefs.KProbe, t.File) }, stdout, stderr)
 }
 
 // addResolved writes the resolved probes rs (-a), after checkKernel says
@@ -161,7 +161,7 @@ func addedHeader(n int) string {
 // showAdded prints perf's line for each event added, with the probe as
 // the user wrote it.
 func showAdded(o *options, rs []resolved, w io.Writer) {
-	module, _ := execPath(o)
+	module := o.exe
 	for _, r := range rs {
 		point := probegen.SpecPoint(&r.spec.Point)
 		var args []string

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"io"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // runBootconfig implements -D with --bootconfig.
-func runBootconfig(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runBootconfig(ctx context.Context, o *options, t *probegen.Target, stdout, stderr io.Writer) error {
 	if o.exec != "" {
 		return &usageError{errors.New("--bootconfig defines kprobes only: boot-time tracing has no uprobes (drop -x)")}
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -19,41 +18,14 @@ import (
 // fallback when no debuginfo is found for the running kernel (its
 // /sys/kernel/btf/vmlinux) or -k names a vmlinux without DWARF (its .BTF).
 
-// kallsymsPath and filterFuncsPath are the running kernel's symbols and
-// ftrace's traceable functions (variables: tests point them elsewhere).
+// kallsymsPath, filterFuncsPath and runningBTFPath are the running
+// kernel's symbols, ftrace's traceable functions and the running kernel's
+// BTF ("": probegen.Open's own; variables: tests point them elsewhere).
 var (
-	kallsymsPath    = btf.KallsymsPath
+	kallsymsPath    = ""
 	filterFuncsPath = "available_filter_functions" // under tracefs's root
-	runningBTFPath  = btf.RunningPath
+	runningBTFPath  = ""
 )
-
-// btfKernel is a kernel opened for BTF resolution: its target, the
-// files it holds, and where the types and symbols come from.
-type btfKernel struct {
-	*btf.Kernel
-	target *probegen.BTFTarget
-}
-
-// openBTF finds the BTF for o (btf.Open): --btf FILE, -k's own .BTF, or
-// the running kernel's; with -m, the module's split on it.
-func openBTF(o *options) (*btfKernel, error) {
-	bo := btf.Options{BTF: o.btf, Vmlinux: o.vmlinux, Running: runningBTFPath, Kallsyms: kallsymsPath, Traceable: traceable}
-	bo.Release, _ = runningKernel()
-	if o.module != "" {
-		bo.OpenModule = func() (*dwarfres.File, error) {
-			_, path, rel, err := moduleFileOf(o)
-			if err != nil {
-				return nil, err
-			}
-			return dwarfres.OpenModuleFile(path, o.vmlinux, rel)
-		}
-	}
-	k, err := btf.Open(bo)
-	if err != nil {
-		return nil, err
-	}
-	return &btfKernel{Kernel: k, target: probegen.BTFTargetOf(k)}, nil
-}
 
 // traceable is ftrace's list of traceable functions, nil when tracefs is
 // not mounted or the list cannot be read.
@@ -70,7 +42,7 @@ func traceable() io.Reader {
 }
 
 // btfWhat says where k's types and symbols come from, for the note.
-func btfWhat(o *options, k *btfKernel) string {
+func btfWhat(o *options, k *btf.Kernel) string {
 	from := k.From
 	what := from.TypesPath
 	if from.Types == btf.TypesVmlinux {
@@ -103,40 +75,36 @@ func rawBlobNote(o *options, m elf.Machine, rel string) string {
 	return fmt.Sprintf(" taken for the running kernel's machine, %s, and version, %s: a raw blob names neither (give -k VMLINUX for another kernel's)", tracefs.MachineName(m), rel)
 }
 
-// dispatchBTF runs the mode o asks for from BTF; why is the DWARF path's
-// failure that led here (nil for --btf).
-func dispatchBTF(ctx context.Context, o *options, why error, stdout, stderr io.Writer) error {
-	if o.line != "" {
-		return btfRefusal(why, "-L lists source lines, which BTF does not have")
-	}
-	k, err := openBTF(o)
-	if err != nil {
-		if why != nil {
-			return fmt.Errorf("%w; no BTF either (%v)", why, err)
-		}
-		return err
-	}
-	defer k.Close()
+// dispatchBTF runs the mode o asks for from BTF (tgt.Why is the DWARF
+// path's failure that led here, nil for --btf).
+func dispatchBTF(ctx context.Context, o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
+	k, why := tgt.BTFKernel(), tgt.Why
 	if !o.quiet {
 		fmt.Fprintf(stderr, "note: %sfrom BTF (%s): function entries and returns, their parameters and return values only\n", btfReason(o, why), btfWhat(o, k))
 	}
 	switch {
 	case len(o.adds) > 0:
-		rs, err := resolveAllBTF(ctx, o, k.target, o.adds, stderr)
+		rs, err := resolveAll(ctx, o, tgt, o.adds, stderr)
 		if err != nil {
 			return nothingAdded(err)
 		}
 		return addResolved(ctx, o, rs, func() error { return btfCheckRunning(k) }, stdout, stderr)
 	case len(o.defs) > 0:
-		return btfDefinitions(ctx, o, k.target, stdout, stderr)
+		// As without --json or a spec file: the definitions print
+		// once every spec has resolved.
+		rs, err := resolveAll(ctx, o, tgt, o.defs, stderr)
+		if o.bootconfig {
+			return printBootconfig(o, rs, err, stdout, stderr)
+		}
+		return printDefinitions(o, rs, err, stdout)
 	case len(o.vars) > 0:
-		return btfVars(o, k, stdout, stderr)
+		return btfVars(o, tgt.BTF(), stdout, stderr)
 	}
 	rules := o.filter
 	if o.funcs != "\x00" && o.funcs != "" {
 		rules = o.funcs
 	}
-	names, err := probegen.BTFFunctions(k.target, rules)
+	names, err := probegen.BTFFunctions(tgt.BTF(), rules)
 	for _, n := range names {
 		fmt.Fprintln(stdout, n)
 	}
@@ -168,7 +136,7 @@ func btfRefusal(why error, what string) error {
 
 // btfCheckRunning refuses to add kprobes from a vmlinux that is not the
 // running kernel; the running kernel's BTF is the running kernel's.
-func btfCheckRunning(k *btfKernel) error {
+func btfCheckRunning(k *btf.Kernel) error {
 	if k.ModFile != nil {
 		return checkRunningModule(k.ModFile)
 	}
@@ -178,36 +146,9 @@ func btfCheckRunning(k *btfKernel) error {
 	return checkRunningKernel(k.Vmlinux)
 }
 
-// resolveAllBTF is resolveAll from BTF.
-func resolveAllBTF(ctx context.Context, o *options, t *probegen.BTFTarget, args []string, stderr io.Writer) ([]resolved, error) {
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes}
-	res := &probegen.Resolver{BTF: t, Options: ro, Brief: !o.json}
-	var out []resolved
-	err := resolveEach(ctx, o, args, stderr, 1, func(in specInput) resolved {
-		return resolveSpec(res, in)
-	}, func(r resolved) error {
-		out = append(out, r)
-		return nil
-	})
-	if err != nil && !o.json && !hasSpecFile(args) {
-		return nil, err
-	}
-	return out, err
-}
-
-// btfDefinitions is -D (and --bootconfig, --json) from BTF, as
-// runDefinitions.
-func btfDefinitions(ctx context.Context, o *options, t *probegen.BTFTarget, stdout, stderr io.Writer) error {
-	rs, err := resolveAllBTF(ctx, o, t, o.defs, stderr)
-	if o.bootconfig {
-		return printBootconfig(o, rs, err, stdout, stderr)
-	}
-	return printDefinitions(o, rs, err, stdout)
-}
-
 // btfVars is -V from BTF: perf's listing of the parameters at the entry,
 // its @<FUNC+0> line marked as from BTF.
-func btfVars(o *options, k *btfKernel, stdout, stderr io.Writer) error {
+func btfVars(o *options, k *probegen.BTFTarget, stdout, stderr io.Writer) error {
 	ro := probegen.ResolveOptions{MaxProbes: o.maxProbes}
 	for _, raw := range o.vars {
 		spec, err := probegen.ParseSpec(raw)
@@ -217,7 +158,7 @@ func btfVars(o *options, k *btfKernel, stdout, stderr io.Writer) error {
 		if len(spec.Args) > 0 {
 			return errorWith(probegen.ErrSyntax, "-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
 		}
-		lists, err := probegen.BTFVars(k.target, spec, ro, o.filter)
+		lists, err := probegen.BTFVars(k, spec, ro, o.filter)
 		if err != nil {
 			return err
 		}

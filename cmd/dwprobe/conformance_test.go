@@ -16,6 +16,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // golden is perf's recorded answer for one spec.
@@ -379,7 +380,7 @@ type conformanceResult struct {
 // runConformance runs dwprobe on every spec, on all CPUs.
 func runConformance(specs []specEntry, vml, src, moddir string) []conformanceResult {
 	targetMu.Lock()
-	targetCache = map[string]*dwarfres.File{}
+	targetCache = map[string]*probegen.Target{}
 	targetMu.Unlock()
 	defer func() {
 		targetMu.Lock()

@@ -62,29 +62,30 @@ func checkDiffOptions(o *options) error {
 // only the counts are kept, so a file of any length runs in the memory of
 // one spec. A signal ends the run with the verdicts printed so far and no
 // verdict for the spec at hand.
-func runDiff(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runDiff(ctx context.Context, o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
 	if err := checkSpecFiles(ctx, o.defs); err != nil {
 		return err
 	}
-	oldB, err := newDiffBuild(o, t)
-	if err != nil {
-		return err
-	}
+	t := tgt.File
+	oldB := newDiffBuild(o, tgt)
 	no := *o
 	no.vmlinux, no.exec, no.module, no.source = newTargetOf(o)
-	nt, err := openTarget(&no)
+	// The new build is opened as the old one was: what answers for it
+	// (its DWARF, its symbols, BTF or SDT notes) is the library's choice.
+	ntgt, err := openTarget(&no)
 	if err != nil {
 		return err
 	}
-	defer nt.Close()
+	defer ntgt.Close()
+	nt := ntgt.File
+	if nt == nil {
+		return ntgt.Why // BTF alone: no build to compare points with
+	}
 	if err := sameMachine(o.diffNew, t, nt); err != nil {
 		return err
 	}
-	useIndex(&no, &probegen.Target{File: nt}, stderr)
-	newB, err := newDiffBuild(&no, nt)
-	if err != nil {
-		return err
-	}
+	useIndex(&no, ntgt, stderr)
+	newB := newDiffBuild(&no, ntgt)
 	var tally diffTally
 	err = eachSpec(ctx, o.defs, func(in specInput) error {
 		if ctx.Err() != nil {
@@ -136,18 +137,13 @@ func newTargetOf(o *options) (vmlinux, exec, module, source string) {
 	return o.diffNew, "", "", o.diffSource
 }
 
-func newDiffBuild(o *options, t *dwarfres.File) (*diffBuild, error) {
-	exe, err := execPath(o)
-	if err != nil {
-		return nil, err
-	}
-	src, err := newSources(o, t)
-	if err != nil {
-		return nil, err
-	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, FProbe: o.fprobe}
-	res := &probegen.Resolver{File: t, Exe: exe, Options: ro}
-	return &diffBuild{t: t, exe: exe, src: src, texts: probegen.NewLineTexts(src), res: res, decls: map[[2]string]int{}}, nil
+func newDiffBuild(o *options, tgt *probegen.Target) *diffBuild {
+	src := tgt.Sources()
+	res := tgt.Resolver(probegen.ResolveOptions{NoInlines: o.noInlines, MaxProbes: o.maxProbes, FProbe: o.fprobe})
+	// A failing line is named with its neighbours, not their text (the
+	// verdict shows the new build's text itself).
+	res.Options.LineText = nil
+	return &diffBuild{t: tgt.File, exe: tgt.Exe(), src: src, texts: probegen.NewLineTexts(src), res: res, decls: map[[2]string]int{}}
 }
 
 // resolve resolves in in b (an SDT marker from its note), with the

@@ -185,12 +185,12 @@ func eachBuild(ctx context.Context, reps []*fleetReport, jobs int, fn func(*flee
 // report, not returned; only a signal is.
 // fleetRef is the reference build of a machine, open.
 type fleetRef struct {
-	f *dwarfres.File
+	f *probegen.Target
 	o *options // its options: its vmlinux, its sources
 }
 
 func openFleetRefs(ctx context.Context, o *options, reps []*fleetReport, jobs int, stderr io.Writer) (map[uint16]fleetRef, error) {
-	files := make([]*dwarfres.File, len(reps))
+	files := make([]*probegen.Target, len(reps))
 	eachBuild(ctx, reps, jobs, func(r *fleetReport) {
 		f, err := openFleetBuild(ctx, o, r)
 		if err != nil {
@@ -213,7 +213,7 @@ func openFleetRefs(ctx context.Context, o *options, reps []*fleetReport, jobs in
 		if _, ok := refs[r.machineM]; !ok {
 			ro := fleetOptions(o, r.b, r.path)
 			refs[r.machineM], refName[r.machineM] = fleetRef{f, ro}, r.b.Name
-			useIndex(ro, &probegen.Target{File: f}, stderr)
+			useIndex(ro, f, stderr)
 			continue
 		}
 		r.ref = refName[r.machineM]
@@ -224,36 +224,28 @@ func openFleetRefs(ctx context.Context, o *options, reps []*fleetReport, jobs in
 
 // openFleetBuild opens r's build: fetched by build-id through debuginfod,
 // or the vmlinux at its path.
-func openFleetBuild(ctx context.Context, o *options, r *fleetReport) (*dwarfres.File, error) {
-	path := r.b.Path
-	if r.b.BuildID != "" {
-		d := debuginfodOf(o)
-		if d == nil {
-			return nil, fmt.Errorf("build-id %s: no debuginfod server to ask (set DEBUGINFOD_URLS or give --debuginfod URLS)", r.b.BuildID)
-		}
-		d.Progress = nil // builds fetch at once: their lines would mix
-		p, found, err := d.Fetch(r.b.BuildID, debuginfod.KindDebuginfo, "")
-		switch {
-		case err != nil:
-			return nil, err
-		case !found:
-			return nil, fmt.Errorf("build-id %s: no debuginfod server has its debuginfo (%s)", r.b.BuildID, strings.Join(d.URLs, " "))
-		}
-		path = p
-	}
-	if ctx.Err() != nil {
+func openFleetBuild(ctx context.Context, o *options, r *fleetReport) (*probegen.Target, error) {
+	if r.b.BuildID == "" && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	bo := fleetOptions(o, r.b, path)
-	f, err := openTarget(bo)
+	bo := fleetOptions(o, r.b, r.b.Path)
+	oo := openOptions(bo)
+	oo.BuildID = r.b.BuildID
+	oo.Progress = nil // builds fetch at once: their lines would mix
+	f, err := probegen.Open(oo)
 	if err != nil {
-		return nil, err
+		return nil, openErr(bo, err)
 	}
-	if err := needsDebuginfo(bo, f); err != nil {
+	if err := needsDebuginfo(bo, f.File); err != nil {
 		f.Close()
 		return nil, err
 	}
-	r.path, r.machineM, r.machine = path, uint16(f.Object.Machine), tracefs.MachineName(f.Object.Machine)
+	path := r.b.Path
+	if r.b.BuildID != "" {
+		path = f.File.Path // the copy fetched
+	}
+	m := f.File.Object.Machine
+	r.path, r.machineM, r.machine = path, uint16(m), tracefs.MachineName(m)
 	return f, nil
 }
 
@@ -261,6 +253,7 @@ func openFleetBuild(ctx context.Context, o *options, r *fleetReport) (*dwarfres.
 func fleetOptions(o *options, b fleetBuild, path string) *options {
 	bo := *o
 	bo.vmlinux, bo.source = path, b.Source
+	bo.symbolsOnly = true // a build's DWARF or symbols, as the reference's
 	return &bo
 }
 
@@ -277,29 +270,24 @@ func checkFleetBuild(ctx context.Context, o *options, r *fleetReport, refs map[u
 			return err
 		}
 		defer f.Close()
-		useIndex(fleetOptions(o, r.b, r.path), &probegen.Target{File: f}, stderr)
+		useIndex(fleetOptions(o, r.b, r.path), f, stderr)
 		t = f
 	}
 	bo := fleetOptions(o, r.b, r.path)
-	b, err := newDiffBuild(bo, t)
-	if err != nil {
-		return err
-	}
+	b := newDiffBuild(bo, t)
 	var refB *diffBuild
 	if r.ref != "" {
 		// The reference's File is shared, safe for concurrent use; its
 		// caches here are this build's.
-		if refB, err = newDiffBuild(ref.o, ref.f); err != nil {
-			return err
-		}
+		refB = newDiffBuild(ref.o, ref.f)
 	}
 	n := 0
-	err = eachSpec(ctx, o.defs, func(in specInput) error {
+	err := eachSpec(ctx, o.defs, func(in specInput) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if n++; n%releaseEvery == 0 {
-			t.ReleasePages()
+			t.File.ReleasePages()
 		}
 		if refB == nil {
 			r.specs = append(r.specs, refSpec(in, b))

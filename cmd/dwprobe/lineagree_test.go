@@ -426,3 +426,13 @@ func TestLineAgreementHeaderFunctions(t *testing.T) {
 		t.Errorf("-D memcmp:14: %v", err)
 	}
 }
+
+// openModule opens the module at path as -m PATH does (its debuginfo
+// found as dwprobe finds it), for its File.
+func openModule(path string) (*dwarfres.File, error) {
+	tgt, err := openTarget(&options{module: path, symbolsOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return tgt.File, nil
+}

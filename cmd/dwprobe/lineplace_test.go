@@ -181,7 +181,7 @@ func TestSuggestionsResolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, err := probegen.Resolve(f, s2, "", probegen.ResolveOptions{MaxProbes: 1024})
-		if err != nil || len(r.Points) != nc.Suggested.Points {
+		if err != nil || len(r.Probes) != nc.Suggested.Points {
 			t.Errorf("-D %s suggests %s (%d points), which resolves to %v, %v", c.spec, nc.Suggested.Spec, nc.Suggested.Points, r, err)
 		}
 	}

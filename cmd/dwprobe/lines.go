@@ -11,12 +11,10 @@ import (
 )
 
 // runLines implements -L: perf's show_line_range.
-func runLines(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
-	src, err := newSources(o, t)
-	if err != nil {
-		return err
-	}
+func runLines(o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
+	t, src := tgt.File, tgt.Sources()
 	var l *probegen.Listing
+	var err error
 	if o.detail {
 		l, err = probegen.ListLineVars(t, o.line, src, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
 	} else {

@@ -76,7 +76,14 @@ func runList(o *options, stdout, stderr io.Writer) error {
 
 // openDebuginfo opens a kernel's or binary's debuginfo for -l; tests
 // count the calls.
-var openDebuginfo = openTarget
+var openDebuginfo = func(o *options) (*dwarfres.File, error) {
+	o.symbolsOnly = true
+	tgt, err := openTarget(o)
+	if err != nil {
+		return nil, err
+	}
+	return tgt.File, nil // tgt holds nothing more (no BTF)
+}
 
 // debugCache opens the debuginfo -l maps probes back with, once each: the
 // kernel's (-k or the running kernel's) and each probed binary's, each

@@ -5,79 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
-
-// openModule opens the kernel module at path (-m PATH) with its
-// debuginfo: its own DWARF, or separate debuginfo found by build-id as for
-// -x. A file that is not a relocatable object (a vmlinux, a program) is
-// refused: its definitions would not name a module.
-func openModule(path string) (*dwarfres.File, error) {
-	return openModuleAt(newLocator(""), path, "", "")
-}
-
-// openModuleAt is openModule through loc, refusing a module built for
-// another release than release (of the vmlinux kernel; "": no check). A
-// compressed module (.ko.xz, .ko.zst, .ko.gz) is decompressed in memory.
-func openModuleAt(loc *dwarfres.Locator, path, kernel, release string) (*dwarfres.File, error) {
-	f, err := loc.OpenModule(path, kernel, release)
-	if err != nil {
-		return nil, moduleDebugErr(err)
-	}
-	return f, nil
-}
-
-// openModuleOf opens the module -m names, a path or a name (modulePath),
-// and refuses one built for another release than the -k vmlinux.
-func openModuleOf(o *options) (*dwarfres.File, error) {
-	loc, path, rel, err := moduleFileOf(o)
-	if err != nil {
-		return nil, err
-	}
-	f, err := openModuleAt(loc, path, o.vmlinux, rel)
-	if err == nil {
-		f.SetKernelData(func() bool { return dwarfres.KernelListsData(f, o.vmlinux, runningRelease()) })
-	}
-	return f, err
-}
-
-// moduleFileOf is the file -m names (modulePath) and the release it must
-// be built for (the -k vmlinux's; "" without -k), with the locator that
-// finds its debuginfo.
-func moduleFileOf(o *options) (loc *dwarfres.Locator, path, rel string, err error) {
-	if o.vmlinux != "" {
-		if rel, err = dwarfres.VmlinuxRelease(o.vmlinux); err != nil {
-			return nil, "", "", err
-		}
-	}
-	loc = newLocator(o.symfs)
-	loc.Context = o.ctx
-	addDebuginfod(loc, o)
-	path, err = modulePath(o, loc, rel)
-	return loc, path, rel, err
-}
-
-// modulePath is the file -m names: a path as given (it has a '/' or a
-// module suffix, as perf tells them apart), else the module of that name
-// installed for release (the -k vmlinux's; "" for the running kernel's),
-// found as modprobe finds it.
-func modulePath(o *options, loc *dwarfres.Locator, release string) (string, error) {
-	if locate.IsModulePath(o.module) {
-		return o.module, nil
-	}
-	if release == "" {
-		release = runningRelease()
-	}
-	if release == "" {
-		return "", errorWith(dwarfres.ErrModuleNotFound, "-m %s: the running kernel's release is unknown (no /proc/sys/kernel/osrelease): give the module's path", o.module)
-	}
-	p, err := loc.FindModule(release, o.module)
-	var nf *locate.ModuleNotFoundError
-	if errors.As(err, &nf) && !nf.Builtin {
-		return "", fmt.Errorf("%w (give the module's path, or -k the vmlinux of another release)", err)
-	}
-	return p, err
-}
 
 // runningRelease is the running kernel's release (uname -r); tests
 // replace it.
@@ -114,7 +42,7 @@ func checkRunningModule(m *dwarfres.File) error {
 // moduleDebugErr words a module without debuginfo: the places tried, and
 // where such debuginfo comes from.
 func moduleDebugErr(err error) error {
-	var nf *locate.NotFoundError
+	var nf *dwarfres.NotFoundError
 	if !errors.As(err, &nf) || nf.Path == "" {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -26,7 +25,7 @@ func needsDebuginfo(o *options, t *dwarfres.File) error {
 // the running kernel, what needs debuginfo on a program probed from its
 // symbols): "; tried A, B", or, with nothing to look by, " (stripped, and
 // no build-id to find separate debuginfo by)".
-func debuginfoTried(nf *locate.NotFoundError) string {
+func debuginfoTried(nf *dwarfres.NotFoundError) string {
 	if len(nf.Tried) == 0 {
 		return " (stripped, and no build-id to find separate debuginfo by)"
 	}

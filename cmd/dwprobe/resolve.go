@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
+	"sync"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -18,7 +17,7 @@ import (
 // from its first spec on and holds only the spec at hand. In a keep-going run (a spec file, --json) the
 // definitions of the specs that resolved are printed even when others
 // failed.
-func runDefinitions(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runDefinitions(ctx context.Context, o *options, t *probegen.Target, stdout, stderr io.Writer) error {
 	if !o.json && !hasSpecFile(o.defs) {
 		// Command-line specs: nothing is printed if one fails, as in perf.
 		rs, err := resolveAll(ctx, o, t, o.defs, stderr)
@@ -85,7 +84,7 @@ func (r *resolved) defs() []tracefs.Event {
 // tried, failures are reported as they come, and the specs that resolved
 // are returned with an error classed as the first failure. Callers that
 // write to tracefs write nothing if err is not nil.
-func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string, stderr io.Writer) ([]resolved, error) {
+func resolveAll(ctx context.Context, o *options, t *probegen.Target, args []string, stderr io.Writer) ([]resolved, error) {
 	var out []resolved
 	err := resolveStream(ctx, o, t, args, stderr, func(r resolved) error {
 		out = append(out, r)
@@ -103,50 +102,42 @@ func resolveAll(ctx context.Context, o *options, t *dwarfres.File, args []string
 // resolveStream is resolveAll handing each spec's resolution to emit as
 // it comes, in spec order, instead of keeping them: emit sees failed
 // specs too (after they are reported). If ctx ends, what was emitted
-// stands and the error says how far the run got.
-func resolveStream(ctx context.Context, o *options, t *dwarfres.File, args []string, stderr io.Writer, emit func(resolved) error) error {
-	exe, err := execPath(o)
-	if err != nil {
-		return err
-	}
-	src, err := newSources(o, t)
-	if err != nil {
-		return err
-	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, FProbe: o.fprobe}
+// stands and the error says how far the run got. The specs resolve
+// through the target's Resolver and the library's batch runner
+// (probegen.Resolver.Stream), on every core against debuginfo.
+func resolveStream(ctx context.Context, o *options, t *probegen.Target, args []string, stderr io.Writer, emit func(resolved) error) error {
+	res := t.Resolver(resolveOptions(o))
 	// Definitions alone, unless --json says where each lies or trace
 	// attaches there.
-	res := &probegen.Resolver{File: t, Exe: exe, NoDebug: o.noDebug, Options: ro, Brief: !o.json && !o.points}
-	var n atomic.Int64
-	return resolveEach(ctx, o, args, stderr, specWorkers(), func(in specInput) resolved {
-		if n.Add(1)%releaseEvery == 0 {
-			t.ReleasePages()
-		}
-		return resolveSpec(res, in)
-	}, emit)
-}
-
-// releaseEvery is how many specs a run resolves between giving back the
-// pages of the debuginfo they read through the mapping: the 663 specs of
-// the conformance suite otherwise peak at 90 MB of them (of 215 MB RSS).
-const releaseEvery = 32
-
-// errSpecsInterrupted: a signal ended a run of specs before its end.
-var errSpecsInterrupted = errors.New("interrupted")
-
-// specWorkers is how many specs of a run resolve at once: the library's
-// rule (a variable for the tests, which compare runs of one and of many).
-var specWorkers = probegen.BatchWorkers
-
-// resolveEach resolves the specs of args, read as they come, with
-// resolve (on up to workers goroutines: eachResolved) and hands each to
-// emit in spec order, as resolveStream describes.
-func resolveEach(ctx context.Context, o *options, args []string, stderr io.Writer, workers int, resolve func(specInput) resolved, emit func(resolved) error) error {
+	res.Brief = !o.json && !o.points
+	res.Workers = specWorkers()
 	if err := checkSpecFiles(ctx, args); err != nil {
 		return err
 	}
+	// The inputs of the specs yielded and not yet emitted, oldest first:
+	// Stream hands the results on in the order the specs were yielded.
+	var (
+		mu  sync.Mutex
+		ins []specInput
+	)
+	specs := func(yield func(string) bool) error {
+		return eachSpec(ctx, args, func(in specInput) error {
+			mu.Lock()
+			ins = append(ins, in)
+			mu.Unlock()
+			if !yield(in.raw) {
+				return errStopSpecs
+			}
+			return nil
+		})
+	}
 	run := newSpecRun(o, args, stderr)
-	err := eachResolved(ctx, args, workers, resolve, func(in specInput, r resolved) error {
+	err := res.Stream(specs, func(sr probegen.SpecResult) error {
+		mu.Lock()
+		in := ins[0]
+		ins = ins[1:]
+		mu.Unlock()
+		r := resolvedOf(in, sr)
 		if err := ctx.Err(); err != nil {
 			// A signal before or during the resolution: this spec's
 			// answer may be cut short, so it is not printed.
@@ -201,9 +192,23 @@ func printNotes(o *options, stderr io.Writer, notes []string) {
 	}
 }
 
-// execPath returns the path of -x written in definitions, "" without -x
-// (see execPaths).
-func execPath(o *options) (string, error) {
-	_, exe, err := execPaths(o)
-	return exe, err
+// resolveOptions are the options of o every spec resolves with.
+func resolveOptions(o *options) probegen.ResolveOptions {
+	return probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, FProbe: o.fprobe, User: o.exec != ""}
 }
+
+// releaseEvery is how many specs --diff and --fleet resolve between
+// giving back the pages of the debuginfo they read through the mapping,
+// as the library's batches do (probegen.Resolver.Stream).
+const releaseEvery = 32
+
+// errSpecsInterrupted: a signal ended a run of specs before its end.
+var errSpecsInterrupted = errors.New("interrupted")
+
+// errStopSpecs: a stream of specs stopped reading them.
+var errStopSpecs = errors.New("stopped")
+
+// specWorkers is how many specs of a run resolve at once against
+// debuginfo: the library's rule (a variable for the tests, which compare
+// runs of one and of many).
+var specWorkers = probegen.BatchWorkers

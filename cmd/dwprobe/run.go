@@ -5,64 +5,62 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // options holds perf probe 6.1's options, with its names.
 type options struct {
-	vmlinux    string
-	btf        string
-	exec       string
-	module     string
-	symfs      string
-	targetNS   string
-	source     string
-	prefixMaps []string
-	defs       []string
-	adds       []string
-	line       string
-	vars       []string
-	funcs      string
-	filter     string
-	noInlines  bool
-	nearest    bool
-	fprobe     bool // --fprobe: function entries and returns as f: fprobe events
-	maxProbes  int
-	verbose    int
-	quiet      bool
-	force      bool
-	dryRun     bool
-	externs    bool
-	rangeOpt   bool
-	detail     bool // --detail: -L lists each line's points and variables
-	del        []string
-	list       string
-	apply      string
-	bootconfig bool
-	json       bool
-	points     bool // resolve whole points (Resolution.Probes), not definitions alone: --json, trace
-	funcsSet   bool
-	sdt        bool  // --sdt: list -x's SDT markers
-	noDebug    error // why -x has no debuginfo, when its SDT markers go on without it (sdt.go)
-	listSet    bool
-	show       string // "help", "version", "man" or "completion": print it and stop
-	completion string // the shell of --completion
-	debuginfod string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
-	buildIndex bool   // build (or verify) the target's index and stop
-	noIndex    bool   // scan the debuginfo, as without an index
-	diffNew    string // --diff: the new build of the target, whose -D specs are compared (diff.go)
-	diffSource string // --diff-source: the new build's source tree
-	fleet      string // --fleet: the file of builds -D's specs are checked against (fleet.go)
-	fleetJobs  int    // --fleet-jobs: builds checked at once; 0: as memory allows
-	junit      string // --junit: where a --fleet run writes its JUnit XML report
+	vmlinux     string
+	btf         string
+	exec        string
+	module      string
+	symfs       string
+	targetNS    string
+	source      string
+	prefixMaps  []string
+	defs        []string
+	adds        []string
+	line        string
+	vars        []string
+	funcs       string
+	filter      string
+	noInlines   bool
+	nearest     bool
+	fprobe      bool // --fprobe: function entries and returns as f: fprobe events
+	maxProbes   int
+	verbose     int
+	quiet       bool
+	force       bool
+	dryRun      bool
+	externs     bool
+	rangeOpt    bool
+	detail      bool // --detail: -L lists each line's points and variables
+	del         []string
+	list        string
+	apply       string
+	bootconfig  bool
+	json        bool
+	points      bool // resolve whole points (Resolution.Probes), not definitions alone: --json, trace
+	funcsSet    bool
+	sdt         bool   // --sdt: list -x's SDT markers
+	symbolsOnly bool   // open the target's DWARF or its symbols, never BTF (-l, --fleet)
+	exe         string // -x's path as its uprobes name it (probegen.Target.Exe), once opened
+	listSet     bool
+	show        string // "help", "version", "man" or "completion": print it and stop
+	completion  string // the shell of --completion
+	debuginfod  string // --debuginfod[=URLS]: "system" for $DEBUGINFOD_URLS
+	buildIndex  bool   // build (or verify) the target's index and stop
+	noIndex     bool   // scan the debuginfo, as without an index
+	diffNew     string // --diff: the new build of the target, whose -D specs are compared (diff.go)
+	diffSource  string // --diff-source: the new build's source tree
+	fleet       string // --fleet: the file of builds -D's specs are checked against (fleet.go)
+	fleetJobs   int    // --fleet-jobs: builds checked at once; 0: as memory allows
+	junit       string // --junit: where a --fleet run writes its JUnit XML report
 	// ctx is the run's: a signal ends the opening, decompression,
 	// download and walks of the target (dispatch sets it).
 	ctx context.Context
@@ -304,11 +302,9 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer done()
-	switch tgt.Source {
-	case probegen.SourceBTF:
-		return dispatchBTF(ctx, o, tgt.Why, stdout, stderr)
-	case probegen.SourceSDT:
-		o.noDebug = tgt.Why
+	o.exe = tgt.Exe()
+	if tgt.Source == probegen.SourceBTF {
+		return dispatchBTF(ctx, o, tgt, stdout, stderr)
 	}
 	t := tgt.File
 	if err := needsDebuginfo(o, t); err != nil {
@@ -320,19 +316,19 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	useIndex(o, tgt, stderr)
 	switch {
 	case len(o.adds) > 0:
-		return runAdd(ctx, o, t, stdout, stderr)
+		return runAdd(ctx, o, tgt, stdout, stderr)
 	case o.diffNew != "":
-		return runDiff(ctx, o, t, stdout, stderr)
+		return runDiff(ctx, o, tgt, stdout, stderr)
 	case len(o.defs) > 0 && o.bootconfig:
-		return runBootconfig(ctx, o, t, stdout, stderr)
+		return runBootconfig(ctx, o, tgt, stdout, stderr)
 	case len(o.defs) > 0:
-		return runDefinitions(ctx, o, t, stdout, stderr)
+		return runDefinitions(ctx, o, tgt, stdout, stderr)
 	case o.line != "":
-		return runLines(o, t, stdout, stderr)
+		return runLines(o, tgt, stdout, stderr)
 	case o.sdt:
-		return runSDT(o, t, stdout)
+		return runSDT(o, tgt, stdout)
 	case len(o.vars) > 0:
-		return runVars(ctx, o, t, stdout, stderr)
+		return runVars(ctx, o, tgt, stdout, stderr)
 	default:
 		return runFuncs(o, t, stdout)
 	}
@@ -354,7 +350,7 @@ func positional(o *options, rest []string) error {
 	}
 	if o.exec == "" && o.module == "" && strings.HasPrefix(rest[0], "/") {
 		// perf's set_target: a module when it ends in .ko.
-		if _, ok := locate.ModuleName(rest[0]); ok {
+		if probegen.IsModuleFile(rest[0]) {
 			o.module = rest[0]
 		} else {
 			o.exec = rest[0]
@@ -390,86 +386,6 @@ func joinOptArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
-}
-
-// targetCache keeps opened targets across runs when set: the conformance
-// test runs hundreds of specs against one vmlinux.
-var (
-	targetMu    sync.Mutex
-	targetCache map[string]*dwarfres.File
-)
-
-func openCached(o *options) (*dwarfres.File, func(), error) {
-	targetMu.Lock()
-	defer targetMu.Unlock()
-	key := o.exec + "\x00" + o.vmlinux + "\x00" + o.module + "\x00" + o.symfs + "\x00" + o.targetNS
-	if targetCache != nil {
-		if f, ok := targetCache[key]; ok {
-			return f, func() {}, nil
-		}
-	}
-	f, err := openTarget(o)
-	if err != nil {
-		return nil, nil, err
-	}
-	if targetCache != nil {
-		targetCache[key] = f
-		return f, func() {}, nil
-	}
-	return f, func() { f.Close() }, nil
-}
-
-// openTarget opens -x, -k, or the running kernel's debuginfo, with
-// separate debuginfo looked for by build-id also under the directories of
-// $DWPROBE_DEBUGINFO_PATH.
-func openTarget(o *options) (*dwarfres.File, error) {
-	if o.module != "" {
-		return openModuleOf(o)
-	}
-	root, err := targetRoot(o)
-	if err != nil {
-		return nil, err
-	}
-	loc := newLocator(root)
-	loc.Context = o.ctx
-	addDebuginfod(loc, o)
-	path, _, err := execPaths(o)
-	if err != nil {
-		return nil, err
-	}
-	if path == "" {
-		path = o.vmlinux
-	}
-	var f *dwarfres.File
-	if path != "" {
-		f, err = loc.OpenOrSymbols(path)
-	} else {
-		f, err = loc.OpenKernel(dwarfres.RunningKernel())
-	}
-	var nf *locate.NotFoundError
-	switch {
-	case err == nil:
-		return f, nil
-	case !errors.As(err, &nf):
-		return nil, err
-	case nf.Path == "":
-		return nil, errorWith(dwarfres.ErrNoDebugInfo, "no debuginfo for the running kernel %s%s (install the -dbg package or give -k VMLINUX)", nf.Release, debuginfoTried(nf))
-	}
-	return nil, fmt.Errorf("%s: %w%s", nf.Path, dwarfres.ErrNoDebugInfo, debuginfoTried(nf))
-}
-
-// newLocator is perf's debuginfo search, with the directories of
-// $DWPROBE_DEBUGINFO_PATH first and the system's under symfs (--symfs).
-func newLocator(symfs string) *dwarfres.Locator {
-	var dirs []string
-	if p := os.Getenv("DWPROBE_DEBUGINFO_PATH"); p != "" {
-		dirs = strings.Split(p, ":")
-	}
-	loc := dwarfres.NewRootLocator(symfs, dirs...)
-	if c := locate.PerfCacheDir(); c != "" {
-		loc.Debug = append(loc.Debug, dwarfres.PerfBuildIDCache(c))
-	}
-	return loc
 }
 
 // runningKernel reads the release and GNU build-id of the running kernel.

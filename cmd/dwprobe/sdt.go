@@ -7,66 +7,30 @@ import (
 	"io"
 	"slices"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 )
-
-// openFor opens o's target and says what answers for it
-// (probegen.OpenTarget): its DWARF, its symbols, the kernel's BTF (--btf,
-// or no debuginfo found), or -x's SDT markers when its debuginfo is
-// missing and the run may need none: SDT markers are read from
-// .note.stapsdt, so -D and -a of sdt_PROVIDER:NAME specs, and --sdt, work
-// on a stripped binary. done closes what was opened.
-func openFor(o *options) (tgt *probegen.Target, done func(), err error) {
-	done = func() {}
-	to := probegen.TargetOptions{
-		User: o.exec != "", Module: o.module != "", BTF: o.btf != "",
-		WithoutDebug: len(o.defs) > 0 || len(o.adds) > 0 || o.sdt,
-		Open: func() (*dwarfres.File, error) {
-			f, d, err := openCached(o)
-			if err == nil {
-				done = d
-			}
-			return f, err
-		},
-		OpenBinary: func() (*dwarfres.File, error) {
-			exe, _, err := execPaths(o) // where -x is read: under --symfs or --target-ns
-			if err != nil {
-				return nil, err
-			}
-			f, err := dwarfres.Open(exe)
-			if err == nil {
-				done = func() { f.Close() }
-			}
-			return f, err
-		},
-	}
-	if tgt, err = probegen.OpenTarget(to); err != nil && o.exec == "" && sdtSpecGiven(o) {
-		err = errorWith(probegen.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
-	}
-	return tgt, done, err
-}
-
-// sdtSpecGiven reports whether a spec of -D or -a (not of a spec file)
-// names an SDT marker.
-func sdtSpecGiven(o *options) bool {
-	for _, raw := range append(slices.Clip(o.defs), o.adds...) {
-		if s, err := probegen.ParseSpec(raw); err == nil && s.Point.SDT {
-			return true
-		}
-	}
-	return false
-}
 
 // resolveSpec resolves one spec through res (probegen.Resolver: an SDT
 // marker from the binary's notes, a tracepoint probe from the kernel's
 // BTF, anything else from its debuginfo or the reason it has none).
 func resolveSpec(res *probegen.Resolver, in specInput) resolved {
-	r := resolved{in: in}
 	spec, rs, err := res.Resolve(in.raw)
-	r.spec = spec
+	return resolvedFrom(in, spec, rs, err)
+}
+
+// resolvedOf is the result of one spec of a batch (probegen's Stream).
+func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
+	var err error
+	if sr.Err != nil {
+		err = sr.Err.Err
+	}
+	return resolvedFrom(in, sr.Parsed, sr.Resolution, err)
+}
+
+// resolvedFrom is in's resolution, or why there is none, worded.
+func resolvedFrom(in specInput, spec *probegen.Spec, rs *probegen.Resolution, err error) resolved {
+	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
 		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 	}
@@ -77,8 +41,8 @@ func resolveSpec(res *probegen.Resolver, in specInput) resolved {
 // runSDT implements --sdt: the SDT markers of -x's binary, as perf list
 // sdt names them (sdt_PROVIDER:NAME), sorted, each once, those --filter
 // passes.
-func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
-	ms, err := sdt.Markers(t.Object)
+func runSDT(o *options, t *probegen.Target, stdout io.Writer) error {
+	ms, err := t.SDTMarkers()
 	if err != nil {
 		return err
 	}
@@ -90,14 +54,14 @@ func runSDT(o *options, t *dwarfres.File, stdout io.Writer) error {
 		}
 		keep = f.Match
 	}
-	var sel []sdt.Marker
+	var sel []probegen.SDTMarker
 	for _, m := range ms {
 		if keep(probegen.SDTMarkerName(m)) {
 			sel = append(sel, m)
 		}
 	}
 	if o.json {
-		return writeJSON(stdout, sdtJSON(t.Path, sel))
+		return writeJSON(stdout, sdtJSON(t.File.Path, sel))
 	}
 	names := probegen.SDTNames(sel)
 	slices.Sort(names)
@@ -130,7 +94,7 @@ type jsonMarker struct {
 }
 
 // sdtJSON is the --sdt listing of the markers of bin, in note order.
-func sdtJSON(bin string, ms []sdt.Marker) jsonSDT {
+func sdtJSON(bin string, ms []probegen.SDTMarker) jsonSDT {
 	js := jsonSDT{Schema: jsonSchema, Mode: "sdt", Binary: bin, Markers: []jsonMarker{}}
 	for _, m := range ms {
 		js.Markers = append(js.Markers, jsonMarker{Name: probegen.SDTMarkerName(m), Provider: m.Provider,

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // traceOptions are dwprobe trace's own: what to watch, for how long, and
@@ -158,16 +158,15 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 		return nil, nil, err
 	}
 	defer done()
-	if tgt.Source == probegen.SourceBTF {
-		return nil, nil, fmt.Errorf("dwprobe trace reads arguments where the debuginfo puts them, and there is none (%v): dwprobe -a adds the same probes to kprobe_events", tgt.Why)
-	}
+	// A kernel without DWARF fails to open (openErr says why): trace
+	// reads arguments where the debuginfo puts them.
 	t := tgt.File
 	a, ok := tgt.Arch()
 	if !ok {
 		return nil, nil, fmt.Errorf("no machine model for %s", arch.MachineName(t.ELF.Machine))
 	}
 	useIndex(o, tgt, stderr)
-	rs, err := resolveAll(ctx, o, t, o.defs, stderr)
+	rs, err := resolveAll(ctx, o, tgt, o.defs, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,15 +19,12 @@ import (
 //
 // Specs are read as they come. A signal ends the run with what was
 // printed for the specs before it, and nothing for the spec at hand.
-func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
 	if err := checkSpecFiles(ctx, o.vars); err != nil {
 		return err
 	}
-	src, err := newSources(o, t)
-	if err != nil {
-		return err
-	}
-	ro := probegen.ResolveOptions{NoInlines: o.noInlines, Nearest: o.nearest, MaxProbes: o.maxProbes, LazyLines: src.LazyLines, DeclText: src.DeclText, LineText: src.LineText, User: o.exec != ""}
+	t := tgt.File
+	ro := tgt.Options(resolveOptions(o))
 	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
@@ -38,7 +35,7 @@ func runVars(ctx context.Context, o *options, t *dwarfres.File, stdout, stderr i
 		}
 		return fmt.Errorf("%w after %d specs (%d of them failed); the output above is theirs", errSpecsInterrupted, run.total, run.failed)
 	}
-	err = eachSpec(ctx, o.vars, func(in specInput) error {
+	err := eachSpec(ctx, o.vars, func(in specInput) error {
 		if ctx.Err() != nil {
 			return stopped()
 		}

@@ -19,4 +19,9 @@
 // the kernel's BTF through cilium/ebpf/btf, imported as ebtf here. Errors
 // wrap ErrNoBTF or are dwarfres's or the file system's; their wording for
 // the command line is cmd/dwprobe's.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 4,
+// below dwarfres and tracefs. It imports no tracefs (the machine a raw
+// blob is taken for is the caller's Options.Machine); it still imports
+// dwarfres for *dwarfres.File, the one upward import left (upwardKnown).
 package btf

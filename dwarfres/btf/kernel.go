@@ -8,7 +8,6 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
-	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // KallsymsPath is the running kernel's symbol list.
@@ -34,8 +33,8 @@ type Options struct {
 	// whether a function is traceable unknown.
 	Traceable func() io.Reader
 	// Machine and Release are the running kernel's, taken for a raw blob
-	// which names neither; EM_NONE is the host's (tracefs.HostDialect),
-	// "" leaves the version unknown.
+	// which names neither (the caller knows them: tracefs.HostDialect);
+	// EM_NONE leaves the machine unknown, "" the version.
 	Machine elf.Machine
 	Release string
 	// OpenModule opens the kernel module to probe (found and checked by
@@ -189,9 +188,6 @@ func (k *Kernel) loadTypes(o *Options) (*Types, error) {
 // kernel's own and no module's .ko answers instead.
 func (k *Kernel) rawBlob(o *Options) error {
 	k.Machine = o.Machine
-	if k.Machine == elf.EM_NONE {
-		k.Machine = tracefs.HostDialect().Machine
-	}
 	k.Major, k.Minor, _ = ParseRelease(o.Release)
 	switch {
 	case sameFile(k.Types.Path, o.Running) && o.OpenModule != nil:

@@ -26,4 +26,8 @@
 //
 // The test harness running a real debuginfod server is
 // dwarfres/dwarftest/debuginfodtest.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 4,
+// importing elfobj, locate and dwarfres/internal only, never dwarfres
+// itself.
 package debuginfod

@@ -21,4 +21,7 @@
 // require.go: a test that needs the corpus, root, QEMU or a tool skips with
 // a reason (Skip, NeedTool, NeedCorpus) under plain go test and fails under
 // make test (DWPROBE_REQUIRE_ALL=1).
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): a leaf,
+// importing no dwprobe package.
 package dwarftest

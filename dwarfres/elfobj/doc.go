@@ -25,4 +25,8 @@
 //     compressed file, bounded by its own size (boundFor) and the zstd
 //     window, interruptible; sniff.go names what a file that is not ELF is.
 //   - errors.go: the sentinels and the *DecodeError of malformed input.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 2,
+// importing no dwprobe package but the leaves; everything of dwarfres
+// builds on it.
 package elfobj

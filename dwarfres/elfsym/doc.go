@@ -26,4 +26,7 @@
 //   - kallsyms.go: whether a kernel's kallsyms lists data symbols.
 //   - kversion.go: the kernel's version and release from linux_banner.
 //   - scans.go: answering by scans first, by a table built once after.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 3,
+// importing elfobj and dwarfres/internal only, never dwarfres itself.
 package elfsym

@@ -26,4 +26,7 @@
 //     Inner, ResolveUnder.
 //   - errors.go: the sentinels (re-exported by dwarfres), elfobj.DecodeError,
 //     NotFoundError. The command words them.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 3,
+// importing elfobj only, never dwarfres itself.
 package locate

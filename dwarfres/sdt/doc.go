@@ -5,4 +5,7 @@
 //
 //   - sdt.go: Marker, Markers (an object's), ParseNotes (a note section's
 //     bytes), ErrNoSDT.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 3,
+// importing elfobj only, never dwarfres itself.
 package sdt

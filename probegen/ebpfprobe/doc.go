@@ -37,4 +37,7 @@
 // corpus's kernels (6.1 and 6.12, amd64 and arm64) with testdata/ktrace,
 // which attaches kprobes with Trace in the guest, and compares what BPF
 // reads with what kprobe_events traces there.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
+// importing probegen and below; only the command line imports it.
 package ebpfprobe

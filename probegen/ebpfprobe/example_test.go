@@ -8,9 +8,9 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // buildFixture compiles testdata/visit.c with gcc -g and flags, for the

@@ -9,8 +9,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // Options are how Generate reads arguments.

@@ -9,8 +9,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // listing prints insns one per line, as cilium/ebpf's asm prints them.

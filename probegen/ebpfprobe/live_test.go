@@ -18,9 +18,9 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // The live test resolves a line in a loop of testdata/visit.c through the

@@ -9,7 +9,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // A record Program writes: HeaderSize bytes, then Generate's fault mask

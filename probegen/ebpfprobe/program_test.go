@@ -8,7 +8,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 func TestCollectionSpec(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/cilium/ebpf/ringbuf"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // Tracer is CollectionSpec's programs loaded into the running kernel and

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // TestVerifierAccepts loads programs reading every kind of plan into the

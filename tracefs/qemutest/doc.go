@@ -12,4 +12,7 @@
 // for a guest, whose setup script (SetupPath) can load them before the
 // definitions are written; GuestFiles (files.go) stages files a test writes for the guest.
 // fprobe_test.go boots 6.12 with f:, t: and a kretprobe reading $argN.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): a test
+// helper of layer 6, importing tracefs and dwarftest.
 package qemutest

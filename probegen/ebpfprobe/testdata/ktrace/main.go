@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/arch"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 func main() {

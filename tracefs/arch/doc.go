@@ -23,4 +23,9 @@
 // suffixes, which would make them build constraints: every table is
 // present on every host. Register names are the kernel's, without a
 // fetcharg's '%'.
+//
+// Its place in dwprobe's import order (probegen/layers_test.go): a leaf,
+// importing no dwprobe package; tracefs, probegen and above use it. It was
+// probegen/arch, moved below tracefs (issue 30), which checks register
+// names with it.
 package arch

@@ -1,0 +1,134 @@
+package probegen
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// module is dwprobe's module path.
+const module = "github.com/dwprobe/dwprobe/"
+
+// layers is the order of dwprobe's packages along the path a spec
+// travels, lowest first: a package imports only packages of a lower
+// layer, never one of its own or a higher one. Every package's doc.go
+// names its layer. A package missing here fails the test: a new package
+// takes its place on purpose.
+var layers = [][]string{
+	// 1: leaves, importing no dwprobe package.
+	{"lazymatch", "tracefs/arch", "dwarfres/internal/record", "dwarfres/dwarftest"},
+	// 2: ELF objects; a test server of debuginfo.
+	{"dwarfres/elfobj", "dwarfres/dwarftest/debuginfodtest"},
+	// 3: what is read of an object: symbols, notes, where debuginfo is.
+	{"dwarfres/internal/safefs", "dwarfres/elfsym", "dwarfres/locate", "dwarfres/sdt"},
+	// 4: fetching debuginfo; the kernel's BTF.
+	{"dwarfres/debuginfod", "dwarfres/btf"},
+	// 5: a target's debuginfo; the kernel's event language and tracefs.
+	// Neither imports the other.
+	{"dwarfres", "tracefs"},
+	// 6: specs resolved against a target into probes; a fake tracefs
+	// and QEMU boots for tests.
+	{"probegen", "tracefs/tracefstest", "tracefs/qemutest"},
+	// 7: probes as BPF programs.
+	{"probegen/ebpfprobe"},
+	// 8: the command line.
+	{"cmd/dwprobe"},
+}
+
+// upwardKnown are imports that still run against layers, each with the
+// reason it is left; the test fails when one is gone, so the list only
+// shrinks.
+var upwardKnown = map[string]string{
+	"dwarfres/btf -> dwarfres": "btf reads a vmlinux's and a module's *dwarfres.File (issue 30: to read elfobj/elfsym instead)",
+}
+
+// cmdImports are the dwprobe packages the command line may import: it
+// parses flags, words messages and prints, and asks the library for the
+// rest.
+var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+
+// cmdKnown are the command line's imports beyond cmdImports still left,
+// each with what it is still used for; the test fails when one is gone.
+var cmdKnown = map[string]string{
+	"dwarfres":            "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); *dwarfres.File of -L, -V, -F, --build-index, -l's mapper",
+	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
+	"dwarfres/debuginfod": "the sentinel ErrFetch (exit codes, --fleet's summary)",
+	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
+}
+
+// TestCmdImports: the command line imports what cmdImports and cmdKnown
+// say, no more.
+func TestCmdImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, module+"cmd/dwprobe").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, imp := range strings.Fields(string(out)) {
+		dep, ours := strings.CutPrefix(imp, module)
+		switch {
+		case !ours || cmdImports[dep]:
+		case cmdKnown[dep] != "":
+			seen[dep] = true
+		default:
+			t.Errorf("cmd/dwprobe imports %s: the command line asks probegen instead", dep)
+		}
+	}
+	for dep := range cmdKnown {
+		if !seen[dep] {
+			t.Errorf("cmd/dwprobe no longer imports %s: take it out of cmdKnown", dep)
+		}
+	}
+}
+
+// TestImportLayers: no package imports one of its own layer or above
+// (go list of the module's packages, test files aside).
+func TestImportLayers(t *testing.T) {
+	rank := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			rank[p] = i + 1
+		}
+	}
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkg := strings.TrimPrefix(f[0], module)
+		if strings.Contains(pkg, "/testdata/") {
+			continue // programs built by tests
+		}
+		r, ok := rank[pkg]
+		if !ok {
+			t.Errorf("%s is in no layer: add it to layers and say so in its doc.go", pkg)
+			continue
+		}
+		for _, imp := range f[1:] {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			edge := pkg + " -> " + dep
+			if rank[dep] < r {
+				continue
+			}
+			if _, ok := upwardKnown[edge]; ok {
+				seen[edge] = true
+				continue
+			}
+			t.Errorf("%s imports upward: layer %d imports layer %d", edge, r, rank[dep])
+		}
+	}
+	for edge := range upwardKnown {
+		if !seen[edge] {
+			t.Errorf("%s is gone: take it out of upwardKnown", edge)
+		}
+	}
+}
