@@ -114,7 +114,7 @@ func TestOpenSymlinkExe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res.Defs[0].Target; !strings.HasPrefix(got, real+":") {
+	if got := res.Probes[0].Definition().Target; !strings.HasPrefix(got, real+":") {
 		t.Errorf("uprobe target %q, want it on %s", got, real)
 	}
 }
