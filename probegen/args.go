@@ -211,6 +211,9 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 	if isFetchForm(a.Expr) && e.castAtPoint(a.Expr, sc) {
 		return e.convertCast(a, sc)
 	}
+	if r, ok, err := e.perCPUName(a, sc); ok {
+		return r, cval{}, err
+	}
 	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
 	}

@@ -236,3 +236,37 @@ func memberChainOffset(st ctype, sname, m string) (int64, error) {
 	}
 	return total, nil
 }
+
+// perCPUName handles this_cpu_read(NAME) and this_cpu_ptr(NAME) with a
+// bare C name: the kernel reads NAME as one of the function's BTF
+// arguments (a __percpu pointer passed in), at its entry only. Where
+// NAME is instead a per-CPU variable in DWARF, what the user asked for
+// is this CPU's copy of it, which 7.3 reads as this_cpu_read(@NAME): so
+// dwprobe writes it. ok is false when expr is no such form or NAME is an
+// argument the kernel reads (passed through); an error refuses a NAME
+// the kernel would not find.
+func (e *argEnv) perCPUName(a Arg, sc *dwarfres.Scope) (tracefs.Arg, bool, error) {
+	fn, inner, ok := strings.Cut(a.Expr, "(")
+	if !ok || fn != "this_cpu_read" && fn != "this_cpu_ptr" || !strings.HasSuffix(inner, ")") || sc == nil || e.user {
+		return tracefs.Arg{}, false, nil
+	}
+	name := strings.TrimSuffix(inner, ")")
+	if !isCVarName(name) || strings.ContainsAny(name, "-.[()") {
+		return tracefs.Arg{}, false, nil
+	}
+	sym, symOK := e.f.Symbols().At(sc.Addr)
+	atEntry := e.ret || symOK && sym.Start == sc.Addr
+	if atEntry && isParam(sc, name) {
+		return tracefs.Arg{}, false, nil
+	}
+	if v, ok := sc.Lookup(name); ok {
+		if loc, err := sc.Location(v); err == nil {
+			if pf, ok, err := e.perCPU(loc); ok && err == nil && pf.perCPU != "" {
+				r := tracefs.Arg{Name: a.Name, Fetch: fn + "(@" + pf.perCPU + ")", Type: a.Type}
+				e.note(NoteOther, fmt.Sprintf("%s: %s is a per-CPU variable, which the kernel reads as %s (a bare name is one of the function's BTF arguments)", a.Expr, name, r.Fetch))
+				return r, true, nil
+			}
+		}
+	}
+	return tracefs.Arg{}, true, e.argErr(a, "%s names no per-CPU variable in the debuginfo at %s, and the kernel reads %s(NAME) only of one of the function's BTF arguments, at its entry; a per-CPU variable is %s(@VAR)", name, scopeLabel(sc), fn, fn)
+}

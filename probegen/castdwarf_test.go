@@ -65,6 +65,13 @@ func TestCastAwayFromEntry(t *testing.T) {
 		{"vfs_read:6 (file,nope)file->f_mode", "has no member nope"},
 		{"vfs_read:6 (inode,i_data)file->f_mapping->i_ino", "has no member f_mapping"},
 		{"vfs_read:6 (file)$arg1->f_mode", "not \"$arg1\""},
+		// this_cpu_read(NAME): the kernel's NAME is a BTF argument; a
+		// per-CPU variable in DWARF is written @NAME.
+		{"vfs_read this_cpu_read(cpu_number)", "this_cpu_read(@cpu_number)"},
+		{"vfs_read this_cpu_ptr(runqueues)", "this_cpu_ptr(@runqueues)"},
+		{"vfs_read this_cpu_read(file)", "this_cpu_read(file)"},
+		{"vfs_read:6 this_cpu_read(file)", "file names no per-CPU variable in the debuginfo at vfs_read+52"},
+		{"vfs_read this_cpu_read(nosuch)", "nosuch names no per-CPU variable"},
 	} {
 		spec, err := ParseSpec(tt.spec)
 		if err != nil {
