@@ -32,7 +32,8 @@ var casts73Specs = []string{
 	"jd_cast=vfs_read:6 mode=(file)file->f_mode:x32 ino=(inode)((file)file->f_inode)->i_ino:u64 ino2=(inode,i_data)(file->f_mapping)->i_ino:u64",
 }
 
-// TestQEMUForms73 boots the 7.3 kernels: each form traces dd's own read
+// TestQEMUForms73 boots the 7.3 kernels (and checks the module global
+// of TestQEMUModuleNonUniqueGlobal's doc in the same boot): each form traces dd's own read
 // (its pid, its name, a file open for reading, CPU 0 of the one-CPU
 // guest), and the kernel's listing is read whatever '#' lines it holds.
 func TestQEMUForms73(t *testing.T) {
@@ -45,11 +46,18 @@ func TestQEMUForms73(t *testing.T) {
 			for _, c := range casts73Specs {
 				defs = append(defs, dwprobeDefs(t, "-k", vml, "-D", c)...)
 			}
+			// The same boot reads a module's non-unique global
+			// (modGlobalSpec): vfat and fat are loaded first.
+			modDefs := modGlobalDefs(t, arch)
+			defs = append(defs, modDefs...)
 			t.Logf("definitions:\n%s", strings.Join(defs, "\n"))
-			g := qemutest.Boot(t, arch, defs, "dd if=/proc/version of=/dev/null bs=16 count=1\n", nil)
-			if len(g.Rejected) != 0 {
-				t.Fatalf("rejected %q", g.Rejected)
+			extra := qemutest.Modules(t, arch, strings.Fields(modSetupList), nil)
+			qemutest.GuestFiles(t, extra, map[string]string{qemutest.SetupPath: modSetup})
+			g := qemutest.Boot(t, arch, defs, "dd if=/proc/version of=/dev/null bs=16 count=1\n"+modGlobalWorkload, extra)
+			if len(g.Rejected) != 0 || g.SetupExit != 0 || g.WorkloadExit != 0 {
+				t.Fatalf("rejected %q, setup exit %d (%s), workload exit %d (%s)", g.Rejected, g.SetupExit, g.Setup, g.WorkloadExit, g.Workload)
 			}
+			checkModGlobal(t, g.Trace)
 			if len(g.Listed) != len(defs) {
 				t.Errorf("listed %q, want the %d definitions", g.Listed, len(defs))
 			}

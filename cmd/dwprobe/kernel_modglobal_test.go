@@ -18,26 +18,15 @@ import (
 // through a symbol of the same section unique in the module.
 const modGlobalSpec = "jm_func=fat_get_cluster __func__:string"
 
-// TestQEMUModuleNonUniqueGlobal boots 7.3 (amd64 and arm64), loads vfat
-// and fat, writes and reads a file on a vfat image, and checks that every
-// hit of fat_get_cluster read its own name through the anchor.
-func TestQEMUModuleNonUniqueGlobal(t *testing.T) {
-	for _, a := range []string{"amd64", "arm64"} {
-		arch := "7.3/" + a
-		t.Run(arch, func(t *testing.T) {
-			qemutest.NeedQEMU(t, arch)
-			rel := qemutest.Release(t, arch)
-			dbg := dwarftest.NeedCorpus(t, filepath.Join(arch, "dbg", "usr", "lib", "debug", "lib", "modules", rel, "kernel", "fs", "fat", "fat.ko"))
-			defs := dwprobeDefs(t, "-m", dbg, "-D", modGlobalSpec)
-			t.Logf("definitions:\n%s", strings.Join(defs, "\n"))
-			for _, d := range defs {
-				if strings.Contains(d, "@__func__") {
-					t.Fatalf("%s reads @__func__.N, which the kernel finds in the vmlinux", d)
-				}
-			}
-			extra := qemutest.Modules(t, arch, strings.Fields(modSetupList), nil)
-			qemutest.GuestFiles(t, extra, map[string]string{qemutest.SetupPath: modSetup})
-			workload := `set -e
+// TestQEMUModuleNonUniqueGlobal is checked in TestQEMUForms73's boots of
+// 7.3 (amd64 and arm64), to spend no boot of its own: vfat and fat are
+// loaded, a file is written and read on a vfat image, and every hit of
+// fat_get_cluster must read its own name through the anchor
+// (checkModGlobal).
+
+// modGlobalWorkload makes fat_get_cluster run: a vfat on a loop device,
+// a file written, the volume mounted again and the file read.
+const modGlobalWorkload = `set -e
 truncate -s 2M /tmp/fat.img
 losetup /dev/loop0 /tmp/fat.img
 mkdosfs /dev/loop0 >/dev/null
@@ -48,25 +37,40 @@ umount /mnt/fat
 mount -t vfat /dev/loop0 /mnt/fat
 cat /mnt/fat/v >/dev/null
 `
-			g := qemutest.Boot(t, arch, defs, workload, extra)
-			if len(g.Rejected) != 0 || g.SetupExit != 0 || g.WorkloadExit != 0 {
-				t.Fatalf("rejected %q, setup exit %d (%s), workload exit %d (%s)", g.Rejected, g.SetupExit, g.Setup, g.WorkloadExit, g.Workload)
-			}
-			n := 0
-			for _, r := range qemutest.FilterEvent(g.Trace, "probe/jm_func") {
-				if n++; n == 1 {
-					t.Logf("%s", r.Raw)
-				}
-				if got := r.Args["__func___string"]; got != `"fat_get_cluster"` {
-					t.Errorf("%s: read %s, want \"fat_get_cluster\"", r.Raw, got)
-				}
-			}
-			if n == 0 {
-				t.Errorf("no hit of fat_get_cluster:\n%s", qemutest.TraceText(g.Trace))
-			}
-			t.Logf("%d hits, each read \"fat_get_cluster\"", n)
-		})
+
+// modGlobalDefs are modGlobalSpec's definitions from arch's fat.ko
+// debuginfo; none may read @__func__.N, which the kernel finds in the
+// vmlinux.
+func modGlobalDefs(t *testing.T, arch string) []string {
+	t.Helper()
+	rel := qemutest.Release(t, arch)
+	dbg := dwarftest.NeedCorpus(t, filepath.Join(arch, "dbg", "usr", "lib", "debug", "lib", "modules", rel, "kernel", "fs", "fat", "fat.ko"))
+	defs := dwprobeDefs(t, "-m", dbg, "-D", modGlobalSpec)
+	for _, d := range defs {
+		if strings.Contains(d, "@__func__") {
+			t.Fatalf("%s reads @__func__.N, which the kernel finds in the vmlinux", d)
+		}
 	}
+	return defs
+}
+
+// checkModGlobal checks the hits of modGlobalSpec's event: each read
+// "fat_get_cluster".
+func checkModGlobal(t *testing.T, trace []qemutest.Record) {
+	t.Helper()
+	n := 0
+	for _, r := range qemutest.FilterEvent(trace, "probe/jm_func") {
+		if n++; n == 1 {
+			t.Logf("%s", r.Raw)
+		}
+		if got := r.Args["__func___string"]; got != `"fat_get_cluster"` {
+			t.Errorf("%s: read %s, want \"fat_get_cluster\"", r.Raw, got)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no hit of fat_get_cluster:\n%s", qemutest.TraceText(trace))
+	}
+	t.Logf("%d hits of fat_get_cluster, each read \"fat_get_cluster\"", n)
 }
 
 // TestModuleNonUniqueGlobalAnchor: offline, on the corpus's fat.ko of
