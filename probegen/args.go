@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	dbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -33,6 +34,9 @@ type argEnv struct {
 	notes []Note
 	// dial is the target kernel's dialect (dialect), once known.
 	dial *tracefs.Dialect
+	// castBTF is the vmlinux's BTF, once a typecast away from a
+	// function's entry needed it (castdwarf.go).
+	castBTF *dbtf.Types
 }
 
 // dialect is the dialect of the kernel the definitions are for: the one
@@ -205,6 +209,12 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
 	if btfRetvalPath(a.Expr) {
 		return e.convertRetval(a, sc)
+	}
+	if isFetchForm(a.Expr) && e.castAtPoint(a.Expr, sc) {
+		return e.convertCast(a, sc)
+	}
+	if r, ok, err := e.perCPUName(a, sc); ok {
+		return r, cval{}, err
 	}
 	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil

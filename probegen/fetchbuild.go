@@ -294,7 +294,25 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		}
 	}
 	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
-		e.note(NoteGlobal, fmt.Sprintf("@%s names a symbol local to the module: the kernel looks a fetcharg's symbol up in the kernel first, then in every module, so another %s may be read", name, name))
+		return e.moduleAnchor(loc, name, start, addr)
 	}
 	return "@" + name, int64(addr - start), nil
+}
+
+// moduleAnchor reads a module's global whose name is not unique (in the
+// module, or made by the compiler per unit: __func__.N, which the vmlinux
+// has hundreds of) through another symbol of its section that is unique
+// (elfsym.SectionAnchor), as a vmlinux global is read from _text: the
+// kernel's kallsyms_lookup_name searches the vmlinux first, then every
+// module, and @__func__.2 would read another unit's. Without such a
+// symbol it refuses.
+func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64) (string, int64, error) {
+	n := e.f.Symbols().Count(name)
+	anchor, astart, section, ok := e.f.SectionAnchor(start, name)
+	if !ok {
+		return "", 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, ErrNotSupported)
+	}
+	off := int64(addr) - int64(astart)
+	e.note(NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
+	return "@" + anchor, off, nil
 }

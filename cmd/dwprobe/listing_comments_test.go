@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,5 +55,50 @@ func TestListingComments(t *testing.T) {
 	}
 	if strings.Join(kept, "\n")+"\n" != plainLeft || strings.Contains(withLeft, "item_score") {
 		t.Errorf("after -d, with comments:\n%s\nwithout:\n%s", withLeft, plainLeft)
+	}
+}
+
+// TestListingCommentsJournalApply: with '#' lines in the listing (Linux
+// 7.3 built with CONFIG_PROBE_EVENTS_DUMP_FETCHARG, which Debian's 7.3 is
+// not, so no booted guest prints them: TestQEMUForms73 checks that), the
+// batch's check of what it wrote (--apply) and the recovery of a killed
+// batch's journal read the listing as without them: the batch succeeds,
+// the recovery removes exactly what the journal recorded and leaves
+// perf's event, and no '#' line outlives its probe.
+func TestListingCommentsJournalApply(t *testing.T) {
+	fsys, k := fakeTracefs(t)
+	k.Comments = true
+	if _, errOut, err := dw("--apply", writeTemp(t, "p:probe_true/main /bin/true:0x10\np:dw/a /bin/true:0x20 x=%ax\np:dw/b /bin/true:0x30 y=+8(%sp):u32\n")); err != nil {
+		t.Fatalf("--apply with '#' lines: %v\n%s", err, errOut)
+	}
+	if l := k.File("uprobe_events"); strings.Count(l, "\n#") < 3 {
+		t.Fatalf("the model listed too few '#' lines:\n%s", l)
+	}
+	id := func(ev string) string {
+		b, _ := os.ReadFile(filepath.Join(k.Root, "events", ev, "id"))
+		return strings.TrimSpace(string(b))
+	}
+	plantJournal(t, fsys.LockPath(), "# killed\nuprobe\tp:probe_true/main /bin/true:0x10\nuprobe\tp:dw/a /bin/true:0x20 x=%ax\nuprobe\tp:dw/b /bin/true:0x30 y=+8(%sp):u32\n"+
+		"wrote\t0\t999999\nwrote\t1\t"+id("dw/a")+"\nwrote\t2\t"+id("dw/b")+"\n")
+	_, errOut, _ := dw("-d", "nosuch")
+	if !strings.Contains(errOut, "removed what it had added: dw:b dw:a\n") {
+		t.Errorf("the recovery said:\n%s\nwant dw:b and dw:a removed", errOut)
+	}
+	out, lerr, err := dw("-l")
+	if err != nil {
+		t.Fatalf("-l: %v\n%s", err, lerr)
+	}
+	if strings.Contains(out, "#") || !strings.Contains(out, "probe_true:main") || strings.Contains(out, "dw:a") {
+		t.Errorf("-l after the recovery:\n%s", out)
+	}
+	left := k.File("uprobe_events")
+	var defs []string
+	for _, l := range strings.Split(strings.TrimSpace(left), "\n") {
+		if !tracefs.ListingComment(l) {
+			defs = append(defs, l)
+		}
+	}
+	if len(defs) != 1 || !strings.HasPrefix(defs[0], "p:probe_true/main ") || strings.Contains(left, "dw/a") || strings.Contains(left, "dw/b") {
+		t.Errorf("uprobe_events after the recovery:\n%s", left)
 	}
 }
