@@ -214,6 +214,14 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 		absent := ""
 		if j < len(slots) && len(slots) == len(def.Args) {
 			ct, absent = slots[j].ctype, slots[j].absent
+			// As the kernel names and types what the definition leaves
+			// to it: the definition stays as written.
+			if fa.Name == "" {
+				fa.Name = slots[j].kname
+			}
+			if fa.Type == "" {
+				fa.Type = slots[j].kfetch
+			}
 		}
 		if fa.Name == "" {
 			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it

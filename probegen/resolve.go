@@ -169,6 +169,10 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 				if p.scope, err = returnScope(t, p.addr); err != nil {
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
+			} else if p.ret && p.scope == nil && readsRetval(spec.Args) && p.addr != 0 {
+				// Only for $retval's C type (and the kernel's, kernelView):
+				// a return probe needs no scope otherwise.
+				p.scope, _ = returnScope(t, p.addr)
 			}
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {

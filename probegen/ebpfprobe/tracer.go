@@ -22,9 +22,27 @@ type Tracer struct {
 	Probes  []probegen.Probe
 	Layouts []Layout
 
+	// Symbols print the kernel points' arguments of type symbol; nil
+	// where none has one (or the running kernel hides its addresses:
+	// they print as addresses then).
+	Symbols *KernelSymbols
+
 	coll  *ebpf.Collection
 	links []link.Link
 	rd    *ringbuf.Reader
+}
+
+// readsSymbol reports whether a kernel point has an argument of type
+// symbol.
+func readsSymbol(probes []probegen.Probe) bool {
+	for _, p := range probes {
+		for _, a := range p.Args {
+			if !p.User && a.Type.Fetch == "symbol" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Trace loads CollectionSpec(a, probes, o) (with the running kernel's
@@ -49,6 +67,9 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 		return nil, err
 	}
 	t := &Tracer{Probes: probes, Layouts: layouts, coll: coll}
+	if readsSymbol(probes) {
+		t.Symbols, _ = RunningKernelSymbols()
+	}
 	for i, p := range probes {
 		lk, err := attach(p, coll.Programs[PointProgram(i)], uint64(i), o.PID)
 		if err != nil {
@@ -81,7 +102,15 @@ func (t *Tracer) Read() (Record, error) {
 	if i >= uint64(len(t.Layouts)) {
 		return Record{}, fmt.Errorf("record of point %d of %d: %w", i, len(t.Layouts), ErrShort)
 	}
-	return t.Layouts[i].Record(b)
+	rec, err := t.Layouts[i].Record(b)
+	if err == nil && t.Symbols != nil && !t.Probes[i].User {
+		for j, v := range rec.Values {
+			if v.Field.Type.Fetch == "symbol" && !v.Fault {
+				rec.Values[j].Symbol = t.Symbols.Format(v.Raw)
+			}
+		}
+	}
+	return rec, err
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded once the ring

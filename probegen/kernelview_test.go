@@ -1,0 +1,53 @@
+package probegen_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen"
+)
+
+// TestKernelView: $retval and $argN get their C types from the DWARF,
+// and, on a kernel that resolves arguments through BTF (6.5 on), the
+// name and fetch type that kernel gives them where the definition
+// leaves them out (it rewrites $argN as the parameter's name and types
+// both from BTF); the definition stays as written. 6.1 names them argN
+// and prints them in hex.
+func TestKernelView(t *testing.T) {
+	for _, c := range []struct{ corpus, want string }{
+		{"amd64", "arg1 struct file* | arg2 size_t | x char* | arg4 struct file* u32 || arg1 ssize_t | r ssize_t u32"},
+		{"6.12/amd64", "file struct file* x64 | count size_t u64 | x char* x64 | file struct file* u32 || arg1 ssize_t s64 | r ssize_t u32"},
+	} {
+		t.Run(c.corpus, func(t *testing.T) {
+			tg, err := probegen.Open(probegen.OpenOptions{Kernel: dwarftest.NeedCorpus(t, c.corpus+"/vmlinux")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			var got, defs []string
+			for _, spec := range []string{"vfs_read $arg1 $arg3 x=$arg2 $arg1:u32", "ksys_read%return $retval r=$retval:u32"} {
+				_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := res.Probes[0]
+				var args []string
+				for _, a := range p.Args {
+					args = append(args, strings.TrimSpace(fmt.Sprintf("%s %s %s", a.Name, a.Type.Name, a.Type.Fetch)))
+				}
+				got = append(got, strings.Join(args, " | "))
+				defs = append(defs, p.Event.String())
+			}
+			if strings.Join(got, " || ") != c.want {
+				t.Errorf("got  %s\nwant %s", strings.Join(got, " || "), c.want)
+			}
+			for _, want := range []string{" $arg1 $arg3 x=$arg2 $arg1:u32", " $retval r=$retval:u32"} {
+				if !strings.Contains(strings.Join(defs, "\n"), want) {
+					t.Errorf("the definitions lack %q:\n%s", want, strings.Join(defs, "\n"))
+				}
+			}
+		})
+	}
+}
