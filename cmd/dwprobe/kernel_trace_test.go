@@ -105,7 +105,7 @@ func compareTrace(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
 	t.Helper()
 	index := map[string]int{} // "GROUP/EVENT (POINT)" -> point
 	for i, p := range probes {
-		index[p.Event.Group+"/"+p.Event.Name+" ("+hitPoint(p)+")"] = i
+		index[p.Event.Group+"/"+p.Event.Name+" ("+ebpfprobe.PointText(p)+")"] = i
 	}
 	bpf := map[string][]string{} // "TID/point" -> args, hit by hit
 	tids := map[int]bool{}
@@ -154,10 +154,10 @@ func compareTrace(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
 		_, n, _ := strings.Cut(key, "/")
 		i, _ := strconv.Atoi(n)
 		if got := traced[key]; strings.Join(got, "\n") != strings.Join(hits, "\n") {
-			t.Errorf("tid/point %s (%s at %s): dwprobe trace printed\n%s\nkprobe_events traced\n%s\nits first line:\n%s", key, probes[i].Event.Name, hitPoint(probes[i]),
+			t.Errorf("tid/point %s (%s at %s): dwprobe trace printed\n%s\nkprobe_events traced\n%s\nits first line:\n%s", key, probes[i].Event.Name, ebpfprobe.PointText(probes[i]),
 				strings.Join(hits, "\n"), strings.Join(got, "\n"), raw[key])
 		} else {
-			t.Logf("tid/point %s (%s): %d hits equal, the first: %s", key, hitPoint(probes[i]), len(hits), hits[0])
+			t.Logf("tid/point %s (%s): %d hits equal, the first: %s", key, ebpfprobe.PointText(probes[i]), len(hits), hits[0])
 		}
 	}
 	for i, p := range probes {
@@ -166,7 +166,7 @@ func compareTrace(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
 			found = found || strings.HasSuffix(key, "/"+strconv.Itoa(i)) && len(bpf[key]) > 0
 		}
 		if !found {
-			t.Errorf("point %d (%s at %s) has no hit of dd", i, p.Event.Name, hitPoint(p))
+			t.Errorf("point %d (%s at %s) has no hit of dd", i, p.Event.Name, ebpfprobe.PointText(p))
 		}
 	}
 }

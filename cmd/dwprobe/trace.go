@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -178,7 +177,7 @@ func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr
 	if cmd != nil {
 		go func() { done <- cmd.Wait() }()
 	}
-	return readHits(ctx, tr, hitFilter{pid: pid, count: to.count, duration: to.duration, done: done}, hitPrinter(o, tr, stdout))
+	return tr.Run(ctx, ebpfprobe.RunOptions{PID: pid, Count: to.count, Duration: to.duration, Done: done}, hitPrinter(o, tr, stdout))
 }
 
 // traceProbes resolves the specs of o.defs as -D does and returns their
@@ -260,61 +259,6 @@ func traceAttachError(probes []probegen.Probe, err error) error {
 	return fmt.Errorf("loading or attaching the probes: %w", err)
 }
 
-// hitFilter says which hits readHits prints and when it stops.
-type hitFilter struct {
-	pid      uint32 // 0: every process
-	count    int    // 0: no limit
-	duration time.Duration
-	done     <-chan error // the traced command's end; nil without one
-}
-
-// readHits hands the tracer's records that pass f to print until ctx
-// ends, f.count records were printed, f.duration passed, or the command
-// ended (and its last records were read).
-func readHits(ctx context.Context, tr *ebpfprobe.Tracer, f hitFilter, print func(ebpfprobe.Record) error) error {
-	const poll = 100 * time.Millisecond
-	var deadline time.Time
-	if f.duration > 0 {
-		deadline = time.Now().Add(f.duration)
-	}
-	n, ended := 0, false
-	var cmdErr error
-	for {
-		if ctx.Err() != nil {
-			return nil // Ctrl-C ends a trace; what was printed stands
-		}
-		tr.SetDeadline(time.Now().Add(poll))
-		rec, err := tr.Read()
-		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			// The ring is empty: stop if it is time to.
-			if ended {
-				return cmdErr
-			}
-			select {
-			case cmdErr = <-f.done:
-				ended = true // one more poll drains what it left
-			default:
-			}
-			if !deadline.IsZero() && time.Now().After(deadline) {
-				return nil
-			}
-			continue
-		case err != nil:
-			return err
-		}
-		if f.pid != 0 && rec.PID != f.pid {
-			continue
-		}
-		if err := print(rec); err != nil {
-			return err
-		}
-		if n++; f.count > 0 && n >= f.count {
-			return nil
-		}
-	}
-}
-
 // hitPrinter prints a record as the kernel's trace line of its event, or
 // as JSON.
 func hitPrinter(o *options, tr *ebpfprobe.Tracer, w io.Writer) func(ebpfprobe.Record) error {
@@ -324,30 +268,9 @@ func hitPrinter(o *options, tr *ebpfprobe.Tracer, w io.Writer) func(ebpfprobe.Re
 		if o.json {
 			return enc.Encode(hitJSON(p, r))
 		}
-		_, err := fmt.Fprintln(w, hitLine(p, r))
+		_, err := fmt.Fprintln(w, tr.Line(r))
 		return err
 	}
-}
-
-// hitLine is r as the kernel's trace prints its event:
-//
-//	dd-100     [000]    12.345678: probe/vfs_read: (vfs_read+0x0) name="version"
-func hitLine(p probegen.Probe, r ebpfprobe.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%16s-%-7d [%03d] %6d.%06d: %s/%s: (%s)", r.Comm, r.TID, r.CPU,
-		r.Time/1e9, r.Time%1e9/1e3, p.Event.Group, p.Event.Name, hitPoint(p))
-	for _, v := range r.Values {
-		fmt.Fprintf(&b, " %s=%s", v.Field.Name, v.String())
-	}
-	return b.String()
-}
-
-// hitPoint names where p is: SYMBOL+0xOFF.
-func hitPoint(p probegen.Probe) string {
-	if p.Symbol == "" {
-		return fmt.Sprintf("%#x", p.Addr)
-	}
-	return fmt.Sprintf("%s+%#x", p.Symbol, p.Offset)
 }
 
 // jsonHit is one hit in --json.
@@ -374,7 +297,7 @@ type jsonVal struct {
 
 func hitJSON(p probegen.Probe, r ebpfprobe.Record) jsonHit {
 	h := jsonHit{TimeNS: r.Time, CPU: r.CPU, Comm: r.Comm, PID: r.PID, TID: r.TID,
-		Event: p.Event.Group + "/" + p.Event.Name, Point: hitPoint(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
+		Event: p.Event.Group + "/" + p.Event.Name, Point: ebpfprobe.PointText(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
 	for _, v := range r.Values {
 		h.Args = append(h.Args, jsonVal{Name: v.Field.Name, Value: v.String(), Fault: v.Fault})
 	}
