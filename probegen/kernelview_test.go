@@ -1,10 +1,12 @@
 package probegen_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 )
@@ -49,5 +51,49 @@ func TestKernelView(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFirstOfCopy: on 6.12's vmlinux, vfs_setpos_cookie:3 is one point
+// in each of its five copies (inlined into vfs_setpos, twice into
+// generic_llseek_cookie, twice into generic_file_llseek_size), each its
+// copy's First; ksys_read:11 is two points of one copy, the lower First.
+func TestFirstOfCopy(t *testing.T) {
+	tg, err := probegen.Open(probegen.OpenOptions{Kernel: dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	for spec, want := range map[string]string{
+		"vfs_setpos_cookie:3": "vfs_setpos+9 0 true | generic_llseek_cookie+72 1 true | generic_llseek_cookie+156 2 true | generic_file_llseek_size+41 3 true | generic_file_llseek_size+153 4 true",
+		"ksys_read:11":        "ksys_read+104 0 true | ksys_read+169 0 false",
+	} {
+		_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range res.Probes {
+			got = append(got, fmt.Sprintf("%s+%d %d %v", p.Symbol, p.Offset, p.Copy, p.First))
+		}
+		if strings.Join(got, " | ") != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", spec, strings.Join(got, " | "), want)
+		}
+	}
+}
+
+// TestTooManyCount: a point with more places than MaxProbes is a
+// *TooManyError with the count, reachable with errors.As, still
+// errors.Is dwarfres.ErrTooMany and worded as perf words it.
+func TestTooManyCount(t *testing.T) {
+	tg, err := probegen.Open(probegen.OpenOptions{Kernel: dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, _, err = tg.Resolver(probegen.ResolveOptions{MaxProbes: 3}).Resolve("vfs_setpos_cookie:3")
+	var many *probegen.TooManyError
+	if !errors.As(err, &many) || many.N != 5 || many.Max != 3 || !errors.Is(err, dwarfres.ErrTooMany) || !strings.Contains(err.Error(), "too many (> 3) probe points found") {
+		t.Errorf("%v (%#v), want a TooManyError of 5 > 3", err, many)
 	}
 }

@@ -353,6 +353,14 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
 		return fromSymbols(o, t, p)
 	}
+	if err != nil && errors.Is(err, dwarfres.ErrTooMany) && q.MaxProbes > 0 {
+		// The search stops past the limit: count for the caller.
+		q.MaxProbes = 0
+		all, cerr := t.FindProbes(q)
+		if cerr == nil {
+			return nil, &TooManyError{Function: p.Function, N: len(all), Max: o.MaxProbes, Err: err}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
