@@ -97,3 +97,13 @@ func TestTooManyCount(t *testing.T) {
 		t.Errorf("%v (%#v), want a TooManyError of 5 > 3", err, many)
 	}
 }
+
+// TestLazyDefaultSources: a lazy pattern resolves with the default
+// options, reading the source where the debuginfo says it was built.
+func TestLazyDefaultSources(t *testing.T) {
+	tgt := openApp(t, "-O0")
+	_, res, err := tgt.Resolver(probegen.ResolveOptions{}).Resolve("work;printf*")
+	if err != nil || len(res.Probes) != 1 || res.Probes[0].Line != 13 {
+		t.Fatalf("work;printf*: %v, %+v", err, res)
+	}
+}

@@ -194,11 +194,17 @@ func (t *Target) Close() error {
 const DefaultMaxProbes = 128
 
 // Resolver is a Resolver of specs against t with options o (MaxProbes 0
-// is DefaultMaxProbes): SDT markers of a binary without debuginfo answer,
+// is DefaultMaxProbes; without LazyLines, a lazy pattern reads the
+// sources where the debuginfo says they were built): SDT markers of a binary without debuginfo answer,
 // every other spec fails with Why.
 func (t *Target) Resolver(o ResolveOptions) *Resolver {
 	if o.MaxProbes == 0 {
 		o.MaxProbes = DefaultMaxProbes
+	}
+	if o.LazyLines == nil {
+		// Lazy patterns read the sources where the debuginfo says they
+		// were built (DW_AT_comp_dir), then from the current directory.
+		o.LazyLines = (&Sources{}).LazyLines
 	}
 	r := &Resolver{File: t.File, Exe: t.exe, Options: o, BTF: t.BTF()}
 	if t.Source == SourceSDT {
