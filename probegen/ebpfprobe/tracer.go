@@ -62,6 +62,7 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 	if err != nil {
 		return nil, err
 	}
+	same := shareIdentical(cs, len(probes))
 	coll, err := ebpf.NewCollection(cs)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 		t.Symbols, _ = RunningKernelSymbols()
 	}
 	for i, p := range probes {
-		lk, err := attach(p, coll.Programs[PointProgram(i)], uint64(i), o.PID)
+		lk, err := attach(p, coll.Programs[same[i]], uint64(i), o.PID)
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -83,6 +84,27 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 		return nil, err
 	}
 	return t, nil
+}
+
+// shareIdentical leaves one program of cs for each set of the n points'
+// programs with the same instructions (the points of a spec reading the
+// same registers, say: the record's cookie tells them apart), so that
+// each is verified and loaded once; it returns the program each point is
+// attached with.
+func shareIdentical(cs *ebpf.CollectionSpec, n int) []string {
+	first := map[string]string{} // instructions -> program
+	out := make([]string, n)
+	for i := range out {
+		name := PointProgram(i)
+		key := fmt.Sprintf("%v", cs.Programs[name].Instructions)
+		if f, ok := first[key]; ok {
+			out[i] = f
+			delete(cs.Programs, name)
+			continue
+		}
+		first[key], out[i] = name, name
+	}
+	return out
 }
 
 // Read waits for the next record and decodes it by its point's layout.
