@@ -289,3 +289,16 @@ func (e Entry) Members() []Entry {
 	}
 	return out
 }
+
+// Params are a function DIE's formal parameters, in the order it lists
+// them (what BTF numbers $arg1, $arg2, ... by); Name and Type follow a
+// parameter's abstract origin.
+func (e Entry) Params() []Entry {
+	var out []Entry
+	for _, c := range e.children() {
+		if c.Tag() == dwarf.TagFormalParameter {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -70,6 +70,11 @@ func (s *Scope) in(t *cuTree) (*treeScope, error) {
 // File is the file the scope belongs to.
 func (s *Scope) File() *File { return s.f }
 
+// DIEOffset is the section offset of the DIE the point was found in: the
+// function, or the copy of it inlined there. The points of one copy of a
+// function share it.
+func (s *Scope) DIEOffset() uint64 { return s.scOff }
+
 // Func is the name of the out-of-line function containing the address.
 func (s *Scope) Func() string {
 	b, err := s.bind()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -119,6 +120,10 @@ type argSlot struct {
 	absent string
 	orig   int  // index in the spec's arguments; -1 for a $vars/$params expansion
 	param  bool // it reads a parameter of the function (or its members)
+	// kname and kfetch are the name and fetch type the kernel gives an
+	// argument written without (kernelView): "" where it gives its own
+	// default (argN, x64).
+	kname, kfetch string
 }
 
 // missingError marks a variable that a multi-point probe may lack at some
@@ -182,7 +187,9 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 		case err != nil:
 			return nil, err
 		default:
-			out = append(out, argSlot{res: r, orig: orig[i], param: isParam(sc, a.Expr), ctype: typeOfVal(cur)})
+			s := argSlot{res: r, orig: orig[i], param: isParam(sc, a.Expr), ctype: typeOfVal(cur)}
+			e.kernelView(&s, a, sc)
+			out = append(out, s)
 		}
 	}
 	return out, nil
@@ -514,4 +521,86 @@ func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, er
 		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
 	}
 	return e.walkFields(a, tracefs.Arg{Name: argName(a, vname, fields)}, &fetch{base: retvalExpr}, cur, fields)
+}
+
+// argNRE is $argN, as a raw fetcharg.
+var argNRE = regexp.MustCompile(`^\$arg([1-9][0-9]*)$`)
+
+// kernelView gives s, an argument passed through as written, the C type
+// and what the kernel will name and type it as: $retval's C type is the
+// function's return type, $argN's its Nth parameter's. A kernel that
+// resolves arguments through BTF (BTFArgs) types an untyped $retval by
+// the function's return type, and rewrites $argN at a function's entry
+// as the parameter's name (trace_probe.c's traceprobe_expand_meta_args),
+// which then names the argument and, untyped, types it
+// (fetch_type_from_btf_type).
+func (e *argEnv) kernelView(s *argSlot, a Arg, sc *dwarfres.Scope) {
+	if sc == nil || (a.Expr != retvalExpr && !argNRE.MatchString(a.Expr)) {
+		return
+	}
+	fn, ok := sc.FuncDIE()
+	if !ok {
+		return
+	}
+	btf := !e.user && e.dialect().Has(tracefs.BTFArgs)
+	if a.Expr == retvalExpr {
+		if !e.ret {
+			return
+		}
+		t := dwarfTypeOf(fn)
+		s.ctype = typeOfVal(cval{typ: t})
+		if btf && a.Type == "" && t != nil {
+			s.kfetch = btfFetch(t)
+		}
+		return
+	}
+	n, _ := strconv.Atoi(argNRE.FindStringSubmatch(a.Expr)[1])
+	params := fn.Params()
+	if e.ret || e.pt == nil || e.pt.lineGiven() || e.pt.HasOffset && e.pt.Offset != 0 || n > len(params) {
+		return
+	}
+	t := dwarfTypeOf(params[n-1])
+	s.ctype = typeOfVal(cval{typ: t})
+	if !btf {
+		return
+	}
+	if a.Name == "" {
+		s.kname = params[n-1].Name()
+	}
+	if a.Type == "" && t != nil {
+		s.kfetch = btfFetch(t)
+	}
+}
+
+// btfFetch is the fetch type the kernel gives a value of type t it types
+// through BTF (fetch_type_from_btf_type): an enumeration s32 (s64 for an
+// 8-byte one), a pointer x64, an integer uN or sN by its size and sign;
+// "" (the default, x64) for anything else.
+func btfFetch(t ctype) string {
+	t, ok := realType(t)
+	if !ok {
+		return ""
+	}
+	size, _ := t.size()
+	switch t.kind() {
+	case cEnum:
+		if size == 8 {
+			return "s64"
+		}
+		return "s32"
+	case cPtr:
+		return "x64"
+	case cBase:
+		if n := t.name(); strings.Contains(n, "float") || strings.Contains(n, "double") || strings.Contains(n, "_Complex") {
+			return ""
+		}
+		switch size {
+		case 1, 2, 4, 8:
+			if t.signed() {
+				return "s" + strconv.Itoa(int(8*size))
+			}
+			return "u" + strconv.Itoa(int(8*size))
+		}
+	}
+	return ""
 }

@@ -20,6 +20,16 @@ func btfRetvalPath(expr string) bool {
 	return strings.HasPrefix(expr, retvalExpr) && len(expr) > len(retvalExpr) && strings.ContainsRune("-.[", rune(expr[len(retvalExpr)]))
 }
 
+// readsRetval reports whether an argument is $retval itself.
+func readsRetval(args []Arg) bool {
+	for _, a := range args {
+		if a.Expr == retvalExpr {
+			return true
+		}
+	}
+	return false
+}
+
 // readsRetvalMembers reports whether an argument reads through $retval's
 // members, which a return probe types from the function's DWARF.
 func readsRetvalMembers(args []Arg) bool {

@@ -1,65 +1,85 @@
-// Package probegen turns perf probe 6.1's requests into answers, from
-// debuginfo read by dwarfres: it parses probe commands and line ranges,
-// resolves them to probe points with perf's rules (and dwprobe's refusals
-// of what the kernel would reject), names the events the way perf does,
-// and builds their definitions as tracefs.Event values (the kernel's
-// language is tracefs's: its printer, its validator, its name rules); it
-// also lists the variables at a point (-V), a function's source lines (-L,
-// with ListLineVars each line's points and variables: linelisting.go)
-// and the functions (-F). SDT markers (sdt*.go) resolve from their notes
-// alone: the note's operands become fetch arguments per machine
-// (sdt_x86_64.go, sdt_aarch64.go), as perf writes them. C++, Rust and Go
-// names (ns::C::m, "quoted", FUNC@*, main.fn:LINE) are parsed in spec.go;
-// Go's %return is refused and FUNC%ret probes each return instruction,
-// reading results from the ABI's registers (goret.go); overload.go lists a
-// C++ name's overloads. Every fact that differs between machines
-// (registers, calling conventions, instruction rules) is a field or method
-// of the file's tracefs/arch value, chosen from its ELF machine.
-// An argument's VAR->a.b[N] and its fetch type
-// come from one walk (ctypewalk.go) over one view of C types (ctype.go),
-// from DWARF (ctype_dwarf.go) or BTF (ctype_btf.go).
-// What answers for a target (its DWARF, its symbol
-// table, its SDT notes or the kernel's BTF) is chosen by OpenTarget
-// (target.go); btf.go resolves from BTF.
-// Kernels from 6.5 take f: fprobes, which fprobe.go makes of probes at a
-// function's entry or return (ResolveOptions.FProbe), and t: tracepoint
-// probes, which tracepoint.go makes of "t:TRACEPOINT ARGS" specs, their
-// members checked in the kernel's BTF.
-// The library's API, which dwprobe's command line is the first user of:
-// Open (open.go) opens every target dwprobe opens, with the options its
-// flags map to (OpenOptions: -x, -k, -m, --btf, --symfs, --target-ns,
-// --debuginfod, -s and --source-prefix-map); a Target says what answers
-// for it, its machine (Arch), its sources and the path its uprobes name;
-// its Resolver (resolver.go) resolves specs against it, one at a time or
-// in a batch streamed in spec order (Stream, ResolveAll, SpecError in
-// stream.go; on up to BatchWorkers cores against debuginfo), to a
-// Resolution: its spec, its Probes (probe.go) and its notes (typed:
-// notes.go), one list. A Probe is one point: what
-// it attaches to (Attach: a kprobe's symbol, offset and module, a
-// uprobe's binary, file offset and semaphore), its machine, the ELF symbol
-// covering its address, its source position and inline site, its event's
-// name and how each argument is read there (ArgRead: its C type, fetch
-// type, fetcharg and a Location, location.go, the fetcharg as a plan of
-// register, address and loads); the definition dwprobe writes is rendered
-// from it (Probe.Definition).
-// modtext.go warns of kprobes in the last function of an x86-64 module's
-// text, whose registration oopses Linux 6.12.
-// diff.go compares one spec's resolutions in two builds (points by
-// function, inline chain and line text, arguments by fetch plan);
-// diffsuggest.go finds the old statement's line in the new build.
+// Package probegen resolves perf probe specs ("vfs_read:12 file->f_mode",
+// "work%return $retval", "fs/read_write.c:470") against a program's or a
+// kernel's debuginfo into probe points: where a kprobe or uprobe goes, how
+// each argument is read there, and the kprobe_events or uprobe_events
+// definition perf would write. dwprobe's command line is built on it.
+//
+// # Targets
+//
+// Open opens what a spec is resolved against, as dwprobe's -x, -k and -m
+// do, with the options its flags map to (OpenOptions: a user binary, a
+// vmlinux, a kernel module, the running kernel, --btf, --symfs,
+// --target-ns, debuginfod, source directories): dwprobe's command line
+// opens every target through it. Its DWARF answers when
+// it has some (found beside it, by build-id, through debuginfod, dwz and
+// split DWARF followed); else its symbol table (function entries and
+// offsets), its SDT markers, or the kernel's BTF (entries, returns and
+// their parameters). Target.Arch is the probed machine (x86_64 or arm64,
+// not necessarily this host's); every fact that differs between machines
+// (registers, calling conventions) comes from it. A Target finds its own
+// sources (OpenOptions.Source, then where the debuginfo says they were
+// built, then debuginfod), so lazy patterns and listings work with
+// default options.
+//
+// # Resolving
+//
+// A Resolver resolves specs one at a time (Resolve) or in a batch
+// streamed in spec order on every core (Stream; ResolveAll over a slice,
+// going on past a failing spec); it may be used from several goroutines
+// at once. A Resolution is its spec, its Probes and its notes, one list;
+// per point, a Probe holds:
+//
+//   - Where: its kind (entry, line, offset, return, SDT, ...), what it
+//     attaches to (Attach: the kprobe's symbol, offset and module as
+//     written, maybe _text+OFFS; the uprobe's binary, file offset and
+//     semaphore), the ELF symbol covering its address (ELFSymbol,
+//     ELFOffset), its machine, the source line, the function and the
+//     function an inlined copy of it sits in.
+//   - Copies: a function may be inlined in many places and a line spread
+//     over several places of one copy (a point each, as perf writes
+//     them). Copy numbers the copy of a point; First marks one point per
+//     copy and line, for a tool that wants about one record per
+//     execution of a line (see the Probe example).
+//   - Arguments: each ArgRead has the name the kernel gives it, its C
+//     type (CType: "struct file*", the fetch type, string, bitfield,
+//     array) and a Location: a register, a global's address (Symbol and
+//     SymbolOffset), a constant or $comm, then a chain of loads; or
+//     "unreadable" with the reason (optimized out in this copy). It is
+//     the definition's fetcharg as a plan, which probegen/ebpfprobe turns
+//     into BPF instructions.
+//   - Definition: the definition line, rendered from the fields above as
+//     a tracefs.Event (tracefs prints and validates it); nothing is
+//     parsed back from it.
+//
+// Notes (Note, typed by NoteKind) say what a caller may want to tell the
+// user: a notrace function the kernel refuses, init text, a symbol that
+// is not unique, the nearest line probed instead.
+//
+// # Errors
+//
+// Errors wrap sentinels (ErrSyntax, ErrNotSupported, dwarfres.ErrNotFound,
+// ...) and carry their data in types a program can act on with
+// errors.As: SyntaxError (with the column), VarError and MemberError (no
+// such variable or member, with the closest names), TooManyError (the
+// count of points past ResolveOptions.MaxProbes), NoCodeError (a line
+// without code, with the nearest lines), PointError, SpecError for a
+// batch. None names a command-line option: the caller words the advice.
+//
+// # Listings
+//
+// ListLines and ListLineVars list a function's or file's probeable lines
+// (dwprobe -L), AvailableVars the variables at a point (-V), Functions the
+// functions (-F). DiffResolutions compares one spec's resolutions in two
+// builds.
 //
 // Resolving touches no kernel, and the only files it reads besides
-// debuginfo are the sources of line listings and lazy patterns (Sources):
-// the grammar and the naming rules are pure functions that can be tested
-// exhaustively without a kernel. Open reads the running kernel where the
-// target is it, or has to be found for it (OpenOptions.Running): its
-// release, its BTF and kallsyms (dwarfres/btf), ftrace's traceable
-// functions when the caller gives them; and it may fetch debuginfo and
-// sources from debuginfod servers. Writing to the kernel is tracefs's. Errors wrap the sentinels of errors.go
-// (or tracefs's) or carry their data in types (SyntaxError, PointError,
-// TooManyError, ...) and never name a command-line option: the caller
-// words those.
+// debuginfo are the sources of line listings and lazy patterns. Open
+// reads the running kernel where the target is it, or has to be found
+// for it (OpenOptions.Running): its release, its BTF and kallsyms; and it
+// may fetch debuginfo and sources from debuginfod servers. Writing to the
+// kernel is tracefs's.
 //
+
 // # Removed and renamed
 //
 // A Resolution was three parallel lists; it is one (issue 30):

@@ -83,6 +83,41 @@ func ExampleResolver_ResolveAll() {
 	// "work p->nosuch" fails at column 6: true
 }
 
+// One record per execution of a line: at -O2 gcc inlines work into main
+// and keeps an out-of-line copy, and spreads "return total;" over two
+// places of the inlined copy. Each point says which copy it is in and
+// whether it is its copy's First for the line; a tool that wants about
+// one record per execution attaches the First points only.
+func ExampleProbe() {
+	bin, cleanup := buildApp("-O2")
+	defer cleanup()
+
+	t, err := probegen.Open(probegen.OpenOptions{Binary: bin})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("work:5 total")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var first []probegen.Probe
+	for _, p := range res.Probes {
+		fmt.Printf("line %d of %s in %q: copy %d, first %v\n", p.Line, p.Function, p.InlinedInto, p.Copy, p.First)
+		if p.First {
+			first = append(first, p)
+		}
+	}
+	fmt.Printf("%d points, %d to attach for one record per execution\n", len(res.Probes), len(first))
+	// Output:
+	// line 14 of work in "main": copy 0, first true
+	// line 14 of work in "main": copy 0, first false
+	// line 14 of work in "": copy 1, first true
+	// 3 points, 2 to attach for one record per execution
+}
+
 // List a function's probeable source lines, as dwprobe -L does.
 func ExampleListLines() {
 	bin, cleanup := buildApp("-O0")

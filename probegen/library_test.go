@@ -134,7 +134,7 @@ func TestLibraryBatch(t *testing.T) {
 	if e := rs[0].Err; e == nil || e.Col != 8 || !errors.Is(e, probegen.ErrSyntax) {
 		t.Errorf("spec 1: %#v", e)
 	}
-	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != probegen.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 = %ax" {
+	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != probegen.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 (int) = %ax" {
 		t.Errorf("spec 2: %+v", r)
 	}
 	if rs[2].Err == nil || rs[2].Resolution != nil {

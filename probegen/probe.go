@@ -79,6 +79,18 @@ type Probe struct {
 	// inline site. InlinedInto is the out-of-line function holding that
 	// site, "" when Function is not inlined there.
 	Function, InlinedInto string
+	// Copy numbers the copy of Function the point is in (the out-of-line
+	// function, or one place it is inlined), from 0, in the order of the
+	// points; the points of one copy share it. First is set on the
+	// point at the lowest address of its copy for its line: a line the
+	// compiler spread over several places (a point each, as perf writes
+	// them) has one First per copy. A tool wanting about one record per
+	// execution of the line attaches the First points only; where the
+	// compiler made the line's places alternative paths, the others fire
+	// on paths First does not. Points found without debuginfo (symbols,
+	// SDT markers, BTF) are each a copy of their own, and First.
+	Copy  int
+	First bool
 	// Args are the spec's arguments at this point, in the definition's
 	// order ($vars and $params expanded).
 	Args []ArgRead
@@ -283,7 +295,47 @@ func probesOf(t *dwarfres.File, spec *Spec, exe string, d *resolved, brief bool)
 		p.Args = argReads(a, def, slots, addr, !brief)
 		out[i] = p
 	}
+	markCopies(out, d.pts)
 	return out
+}
+
+// markCopies sets the probes' Copy and First, pts[i] being the point of
+// probes[i] (nil scopes and missing points: a copy each).
+func markCopies(probes []Probe, pts []point) {
+	type line struct {
+		copy int
+		file string
+		line int
+	}
+	copies := map[uint64]int{} // scope DIE -> Copy
+	lowest := map[line]uint64{}
+	n := 0
+	for i := range probes {
+		p := &probes[i]
+		if i >= len(pts) || pts[i].scope == nil {
+			p.Copy, p.First = n, true
+			n++
+			continue
+		}
+		off := pts[i].scope.DIEOffset()
+		c, ok := copies[off]
+		if !ok {
+			c = n
+			copies[off] = c
+			n++
+		}
+		p.Copy = c
+		k := line{c, p.File, p.Line}
+		if a, ok := lowest[k]; !ok || p.Addr < a {
+			lowest[k] = p.Addr
+		}
+	}
+	for i := range probes {
+		p := &probes[i]
+		if i < len(pts) && pts[i].scope != nil {
+			p.First = lowest[line{p.Copy, p.File, p.Line}] == p.Addr
+		}
+	}
 }
 
 // placePoint fills in p's ELF symbol and source position from the symbol
@@ -334,6 +386,14 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 		absent := ""
 		if j < len(slots) && len(slots) == len(def.Args) {
 			ct, absent = slots[j].ctype, slots[j].absent
+			// As the kernel names and types what the definition leaves
+			// to it: the definition stays as written.
+			if fa.Name == "" {
+				fa.Name = slots[j].kname
+			}
+			if fa.Type == "" {
+				fa.Type = slots[j].kfetch
+			}
 		}
 		unnamed := fa.Name == ""
 		if unnamed {

@@ -178,6 +178,10 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 				if p.scope, err = returnScope(t, p.addr); err != nil {
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
+			} else if p.ret && p.scope == nil && readsRetval(spec.Args) && p.addr != 0 {
+				// Only for $retval's C type (and the kernel's, kernelView):
+				// a return probe needs no scope otherwise.
+				p.scope, _ = returnScope(t, p.addr)
 			}
 			sl, err := env.convertArgs(spec.Args, p.scope)
 			if err != nil {
@@ -361,6 +365,14 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		errors.Is(err, dwarfres.ErrSplitDWARF)
 	if symOnly && (err != nil && !final || err == nil && len(probes) == 0) {
 		return fromSymbols(o, t, p)
+	}
+	if err != nil && errors.Is(err, dwarfres.ErrTooMany) && q.MaxProbes > 0 {
+		// The search stops past the limit: count for the caller.
+		q.MaxProbes = 0
+		all, cerr := t.FindProbes(q)
+		if cerr == nil {
+			return nil, &TooManyError{Function: p.Function, N: len(all), Max: o.MaxProbes, Err: err}
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -12,15 +12,23 @@ import (
 // what the user can do in its own terms (the option to raise, the listing
 // to ask for) through their Hint fields.
 
-// TooManyError: a point matches more functions of the symbol table than
-// ResolveOptions.MaxProbes allows. It wraps dwarfres.ErrTooMany.
+// TooManyError: a point has more places (N) than ResolveOptions.MaxProbes
+// (Max) allows: functions of the symbol table matching a pattern, or
+// points the debuginfo gives (inlined copies, a line's places). It wraps
+// dwarfres.ErrTooMany, and Err where set.
 type TooManyError struct {
 	Function string // the pattern
 	N, Max   int
 	Limit    string // how the caller names the limit; "" for "max"
+	// Err is the debuginfo search's own error (a *dwarfres.ProbeError,
+	// perf's wording), which Error prints; nil for the symbol table's.
+	Err error
 }
 
 func (e *TooManyError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
 	limit := e.Limit
 	if limit == "" {
 		limit = "max"
@@ -28,7 +36,12 @@ func (e *TooManyError) Error() string {
 	return fmt.Sprintf("too many functions match %q (%d > %s %d)", e.Function, e.N, limit, e.Max)
 }
 
-func (e *TooManyError) Unwrap() error { return dwarfres.ErrTooMany }
+func (e *TooManyError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{dwarfres.ErrTooMany, e.Err}
+	}
+	return []error{dwarfres.ErrTooMany}
+}
 
 // LazyMissError: a lazy pattern matches no line with code (perf silently
 // probes the function entry instead). It wraps dwarfres.ErrNotFound.

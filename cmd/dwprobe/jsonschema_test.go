@@ -61,7 +61,7 @@ func TestREADMEJSONSchema(t *testing.T) {
 // each "Object `NAME`" its rows as "field type" ("field type optional"
 // when the meaning starts with "optional").
 func readmeJSONTables(t *testing.T) map[string][]string {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}

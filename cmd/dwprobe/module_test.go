@@ -232,10 +232,16 @@ func TestModuleNotes(t *testing.T) {
 	}
 	for _, arch := range []string{"amd64", "arm64"} {
 		ko := debianModule(t, arch, "fs/overlayfs/overlay.ko")
-		_, stderr, err := dw("-m", ko, "-D", "ovl_do_rename", "-D", "ovl_lookup")
+		// -v says the note of each copy; without, one note of a kind
+		// says how many more copies it holds for.
+		_, stderr, err := dw("-v", "-m", ko, "-D", "ovl_do_rename", "-D", "ovl_lookup")
 		if err != nil || !strings.Contains(stderr, "note: ovl_do_rename (fs/overlayfs/overlayfs.h:281) is notrace (no ftrace call site: it is an out-of-line copy of an inline function) at ovl_do_rename+0") ||
 			strings.Contains(stderr, "ovl_lookup") {
 			t.Errorf("%s notrace: %q, %v; want ovl_do_rename's notes only", arch, stderr, err)
+		}
+		_, stderr, err = dw("-m", ko, "-D", "ovl_do_rename", "-D", "ovl_lookup")
+		if err != nil || strings.Count(stderr, "note: ") != 2 || strings.Count(stderr, " is notrace ") != 1 || !strings.Contains(stderr, "(and 2 more points alike: -v says each)\n") {
+			t.Errorf("%s notrace: %q, %v; want one note of each kind", arch, stderr, err)
 		}
 	}
 }

@@ -151,6 +151,8 @@ func resolveStream(ctx context.Context, o *options, t *probegen.Target, args []s
 			if err := run.fail(in, r.err); err != nil {
 				return err
 			}
+		} else if r.res != nil && o.verbose == 0 {
+			printNotes(o, stderr, alikeNotes(r.res.Notes))
 		} else {
 			printNotes(o, stderr, r.notes)
 		}
@@ -177,6 +179,31 @@ func failedOnly(rs []resolved) []resolved {
 	for _, r := range rs {
 		if r.err != nil {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// alikeNotes are the texts of one spec's notes, those of a kind said at
+// several points (a function's five copies not unique, each notrace) in
+// one line: the first, and how many more points it holds for (-v says
+// each).
+func alikeNotes(notes []probegen.Note) []string {
+	count := map[probegen.NoteKind]int{}
+	for _, n := range notes {
+		if n.Kind != probegen.NoteOther {
+			count[n.Kind]++
+		}
+	}
+	var out []string
+	said := map[probegen.NoteKind]bool{}
+	for _, n := range notes {
+		switch c := count[n.Kind]; {
+		case n.Kind == probegen.NoteOther || c < 2:
+			out = append(out, n.Text)
+		case !said[n.Kind]:
+			said[n.Kind] = true
+			out = append(out, fmt.Sprintf("%s (and %s alike: -v says each)", n.Text, plural(c-1, "more point")))
 		}
 	}
 	return out

@@ -156,7 +156,7 @@ func newFlags(o *options, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVarP(&o.force, "force", "f", false, "with -a, add under a numbered name (EVENT_1) when the event exists")
 	fs.BoolVarP(&o.dryRun, "dry-run", "n", false, "do everything but write to tracefs")
 	fs.BoolVarP(&o.bootconfig, "bootconfig", "b", false, "with -D, print the kprobes as a bootconfig for boot-time tracing")
-	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in README, \"JSON output\")")
+	fs.BoolVar(&o.json, "json", false, "print results as JSON, one object per line (schema in the man page, \"JSON output\")")
 	fs.BoolVar(&o.buildIndex, "build-index", false, "build (or verify) the index of the -k/-x target's debuginfo, then stop")
 	fs.BoolVar(&o.noIndex, "no-index", false, "do not use (or build) the debuginfo index: scan the debuginfo")
 	fs.StringVar(&o.diffNew, "diff", "", "with -D, resolve the specs in NEW too, a new build of the -k vmlinux, -m module or -x binary, and say how each changed: unchanged, args, points, moved or broken (with the line now holding a moved statement)")

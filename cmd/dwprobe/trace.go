@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -26,6 +25,9 @@ type traceOptions struct {
 	count    int
 	duration time.Duration
 	command  []string // after --: run it, trace its process, stop when it ends
+	// writePoints: resolve only, writing the points to this file;
+	// points: trace the points of such a file instead of resolving.
+	writePoints, points string
 }
 
 const traceUsage = `usage: dwprobe trace [options] PROBE... [-- COMMAND [ARG...]]
@@ -39,8 +41,15 @@ stops when it exits. Nothing is left registered in the kernel, even by
 kill -9: the probes are perf events of this process, not tracefs entries.
 Needs root (or CAP_BPF and CAP_PERFMON), and kprobes for a kernel probe.
 
+With --write-points FILE it only resolves, writing the points (machine,
+places and argument reads) to FILE; --points FILE traces them where the
+debuginfo is not (a small machine, a guest): resolve where the vmlinux
+is, trace where the kernel runs.
+
 Examples:
   dwprobe trace -x ./app 'work:3 p->name:string' -- ./app
+  dwprobe trace -k vmlinux --write-points pts.json 'vfs_read count'
+  dwprobe trace --points pts.json --count 5
   dwprobe trace 'do_sys_openat2 filename:string' --count 10
   dwprobe trace -x /usr/bin/python3.11 --pid 4242 'sdt_python:function__entry file=arg1:string'
 
@@ -79,6 +88,8 @@ func parseTrace(args []string, stderr io.Writer) (*options, traceOptions, []stri
 	fs.IntVarP(&to.pid, "pid", "p", 0, "trace process PID only")
 	fs.IntVar(&to.count, "count", 0, "stop after N hits")
 	fs.DurationVar(&to.duration, "duration", 0, "stop after this long (10s, 1m)")
+	fs.StringVar(&to.writePoints, "write-points", "", "resolve only: write the points to `FILE`")
+	fs.StringVar(&to.points, "points", "", "trace the points of `FILE` (from --write-points); no PROBE")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() { fmt.Fprint(stderr, traceUsage+fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
@@ -97,8 +108,13 @@ func parseTrace(args []string, stderr io.Writer) (*options, traceOptions, []stri
 		}
 	}
 	switch {
+	case to.points != "" && (len(specs) > 0 || to.writePoints != "" || o.exec != "" || o.vmlinux != "" || o.module != ""):
+		return nil, to, nil, errors.New("--points takes resolved points: no PROBE, -x, -k, -m or --write-points beside it")
+	case to.points != "":
 	case len(specs) == 0:
 		return nil, to, nil, errors.New("dwprobe trace: give at least one PROBE")
+	case to.writePoints != "" && (to.pid != 0 || to.count != 0 || to.duration != 0 || len(to.command) > 0):
+		return nil, to, nil, errors.New("--write-points only resolves: no --pid, --count, --duration or command beside it")
 	case o.exec != "" && o.vmlinux != "":
 		return nil, to, nil, errors.New("-x and -k are exclusive: probe a user binary or a kernel, not both")
 	case to.pid != 0 && len(to.command) > 0:
@@ -116,9 +132,19 @@ func parseTrace(args []string, stderr io.Writer) (*options, traceOptions, []stri
 
 // traceSpecs resolves o.defs as -D does, attaches them and prints hits.
 func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr io.Writer) error {
-	probes, a, err := traceProbes(ctx, o, stderr)
+	var probes []probegen.Probe
+	var a *arch.Arch
+	var err error
+	if to.points != "" {
+		probes, a, err = readPoints(to.points)
+	} else {
+		probes, a, err = traceProbes(ctx, o, stderr)
+	}
 	if err != nil {
 		return err
+	}
+	if to.writePoints != "" {
+		return writePoints(to.writePoints, a, probes)
 	}
 	if host, ok := arch.Host(); !ok || host != a {
 		return fmt.Errorf("the probes are for %s, and this machine is %s: trace them there (dwprobe -D prints their definitions)", a.Name, runtime.GOARCH)
@@ -131,7 +157,11 @@ func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr
 	if !o.quiet {
 		// Said once everything is attached: a caller (or a test) may
 		// start the workload from here on.
-		fmt.Fprintf(stderr, "tracing %s of %s; Ctrl-C to stop\n", plural(len(probes), "point"), plural(len(o.defs), "probe"))
+		if len(o.defs) > 0 {
+			fmt.Fprintf(stderr, "tracing %s of %s; Ctrl-C to stop\n", plural(len(probes), "point"), plural(len(o.defs), "probe"))
+		} else {
+			fmt.Fprintf(stderr, "tracing %s of %s; Ctrl-C to stop\n", plural(len(probes), "point"), to.points)
+		}
 	}
 	var cmd *exec.Cmd
 	pid := uint32(to.pid)
@@ -147,7 +177,7 @@ func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr
 	if cmd != nil {
 		go func() { done <- cmd.Wait() }()
 	}
-	return readHits(ctx, tr, hitFilter{pid: pid, count: to.count, duration: to.duration, done: done}, hitPrinter(o, tr, stdout))
+	return tr.Run(ctx, ebpfprobe.RunOptions{PID: pid, Count: to.count, Duration: to.duration, Done: done}, hitPrinter(o, tr, stdout))
 }
 
 // traceProbes resolves the specs of o.defs as -D does and returns their
@@ -177,6 +207,44 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 	return probes, a, nil
 }
 
+// pointsFile is what --write-points writes and --points reads: the
+// machine the points are for and the points.
+type pointsFile struct {
+	Machine string           `json:"machine"`
+	Points  []probegen.Probe `json:"points"`
+}
+
+// writePoints writes probes for machine a to file, whole or not at all.
+func writePoints(file string, a *arch.Arch, probes []probegen.Probe) error {
+	b, err := json.Marshal(pointsFile{Machine: a.Name, Points: probes})
+	if err != nil {
+		return err
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// readPoints reads a file writePoints wrote.
+func readPoints(file string) ([]probegen.Probe, *arch.Arch, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pf pointsFile
+	if err := json.Unmarshal(b, &pf); err != nil {
+		return nil, nil, fmt.Errorf("%s: not a file of --write-points: %w", file, err)
+	}
+	for _, a := range []*arch.Arch{arch.X86_64, arch.ARM64} {
+		if a.Name == pf.Machine && len(pf.Points) > 0 {
+			return pf.Points, a, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: not a file of --write-points (machine %q, %d points)", file, pf.Machine, len(pf.Points))
+}
+
 // traceAttachError says what failed to load or attach, and what would
 // work instead.
 func traceAttachError(probes []probegen.Probe, err error) error {
@@ -190,61 +258,6 @@ func traceAttachError(probes []probegen.Probe, err error) error {
 	return fmt.Errorf("loading or attaching the probes: %w", err)
 }
 
-// hitFilter says which hits readHits prints and when it stops.
-type hitFilter struct {
-	pid      uint32 // 0: every process
-	count    int    // 0: no limit
-	duration time.Duration
-	done     <-chan error // the traced command's end; nil without one
-}
-
-// readHits hands the tracer's records that pass f to print until ctx
-// ends, f.count records were printed, f.duration passed, or the command
-// ended (and its last records were read).
-func readHits(ctx context.Context, tr *ebpfprobe.Tracer, f hitFilter, print func(ebpfprobe.Record) error) error {
-	const poll = 100 * time.Millisecond
-	var deadline time.Time
-	if f.duration > 0 {
-		deadline = time.Now().Add(f.duration)
-	}
-	n, ended := 0, false
-	var cmdErr error
-	for {
-		if ctx.Err() != nil {
-			return nil // Ctrl-C ends a trace; what was printed stands
-		}
-		tr.SetDeadline(time.Now().Add(poll))
-		rec, err := tr.Read()
-		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			// The ring is empty: stop if it is time to.
-			if ended {
-				return cmdErr
-			}
-			select {
-			case cmdErr = <-f.done:
-				ended = true // one more poll drains what it left
-			default:
-			}
-			if !deadline.IsZero() && time.Now().After(deadline) {
-				return nil
-			}
-			continue
-		case err != nil:
-			return err
-		}
-		if f.pid != 0 && rec.PID != f.pid {
-			continue
-		}
-		if err := print(rec); err != nil {
-			return err
-		}
-		if n++; f.count > 0 && n >= f.count {
-			return nil
-		}
-	}
-}
-
 // hitPrinter prints a record as the kernel's trace line of its event, or
 // as JSON.
 func hitPrinter(o *options, tr *ebpfprobe.Tracer, w io.Writer) func(ebpfprobe.Record) error {
@@ -254,35 +267,9 @@ func hitPrinter(o *options, tr *ebpfprobe.Tracer, w io.Writer) func(ebpfprobe.Re
 		if o.json {
 			return enc.Encode(hitJSON(p, r))
 		}
-		_, err := fmt.Fprintln(w, hitLine(p, r))
+		_, err := fmt.Fprintln(w, tr.Line(r))
 		return err
 	}
-}
-
-// hitLine is r as the kernel's trace prints its event:
-//
-//	dd-100     [000]    12.345678: probe/vfs_read: (vfs_read+0x0) name="version"
-func hitLine(p probegen.Probe, r ebpfprobe.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%16s-%-7d [%03d] %6d.%06d: %s/%s: (%s)", r.Comm, r.TID, r.CPU,
-		r.Time/1e9, r.Time%1e9/1e3, p.Group, p.Name, hitPoint(p))
-	for _, v := range r.Values {
-		fmt.Fprintf(&b, " %s=%s", v.Field.Name, v.String())
-	}
-	return b.String()
-}
-
-// hitPoint names where p is: SYMBOL+0xOFF (a kprobe's symbol as written,
-// else the ELF symbol covering the address).
-func hitPoint(p probegen.Probe) string {
-	sym, off := p.ELFSymbol, p.ELFOffset
-	if !p.User && p.Attach.Symbol != "" {
-		sym, off = p.Attach.Symbol, p.Attach.Offset
-	}
-	if sym == "" {
-		return fmt.Sprintf("%#x", p.Addr)
-	}
-	return fmt.Sprintf("%s+%#x", sym, off)
 }
 
 // jsonHit is one hit in --json.
@@ -309,7 +296,7 @@ type jsonVal struct {
 
 func hitJSON(p probegen.Probe, r ebpfprobe.Record) jsonHit {
 	h := jsonHit{TimeNS: r.Time, CPU: r.CPU, Comm: r.Comm, PID: r.PID, TID: r.TID,
-		Event: p.Group + "/" + p.Name, Point: hitPoint(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
+		Event: p.Group + "/" + p.Name, Point: ebpfprobe.PointText(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
 	for _, v := range r.Values {
 		h.Args = append(h.Args, jsonVal{Name: v.Field.Name, Value: v.String(), Fault: v.Fault})
 	}

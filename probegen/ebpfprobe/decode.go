@@ -27,16 +27,22 @@ type Value struct {
 	// Fault says the read faulted (the kernel's trace prints
 	// "(fault)"); Raw and Str are zero.
 	Fault bool
+	// Symbol is a symbol type's value as the kernel prints it
+	// (SYMBOL+0xOFF/0xSIZE), set by a Tracer from the running kernel's
+	// symbols (KernelSymbols.Format); "" prints the address.
+	Symbol string
 }
 
 // Int is a scalar's value as a signed integer.
 func (v Value) Int() int64 { return int64(v.Raw) }
 
 // String prints v as the kernel's trace prints the argument (its
-// print_type_*): a string quoted, a hex type 0x… (and the default type,
-// which is x64: DEFAULT_FETCH_TYPE), a signed one in signed decimal,
-// others in unsigned decimal, "(fault)" for a fault; an argument not read
-// at its point (Field.Unreadable) prints as "(unreadable)".
+// print_type_*): a string between double quotes, as it is (the kernel
+// escapes nothing); a char as 'C'; a symbol as Symbol, or 0xADDR; a hex
+// type 0x… (and the default type, which is x64: DEFAULT_FETCH_TYPE), a
+// signed one in signed decimal, others in unsigned decimal, "(fault)" for
+// a fault; an argument not read at its point (Field.Unreadable) prints as
+// "(unreadable)".
 func (v Value) String() string {
 	switch {
 	case v.Field.Unreadable != "":
@@ -44,7 +50,12 @@ func (v Value) String() string {
 	case v.Fault:
 		return "(fault)"
 	case v.Field.String:
-		return strconv.Quote(v.Str)
+		return `"` + v.Str + `"`
+	case v.Field.Type.Fetch == "symbol":
+		if v.Symbol != "" {
+			return v.Symbol
+		}
+		return "0x" + strconv.FormatUint(v.Raw, 16)
 	case v.Field.Type.Array > 0:
 		// print_probe_args: {E,E,…}
 		elems := make([]string, len(v.Elems))
@@ -63,6 +74,9 @@ func formatScalar(t probegen.CType, raw uint64) string {
 		raw &= 1<<(8*s) - 1
 	}
 	switch {
+	case strings.HasPrefix(t.Fetch, "char"):
+		return "'" + string([]byte{byte(raw)}) + "'"
+
 	case t.Hex || t.Size == 0:
 		return "0x" + strconv.FormatUint(raw, 16)
 	case t.Signed:

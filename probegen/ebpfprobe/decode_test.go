@@ -61,3 +61,38 @@ func TestRecord(t *testing.T) {
 		t.Errorf("a short header: %v, want ErrShort", err)
 	}
 }
+
+// TestValueKernelFormats prints the types whose text is the kernel's own
+// choice as its print_type_* do: a string as it is between quotes, a
+// char as 'C' (an array of them element by element), a symbol by its
+// Symbol or as an address; an unnamed argument is argN.
+func TestValueKernelFormats(t *testing.T) {
+	char := probegen.CType{Fetch: "char", FetchType: tracefs.FetchType{Size: 1}}
+	chars := probegen.CType{Fetch: "char[3]", FetchType: tracefs.FetchType{Size: 1, Array: 3}}
+	sym := probegen.CType{Fetch: "symbol"}
+	args := []probegen.ArgRead{
+		{Name: "s", Type: str, Loc: reg("di")},
+		{Name: "c", Type: char, Loc: reg("si", tracefs.Load{})},
+		{Name: "cs", Type: chars, Loc: reg("si", tracefs.Load{})},
+		{Name: "f", Type: sym, Loc: reg("dx")},
+		{Name: "g", Type: sym, Loc: reg("dx")},
+		{Type: s64, Loc: reg("cx")},
+	}
+	l := layoutOf(args, Options{MaxString: 16})
+	vals := []Value{
+		{Field: &l.Fields[0], Str: `a "b"` + "\t"},
+		{Field: &l.Fields[1], Raw: 'v'},
+		{Field: &l.Fields[2], Elems: []uint64{'a', 'b', 'c'}},
+		{Field: &l.Fields[3], Raw: 0xffffffff81200000, Symbol: "vfs_read+0x0/0x370"},
+		{Field: &l.Fields[4], Raw: 0x1234},
+		{Field: &l.Fields[5], Raw: 7},
+	}
+	var got []string
+	for _, v := range vals {
+		got = append(got, v.Field.Name+"="+v.String())
+	}
+	want := `s="a "b"` + "\t" + `" c='v' cs={'a','b','c'} f=vfs_read+0x0/0x370 g=0x1234 arg6=7`
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

@@ -32,6 +32,7 @@ var (
 	ErrKernelOnly = errors.New("argument read by the kernel through BTF, with no location")
 	// ErrUnsupported: a plan this package does not turn into
 	// instructions yet: an array of strings, or not through a load; a
+	// type the kernel prints from a lookup of its own (symstr, %pd, %pD); a
 	// global by file offset without the probe's (Options.FileOffset); a
 	// register that is not in the context's pt_regs; an offset beyond 32
 	// bits.

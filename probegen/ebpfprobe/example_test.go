@@ -1,10 +1,12 @@
 package ebpfprobe_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
@@ -99,7 +101,7 @@ func ExampleTrace() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	a, _ := arch.For(t.File.ELF.Machine)
+	a, _ := t.Arch()
 	tr, err := ebpfprobe.Trace(a, res.Probes, ebpfprobe.ProgramOptions{})
 	if err != nil {
 		log.Fatal(err)
@@ -111,6 +113,34 @@ func ExampleTrace() {
 			log.Fatal(err)
 		}
 		fmt.Printf("pid %d: name=%s local=%d\n", rec.PID, rec.Values[0].Str, rec.Values[1].Int())
+	}
+}
+
+// Trace a kernel function's arguments for ten seconds, one process only,
+// printing each hit as the kernel's trace line of the same definition
+// (a kernel with kprobes, as root): what dwprobe trace does.
+func ExampleTracer_Run() {
+	t, err := probegen.Open(probegen.OpenOptions{Kernel: "/usr/lib/debug/boot/vmlinux-6.1.0-28-cloud-amd64"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer t.Close()
+	_, res, err := t.Resolver(probegen.ResolveOptions{}).Resolve("vfs_read file->f_path.dentry->d_name.name:string count")
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, _ := t.Arch()
+	tr, err := ebpfprobe.Trace(a, res.Probes, ebpfprobe.ProgramOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tr.Close()
+	err = tr.Run(context.Background(), ebpfprobe.RunOptions{PID: 4242, Duration: 10 * time.Second}, func(r ebpfprobe.Record) error {
+		fmt.Println(tr.Line(r))
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 

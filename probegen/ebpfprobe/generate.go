@@ -242,6 +242,10 @@ func (g *gen) fileOffset(off uint64) error {
 // the read helpers) into the field.
 func (g *gen) loads(arg probegen.ArgRead) error {
 	loads, t := arg.Loc.Loads, arg.Type.FetchType
+	if arg.Type.Fetch == "symstr" || arg.Type.Fetch == "%pd" || arg.Type.Fetch == "%pD" {
+		// The kernel prints these from what it looks up at the hit.
+		return &ArgError{Reason: "type " + arg.Type.Fetch, Err: ErrUnsupported}
+	}
 	if err := checkBitfield(t, elemSize(arg.Type)); err != nil {
 		return err
 	}

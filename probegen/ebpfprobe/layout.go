@@ -1,6 +1,8 @@
 package ebpfprobe
 
 import (
+	"strconv"
+
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -28,6 +30,9 @@ type Layout struct {
 
 // Field is one argument's place in the buffer.
 type Field struct {
+	// Name is the argument's name in the definition; an unnamed one
+	// ($arg1, %di as written) is named as the kernel names it: argN, N
+	// its position from 1.
 	Name string
 	// Offset and Size are the field's bytes in the buffer. A scalar's
 	// field is 8 bytes holding its value as a little-endian 64-bit
@@ -49,8 +54,11 @@ type Field struct {
 func layoutOf(args []probegen.ArgRead, o Options) Layout {
 	l := Layout{Mask: o.Offset}
 	off := o.Offset + 8
-	for _, a := range args {
+	for i, a := range args {
 		f := Field{Name: a.Name, Offset: off, Size: 8, Type: a.Type}
+		if f.Name == "" {
+			f.Name = "arg" + strconv.Itoa(i+1)
+		}
 		switch {
 		case a.Loc.Kind == probegen.LocComm:
 			f.String, f.Size = true, commSize

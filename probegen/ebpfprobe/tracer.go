@@ -22,9 +22,27 @@ type Tracer struct {
 	Probes  []probegen.Probe
 	Layouts []Layout
 
+	// Symbols print the kernel points' arguments of type symbol; nil
+	// where none has one (or the running kernel hides its addresses:
+	// they print as addresses then).
+	Symbols *KernelSymbols
+
 	coll  *ebpf.Collection
 	links []link.Link
 	rd    *ringbuf.Reader
+}
+
+// readsSymbol reports whether a kernel point has an argument of type
+// symbol.
+func readsSymbol(probes []probegen.Probe) bool {
+	for _, p := range probes {
+		for _, a := range p.Args {
+			if !p.User && a.Type.Fetch == "symbol" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Trace loads CollectionSpec(a, probes, o) (with the running kernel's
@@ -44,13 +62,17 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 	if err != nil {
 		return nil, err
 	}
+	same := shareIdentical(cs, len(probes))
 	coll, err := ebpf.NewCollection(cs)
 	if err != nil {
 		return nil, err
 	}
 	t := &Tracer{Probes: probes, Layouts: layouts, coll: coll}
+	if readsSymbol(probes) {
+		t.Symbols, _ = RunningKernelSymbols()
+	}
 	for i, p := range probes {
-		lk, err := attach(p, coll.Programs[PointProgram(i)], uint64(i), o.PID)
+		lk, err := attach(p, coll.Programs[same[i]], uint64(i), o.PID)
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -62,6 +84,27 @@ func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, er
 		return nil, err
 	}
 	return t, nil
+}
+
+// shareIdentical leaves one program of cs for each set of the n points'
+// programs with the same instructions (the points of a spec reading the
+// same registers, say: the record's cookie tells them apart), so that
+// each is verified and loaded once; it returns the program each point is
+// attached with.
+func shareIdentical(cs *ebpf.CollectionSpec, n int) []string {
+	first := map[string]string{} // instructions -> program
+	out := make([]string, n)
+	for i := range out {
+		name := PointProgram(i)
+		key := fmt.Sprintf("%v", cs.Programs[name].Instructions)
+		if f, ok := first[key]; ok {
+			out[i] = f
+			delete(cs.Programs, name)
+			continue
+		}
+		first[key], out[i] = name, name
+	}
+	return out
 }
 
 // Read waits for the next record and decodes it by its point's layout.
@@ -81,7 +124,15 @@ func (t *Tracer) Read() (Record, error) {
 	if i >= uint64(len(t.Layouts)) {
 		return Record{}, fmt.Errorf("record of point %d of %d: %w", i, len(t.Layouts), ErrShort)
 	}
-	return t.Layouts[i].Record(b)
+	rec, err := t.Layouts[i].Record(b)
+	if err == nil && t.Symbols != nil && !t.Probes[i].User {
+		for j, v := range rec.Values {
+			if v.Field.Type.Fetch == "symbol" && !v.Fault {
+				rec.Values[j].Symbol = t.Symbols.Format(v.Raw)
+			}
+		}
+	}
+	return rec, err
 }
 
 // SetDeadline makes Read return os.ErrDeadlineExceeded once the ring
