@@ -28,7 +28,9 @@ append="panic=-1 quiet $kaslr rdinit=/init"
 case ${arch##*/} in
 amd64)
 	qemu=(qemu-system-x86_64)
-	append="console=ttyS0 $append"
+	# no_timer_check: under TCG on a loaded host the 8254 timer check
+	# can miss its ticks and panic ("IO-APIC + timer doesn't work").
+	append="console=ttyS0 no_timer_check $append"
 	limit=120
 	;;
 arm64)
