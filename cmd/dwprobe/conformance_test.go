@@ -238,9 +238,9 @@ var moduleSets = []conformanceSet{
 	moduleSet("6.12", "arm64"),
 	moduleSet("7.3", "amd64"),
 	moduleSet("7.3", "arm64"),
-	moduleSet("6.12", "ppc64el"),
-	moduleSet("6.12", "s390x"),
-	moduleSet("6.12", "riscv64"),
+	// 6.12's ppc64el, s390x and riscv64 module lists
+	// (6.12/modules/specs-ARCH.txt) wait for perf 7.3's answers (make
+	// golden writes them; issue 36).
 }
 
 func moduleSet(kernel, arch string) conformanceSet {
