@@ -16,6 +16,7 @@ func TestDWARFRegister(t *testing.T) {
 		{elf.EM_X86_64, 4, "%si"}, {elf.EM_X86_64, 6, "%bp"}, {elf.EM_X86_64, 7, "%sp"},
 		{elf.EM_X86_64, 12, "%r12"}, {elf.EM_X86_64, 16, "%ip"},
 		{elf.EM_AARCH64, 0, "%x0"}, {elf.EM_AARCH64, 29, "%x29"}, {elf.EM_AARCH64, 30, "%x30"}, {elf.EM_AARCH64, 31, "%sp"},
+		{elf.EM_PPC64, 3, "%gpr3"}, {elf.EM_S390, 15, "%r15"}, {elf.EM_RISCV, 10, "%a0"},
 	} {
 		got, err := dwarfRegister(c.m, c.n)
 		if err != nil || got != c.want {
@@ -25,7 +26,7 @@ func TestDWARFRegister(t *testing.T) {
 	for _, c := range []struct {
 		m elf.Machine
 		n uint64
-	}{{elf.EM_X86_64, 17}, {elf.EM_AARCH64, 64}, {elf.EM_PPC64, 0}} {
+	}{{elf.EM_X86_64, 17}, {elf.EM_AARCH64, 64}, {elf.EM_PPC64, 32}, {elf.EM_RISCV, 0}, {elf.EM_MIPS, 0}} {
 		if _, err := dwarfRegister(c.m, c.n); !errors.Is(err, ErrNotSupported) {
 			t.Errorf("dwarfRegister(%v, %d): want ErrNotSupported, got %v", c.m, c.n, err)
 		}

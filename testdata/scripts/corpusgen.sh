@@ -306,7 +306,10 @@ machine() {
 	if [ ! -e "$K/$arch/dbg/usr/lib/debug/lib/modules" ] && [ -d "$K/$arch/dbg/usr/lib/debug/usr/lib/modules" ]; then
 		ln -s usr/lib/modules "$K/$arch/dbg/usr/lib/debug/lib"
 	fi
-	ln -sfn "$K/$arch/busybox/bin/busybox" "$K/$arch/busybox-bin"
+	# busybox-static is usrmerged from trixie on (usr/bin/busybox).
+	local bb=$K/$arch/busybox/bin/busybox
+	[ -e "$bb" ] || bb=$K/$arch/busybox/usr/bin/busybox
+	ln -sfn "$bb" "$K/$arch/busybox-bin"
 	local ver=${dbg#linux-image-}
 	ver=${ver%%:*}
 	echo "${ver%-dbg}" >"$K/$arch/version"
