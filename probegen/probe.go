@@ -193,17 +193,22 @@ type ArgRead struct {
 	Fetcharg string
 	Type     CType
 	Loc      Location
-	// unnamed: the definition writes no NAME= (the kernel names it Name).
-	unnamed bool
+	// unnamed: the definition writes no NAME= (the kernel names it Name);
+	// untyped: no :TYPE (the kernel types it Type.Fetch, a BTF kernel's
+	// $argN and $retval).
+	unnamed, untyped bool
 }
 
 // arg is a as the definition writes it.
 func (a ArgRead) arg() tracefs.Arg {
-	name := a.Name
+	name, typ := a.Name, a.Type.Fetch
 	if a.unnamed {
 		name = ""
 	}
-	return tracefs.Arg{Name: name, Fetch: a.Fetcharg, Type: a.Type.Fetch}
+	if a.untyped {
+		typ = ""
+	}
+	return tracefs.Arg{Name: name, Fetch: a.Fetcharg, Type: typ}
 }
 
 // CType is an argument's type: its C type where the debuginfo gives one,
@@ -384,6 +389,7 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 	for j, fa := range def.Args {
 		var ct cvalType
 		absent := ""
+		untyped, unnamed := false, fa.Name == ""
 		if j < len(slots) && len(slots) == len(def.Args) {
 			ct, absent = slots[j].ctype, slots[j].absent
 			// As the kernel names and types what the definition leaves
@@ -391,16 +397,15 @@ func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string
 			if fa.Name == "" {
 				fa.Name = slots[j].kname
 			}
-			if fa.Type == "" {
-				fa.Type = slots[j].kfetch
+			if fa.Type == "" && slots[j].kfetch != "" {
+				fa.Type, untyped = slots[j].kfetch, true
 			}
 		}
-		unnamed := fa.Name == ""
-		if unnamed {
+		if fa.Name == "" {
 			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
 		}
 		r := argRead(a, fa, ct, absent, addr, plan)
-		r.unnamed = unnamed
+		r.unnamed, r.untyped = unnamed, untyped
 		out = append(out, r)
 	}
 	return out
