@@ -32,8 +32,8 @@ var casts73Specs = []string{
 	"jd_cast=vfs_read:6 mode=(file)file->f_mode:x32 ino=(inode)((file)file->f_inode)->i_ino:u64 ino2=(inode,i_data)(file->f_mapping)->i_ino:u64",
 }
 
-// TestQEMUForms73 boots the 7.3 kernels (and checks the module global
-// of TestQEMUModuleNonUniqueGlobal's doc in the same boot): each form traces dd's own read
+// TestQEMUForms73 boots the 7.3 kernels (and checks a module's
+// non-unique global, modGlobalSpec, in the same boot): each form traces dd's own read
 // (its pid, its name, a file open for reading, CPU 0 of the one-CPU
 // guest), and the kernel's listing is read whatever '#' lines it holds.
 func TestQEMUForms73(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // through a symbol of the same section unique in the module.
 const modGlobalSpec = "jm_func=fat_get_cluster __func__:string"
 
-// TestQEMUModuleNonUniqueGlobal is checked in TestQEMUForms73's boots of
+// The booted check of modGlobalSpec is in TestQEMUForms73's boots of
 // 7.3 (amd64 and arm64), to spend no boot of its own: vfat and fat are
 // loaded, a file is written and read on a vfat image, and every hit of
 // fat_get_cluster must read its own name through the anchor
