@@ -219,7 +219,15 @@ func (t *cuTree) entryRow(file string, line int, addr uint64) bool {
 	if i < 0 || lt.rows[i].Addr != addr {
 		return true
 	}
-	return int(lt.rows[i].Line) == line && lt.fileOf(lt.rows[i]) == file
+	// The first of the file's: a header's rows may come first there
+	// (bio_add_hw_page's highmem.h:279, then its brace, bio.c:951).
+	for ; i < len(lt.rows) && lt.rows[i].Addr == addr; i++ {
+		r := lt.rows[i]
+		if r.Stmt && !r.EndSeq && lt.fileOf(r) == file {
+			return int(r.Line) == line
+		}
+	}
+	return true
 }
 
 // copyAt is the copy of the function j is an instance of that holds
