@@ -128,8 +128,8 @@ func (f *File) Close() error {
 // separate debuginfo) that queries have touched: a run of many queries
 // reads much of the debuginfo through the mapping, and its pages would
 // otherwise stay in the process's RSS. They stay in the page cache, and
-// the next access maps them again; the mapping is read-only and private,
-// so nothing is lost. Call it between queries, not during one.
+// the next access maps them again; pages written since mapping (a
+// module's relocated debug sections) are kept (elfobj.Object.ReleasePages).
 func (f *File) ReleasePages() {
 	if f.dbg != nil {
 		f.dbg.ReleasePages()

@@ -2,10 +2,12 @@ package elfobj
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 )
@@ -118,13 +120,63 @@ func (o *Object) Close() error {
 // ReleasePages gives back the pages of the mapped file that queries have
 // touched: a run of many queries reads much of the debuginfo through the
 // mapping, and its pages would otherwise stay in the process's RSS. They
-// stay in the page cache, and the next access maps them again; the
-// mapping is read-only and private, so nothing is lost. Call it between
-// queries, not during one.
+// stay in the page cache, and the next access maps them again. Only pages
+// that read back as they were are given back: a page of a private file
+// mapping that was written (a relocatable object's debug sections,
+// relocated in place when first read) would read back unrelocated, and
+// an anonymous mapping (a decompressed module) as zeros, so those are
+// kept. It is safe while queries run: no section is relocated while it
+// gives pages back.
 func (o *Object) ReleasePages() {
-	if o.data != nil {
-		syscall.Madvise(o.data, syscall.MADV_DONTNEED)
+	if o.data == nil || o.f == nil {
+		return
 	}
+	o.secMu.Lock()
+	defer o.secMu.Unlock()
+	for _, r := range releasable(uint64(len(o.data)), uint64(os.Getpagesize()), o.writtenRanges()) {
+		syscall.Madvise(o.data[r[0]:r[1]], syscall.MADV_DONTNEED)
+	}
+}
+
+// writtenRanges are the file ranges [off, end) of the sections Section
+// has relocated in place in the mapping (a compressed one is relocated in
+// its decompressed copy, not there). The caller holds secMu.
+func (o *Object) writtenRanges() [][2]uint64 {
+	if !o.IsModule() {
+		return nil
+	}
+	var out [][2]uint64
+	for name := range o.secs {
+		s := o.ELF.Section(name)
+		if s == nil || s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_COMPRESSED != 0 || !relocatedSection(name) {
+			continue
+		}
+		out = append(out, [2]uint64{s.Offset, s.Offset + s.FileSize})
+	}
+	return out
+}
+
+// releasable is the page-aligned ranges [lo, hi) of a mapping of size
+// bytes that share no page with a range of keep, in order.
+func releasable(size, pg uint64, keep [][2]uint64) [][2]uint64 {
+	keep = slices.Clone(keep)
+	slices.SortFunc(keep, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	var out [][2]uint64
+	next := uint64(0) // the first byte not yet given back nor kept
+	for _, k := range keep {
+		if k[1] <= k[0] {
+			continue
+		}
+		lo := k[0] / pg * pg                // the kept range's first page
+		if hi := min(lo, size); hi > next { // the pages before it
+			out = append(out, [2]uint64{next, hi})
+		}
+		next = max(next, (k[1]+pg-1)/pg*pg) // past its last page
+	}
+	if next < size {
+		out = append(out, [2]uint64{next, size})
+	}
+	return out
 }
 
 // DropPages gives back the pages wholly inside the file range [off,
