@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/tracefs/arch"
 	"github.com/dwprobe/dwprobe/tracefs"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // TestShareIdentical: points whose programs are the same instructions
