@@ -181,12 +181,15 @@ func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
 			diff(i, "args", len(p.Args), len(j.Args))
 			continue
 		}
+		def := p.Definition()
 		for k, a := range p.Args {
 			ja := j.Args[k]
 			f := "arg " + a.Name + " "
 			diff(i, f+"name", a.Name, ja.Name)
 			diff(i, f+"fetcharg", a.Fetcharg, ja.Fetcharg)
-			diff(i, f+"type", a.Type.Fetch, ja.Type)
+			// The definition's type: a BTF kernel types $argN and $retval
+			// itself, which a.Type.Fetch says and the definition leaves out.
+			diff(i, f+"type", def.Args[k].Type, ja.Type)
 			diff(i, f+"c_type", a.Type.Name, ja.CType)
 			if ja.Read == nil {
 				out = append(out, fmt.Sprintf("point %d %sread: none on the command line", i, f))

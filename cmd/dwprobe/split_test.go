@@ -93,7 +93,8 @@ func TestSplitDWARFBadDWO(t *testing.T) {
 }
 
 // TestEarlyStopThenExit: a query whose answer stops the parallel unit walk
-// early (the line shares its address with another) exits cleanly. Before,
+// early (the line shares its address with another: refused before issue
+// 31's rule, probed where it starts since) exits cleanly. Before,
 // a unit decoder still running read the file after it was unmapped and
 // faulted, in about one run in two on gcc's DWARF 5 type units (many
 // small units).
@@ -101,7 +102,7 @@ func TestEarlyStopThenExit(t *testing.T) {
 	bin := filepath.Join(splitFixture(t), "ref-types-gcc-dwarf5", "app")
 	for i := 0; i < 20; i++ {
 		_, errOut, code := runBin(t, "-x", bin, "-V", "sum_list:3")
-		if code != 3 || strings.Contains(errOut, "fault") || strings.Count(errOut, "\n") != 1 {
+		if (code != 0 && code != 3) || strings.Contains(errOut, "fault") || strings.Count(errOut, "\n") > 1 {
 			t.Fatalf("run %d: exit %d, stderr %.300s", i, code, errOut)
 		}
 	}
