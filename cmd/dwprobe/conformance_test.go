@@ -464,7 +464,8 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 			pinned = nil
 		}
 	}
-	specs := sampleSpecs(t, readSpecs(t, filepath.Join(dir, set.specs)))
+	all := readSpecs(t, filepath.Join(dir, set.specs))
+	specs := sampleSpecs(t, all)
 	results := runConformance(specs, vml, src, set.moddir)
 	counts := map[string][2]int{}
 	matched, allowed, pending, beyondN := 0, 0, 0, 0
@@ -537,7 +538,9 @@ func testConformance(t *testing.T, set conformanceSet, vml, src string) {
 	fmt.Printf("conformance %s: matched %d/%d, allow-listed %d (%d pending a fix); beyond perf (pinned, not counted) %d\n", set.name, matched, n, allowed, pending, beyondN)
 	// A "pending:" difference is a known bug being fixed: it stays out of
 	// the ratio until the fix lands (and the test then asks to drop it).
-	if m := n - pending; m > 0 && matched*100 < 95*m {
+	// A sample (conformance-scan) checks each answer, not the ratio, which
+	// holds for the whole list only.
+	if m := n - pending; m > 0 && matched*100 < 95*m && len(specs) == len(all) {
 		t.Errorf("conformance %s %d/%d (without the %d pending a fix) is below 95%%", set.name, matched, m, pending)
 	}
 }
