@@ -44,39 +44,11 @@ type xarchReport struct {
 // measureXArch decodes every every'th function.
 func measureXArch(t *testing.T, path string, a *Arch, every int) xarchReport {
 	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := xarchReport{refusedBy: map[string]int{}, mislenBy: map[string]int{}}
-	text := map[elf.SectionIndex][]byte{}
-	nth := 0
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || int(s.Section) >= len(f.Sections) {
-			continue
+	eachFuncCode(t, path, func(nth int, _ elf.Symbol, code []byte) {
+		if nth%every != 0 {
+			return
 		}
-		if nth++; nth%every != 0 {
-			continue
-		}
-		sec := f.Sections[s.Section]
-		if sec.Type != elf.SHT_PROGBITS || sec.Flags&elf.SHF_EXECINSTR == 0 {
-			continue
-		}
-		if _, ok := text[s.Section]; !ok {
-			if text[s.Section], err = sec.Data(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		off := s.Value - sec.Addr
-		if off+s.Size > uint64(len(text[s.Section])) {
-			continue
-		}
-		code := text[s.Section][off : off+s.Size]
 		for pc := 0; pc < len(code); {
 			n, err := a.InsnLen(code[pc:])
 			if err != nil || n == 0 {
@@ -95,7 +67,7 @@ func measureXArch(t *testing.T, path string, a *Arch, every int) xarchReport {
 			}
 			pc += n
 		}
-	}
+	})
 	return r
 }
 

@@ -27,6 +27,27 @@ type decodeReport struct {
 // rule checkBoundary applies there).
 func decodeFuncs(t *testing.T, path string, a *Arch) decodeReport {
 	t.Helper()
+	r := decodeReport{groups: map[string][]string{}}
+	eachFuncCode(t, path, func(_ int, s elf.Symbol, code []byte) {
+		r.funcs++
+		pc, bad, ok := decodeFunc(a, code)
+		if a.InsnSize != 0 {
+			r.unknown += unknownInsns(a, code)
+			pc, bad, ok = 0, "misaligned", s.Value%uint64(a.InsnSize) == 0 && s.Size%uint64(a.InsnSize) == 0
+		}
+		if !ok {
+			r.failed++
+			r.groups[bad] = append(r.groups[bad], fmt.Sprintf("%s+%d", s.Name, pc))
+		}
+	})
+	return r
+}
+
+// eachFuncCode calls fn with the code of each function symbol of path in
+// an executable section, and n, the symbol's number among the sized
+// functions (counted before the section is checked), for sampling.
+func eachFuncCode(t *testing.T, path string, fn func(n int, s elf.Symbol, code []byte)) {
+	t.Helper()
 	f, err := elf.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -37,11 +58,12 @@ func decodeFuncs(t *testing.T, path string, a *Arch) decodeReport {
 		t.Fatal(err)
 	}
 	text := map[elf.SectionIndex][]byte{} // executable sections' bytes, read once
-	r := decodeReport{groups: map[string][]string{}}
+	n := 0
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || int(s.Section) >= len(f.Sections) {
 			continue
 		}
+		n++
 		sec := f.Sections[s.Section]
 		if sec.Type != elf.SHT_PROGBITS || sec.Flags&elf.SHF_EXECINSTR == 0 {
 			continue
@@ -55,19 +77,8 @@ func decodeFuncs(t *testing.T, path string, a *Arch) decodeReport {
 		if off+s.Size > uint64(len(text[s.Section])) {
 			continue // not in the section's bytes: nothing to decode
 		}
-		r.funcs++
-		code := text[s.Section][off : off+s.Size]
-		pc, bad, ok := decodeFunc(a, code)
-		if a.InsnSize != 0 {
-			r.unknown += unknownInsns(a, code)
-			pc, bad, ok = 0, "misaligned", s.Value%uint64(a.InsnSize) == 0 && s.Size%uint64(a.InsnSize) == 0
-		}
-		if !ok {
-			r.failed++
-			r.groups[bad] = append(r.groups[bad], fmt.Sprintf("%s+%d", s.Name, pc))
-		}
+		fn(n, s, text[s.Section][off:off+s.Size])
 	}
-	return r
 }
 
 // decodeFunc decodes code from its start to its end; when it cannot, it
