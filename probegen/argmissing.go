@@ -18,6 +18,12 @@ import (
 // event; written as a number, the probe works and records the filler.
 const placeholder = `\0xdeade12d`
 
+// placeholderFetch is placeholder as a fetcharg.
+var placeholderFetch = tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 0xdeade12d, Hex: true}
+
+// placeholderArg is the argument NAME=placeholder:TYPE.
+func placeholderArg(name, typ string) tracefs.Arg { return tracefs.NewArg(name, placeholderFetch, typ) }
+
 // fillMissing is perf's fill_empty_trace_arg over the points of one spec:
 // an argument missing at some points is written there as placeholder with
 // the type it has elsewhere; missing at every point, it is an error.
@@ -56,7 +62,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			if !h.found {
 				return errors.Unwrap(h.err)
 			}
-			sl.res.Fetch, sl.res.Type = placeholder, h.typ
+			sl.res = placeholderArg(sl.res.Name, h.typ)
 			why := errors.Unwrap(sl.missing).Error()
 			var se *SyntaxError
 			if errors.As(sl.missing, &se) {
@@ -206,7 +212,7 @@ func alignSlots(slots []argSlot, keys, union []slotKey) ([]argSlot, []string) {
 			continue
 		}
 		lacking = append(lacking, len(out))
-		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: placeholder, Type: k.typ}, orig: -1, absent: "not in scope at this point"})
+		out = append(out, argSlot{res: placeholderArg(k.name, k.typ), orig: -1, absent: "not in scope at this point"})
 	}
 	var lacks []string
 	if len(lacking) > 0 {

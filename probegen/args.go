@@ -224,7 +224,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 		return r, cval{}, err
 	}
 	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
-		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, cval{}, nil
+		return rawArg(a), cval{}, nil
 	}
 	if sc == nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
@@ -273,10 +273,11 @@ func (e *argEnv) walkFields(a Arg, r tracefs.Arg, f *fetch, cur cval, fields []f
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
-	if r.Fetch, err = fetchText(f, cur); err != nil {
+	fe, err := fetchOf(f, cur)
+	if err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
-	return r, cur, nil
+	return tracefs.NewArg(r.Name, fe, r.Type), cur, nil
 }
 
 // currentTask reads the kernel's current (a macro, no variable in DWARF)
@@ -297,7 +298,7 @@ func (e *argEnv) currentTask(a Arg, vname string) (tracefs.Arg, bool) {
 			return tracefs.Arg{}, false // the kernel's form has members only
 		}
 	}
-	return tracefs.Arg{Name: argName(a, vname, fields), Fetch: "(task_struct)$current" + a.Expr[len(vname):], Type: a.Type}, true
+	return tracefs.NewArg(argName(a, vname, fields), tracefs.TextFetch("(task_struct)$current"+a.Expr[len(vname):]), a.Type), true
 }
 
 // argName is perf's name for an argument without NAME=: the last member
@@ -520,7 +521,7 @@ func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, er
 	if cur.typ == nil {
 		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
 	}
-	return e.walkFields(a, tracefs.Arg{Name: argName(a, vname, fields)}, &fetch{base: retvalExpr}, cur, fields)
+	return e.walkFields(a, tracefs.Arg{Name: argName(a, vname, fields)}, &fetch{base: retvalBase}, cur, fields)
 }
 
 // argNRE is $argN, as a raw fetcharg.

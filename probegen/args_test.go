@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -102,27 +103,35 @@ func TestCheckArg(t *testing.T) {
 	}
 }
 
-func TestFetchString(t *testing.T) {
+// TestFetchBuild: the fetch builder's structure, the text the definition
+// writes from it, and that text read back by tracefs.ParseFetch as the
+// same structure.
+func TestFetchBuild(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		f    fetch
 		want string
 		err  string
 	}{
-		{"register", fetch{base: "%di"}, "%di", ""},
-		{"stack slot", fetch{base: "%sp", refs: []fref{{off: 16}}}, "+16(%sp)", ""},
-		{"negative", fetch{base: "%bp", refs: []fref{{off: -20}}}, "-20(%bp)", ""},
-		{"chain", fetch{base: "%di", refs: []fref{{off: 24}, {off: 40}, {off: 0}}}, "+0(+40(+24(%di)))", ""},
-		{"user", fetch{base: "%si", refs: []fref{{off: 0, user: true}}}, "+u0(%si)", ""},
-		{"global", fetch{base: "@jiffies", sym: true, refs: []fref{{off: 0}}}, "@jiffies+0", ""},
-		{"global member", fetch{base: "@init_task", sym: true, refs: []fref{{off: 2416}}}, "@init_task+2416", ""},
-		{"global pointer", fetch{base: "@app_list", sym: true, refs: []fref{{off: 0}, {off: 8}}}, "+8(@app_list+0)", ""},
-		{"uprobe global", fetch{base: "@+", sym: true, fileOff: 16800, refs: []fref{{off: 8}}}, "@+16808", ""},
-		{"immediate", fetch{base: `\7`, imm: true}, `\7`, ""},
-		{"computed value", fetch{base: "%dx", add: -1}, "", "the value is computed, %dx-1, not held in a register or memory"},
-		{"address of a global", fetch{base: "@buf", sym: true, addrVal: true}, "", "address of a global"},
+		{"register", fetch{base: regBase("%di")}, "%di", ""},
+		{"stack slot", fetch{base: regBase("%sp"), refs: []fref{{off: 16}}}, "+16(%sp)", ""},
+		{"negative", fetch{base: regBase("%bp"), refs: []fref{{off: -20}}}, "-20(%bp)", ""},
+		{"chain", fetch{base: regBase("%di"), refs: []fref{{off: 24}, {off: 40}, {off: 0}}}, "+0(+40(+24(%di)))", ""},
+		{"user", fetch{base: regBase("%si"), refs: []fref{{off: 0, user: true}}}, "+u0(%si)", ""},
+		{"global", fetch{base: symBase("jiffies"), sym: true, refs: []fref{{off: 0}}}, "@jiffies+0", ""},
+		{"global member", fetch{base: symBase("init_task"), sym: true, refs: []fref{{off: 2416}}}, "@init_task+2416", ""},
+		{"global pointer", fetch{base: symBase("app_list"), sym: true, refs: []fref{{off: 0}, {off: 8}}}, "+8(@app_list+0)", ""},
+		{"uprobe global", fetch{base: tracefs.Fetch{Base: tracefs.BaseFileOffset}, sym: true, fileOff: 16800, refs: []fref{{off: 8}}}, "@+16808", ""},
+		{"immediate", fetch{base: tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 7}, imm: true}, `\7`, ""},
+		{"per-CPU whole", fetch{base: tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: "runqueues"}, refs: []fref{{off: 0}}}, "this_cpu_read(@runqueues)", ""},
+		{"per-CPU member", fetch{base: tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: "runqueues"}, refs: []fref{{off: 8}, {off: 0}}}, "+0(+8(this_cpu_ptr(@runqueues)))", ""},
+		{"per-CPU pointer", fetch{base: tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: "runqueues"}, refs: []fref{{off: 0}, {off: 16}}}, "+16(this_cpu_read(@runqueues))", ""},
+		{"retval member", fetch{base: retvalBase, refs: []fref{{off: 4}}}, "+4($retval)", ""},
+		{"computed value", fetch{base: regBase("%dx"), add: -1}, "", "the value is computed, %dx-1, not held in a register or memory"},
+		{"address of a global", fetch{base: symBase("buf"), sym: true, addrVal: true}, "", "address of a global"},
 	} {
-		got, err := tt.f.String()
+		fe, err := tt.f.build()
+		got := fe.String()
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.err)
@@ -131,13 +140,17 @@ func TestFetchString(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+			continue
+		}
+		if back, err := tracefs.ParseFetch(got); err != nil || !reflect.DeepEqual(back, fe) {
+			t.Errorf("%s: %q reads back as %+v, %v; built %+v", tt.name, got, back, err, fe)
 		}
 	}
 }
 
 func TestFetchSteps(t *testing.T) {
 	// p in %di; p->a.b[2] with a at 8, b at 4, elements of 4 bytes.
-	f := fetch{base: "%di"}
+	f := fetch{base: regBase("%di")}
 	if err := f.load(8, false); err != nil {
 		t.Fatal(err)
 	}
@@ -147,23 +160,23 @@ func TestFetchSteps(t *testing.T) {
 	if err := f.member(2*4, false); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.String(); got != "+20(%di)" {
+	if got, _ := f.build(); got.String() != "+20(%di)" {
 		t.Errorf("got %q", got)
 	}
 	// A structure held in a register has no members to read.
-	g := fetch{base: "%ax"}
+	g := fetch{base: regBase("%ax")}
 	if err := g.member(4, false); err == nil || !strings.Contains(err.Error(), "register") {
 		t.Errorf("member of a register: %v", err)
 	}
 	// A computed address (value = %di+16) followed through a pointer.
-	h := fetch{base: "%di", add: 16}
+	h := fetch{base: regBase("%di"), add: 16}
 	if err := h.load(4, false); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := h.String(); got != "+20(%di)" {
+	if got, _ := h.build(); got.String() != "+20(%di)" {
 		t.Errorf("computed address: %q", got)
 	}
-	c := fetch{base: `\1`, imm: true}
+	c := fetch{base: tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 1}, imm: true}
 	if err := c.load(0, false); err == nil {
 		t.Error("a constant was dereferenced")
 	}
@@ -247,7 +260,7 @@ func (kindType) node() any           { return nil }
 // TestFetchTextComputed: a value computed from a register (DW_OP_breg RDX
 // -1, DW_OP_stack_value) is called an address only when it is a pointer.
 func TestFetchTextComputed(t *testing.T) {
-	f := &fetch{base: "%dx", add: -1}
+	f := &fetch{base: regBase("%dx"), add: -1}
 	for _, tt := range []struct {
 		k    ckind
 		want string
@@ -257,7 +270,7 @@ func TestFetchTextComputed(t *testing.T) {
 		{cPtr, "the value is an address computed from %dx-1; read a member through it or use :string"},
 		{cArray, "the value is an address computed from %dx-1"},
 	} {
-		_, err := fetchText(f, cval{name: "x", typ: kindType(tt.k)})
+		_, err := fetchOf(f, cval{name: "x", typ: kindType(tt.k)})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("kind %v: %v, want %q", tt.k, err, tt.want)
 		}
@@ -287,4 +300,13 @@ func TestOffsetLabel(t *testing.T) {
 			t.Errorf("offsetLabel(%#x, %v, %#x) = %q, want %q", tt.entry, tt.entryOK, tt.addr, got, tt.want)
 		}
 	}
+}
+
+// text is the fetcharg f writes, or why it writes none.
+func (f *fetch) text() (string, error) {
+	fe, err := f.build()
+	if err != nil {
+		return "", err
+	}
+	return fe.String(), nil
 }

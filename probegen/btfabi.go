@@ -58,9 +58,9 @@ func (p paramLoc) fetch() *fetch {
 		if sp == "" {
 			sp = "%sp"
 		}
-		return &fetch{base: sp, refs: []fref{{off: p.off}}}
+		return &fetch{base: regBase(sp), refs: []fref{{off: p.off}}}
 	}
-	return &fetch{base: p.reg}
+	return &fetch{base: regBase(p.reg)}
 }
 
 // place puts the parameters of fp where cc says they are at the entry.

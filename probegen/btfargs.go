@@ -110,7 +110,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.Arg, error) {
 	ret := a.Expr == retvalExpr || btfRetvalPath(a.Expr)
 	if !ret && !isCVarName(a.Expr) || isFetchForm(a.Expr) {
-		return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}, nil
+		return rawArg(a), nil
 	}
 	expr := a.Expr
 	if ret {
@@ -127,7 +127,7 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 		if a.Name == "" && len(fields) == 0 {
 			r.Name = "" // the kernel names $retval arg1... as perf leaves it
 		}
-		f, cur = &fetch{base: retvalExpr}, btfVal("the return value of "+fn.name, fn.proto.Return)
+		f, cur = &fetch{base: retvalBase}, btfVal("the return value of "+fn.name, fn.proto.Return)
 	} else {
 		p, ok := btfParam(params, vname)
 		if !ok {
@@ -146,10 +146,11 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.A
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, env.valErr(a, cur, err)
 	}
-	if r.Fetch, err = fetchText(f, cur); err != nil {
+	fe, err := fetchOf(f, cur)
+	if err != nil {
 		return tracefs.Arg{}, env.argErr(a, "%s: %v", a.Expr, err)
 	}
-	return r, nil
+	return tracefs.NewArg(r.Name, fe, r.Type), nil
 }
 
 func btfParam(params []paramLoc, name string) (paramLoc, bool) {

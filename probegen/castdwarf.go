@@ -107,9 +107,11 @@ func (e *argEnv) convertCast(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, erro
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
 		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
 	}
-	if r.Fetch, err = fetchText(f, cur); err != nil {
+	fe, err := fetchOf(f, cur)
+	if err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
+	r = tracefs.NewArg(r.Name, fe, r.Type)
 	e.note(NoteOther, fmt.Sprintf("%s: the kernel reads typecasts at a function's entry or return only; at %s dwprobe wrote it from the debuginfo and the kernel's BTF: %s", a.Expr, scopeLabel(sc), r.Fetch))
 	return r, cur, nil
 }
@@ -165,7 +167,7 @@ func (e *argEnv) castOperand(a Arg, sc *dwarfres.Scope, op string, depth int) (*
 		if err := e.checkRaw(op); err != nil {
 			return nil, cval{}, e.argErr(a, "%v", err)
 		}
-		return &fetch{base: op}, cval{name: op}, nil
+		return &fetch{base: regBase(op)}, cval{name: op}, nil
 	case isCVarName(op):
 		vname, fields, err := splitFields(op)
 		if err != nil {
@@ -261,8 +263,12 @@ func (e *argEnv) perCPUName(a Arg, sc *dwarfres.Scope) (tracefs.Arg, bool, error
 	}
 	if v, ok := sc.Lookup(name); ok {
 		if loc, err := sc.Location(v); err == nil {
-			if pf, ok, err := e.perCPU(loc); ok && err == nil && pf.perCPU != "" {
-				r := tracefs.Arg{Name: a.Name, Fetch: fn + "(@" + pf.perCPU + ")", Type: a.Type}
+			if pf, ok, err := e.perCPU(loc); ok && err == nil && pf.base.Base == tracefs.BasePerCPU {
+				pc := tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: pf.base.Symbol}
+				if fn == "this_cpu_read" {
+					pc.Loads = []tracefs.Load{{}}
+				}
+				r := tracefs.NewArg(a.Name, pc, a.Type)
 				e.note(NoteOther, fmt.Sprintf("%s: %s is a per-CPU variable, which the kernel reads as %s (a bare name is one of the function's BTF arguments)", a.Expr, name, r.Fetch))
 				return r, true, nil
 			}

@@ -22,12 +22,12 @@ func TestFetchTypeBTF(t *testing.T) {
 		want, err string
 		fetch     string
 	}{
-		{name: "symbol address as string", f: fetch{base: "@buf", sym: true, addrVal: true}, typ: buf, cast: "string", want: "string", fetch: "@buf+0"},
-		{name: "array in a register", f: fetch{base: "%di"}, typ: buf, cast: "string", err: "array buf is not in memory"},
-		{name: "array in memory", f: fetch{base: "%di", refs: []fref{{off: 8}}}, typ: buf, cast: "ustring", want: "ustring", fetch: "+8(%di)"},
-		{name: "int is no string", f: fetch{base: "%di"}, typ: i32, cast: "string", err: "buf is not a pointer nor an array, so not a string"},
-		{name: "void", f: fetch{base: "%di"}, typ: &btf.Void{}, err: "buf has no type (void)"},
-		{name: "typedef'd int", f: fetch{base: "%di"}, typ: &btf.Typedef{Name: "s32", Type: &btf.Const{Type: i32}}, want: "s32", fetch: "%di"},
+		{name: "symbol address as string", f: fetch{base: symBase("buf"), sym: true, addrVal: true}, typ: buf, cast: "string", want: "string", fetch: "@buf+0"},
+		{name: "array in a register", f: fetch{base: regBase("%di")}, typ: buf, cast: "string", err: "array buf is not in memory"},
+		{name: "array in memory", f: fetch{base: regBase("%di"), refs: []fref{{off: 8}}}, typ: buf, cast: "ustring", want: "ustring", fetch: "+8(%di)"},
+		{name: "int is no string", f: fetch{base: regBase("%di")}, typ: i32, cast: "string", err: "buf is not a pointer nor an array, so not a string"},
+		{name: "void", f: fetch{base: regBase("%di")}, typ: &btf.Void{}, err: "buf has no type (void)"},
+		{name: "typedef'd int", f: fetch{base: regBase("%di")}, typ: &btf.Typedef{Name: "s32", Type: &btf.Const{Type: i32}}, want: "s32", fetch: "%di"},
 	} {
 		f := c.f
 		got, err := fetchType(&f, btfVal("buf", c.typ), c.cast, false)
@@ -37,7 +37,7 @@ func TestFetchTypeBTF(t *testing.T) {
 			}
 			continue
 		}
-		s, serr := f.String()
+		s, serr := f.text()
 		if err != nil || got != c.want || serr != nil || s != c.fetch {
 			t.Errorf("%s: got %q, %v, fetch %q, %v; want %q, %q", c.name, got, err, s, serr, c.want, c.fetch)
 		}
@@ -55,25 +55,25 @@ func TestStepFieldBTF(t *testing.T) {
 	st := &btf.Struct{Name: "s", Size: 8, Members: []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 32}}}
 	ps := &btf.Array{Index: i32, Nelems: 2, Type: st}
 
-	f := &fetch{base: "%di", refs: []fref{{}}}
+	f := &fetch{base: regBase("%di"), refs: []fref{{}}}
 	cur, err := stepField(f, btfVal("g", grid), field{name: "[2]", index: 2, isIdx: true}, false)
-	s, _ := f.String()
+	s, _ := f.text()
 	if err != nil || s != "+32(%di)" || cur.name != "" {
 		t.Errorf("g[2]: got %q, %+v, %v", s, cur, err)
 	}
 	if n := btfTypeName(grid); n != "int[]" {
 		t.Errorf("name of int[3][4]: got %q, want int[] (DWARF's)", n)
 	}
-	f = &fetch{base: "%di", refs: []fref{{}}}
+	f = &fetch{base: regBase("%di"), refs: []fref{{}}}
 	cur, err = stepField(f, btfVal("ps", ps), field{name: "[1]", index: 1, isIdx: true}, false)
 	if err == nil {
 		cur, err = stepField(f, cur, field{name: "anon_x", arrow: true}, false)
 	}
-	s, _ = f.String()
+	s, _ = f.text()
 	if err != nil || s != "+12(%di)" || cur.name != "anon_x" {
 		t.Errorf("ps[1]->anon_x: got %q, %+v, %v", s, cur, err)
 	}
-	_, err = stepField(&fetch{base: "%di", refs: []fref{{}}}, btfVal("v", st), field{name: "anon"}, false)
+	_, err = stepField(&fetch{base: regBase("%di"), refs: []fref{{}}}, btfVal("v", st), field{name: "anon"}, false)
 	if err == nil || !strings.Contains(err.Error(), "anon_x") {
 		t.Errorf("v.anon: want a suggestion of anon_x, got %v", err)
 	}

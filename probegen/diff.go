@@ -3,6 +3,7 @@ package probegen
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -285,14 +286,14 @@ func changedArgName(older, newer tracefs.Arg, i int) string {
 // read there as perf's placeholder: "unreadable" when it is so only in
 // the new build, "readable" when only in the old.
 func fetchChange(older, newer tracefs.Arg) string {
-	switch {
-	case newer.Fetch == placeholder && older.Fetch != placeholder:
+	switch op, np := isPlaceholder(older.Read), isPlaceholder(newer.Read); {
+	case np && !op:
 		return "unreadable"
-	case older.Fetch == placeholder && newer.Fetch != placeholder:
+	case op && !np:
 		return "readable"
 	}
-	ob, oo := fetchShape(older.Fetch)
-	nb, no := fetchShape(newer.Fetch)
+	ob, oo := fetchShape(older.Read)
+	nb, no := fetchShape(newer.Read)
 	var what []string
 	if ob != nb || len(oo) != len(no) {
 		what = append(what, "location")
@@ -306,45 +307,66 @@ func fetchChange(older, newer tracefs.Arg) string {
 	return strings.Join(what, ", ")
 }
 
-// fetchShape splits a fetcharg into its base and its dereference
-// offsets, innermost first: "+8(+0(%di))" is "%di" and ["+0", "+8"]; a
-// stack slot is a base: "+8(-24(%bp))" is "-24(%bp)" and ["+8"]; a
-// global's offset is a member's: "@init_task+2416" is "@init_task" and
-// ["+2416"].
-func fetchShape(f string) (base string, offs []string) {
-	for strings.HasSuffix(f, ")") {
-		i := strings.IndexByte(f, '(')
-		if i < 1 {
-			break
-		}
-		offs = append(offs, f[:i])
-		f = f[i+1 : len(f)-1]
-	}
-	for l, r := 0, len(offs)-1; l < r; l, r = l+1, r-1 {
-		offs[l], offs[r] = offs[r], offs[l]
-	}
-	if sym, off, ok := symbolOffset(f); ok {
-		// @init_task+2416: a member of a global.
-		f, offs = sym, append([]string{off}, offs...)
-	}
-	if len(offs) > 0 && frameRegs[f] {
-		// A stack slot: its offset says where, not which member.
-		f, offs = offs[0]+"("+f+")", offs[1:]
-	}
-	return f, offs
+// isPlaceholder reports the placeholder written for an argument missing
+// at a point.
+func isPlaceholder(f tracefs.Fetch) bool {
+	return f.Base == placeholderFetch.Base && f.Imm == placeholderFetch.Imm && f.Hex && len(f.Loads) == 0
 }
 
-// symbolOffset splits a global's fetcharg "@SYM+OFFS" into "@SYM" and
-// "+OFFS".
-func symbolOffset(f string) (sym, off string, ok bool) {
-	if !strings.HasPrefix(f, "@") {
-		return "", "", false
+// fetchShape splits a fetcharg into its base and its dereference
+// offsets, innermost first, as written: "+8(+0(%di))" is "%di" and
+// ["+0", "+8"]; a stack slot is a base: "+8(-24(%bp))" is "-24(%bp)" and
+// ["+8"]; a global's offset, where written, is a member's:
+// "@init_task+2416" is "@init_task" and ["+2416"]; this CPU's copy of a
+// per-CPU variable is its symbol and the form: "this_cpu_read(@x)" is "@x"
+// and ["this_cpu_read"].
+func fetchShape(f tracefs.Fetch) (base string, offs []string) {
+	loads := f.Loads
+	switch f.Base {
+	case tracefs.BaseSymbol:
+		base, loads = "@"+f.Symbol, loads[min(1, len(loads)):]
+		if f.Addr != 0 || f.SymOffset {
+			offs = append(offs, offsetText(tracefs.Load{Offset: f.Addr}))
+		}
+	case tracefs.BaseAddress, tracefs.BaseFileOffset:
+		mem := f
+		mem.Loads = loads[:min(1, len(loads))]
+		base, loads = mem.String(), loads[len(mem.Loads):]
+	case tracefs.BasePerCPU:
+		fn := "this_cpu_ptr"
+		if len(loads) > 0 && loads[0] == (tracefs.Load{}) {
+			fn, loads = "this_cpu_read", loads[1:]
+		}
+		base, offs = "@"+f.Symbol, []string{fn}
+	default:
+		b := f
+		b.Loads = nil
+		base = b.String()
 	}
-	i := strings.LastIndexAny(f, "+-")
-	if i < 2 {
-		return "", "", false
+	for _, l := range loads {
+		offs = append(offs, offsetText(l))
 	}
-	return f[:i], f[i:], true
+	if len(offs) > 0 && frameRegs[base] {
+		// A stack slot: its offset says where, not which member.
+		base, offs = offs[0]+"("+base+")", offs[1:]
+	}
+	return base, offs
+}
+
+// offsetText is a load's offset as a fetcharg writes it: "+8", "-24",
+// "+u0".
+func offsetText(l tracefs.Load) string {
+	s := "+"
+	if l.Offset < 0 {
+		s = "-"
+	}
+	if l.User {
+		s += "u"
+	}
+	if l.Offset < 0 {
+		return s + strconv.FormatUint(uint64(-(l.Offset+1))+1, 10)
+	}
+	return s + strconv.FormatInt(l.Offset, 10)
 }
 
 // frameRegs are the stack and frame pointers of the machines' fetchargs.

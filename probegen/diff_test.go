@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // bres is a resolution of points, each "FUNC@CALLER" (CALLER for an
@@ -17,7 +19,7 @@ func bres(pts ...[3]string) BuildResolution {
 		b.Texts = append(b.Texts, p[1])
 		if p[2] != "" {
 			f, typ, _ := strings.Cut(p[2], ":")
-			pr.Args = []ArgRead{{Name: "x", Fetcharg: f, Type: CType{Fetch: typ}}}
+			pr.Args = []ArgRead{{Name: "x", Fetcharg: f, Fetch: tracefs.ReadFetch(f), Type: CType{Fetch: typ}}}
 		}
 		b.Res.Probes = append(b.Res.Probes, pr)
 	}
@@ -106,14 +108,22 @@ func TestFetchShape(t *testing.T) {
 		{"+8(+0(%di))", "%di", []string{"+0", "+8"}},
 		{"-20(%sp)", "-20(%sp)", nil},
 		{"+4(-24(%bp))", "-24(%bp)", []string{"+4"}},
-		{"+0u(%si)", "%si", []string{"+0u"}},
+		{"+u0(%si)", "%si", []string{"+u0"}},
+		{"@+4096", "@+4096", nil},
+		{"+8(@+0x1000)", "@+0x1000", []string{"+8"}},
+		{"this_cpu_read(@runqueues)", "@runqueues", []string{"this_cpu_read"}},
+		{"+8(this_cpu_ptr(@runqueues))", "@runqueues", []string{"this_cpu_ptr", "+8"}},
 		{"$stack3", "$stack3", nil},
 		{"@jiffies", "@jiffies", nil},
 		{"@init_task+2416", "@init_task", []string{"+2416"}},
 		{"+0(@init_task+8)", "@init_task", []string{"+8", "+0"}},
 		{"@empty_fops.54+0", "@empty_fops.54", []string{"+0"}},
 	} {
-		b, o := fetchShape(tt.in)
+		f, err := tracefs.ParseFetch(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, o := fetchShape(f)
 		if b != tt.base || !slices.Equal(o, tt.offs) {
 			t.Errorf("fetchShape(%q) = %q %q, want %q %q", tt.in, b, o, tt.base, tt.offs)
 		}

@@ -3,7 +3,6 @@ package probegen
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -12,20 +11,34 @@ import (
 
 // fetch is a fetcharg under construction, perf's probe_trace_arg: a base
 // (register, symbol or immediate) and a chain of loads, each at the
-// previous value plus an offset.
+// previous value plus an offset. build makes the tracefs.Fetch the
+// definition writes.
 type fetch struct {
-	base    string // "%di", "@jiffies" (already named), `\3`
-	sym     bool   // base is a symbol address: the first load folds into @sym+off
+	// base is the fetcharg's base without loads: a register, a symbol
+	// (sym), an uprobe file offset (sym, fileOff), an immediate, $retval,
+	// this_cpu_ptr(@VAR).
+	base    tracefs.Fetch
+	sym     bool // base is a symbol address: the first load folds into @sym+off
 	imm     bool
 	refs    []fref
 	add     int64 // value = result + add, not loaded (an address computed in a register)
 	addrVal bool  // sym with no load: the value is the symbol's address
 	fileOff int64 // base "@+": the uprobe file offset of the global
-	// perCPU names the per-CPU variable of base this_cpu_ptr(@VAR) (7.3's
-	// parse_this_cpu: @VAR's address, not its value, gets this CPU's
-	// offset): read whole, +0(this_cpu_ptr(@VAR)) is this_cpu_read(@VAR).
-	perCPU string
 }
+
+// regBase is the fetch base of register r, named as a fetcharg ("%di").
+func regBase(r string) tracefs.Fetch {
+	return tracefs.Fetch{Base: tracefs.BaseRegister, Register: strings.TrimPrefix(r, "%")}
+}
+
+// symBase is the fetch base @name, its offset written even when 0, as
+// perf writes a global ("@jiffies+0").
+func symBase(name string) tracefs.Fetch {
+	return tracefs.Fetch{Base: tracefs.BaseSymbol, Symbol: name, SymOffset: true}
+}
+
+// retvalBase is $retval.
+var retvalBase = tracefs.Fetch{Base: tracefs.BaseRetval}
 
 // computedError refuses a value computed from a register or symbol
 // (DW_OP_breg RDX -1 with DW_OP_stack_value: %dx-1), which no fetcharg
@@ -45,10 +58,10 @@ func (e *computedError) Error() string {
 	return fmt.Sprintf("the value is computed, %s%+d, not held in a register or memory: a fetcharg reads those as they are and cannot add to them", e.base, e.add)
 }
 
-// fetchText is f.String for a value of cur's type: a computed pointer is
+// fetchOf is f.build for a value of cur's type: a computed pointer is
 // called an address, any other computed value not.
-func fetchText(f *fetch, cur cval) (string, error) {
-	s, err := f.String()
+func fetchOf(f *fetch, cur cval) (tracefs.Fetch, error) {
+	s, err := f.build()
 	var ce *computedError
 	if errors.As(err, &ce) {
 		if tp, ok := realType(cur.typ); ok && (tp.kind() == cPtr || tp.kind() == cArray) {
@@ -63,37 +76,35 @@ type fref struct {
 	user bool
 }
 
-func (f *fetch) String() (string, error) {
+// build is the fetcharg f has made, or why none can read its value.
+func (f *fetch) build() (tracefs.Fetch, error) {
 	if f.sym && f.addrVal {
-		return "", errors.New("the value is the address of a global; name a member, an element or use :string")
+		return tracefs.Fetch{}, errors.New("the value is the address of a global; name a member, an element or use :string")
 	}
 	if f.add != 0 {
-		return "", &computedError{base: f.base, add: f.add}
+		return tracefs.Fetch{}, &computedError{base: f.base.String(), add: f.add}
 	}
 	refs := f.refs
-	s := f.base
+	out := f.base
+	out.Loads = nil
 	if f.sym {
 		if len(refs) == 0 {
-			return "", errors.New("the value is the address of a global; name a member, an element or use :string")
+			return tracefs.Fetch{}, errors.New("the value is the address of a global; name a member, an element or use :string")
 		}
-		if s == "@+" { // uprobe file offset: one number
-			s += strconv.FormatInt(f.fileOff+refs[0].off, 10)
+		if out.Base == tracefs.BaseFileOffset { // uprobe file offset: one number
+			out.Addr = f.fileOff + refs[0].off
 		} else {
-			s += fmt.Sprintf("%+d", refs[0].off)
+			out.Addr = refs[0].off
 		}
+		out.Loads = append(out.Loads, tracefs.Load{})
 		refs = refs[1:]
 	}
-	if f.perCPU != "" && len(refs) > 0 && refs[0] == (fref{}) {
-		s, refs = "this_cpu_read(@"+f.perCPU+")", refs[1:]
-	}
+	// this_cpu_ptr(@VAR) read whole, +0(this_cpu_ptr(@VAR)), is written
+	// this_cpu_read(@VAR): tracefs.BasePerCPU.
 	for _, r := range refs {
-		if r.user {
-			s = "+u" + strconv.FormatInt(r.off, 10) + "(" + s + ")"
-		} else {
-			s = fmt.Sprintf("%+d(%s)", r.off, s)
-		}
+		out.Loads = append(out.Loads, tracefs.Load{Offset: r.off, User: r.user})
 	}
-	return s, nil
+	return out, nil
 }
 
 // load dereferences the current value plus off (a pointer followed).
@@ -137,15 +148,15 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fetch{base: r}, nil
+		return &fetch{base: regBase(r)}, nil
 	case dwarfres.LocRegOffset:
 		r, err := dwarfRegister(e.m, loc.Reg)
 		if err != nil {
 			return nil, err
 		}
-		return &fetch{base: r, add: loc.Offset}, nil
+		return &fetch{base: regBase(r), add: loc.Offset}, nil
 	case dwarfres.LocConst:
-		return &fetch{base: `\` + strconv.FormatInt(loc.Const, 10), imm: true}, nil
+		return &fetch{base: tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: loc.Const}, imm: true}, nil
 	case dwarfres.LocMem:
 		f := &fetch{}
 		if pf, ok, err := e.perCPU(loc); ok || err != nil {
@@ -157,7 +168,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 				return nil, err
 			}
 			f.base, f.sym = base, true
-			if base == "@+" {
+			if base.Base == tracefs.BaseFileOffset {
 				f.fileOff, off = off, 0
 			}
 			for i, d := range loc.Derefs {
@@ -172,7 +183,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.base = r
+		f.base = regBase(r)
 		for _, d := range loc.Derefs {
 			f.refs = append(f.refs, fref{off: d})
 		}
@@ -182,7 +193,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		if err != nil {
 			return nil, err
 		}
-		if base == "@+" {
+		if base.Base == tracefs.BaseFileOffset {
 			return &fetch{base: base, sym: true, addrVal: true, fileOff: off}, nil
 		}
 		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
@@ -215,7 +226,7 @@ func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
 	if n := e.f.Symbols().Count(name); n > 1 {
 		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, ErrNotSupported)
 	}
-	f := &fetch{base: "this_cpu_ptr(@" + name + ")", perCPU: name}
+	f := &fetch{base: tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: name}}
 	for i, d := range loc.Derefs {
 		if i == 0 {
 			d += int64(addr - start)
@@ -227,32 +238,32 @@ func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
 
 // global names a global variable's address: @SYMBOL (kernel) with the
 // offset of loc.Addr from it, or @+FILEOFFSET for uprobes.
-func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
+func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 	if e.f.IsModule() && !e.f.KallsymsHasData() {
 		// A module has no symbol kallsyms always lists to count from,
 		// as _stext is for the vmlinux.
-		return "", 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, ErrNotSupported)
 	}
 	addr, has := loc.Addr, loc.HasAddr
 	if !has {
 		if loc.Sym == "" {
-			return "", 0, fmt.Errorf("a global with neither an address nor a name")
+			return tracefs.Fetch{}, 0, fmt.Errorf("a global with neither an address nor a name")
 		}
 		a, ok := e.f.SymbolAddr(loc.Sym)
 		if !ok {
 			if e.user || e.f.IsKernel() && !e.f.KallsymsHasData() {
-				return "", 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, ErrNotSupported)
+				return tracefs.Fetch{}, 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, ErrNotSupported)
 			}
 			// Declared here, defined elsewhere in the kernel: kallsyms
 			// knows the name even when this file's symtab does not.
-			return "@" + loc.Sym, 0, nil
+			return symBase(loc.Sym), 0, nil
 		}
 		addr = a
 	}
 	if !e.user && strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
 		// perf writes @var and reads CPU 0's copy... or whatever lies at
 		// the per-CPU offset: fetchargs cannot add a CPU's base.
-		return "", 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
 	}
 	if e.user {
 		if e.f.ExportedData(loc.Sym) {
@@ -260,9 +271,9 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		}
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
-			return "", 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
+			return tracefs.Fetch{}, 0, fmt.Errorf("global %s at %#x: %w", loc.Sym, addr, err)
 		}
-		return "@+", int64(off), nil
+		return tracefs.Fetch{Base: tracefs.BaseFileOffset}, int64(off), nil
 	}
 	if e.f.IsKernel() && !e.f.KallsymsHasData() {
 		// kallsyms has no data symbols (CONFIG_KALLSYMS_ALL=n): name the
@@ -270,33 +281,33 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 		// that is below the text range kallsyms keeps).
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
 			e.note(NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
-			return "@_stext", int64(addr - stext), nil
+			return symBase("_stext"), int64(addr - stext), nil
 		}
 	}
 	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
 	if !ok {
 		if !has && loc.Sym != "" {
-			return "@" + loc.Sym, 0, nil
+			return symBase(loc.Sym), 0, nil
 		}
 		// No symbol covers it (a string literal): _stext moves with the
 		// image under KASLR, so the offset from it still holds.
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && e.f.IsKernel() && addr >= stext {
-			return "@_stext", int64(addr - stext), nil
+			return symBase("_stext"), int64(addr - stext), nil
 		}
-		return "", 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
+		return tracefs.Fetch{}, 0, fmt.Errorf("no symbol covers the global %s at %#x", loc.Sym, addr)
 	}
 	if st := e.f.Symbols(); e.f.IsKernel() && !e.f.IsModule() && st.HasText && addr >= st.Text {
 		if n := st.Count(name); n > 1 {
 			// As kernelTarget does for a function: kallsyms_lookup_name
 			// takes one of the symbols of that name, maybe another unit's.
 			e.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
-			return "@_text", int64(addr - st.Text), nil
+			return symBase("_text"), int64(addr - st.Text), nil
 		}
 	}
 	if e.f.IsModule() && (strings.Contains(name, ".") || e.f.Symbols().Count(name) > 1) {
 		return e.moduleAnchor(loc, name, start, addr)
 	}
-	return "@" + name, int64(addr - start), nil
+	return symBase(name), int64(addr - start), nil
 }
 
 // moduleAnchor reads a module's global whose name is not unique (in the
@@ -306,13 +317,20 @@ func (e *argEnv) global(loc dwarfres.Loc) (string, int64, error) {
 // kernel's kallsyms_lookup_name searches the vmlinux first, then every
 // module, and @__func__.2 would read another unit's. Without such a
 // symbol it refuses.
-func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64) (string, int64, error) {
+func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64) (tracefs.Fetch, int64, error) {
 	n := e.f.Symbols().Count(name)
 	anchor, astart, section, ok := e.f.SectionAnchor(start, name)
 	if !ok {
-		return "", 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, ErrNotSupported)
 	}
 	off := int64(addr) - int64(astart)
 	e.note(NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
-	return "@" + anchor, off, nil
+	return symBase(anchor), off, nil
+}
+
+// rawArg is a spec's argument a whose expression is a fetcharg the user
+// wrote ("+8(%di)", "$arg2", "file->f_mode"), outside text: written as
+// given, read once by tracefs.ReadFetch.
+func rawArg(a Arg) tracefs.Arg {
+	return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type, Read: tracefs.ReadFetch(a.Expr)}
 }

@@ -3,6 +3,7 @@ package probegen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,13 +68,44 @@ func fprobeDef(k tracefs.Event, at Attach, a *arch.Arch) (tracefs.Event, Attach,
 	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', fat.target(tracefs.FProbe, k.Return())
 	f.Args = append([]tracefs.Arg(nil), k.Args...)
 	for j, arg := range f.Args {
-		fetch, err := entryFetch(arg.Fetch, a, k.Return())
+		if arg.Read.Base == tracefs.BaseText {
+			fetch, err := entryText(arg.Fetch, a, k.Return())
+			if err != nil {
+				return k, at, fmt.Errorf("argument %q: %w", arg.String(), err)
+			}
+			f.Args[j].Fetch, f.Args[j].Read = fetch, tracefs.ReadFetch(fetch)
+			continue
+		}
+		fetch, changed, err := entryFetch(arg.Read, a, k.Return())
 		if err != nil {
 			return k, at, fmt.Errorf("argument %q: %w", arg.String(), err)
 		}
-		f.Args[j].Fetch = fetch
+		if changed { // else as written: a raw fetcharg keeps its spelling
+			f.Args[j] = tracefs.NewArg(arg.Name, fetch, arg.Type)
+		}
 	}
 	return f, fat, nil
+}
+
+// entryFetch is f, read at a function's entry (or at its return, ret),
+// without registers: an argument register is $argN and a stack slot,
+// +N(%sp) with N a multiple of 8, $stackN/8 (regs_get_kernel_argument,
+// regs_get_kernel_stack_nth). changed is false when f reads neither.
+func entryFetch(f tracefs.Fetch, a *arch.Arch, ret bool) (tracefs.Fetch, bool, error) {
+	changed := false
+	if !ret && f.Base == tracefs.BaseRegister {
+		if l := f.Loads; f.Register == "sp" && len(l) > 0 && !l[0].User && l[0].Offset >= 0 && l[0].Offset%8 == 0 {
+			f = tracefs.Fetch{Base: tracefs.BaseStack, N: int(l[0].Offset / 8), Loads: l[1:]}
+			changed = true
+		} else if k := slices.Index(a.IntArgRegs, f.Register); k >= 0 {
+			f = tracefs.Fetch{Base: tracefs.BaseArg, N: k + 1, Loads: f.Loads}
+			changed = true
+		}
+	}
+	if f.Base == tracefs.BaseRegister {
+		return f, false, fmt.Errorf("%%%s holds no function argument there, and an fprobe reads no registers", f.Register)
+	}
+	return f, changed, nil
 }
 
 // stackSlotRE is +N(%sp): the stack slot N/8 at a function's entry.
@@ -82,10 +114,10 @@ var stackSlotRE = regexp.MustCompile(`\+([0-9]+)\(%sp\)`)
 // regRE finds a register in a fetcharg.
 var regRE = regexp.MustCompile(`%[a-z0-9_]+`)
 
-// entryFetch writes fetch, read at a function's entry (or at its return,
-// ret), without registers: an argument register is $argN and a stack
-// slot $stackN (regs_get_kernel_argument, regs_get_kernel_stack_nth).
-func entryFetch(fetch string, a *arch.Arch, ret bool) (string, error) {
+// entryText is entryFetch for a fetcharg written as text this model does
+// not break down (tracefs.BaseText: a typecast over a register), in the
+// text: its registers and stack slots are rewritten where they stand.
+func entryText(fetch string, a *arch.Arch, ret bool) (string, error) {
 	if !ret {
 		fetch = stackSlotRE.ReplaceAllStringFunc(fetch, func(s string) string {
 			n, _ := strconv.Atoi(stackSlotRE.FindStringSubmatch(s)[1])
@@ -121,7 +153,7 @@ func btfArgs(f *tracefs.Event, slots []argSlot, args []Arg) {
 			continue
 		}
 		if x := args[slots[j].orig].Expr; !strings.Contains(x, "[") && len(x) <= 63 {
-			f.Args[j].Fetch = x
+			f.Args[j].Fetch, f.Args[j].Read = x, tracefs.Fetch{Base: tracefs.BaseBTF, Name: x}
 		}
 	}
 }

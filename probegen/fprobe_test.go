@@ -25,6 +25,7 @@ func TestFProbeDef(t *testing.T) {
 		{x86, "r8:probe/f f x=$retval:s32", "f8:probe/f f%return x=$retval:s32", ""},
 		{x86, "p:probe/f f a7=+8(%sp):u64 s=+0(+16(%sp)):string", "f:probe/f f a7=$stack1:u64 s=+0($stack2):string", ""},
 		{arm, "p:probe/f f a=%x0:s32 b=+4(%x7):u8", "f:probe/f f a=$arg1:s32 b=+4($arg8):u8", ""},
+		{x86, "p:probe/f f c=(file)%di->f_mode:x32 a=\\0x10 g=@jiffies", "f:probe/f f c=(file)$arg1->f_mode:x32 a=\\0x10 g=@jiffies", ""},
 		{x86, "p:probe/f f+4 a=%di", "", "not a function's entry"},
 		{x86, "p:probe/f _text+1234 a=%di", "", "not a function's entry"},
 		{x86, "p:probe/f ext4:ext4_sync_fs a=%di", "", "not a function's entry"},
@@ -34,6 +35,9 @@ func TestFProbeDef(t *testing.T) {
 		k, err := tracefs.ParseDefinition(tracefs.KProbe, c.def)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i, a := range k.Args { // as a spec's raw fetchargs
+			k.Args[i].Read = tracefs.ReadFetch(a.Fetch)
 		}
 		// The kprobe's place, as resolving it gave it.
 		var at Attach

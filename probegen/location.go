@@ -83,16 +83,24 @@ type Location struct {
 // Memory reports whether reading the value dereferences memory.
 func (l Location) Memory() bool { return len(l.Loads) > 0 }
 
-// locationOf is the plan of fetcharg fa of an event on machine a; at says
+// locationOf is the plan of fetcharg f of an event on machine a; at says
 // how to read a global's address (the link-time address of a symbol,
 // false if unknown).
-func locationOf(a *arch.Arch, fa tracefs.Arg, at func(sym string) (uint64, bool)) Location {
-	f, err := tracefs.ParseFetch(fa.Fetch)
-	if err != nil {
-		return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: err.Error()}
-	}
+func locationOf(a *arch.Arch, f tracefs.Fetch, at func(sym string) (uint64, bool)) Location {
 	l := Location{DWARFRegister: -1, Loads: f.Loads}
 	switch f.Base {
+	case 0:
+		return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: "no fetcharg"}
+	case tracefs.BaseText:
+		return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: f.Why}
+	case tracefs.BasePerCPU:
+		// This CPU's copy is the kernel's to find (its per-CPU offset):
+		// no plan, in the words ParseFetch has for the form.
+		base := tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: f.Symbol}
+		if len(f.Loads) > 0 && f.Loads[0] == (tracefs.Load{}) {
+			base.Loads = f.Loads[:1]
+		}
+		return Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: tracefs.TextFetch(base.String()).Why}
 	case tracefs.BaseRegister:
 		l.Kind, l.Register = LocRegister, f.Register
 	case tracefs.BaseStackPointer:

@@ -34,7 +34,7 @@ func TestLocationOf(t *testing.T) {
 		{arch.X86_64, "@nosuch", Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: "no address for symbol nosuch"}, "unreadable: no address for symbol nosuch"},
 	}
 	for _, tt := range tests {
-		got := locationOf(tt.a, tracefs.Arg{Fetch: tt.in}, syms)
+		got := locationOf(tt.a, tracefs.ReadFetch(tt.in), syms)
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: locationOf(%q) = %+v, want %+v", tt.a.Name, tt.in, got, tt.want)
 		}
@@ -45,7 +45,7 @@ func TestLocationOf(t *testing.T) {
 }
 
 func TestArgReadString(t *testing.T) {
-	a := argRead(arch.X86_64, tracefs.Arg{Name: "name", Fetch: "+0(+0(-24(%bp)))", Type: "string"}, cvalType{name: "char*", pointer: true}, "", nil, true)
+	a := argRead(arch.X86_64, tracefs.Arg{Name: "name", Fetch: "+0(+0(-24(%bp)))", Type: "string", Read: tracefs.ReadFetch("+0(+0(-24(%bp)))")}, cvalType{name: "char*", pointer: true}, "", nil, true)
 	if got, want := a.String(), "name (char*) = string at *(*(%bp-24))"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}

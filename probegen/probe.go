@@ -189,8 +189,11 @@ type ArgRead struct {
 	// ("arg2").
 	Name string
 	// Fetcharg is the definition's fetch argument ("+68(%di)", "$arg1",
-	// "@jiffies"), as the kernel reads it; Loc is the same read as a plan.
+	// "@jiffies"), as the kernel reads it: Fetch.String(), or a spec's
+	// raw fetcharg as the user wrote it. Fetch is the same fetcharg as a
+	// structure, and Loc the same read as a plan on the probed machine.
 	Fetcharg string
+	Fetch    tracefs.Fetch
 	Type     CType
 	Loc      Location
 	// unnamed: the definition writes no NAME= (the kernel names it Name);
@@ -208,7 +211,7 @@ func (a ArgRead) arg() tracefs.Arg {
 	if a.untyped {
 		typ = ""
 	}
-	return tracefs.Arg{Name: name, Fetch: a.Fetcharg, Type: typ}
+	return tracefs.Arg{Name: name, Fetch: a.Fetcharg, Type: typ, Read: a.Fetch}
 }
 
 // CType is an argument's type: its C type where the debuginfo gives one,
@@ -247,7 +250,7 @@ func typeOfVal(cur cval) cvalType {
 // type (zero where unknown); absent says why it is not readable at this
 // point ("" where it is). Without plan, its Location is left out.
 func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func(string) (uint64, bool), plan bool) ArgRead {
-	r := ArgRead{Name: fa.Name, Fetcharg: fa.Fetch, Type: CType{Name: ct.name, Pointer: ct.pointer, Fetch: fa.Type}}
+	r := ArgRead{Name: fa.Name, Fetcharg: fa.Fetch, Fetch: fa.Read, Type: CType{Name: ct.name, Pointer: ct.pointer, Fetch: fa.Type}}
 	r.Type.FetchType, _ = tracefs.ParseType(fa.Type)
 	switch {
 	case !plan:
@@ -259,7 +262,7 @@ func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func
 		r.Loc = Location{Kind: LocUnreadable, DWARFRegister: -1, Reason: "no machine model of the target's architecture"}
 		return r
 	}
-	r.Loc = locationOf(a, fa, addr)
+	r.Loc = locationOf(a, fa.Read, addr)
 	return r
 }
 

@@ -177,7 +177,7 @@ func sdtPicked(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols, sp
 			arg.Type = a.Type
 		}
 		if arg.Type == "string" || arg.Type == "ustring" {
-			arg.Fetch = "+0(" + arg.Fetch + ")"
+			arg = tracefs.NewArg(arg.Name, withLoad(arg.Read, tracefs.Load{}), arg.Type)
 		}
 		out = append(out, arg)
 	}

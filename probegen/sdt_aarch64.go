@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -22,7 +23,7 @@ var sdtArm64Mem = regexp.MustCompile(`^\[([a-z0-9]+)(?:, ?#?([+-]?[0-9]+))?\]$`)
 // sdtArm64Imm is a constant: NUM or #NUM.
 var sdtArm64Imm = regexp.MustCompile(`^#?([+-]?(?:0x[0-9a-fA-F]+|[0-9]+))$`)
 
-func sdtArm64Operand(op string, _ SDTSymbols) (string, string, error) {
+func sdtArm64Operand(op string, _ SDTSymbols) (tracefs.Fetch, string, error) {
 	if m := sdtArm64Imm.FindStringSubmatch(op); m != nil {
 		f, err := sdtImmediate(m[1])
 		return f, "", err
@@ -30,23 +31,23 @@ func sdtArm64Operand(op string, _ SDTSymbols) (string, string, error) {
 	if m := sdtArm64Mem.FindStringSubmatch(op); m != nil {
 		r, err := sdtArm64Register(m[1])
 		if err != nil {
-			return "", "", err
+			return tracefs.Fetch{}, "", err
 		}
 		f, err := sdtDeref(m[2], r)
 		return f, "", err
 	}
 	if strings.HasPrefix(op, "[") {
-		return "", "", errors.New("register-indexed or pre/post-indexed addressing has no fetch argument form")
+		return tracefs.Fetch{}, "", errors.New("register-indexed or pre/post-indexed addressing has no fetch argument form")
 	}
 	r, err := sdtArm64Register(op)
 	return r, "", err
 }
 
 // sdtArm64Register names the kernel's register: %xN for xN and wN, %sp.
-func sdtArm64Register(s string) (string, error) {
+func sdtArm64Register(s string) (tracefs.Fetch, error) {
 	name, _, ok := arch.ARM64.AsmRegister(s)
 	if !ok {
-		return "", errors.New("not an operand the kernel can read")
+		return tracefs.Fetch{}, errors.New("not an operand the kernel can read")
 	}
 	return sdtRegister(arch.ARM64, name)
 }

@@ -36,7 +36,7 @@ type SDTSymbols func(name string) (off uint64, ok bool)
 // sdtOperandParser converts one operand (without its "N@") into a fetch
 // argument for one machine; the grammars live in sdt_x86_64.go and
 // sdt_aarch64.go, the register names they accept in tracefs/arch.
-type sdtOperandParser func(op string, syms SDTSymbols) (fetch, typ string, err error)
+type sdtOperandParser func(op string, syms SDTSymbols) (fetch tracefs.Fetch, typ string, err error)
 
 var sdtParsers = map[*arch.Arch]sdtOperandParser{}
 
@@ -91,7 +91,7 @@ func SDTArg(m elf.Machine, i int, operand string, syms SDTSymbols) (tracefs.Arg,
 		typ = bits
 	}
 	name := "arg" + strconv.Itoa(i+1)
-	return tracefs.Arg{Name: name, Fetch: fetch, Type: typ}, nil
+	return tracefs.NewArg(name, fetch, typ), nil
 }
 
 // sdtConst is a constant as gas writes one: decimal, 0x hex, 0 octal.
@@ -100,42 +100,46 @@ var sdtConst = regexp.MustCompile(`^[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)$`)
 // sdtImmediate converts a constant operand into the kernel's \IMM, in
 // decimal (kstrtol's base 0 would read a leading 0 as gas does, but
 // decimal leaves no doubt).
-func sdtImmediate(n string) (string, error) {
+func sdtImmediate(n string) (tracefs.Fetch, error) {
 	if sdtConst.MatchString(n) {
 		if v, err := strconv.ParseInt(n, 0, 64); err == nil {
-			return `\` + strconv.FormatInt(v, 10), nil
+			return tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: v}, nil
 		}
 		if v, err := strconv.ParseUint(strings.TrimPrefix(n, "+"), 0, 64); err == nil {
-			return `\` + strconv.FormatUint(v, 10), nil
+			return tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: int64(v)}, nil
 		}
 	}
-	return "", fmt.Errorf("bad constant %q", n)
+	return tracefs.Fetch{}, fmt.Errorf("bad constant %q", n)
 }
 
 // sdtRegister checks a register name the kernel must know on a.
-func sdtRegister(a *arch.Arch, reg string) (string, error) {
+func sdtRegister(a *arch.Arch, reg string) (tracefs.Fetch, error) {
 	if !a.HasRegister(reg) {
-		return "", fmt.Errorf("register %%%s is not one the kernel reads on %s", reg, a.Name)
+		return tracefs.Fetch{}, fmt.Errorf("register %%%s is not one the kernel reads on %s", reg, a.Name)
 	}
-	return "%" + reg, nil
+	return tracefs.Fetch{Base: tracefs.BaseRegister, Register: reg}, nil
 }
 
 // sdtDeref writes +N(FETCH) with perf's sign rules: a displacement
 // without a sign gets '+', none at all gets "+0". The displacement is the
 // compiler's decimal: one with a leading zero (octal to the kernel's
 // kstrtol, which then refuses "08") or past 64 bits is refused.
-func sdtDeref(disp, inner string) (string, error) {
+func sdtDeref(disp string, inner tracefs.Fetch) (tracefs.Fetch, error) {
 	if disp == "" {
-		return "+0(" + inner + ")", nil
+		return withLoad(inner, tracefs.Load{}), nil
 	}
 	if digits := strings.TrimLeft(disp, "+-"); len(digits) > 1 && digits[0] == '0' {
-		return "", fmt.Errorf("displacement %s has a leading zero, which the kernel would read as octal", disp)
+		return tracefs.Fetch{}, fmt.Errorf("displacement %s has a leading zero, which the kernel would read as octal", disp)
 	}
-	if _, err := strconv.ParseInt(disp, 10, 64); err != nil {
-		return "", fmt.Errorf("displacement %s does not fit a fetch argument", disp)
+	off, err := strconv.ParseInt(disp, 10, 64)
+	if err != nil {
+		return tracefs.Fetch{}, fmt.Errorf("displacement %s does not fit a fetch argument", disp)
 	}
-	if disp[0] != '+' && disp[0] != '-' {
-		disp = "+" + disp
-	}
-	return disp + "(" + inner + ")", nil
+	return withLoad(inner, tracefs.Load{Offset: off}), nil
+}
+
+// withLoad is f with one more load, l, outermost.
+func withLoad(f tracefs.Fetch, l tracefs.Load) tracefs.Fetch {
+	f.Loads = append(append([]tracefs.Load(nil), f.Loads...), l)
+	return f
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -28,28 +29,28 @@ var sdtX86Op = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\((%[a-z][a-z0-9]+)\)|(%[a
 // sdtX86RipSym is SYM(%rip), SYM+N(%rip), SYM-N(%rip) or N+SYM(%rip).
 var sdtX86RipSym = regexp.MustCompile(`^(?:([0-9]+)\+)?([A-Za-z_.$][A-Za-z0-9_.$@]*)([+-][0-9]+)?\(%rip\)$`)
 
-func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
+func sdtX86Operand(op string, syms SDTSymbols) (fetch tracefs.Fetch, bits string, err error) {
 	switch {
 	case strings.HasPrefix(op, "$"):
 		f, err := sdtImmediate(op[1:])
 		return f, "", err
 	case strings.Contains(op, ","):
-		return "", "", errors.New("scaled index addressing has no fetch argument form")
+		return tracefs.Fetch{}, "", errors.New("scaled index addressing has no fetch argument form")
 	case strings.HasSuffix(op, "(%rip)"):
 		return sdtX86Rip(op, syms)
 	}
 	m := sdtX86Op.FindStringSubmatch(op)
 	if m == nil {
-		return "", "", errors.New("not an operand the kernel can read")
+		return tracefs.Fetch{}, "", errors.New("not an operand the kernel can read")
 	}
 	sign, disp, mem, reg := m[1], m[2], m[3], m[4]
 	if mem == "" && (sign != "" || disp != "") {
-		return "", "", errors.New("not an operand the kernel can read")
+		return tracefs.Fetch{}, "", errors.New("not an operand the kernel can read")
 	}
 	name, high, _ := arch.X86_64.AsmRegister(strings.TrimPrefix(mem+reg, "%"))
 	r, err := sdtRegister(arch.X86_64, name)
 	if err != nil {
-		return "", "", err
+		return tracefs.Fetch{}, "", err
 	}
 	if mem == "" {
 		if high {
@@ -58,10 +59,10 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
 		return r, "", nil
 	}
 	if high {
-		return "", "", errors.New("a high-byte register can't be an address")
+		return tracefs.Fetch{}, "", errors.New("a high-byte register can't be an address")
 	}
 	if sign != "" && disp == "" {
-		return "", "", errors.New("a sign with no displacement")
+		return tracefs.Fetch{}, "", errors.New("a sign with no displacement")
 	}
 	f, err := sdtDeref(sign+disp, r)
 	return f, "", err
@@ -69,17 +70,17 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch, bits string, err error) {
 
 // sdtX86Rip converts a rip-relative operand: the address is the symbol's,
 // which the kernel reads as @+OFFS.
-func sdtX86Rip(op string, syms SDTSymbols) (string, string, error) {
+func sdtX86Rip(op string, syms SDTSymbols) (tracefs.Fetch, string, error) {
 	m := sdtX86RipSym.FindStringSubmatch(op)
 	if m == nil {
-		return "", "", errors.New("rip-relative without a symbol: its address depends on the instruction")
+		return tracefs.Fetch{}, "", errors.New("rip-relative without a symbol: its address depends on the instruction")
 	}
 	off, ok := uint64(0), false
 	if syms != nil {
 		off, ok = syms(m[2])
 	}
 	if !ok {
-		return "", "", fmt.Errorf("symbol %s is not in the binary's symbol table", m[2])
+		return tracefs.Fetch{}, "", fmt.Errorf("symbol %s is not in the binary's symbol table", m[2])
 	}
 	addr := int64(off)
 	for _, n := range []string{m[1], m[3]} {
@@ -88,14 +89,14 @@ func sdtX86Rip(op string, syms SDTSymbols) (string, string, error) {
 		}
 		v, err := strconv.ParseInt(strings.TrimPrefix(n, "+"), 10, 64)
 		if err != nil || (v > 0 && addr > math.MaxInt64-v) {
-			return "", "", fmt.Errorf("offset %s out of range", n)
+			return tracefs.Fetch{}, "", fmt.Errorf("offset %s out of range", n)
 		}
 		addr += v
 	}
 	// The kernel reads @+OFFS as an offset into the file: one before its
 	// start is refused (and an unsigned wrap would read elsewhere).
 	if addr < 0 {
-		return "", "", fmt.Errorf("%s lies before the start of the file", op)
+		return tracefs.Fetch{}, "", fmt.Errorf("%s lies before the start of the file", op)
 	}
-	return fmt.Sprintf("@+0x%x", addr), "", nil
+	return tracefs.Fetch{Base: tracefs.BaseFileOffset, Addr: addr, Hex: true, Loads: []tracefs.Load{{}}}, "", nil
 }

@@ -104,7 +104,7 @@ func tracepointParams(b *kbtf.Types, tp string) ([]ebtf.FuncParam, error) {
 // tracepointArg is argument a of a t: spec: a parameter (and members)
 // checked in params, or a fetcharg passed on as written.
 func tracepointArg(a Arg, params []ebtf.FuncParam) (tracefs.Arg, error) {
-	r := tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type}
+	r := rawArg(a)
 	if !isCVarName(a.Expr) {
 		return r, nil
 	}

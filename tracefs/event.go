@@ -103,6 +103,17 @@ type Arg struct {
 	Name  string // "x"; "" for an unnamed argument, which the kernel names arg<N>
 	Fetch string // "%di", "+0(%si)", "$retval"
 	Type  string // "s32", "string", "u8[4]", or "" if none was given
+	// Read is Fetch as a structure, where its maker had one: NewArg
+	// writes Fetch from it; a spec's raw fetcharg is Fetch as the user
+	// wrote it and Read its reading (ReadFetch). Base 0 for an Arg
+	// parsed from a definition or a listing, whose reader parses Fetch
+	// itself when it needs to.
+	Read Fetch
+}
+
+// NewArg is the argument NAME=f:TYPE, its fetcharg written from f.
+func NewArg(name string, f Fetch, typ string) Arg {
+	return Arg{Name: name, Fetch: f.String(), Type: typ, Read: f}
 }
 
 // String prints a as the kernel reads it: "x=+0(%si):string", "%ax".

@@ -37,21 +37,39 @@ const (
 	// BaseBTF: NAME[->M…] or $retval->M…, an argument (or the return
 	// value) and its members by the kernel's BTF (Fetch.Name, as written).
 	BaseBTF
+	// BasePerCPU: this_cpu_ptr(@SYM), this CPU's copy of the per-CPU
+	// variable Fetch.Symbol (Linux 7.3's parse_this_cpu); its first load,
+	// at offset 0, is written this_cpu_read(@SYM).
+	BasePerCPU
+	// BaseText: a fetcharg this model does not break down (a typecast,
+	// "(task_struct)$current->pid"; text ParseFetch refuses), Fetch.Name
+	// as written; Fetch.Why says why ParseFetch refuses it. ParseFetch
+	// never returns it; ReadFetch and TextFetch do.
+	BaseText
 )
 
-// Fetch is one fetcharg, parsed: a base value, then Loads in order, each
-// reading memory at the value so far plus its offset. @ADDR and @SYM are a
-// base address and one load at offset 0: "+8(@jiffies+4)" is BaseSymbol
-// jiffies, Addr 4, Loads {0} {8}.
+// Fetch is one fetcharg, parsed or built: a base value, then Loads in
+// order, each reading memory at the value so far plus its offset. @ADDR
+// and @SYM are a base address and one load at offset 0: "+8(@jiffies+4)"
+// is BaseSymbol jiffies, Addr 4, Loads {0} {8}. String writes it as the
+// kernel reads it; the zero Fetch (Base 0) is no fetcharg.
 type Fetch struct {
 	Base     FetchBase
 	Register string // BaseRegister: the kernel's name, without '%'
-	Symbol   string // BaseSymbol
+	Symbol   string // BaseSymbol, BasePerCPU
 	Addr     int64  // BaseAddress, BaseFileOffset; BaseSymbol's offset
 	N        int    // BaseStack's slot, BaseArg's number
 	Imm      int64  // BaseImmediate
-	Name     string // BaseString's text; BaseBTF's expression
+	Name     string // BaseString's text; BaseBTF's expression; BaseText's text
 	Loads    []Load
+	// SymOffset: BaseSymbol's offset is written, even when it is 0, as
+	// perf writes a global ("@jiffies+0"); Hex writes BaseImmediate and
+	// BaseFileOffset in hex ("\0xdeade12d", perf's placeholder;
+	// "@+0x4010", an SDT operand). ParseFetch sets them from the text,
+	// so that String gives the text back.
+	SymOffset, Hex bool
+	// Why is BaseText's reason: ParseFetch's error for Name.
+	Why string
 }
 
 // Load is one dereference of a fetcharg: +OFFS(…), or +uOFFS(…) from user
@@ -102,6 +120,24 @@ func ParseFetch(s string) (Fetch, error) {
 
 func fetchErr(s string) error { return errors.Join(ErrFetch, errors.New(strconv.Quote(s))) }
 
+// ReadFetch reads s, a fetcharg someone wrote (a spec's raw fetcharg),
+// once: ParseFetch's Fetch, or, for text ParseFetch refuses (a form this
+// model does not break down, or a mistake the kernel will refuse),
+// BaseText holding s and ParseFetch's reason. The caller writes s as
+// given, not the Fetch's String.
+func ReadFetch(s string) Fetch {
+	f, err := ParseFetch(s)
+	if err != nil {
+		return Fetch{Base: BaseText, Name: s, Why: err.Error()}
+	}
+	return f
+}
+
+// TextFetch is s, a fetcharg built as text in a form this model does not
+// break down (a typecast, "(task_struct)$current->pid"), as BaseText:
+// String writes s. Why is what ParseFetch says of such text as a whole.
+func TextFetch(s string) Fetch { return Fetch{Base: BaseText, Name: s, Why: fetchErr(s).Error()} }
+
 // parseFetchBase parses a fetcharg without its outer loads.
 func parseFetchBase(s string) (Fetch, error) {
 	if s == "" {
@@ -129,12 +165,33 @@ func parseFetchBase(s string) (Fetch, error) {
 			u, _ := kstrtoul(s[1:])
 			n = int64(u)
 		}
-		return Fetch{Base: BaseImmediate, Imm: n}, nil
+		hex := strings.HasPrefix(s[1:], "0x") || strings.HasPrefix(s[1:], "0X")
+		return Fetch{Base: BaseImmediate, Imm: n, Hex: hex}, nil
+	}
+	if f, ok := parsePerCPU(s); ok {
+		return f, nil
 	}
 	if btfName(s) {
 		return Fetch{Base: BaseBTF, Name: s}, nil
 	}
 	return Fetch{}, fetchErr(s)
+}
+
+// parsePerCPU parses this_cpu_read(@SYM) and this_cpu_ptr(@SYM).
+func parsePerCPU(s string) (Fetch, bool) {
+	fn, in, ok := strings.Cut(s, "(@")
+	if !ok || fn != "this_cpu_read" && fn != "this_cpu_ptr" || !strings.HasSuffix(in, ")") {
+		return Fetch{}, false
+	}
+	sym := in[:len(in)-1]
+	if !btfNameRE.MatchString(sym) || strings.ContainsAny(sym, ".-") {
+		return Fetch{}, false
+	}
+	f := Fetch{Base: BasePerCPU, Symbol: sym}
+	if fn == "this_cpu_read" {
+		f.Loads = []Load{{}}
+	}
+	return f, true
 }
 
 // parseMem parses @ADDR, @+OFFS and @SYM[+|-OFFS]: an address and the load
@@ -149,7 +206,8 @@ func parseMem(s string) (Fetch, error) {
 		}
 	case s[1] == '+':
 		if n, ok := kstrtol(s[2:]); ok {
-			return Fetch{Base: BaseFileOffset, Addr: n, Loads: at}, nil
+			hex := strings.HasPrefix(s[2:], "0x") || strings.HasPrefix(s[2:], "0X")
+			return Fetch{Base: BaseFileOffset, Addr: n, Loads: at, Hex: hex && n >= 0}, nil
 		}
 	default:
 		sym, off := s[1:], int64(0)
@@ -159,6 +217,7 @@ func parseMem(s string) (Fetch, error) {
 				return Fetch{}, fetchErr(s)
 			}
 			sym, off = sym[:i], n
+			return Fetch{Base: BaseSymbol, Symbol: sym, Addr: off, Loads: at, SymOffset: true}, nil
 		}
 		return Fetch{Base: BaseSymbol, Symbol: sym, Addr: off, Loads: at}, nil
 	}
@@ -191,11 +250,19 @@ func parseVar(s string) (Fetch, error) {
 	return Fetch{}, fetchErr(s)
 }
 
-// String writes f as the kernel reads it; ParseFetch(f.String()) is f.
+// String writes f as the kernel reads it; ParseFetch(f.String()) is f
+// (but for BaseText, which ParseFetch refuses).
 func (f Fetch) String() string {
 	loads := f.Loads
 	var s string
 	switch f.Base {
+	case BasePerCPU:
+		s = "this_cpu_ptr(@" + f.Symbol + ")"
+		if len(loads) > 0 && loads[0] == (Load{}) {
+			s, loads = "this_cpu_read(@"+f.Symbol+")", loads[1:]
+		}
+	case BaseText:
+		s = f.Name
 	case BaseRegister:
 		s = "%" + f.Register
 	case BaseAddress, BaseFileOffset, BaseSymbol:
@@ -217,6 +284,9 @@ func (f Fetch) String() string {
 		s = "$comm"
 	case BaseImmediate:
 		s = `\` + strconv.FormatInt(f.Imm, 10)
+		if f.Hex {
+			s = `\0x` + strconv.FormatUint(uint64(f.Imm), 16)
+		}
 	case BaseString:
 		s = `\"` + f.Name + `"`
 	case BaseBTF:
@@ -241,9 +311,12 @@ func (f Fetch) memString() string {
 	case BaseAddress:
 		return "@0x" + strconv.FormatUint(uint64(f.Addr), 16)
 	case BaseFileOffset:
+		if f.Hex && f.Addr >= 0 {
+			return "@+0x" + strconv.FormatInt(f.Addr, 16)
+		}
 		return "@+" + strconv.FormatInt(f.Addr, 10)
 	}
-	if f.Addr == 0 {
+	if f.Addr == 0 && !f.SymOffset {
 		return "@" + f.Symbol
 	}
 	return "@" + f.Symbol + signed(f.Addr)

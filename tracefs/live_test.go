@@ -110,9 +110,9 @@ func TestLiveUprobe(t *testing.T) {
 	}
 	// The kernel prints the offset in full and keeps the argument as given.
 	want := Event{Kind: UProbe, Type: 'p', Group: group, Name: "fn",
-		Target: fmt.Sprintf("%s:0x%016x", bin, off), Args: []Arg{{"c", "$comm", ""}}}
+		Target: fmt.Sprintf("%s:0x%016x", bin, off), Args: []Arg{{Name: "c", Fetch: "$comm", Type: ""}}}
 	want.Raw = fmt.Sprintf("p:%s/fn %s c=$comm", group, want.Target)
-	if len(evs) != 1 || evs[0].Raw != want.Raw || evs[0].Target != want.Target || evs[0].Args[0] != want.Args[0] {
+	if len(evs) != 1 || evs[0].Raw != want.Raw || evs[0].Target != want.Target || evs[0].Args[0].String() != want.Args[0].String() {
 		t.Errorf("Add returned %+v\nwant %+v", evs, want)
 	}
 	if got := listed(t, fsys, group); len(got) != 1 || got[0] != group+":fn" {

@@ -18,21 +18,21 @@ func TestParseDefinition(t *testing.T) {
 	}{
 		{KProbe, "p:probe/vfs_read vfs_read+114 f_mode=+68(%di):x32",
 			Event{Type: 'p', Group: "probe", Name: "vfs_read", Target: "vfs_read+114",
-				Args: []Arg{{"f_mode", "+68(%di)", "x32"}}}},
+				Args: []Arg{{Name: "f_mode", Fetch: "+68(%di)", Type: "x32"}}}},
 		{KProbe, "r16:probe/foo__return foo+0 arg1=$retval:s64",
 			Event{Type: 'r', MaxActive: 16, Group: "probe", Name: "foo__return", Target: "foo+0",
-				Args: []Arg{{"arg1", "$retval", "s64"}}}},
+				Args: []Arg{{Name: "arg1", Fetch: "$retval", Type: "s64"}}}},
 		{KProbe, "r4096:g/e f", Event{Type: 'r', MaxActive: 4096, Group: "g", Name: "e", Target: "f"}},
 		{KProbe, "p:" + long + "/" + long + " f", Event{Type: 'p', Group: long, Name: long, Target: "f"}},
 		// Several spaces: the kernel's argv_split skips them.
 		{UProbe, "  p:probe_app/work   /tmp/app:0x1139  %di  ",
 			Event{Type: 'p', Group: "probe_app", Name: "work", Target: "/tmp/app:0x1139",
-				Args: []Arg{{"", "%di", ""}}}},
+				Args: []Arg{{Name: "", Fetch: "%di", Type: ""}}}},
 		{UProbe, "r:probe_app/work__return /a:b/app:4409 s=+0(%si):string a=+8(%ax):u8[4]",
 			Event{Type: 'r', Group: "probe_app", Name: "work__return", Target: "/a:b/app:4409",
-				Args: []Arg{{"s", "+0(%si)", "string"}, {"a", "+8(%ax)", "u8[4]"}}}},
+				Args: []Arg{{Name: "s", Fetch: "+0(%si)", Type: "string"}, {Name: "a", Fetch: "+8(%ax)", Type: "u8[4]"}}}},
 		{KProbe, "p:g/e f " + strings.Repeat("a", 32) + "=%di",
-			Event{Type: 'p', Group: "g", Name: "e", Target: "f", Args: []Arg{{strings.Repeat("a", 32), "%di", ""}}}},
+			Event{Type: 'p', Group: "g", Name: "e", Target: "f", Args: []Arg{{Name: strings.Repeat("a", 32), Fetch: "%di", Type: ""}}}},
 	}
 	for _, c := range good {
 		got, err := ParseDefinition(c.kind, c.def)
@@ -121,11 +121,11 @@ func TestParseListing(t *testing.T) {
 	}
 	want := []Event{
 		{Type: 'p', Group: "probe_app", Name: "work", Target: "/tmp/tfx/app:0x0000000000001139",
-			Args: []Arg{{"x", "%di", "s32"}}},
+			Args: []Arg{{Name: "x", Fetch: "%di", Type: "s32"}}},
 		{Type: 'r', Group: "probe_app", Name: "work__return", Target: "/tmp/tfx/app:0x0000000000001139",
-			Args: []Arg{{"r", "$retval", "u64"}, {"c", "$comm", ""}, {"s", "+0(%si)", "string"}}},
+			Args: []Arg{{Name: "r", Fetch: "$retval", Type: "u64"}, {Name: "c", Fetch: "$comm", Type: ""}, {Name: "s", Fetch: "+0(%si)", Type: "string"}}},
 		{Type: 'p', Group: "uprobes", Name: "p_app_0x1139", Target: "/tmp/tfx/app:0x0000000000001139",
-			Args: []Arg{{"arg1", "%ax", ""}, {"arg2", "+8(%sp)", "x16"}, {"arg3", "@0x10", ""}}},
+			Args: []Arg{{Name: "arg1", Fetch: "%ax", Type: ""}, {Name: "arg2", Fetch: "+8(%sp)", Type: "x16"}, {Name: "arg3", Fetch: "@0x10", Type: ""}}},
 		{Type: 'p', Group: "foo-bar", Name: "x", Target: "/tmp/tfx/app:0x0000000000001139(0x3010)"},
 	}
 	lines := strings.Split(strings.TrimSuffix(uprobes, "\n"), "\n")
@@ -145,10 +145,10 @@ func TestParseListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []Event{
-		{Type: 'p', Group: "probe", Name: "vfs_read", Target: "_text+3421344", Args: []Arg{{"f_mode", "+68(%di)", "x32"}}},
-		{Type: 'r', MaxActive: 16, Group: "probe", Name: "foo__return", Target: "foo", Args: []Arg{{"arg1", "$retval", "s64"}}},
+		{Type: 'p', Group: "probe", Name: "vfs_read", Target: "_text+3421344", Args: []Arg{{Name: "f_mode", Fetch: "+68(%di)", Type: "x32"}}},
+		{Type: 'r', MaxActive: 16, Group: "probe", Name: "foo__return", Target: "foo", Args: []Arg{{Name: "arg1", Fetch: "$retval", Type: "s64"}}},
 		{Type: 'p', Group: "kprobes", Name: "p_0", Target: "0x00000000deadbeef"},
-		{Type: 'p', Group: "probe", Name: "ext4_sync", Target: "ext4:ext4_sync_fs+4", Args: []Arg{{"s", `\"a:b\"`, ""}}},
+		{Type: 'p', Group: "probe", Name: "ext4_sync", Target: "ext4:ext4_sync_fs+4", Args: []Arg{{Name: "s", Fetch: `\"a:b\"`, Type: ""}}},
 	}
 	lines = strings.Split(strings.TrimSuffix(kprobes, "\n"), "\n")
 	for i := range want {

@@ -56,8 +56,8 @@ func TestAddAppends(t *testing.T) {
 		t.Errorf("uprobe_events:\n%s\nwant\n%s", got, want)
 	}
 	want := []Event{
-		{Kind: UProbe, Type: 'p', Group: "dw", Name: "one", Target: "/tmp/tfx/app:0x1139", Args: []Arg{{"x", "%di", "s32"}}, Raw: wantCmds[0]},
-		{Kind: UProbe, Type: 'r', Group: "dw", Name: "one__return", Target: "/tmp/tfx/app:0x1139", Args: []Arg{{"r", "$retval", "u64"}}, Raw: wantCmds[1]},
+		{Kind: UProbe, Type: 'p', Group: "dw", Name: "one", Target: "/tmp/tfx/app:0x1139", Args: []Arg{{Name: "x", Fetch: "%di", Type: "s32"}}, Raw: wantCmds[0]},
+		{Kind: UProbe, Type: 'r', Group: "dw", Name: "one__return", Target: "/tmp/tfx/app:0x1139", Args: []Arg{{Name: "r", Fetch: "$retval", Type: "u64"}}, Raw: wantCmds[1]},
 	}
 	if !reflect.DeepEqual(evs, want) {
 		t.Errorf("Add returned\n%+v\nwant\n%+v", evs, want)

@@ -17,11 +17,11 @@ func TestEventString(t *testing.T) {
 		// perf -D 'vfs_read%return'
 		{Event{Type: 'r', Group: "probe", Name: "vfs_read__return", Target: "vfs_read+0"}, "r:probe/vfs_read__return vfs_read+0"},
 		// perf -D 'vfs_read:12 count'
-		{Event{Type: 'p', Group: "probe", Name: "vfs_read_L12", Target: "vfs_read+114", Args: []Arg{{"count", "%r14", "x64"}}},
+		{Event{Type: 'p', Group: "probe", Name: "vfs_read_L12", Target: "vfs_read+114", Args: []Arg{{Name: "count", Fetch: "%r14", Type: "x64"}}},
 			"p:probe/vfs_read_L12 vfs_read+114 count=%r14:x64"},
 		// perf -x /tmp/my-app.v2 -D 0x1234
 		{Event{Kind: UProbe, Type: 'p', Group: "probe_my", Name: "abs_1234", Target: "/tmp/my-app.v2:0x1234"}, "p:probe_my/abs_1234 /tmp/my-app.v2:0x1234"},
-		{Event{Type: 'r', MaxActive: 10, Group: "probe", Name: "f__return", Target: "f+0", Args: []Arg{{"", "$retval", ""}, {"", "%ax", ""}}},
+		{Event{Type: 'r', MaxActive: 10, Group: "probe", Name: "f__return", Target: "f+0", Args: []Arg{{Name: "", Fetch: "$retval", Type: ""}, {Name: "", Fetch: "%ax", Type: ""}}},
 			"r10:probe/f__return f+0 $retval %ax"},
 	} {
 		if got := c.ev.String(); got != c.want {
@@ -100,7 +100,7 @@ func TestEventValidate(t *testing.T) {
 		{"nbsp byte in target", func(e *Event) { e.Target = "/tmp/\u00e0:0x10" }, ErrBadDefinition, "0xa0"},
 		{"uprobe target", func(e *Event) { e.Kind = UProbe }, ErrBadDefinition, "PATH:OFFSET"},
 		{"newline in arg", func(e *Event) { e.Args = args("a=%ax\nb=%bx") }, ErrBadDefinition, `'\n'`},
-		{"space in arg", func(e *Event) { e.Args = []Arg{{"a", "%ax b=%bx", ""}} }, ErrBadDefinition, "space"},
+		{"space in arg", func(e *Event) { e.Args = []Arg{{Name: "a", Fetch: "%ax b=%bx", Type: ""}} }, ErrBadDefinition, "space"},
 		{"empty arg", func(e *Event) { e.Args = args("") }, ErrBadDefinition, "no fetch expression"},
 		{"empty fetcharg", func(e *Event) { e.Args = args("a=") }, ErrBadDefinition, "no fetch expression"},
 		{"long fetcharg", func(e *Event) { e.Args = args("n=@" + strings.Repeat("x", 63)) }, ErrBadDefinition, "at most 63"},
@@ -113,7 +113,7 @@ func TestEventValidate(t *testing.T) {
 		{"implicit name clash", func(e *Event) { e.Args = args("arg2=%ax", "%bx") }, ErrBadArgName, `"arg2" used twice`},
 		{"129 args", func(e *Event) { e.Args = repeat(MaxArgs+1, "%ax") }, ErrBadDefinition, "129 arguments"},
 		{"too long", func(e *Event) { e.Args = long }, ErrBadDefinition, "at most 4094"},
-		{"bad type", func(e *Event) { e.Args = []Arg{{"a", "%ax", "u7"}} }, ErrBadDefinition, `unknown type "u7"`},
+		{"bad type", func(e *Event) { e.Args = []Arg{{Name: "a", Fetch: "%ax", Type: "u7"}} }, ErrBadDefinition, `unknown type "u7"`},
 		{"bad bitfield", func(e *Event) { e.Args = args("a=+0(%ax):b4@30/32") }, ErrBadDefinition, "unknown type"},
 
 		// The fetcharg grammar of trace_probe.c's parse_probe_arg.

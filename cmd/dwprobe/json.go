@@ -230,7 +230,7 @@ func argsJSON(args []tracefs.Arg) []jsonArg {
 		if name == "" {
 			name = fmt.Sprintf("arg%d", i+1) // the kernel's name for it
 		}
-		out = append(out, jsonArg{Name: name, Fetcharg: a.Fetch, Type: a.Type, Location: fetchWhere(a.Fetch)})
+		out = append(out, jsonArg{Name: name, Fetcharg: a.Fetch, Type: a.Type, Location: fetchWhere(a)})
 	}
 	return out
 }
@@ -305,7 +305,20 @@ func funcsJSON(names []string) jsonFuncs {
 // eventJSON is one event of -l, with its point as -l describes it.
 func eventJSON(e tracefs.Event, point, binary string) jsonEvent {
 	return jsonEvent{Schema: jsonSchema, Mode: "list", Event: e.PerfName(), Kind: e.Kind.String(),
-		Definition: e.String(), Point: point, Binary: binary, Args: argsJSON(e.Args)}
+		Definition: e.String(), Point: point, Binary: binary, Args: argsJSON(listedArgs(e.Args))}
+}
+
+// listedArgs are the arguments of a listed event (kprobe_events, a
+// batch's definitions: outside text), their fetchargs read.
+func listedArgs(args []tracefs.Arg) []tracefs.Arg {
+	out := make([]tracefs.Arg, len(args))
+	for i, a := range args {
+		if a.Read.Base == 0 {
+			a.Read = tracefs.ReadFetch(a.Fetch)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // deletedJSON is an event -d deleted.
@@ -313,13 +326,10 @@ func deletedJSON(event string, dry bool) jsonDeleted {
 	return jsonDeleted{Schema: jsonSchema, Mode: "delete", Event: event, DryRun: dry}
 }
 
-// fetchWhere describes where a fetcharg reads, in words, from its
-// reading by tracefs.ParseFetch: "memory at 8 from register %di".
-func fetchWhere(f string) string {
-	fe, err := tracefs.ParseFetch(f)
-	if err != nil || fe.Base == tracefs.BaseBTF {
-		return "fetcharg " + f
-	}
+// fetchWhere describes where argument a's fetcharg reads, in words,
+// from its structure (a.Read): "memory at 8 from register %di".
+func fetchWhere(a tracefs.Arg) string {
+	fe := a.Read
 	loads := fe.Loads
 	var s string
 	switch fe.Base {
@@ -336,9 +346,16 @@ func fetchWhere(f string) string {
 	case tracefs.BaseRegister:
 		s = "register %" + fe.Register
 	case tracefs.BaseImmediate, tracefs.BaseString:
-		return "immediate " + strings.TrimPrefix(innermost(f), `\`)
-	default: // @ADDR, @SYM, @+OFFS: an address and the load at it
-		s, loads = "global "+strings.TrimPrefix(innermost(f), "@"), loads[1:]
+		base := fe
+		base.Loads = nil
+		return "immediate " + strings.TrimPrefix(base.String(), `\`)
+	case tracefs.BaseAddress, tracefs.BaseSymbol, tracefs.BaseFileOffset:
+		// An address and the load at it.
+		at := fe
+		at.Loads = loads[:min(1, len(loads))]
+		s, loads = "global "+strings.TrimPrefix(at.String(), "@"), loads[len(at.Loads):]
+	default: // BTF names, typecasts, this_cpu_*: the kernel's to read
+		return "fetcharg " + a.Fetch
 	}
 	for _, l := range loads {
 		space := "memory"
@@ -351,18 +368,6 @@ func fetchWhere(f string) string {
 		s = fmt.Sprintf("%s at %d from %s", space, l.Offset, s)
 	}
 	return s
-}
-
-// innermost is the base of fetcharg f, inside its loads' parentheses.
-func innermost(f string) string {
-	for strings.HasSuffix(f, ")") {
-		i := strings.IndexByte(f, '(')
-		if i < 0 {
-			break
-		}
-		f = f[i+1 : len(f)-1]
-	}
-	return f
 }
 
 // readsJSON adds each argument's C type and read plan to args.

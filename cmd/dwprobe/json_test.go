@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // jsonLinesOf decodes stdout of a --json run: one object per line.
@@ -180,7 +182,7 @@ func TestFetchWhere(t *testing.T) {
 		"+0(@init_task)": "memory at 0 from (global init_task)",
 		"weird":          "fetcharg weird",
 	} {
-		if got := fetchWhere(f); got != want {
+		if got := fetchWhere(tracefs.Arg{Fetch: f, Read: tracefs.ReadFetch(f)}); got != want {
 			t.Errorf("fetchWhere(%q) = %q, want %q", f, got, want)
 		}
 	}
