@@ -302,6 +302,30 @@ func TestOffsetLabel(t *testing.T) {
 	}
 }
 
+// checkBuilt checks a built argument: its fetcharg is written from its
+// structure, which reads back as itself.
+func checkBuilt(t *testing.T, what string, a tracefs.Arg) {
+	t.Helper()
+	if a.Read.String() != a.Fetch {
+		t.Errorf("%s: fetcharg %q, but its structure %+v writes %q", what, a.Fetch, a.Read, a.Read.String())
+	}
+	if back, err := tracefs.ParseFetch(a.Fetch); err != nil || !reflect.DeepEqual(back, a.Read) {
+		t.Errorf("%s: %q reads back as %+v, %v; built %+v", what, a.Fetch, back, err, a.Read)
+	}
+}
+
+// TestPlaceholderArg: perf's placeholder, built, is written as before.
+func TestPlaceholderArg(t *testing.T) {
+	a := placeholderArg("x", "s32")
+	if a.String() != `x=\0xdeade12d:s32` || !isPlaceholder(a.Read) {
+		t.Errorf("placeholderArg = %q (%+v)", a.String(), a.Read)
+	}
+	checkBuilt(t, "placeholder", a)
+	if isPlaceholder(tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 0xdeade12d}) {
+		t.Error(`\3735937325 is a constant the user wrote, not the placeholder`)
+	}
+}
+
 // text is the fetcharg f writes, or why it writes none.
 func (f *fetch) text() (string, error) {
 	fe, err := f.build()

@@ -59,6 +59,9 @@ func TestSDTArgX86(t *testing.T) {
 	} {
 		a, err := SDTArg(elf.EM_X86_64, 0, tt.op, syms)
 		checkSDTArg(t, tt.op, a.String(), err, tt.want, tt.err)
+		if err == nil {
+			checkBuilt(t, tt.op, a)
+		}
 	}
 }
 
@@ -93,6 +96,9 @@ func TestSDTArgArm64(t *testing.T) {
 	} {
 		a, err := SDTArg(elf.EM_AARCH64, 0, tt.op, nil)
 		checkSDTArg(t, tt.op, a.String(), err, tt.want, tt.err)
+		if err == nil {
+			checkBuilt(t, tt.op, a)
+		}
 	}
 	if _, err := SDTArg(elf.EM_RISCV, 1, "8@a0", nil); err == nil || err.Error() != `arg2 "8@a0": SDT operands of riscv binaries are not supported` && !strings.Contains(err.Error(), "are not supported") {
 		t.Errorf("riscv: got %v", err)
@@ -295,5 +301,6 @@ func FuzzSDTArg(f *testing.F) {
 		if verr := def.Validate(); verr != nil {
 			t.Fatalf("%q gave %q, which the kernel refuses: %v", op, a.String(), verr)
 		}
+		checkBuilt(t, op, a)
 	})
 }

@@ -18,14 +18,15 @@
 // kernel/trace/ parser: its limits, its name rules (ValidateName,
 // SanitizeName), the bytes a line may hold (LineByte, linebytes.go, which
 // probegen asks too), the fetcharg grammar of trace_probe.c (6.12's, which
-// holds 6.1's); ParseFetch and ParseType (fetchplan.go) read a fetcharg
-// and its type back as values, for a caller that reads the argument itself
-// (probegen's Location). What differs between kernels is a Dialect (dialect.go):
-// fetch types, register names and the features of Table (f: and t:
-// events, BTF argument names, $argN on return probes), each with the
-// version that added it; KernelDialect picks a version's row offline
-// (from linux_banner), ReadmeDialect and FS.Dialect the running kernel's
-// from its README.
+// holds 6.1's); a fetcharg is a Fetch (fetchplan.go), which its builder
+// makes and String writes (NewArg; Arg.Read carries it), and ParseFetch
+// and ReadFetch read only from outside text (a user's raw fetcharg, a
+// listing); ParseType reads a fetch type. What differs between kernels
+// is a Dialect (dialect.go): fetch types, register names and the
+// features of Table (f: and t: events, BTF argument names, $argN on
+// return probes), each with the version that added it; KernelDialect
+// picks a version's row offline (from linux_banner), ReadmeDialect and
+// FS.Dialect the running kernel's from its README.
 //
 // The kernel: FS adds, lists, enables and deletes events. Every
 // definition is checked before anything is written, a batch is added
