@@ -329,7 +329,7 @@ func (t *cuTree) dieEntryPC(i int) (uint64, bool) {
 	if !t.dies[i].HasRanges {
 		return 0, false
 	}
-	rs, err := t.f.ranges(t.u, &t.dies[i])
+	rs, err := unitLists{t.f, t.u}.ranges(&t.dies[i])
 	if err != nil || len(rs) == 0 {
 		return 0, false
 	}
@@ -337,7 +337,7 @@ func (t *cuTree) dieEntryPC(i int) (uint64, bool) {
 }
 
 func (t *cuTree) ranges(i int) []Range {
-	rs, _ := t.f.ranges(t.u, &t.dies[i])
+	rs, _ := unitLists{t.f, t.u}.ranges(&t.dies[i])
 	return rs
 }
 

@@ -156,7 +156,7 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 	abbrevs := b.f.sec(".debug_abbrev")
 	if u.abbrevOff >= uint64(len(abbrevs)) {
-		_, err := b.f.abbrevTable(u.abbrevOff) // its error
+		_, err := b.f.abbrevs.table(u.abbrevOff) // its error
 		return err
 	}
 	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order}, 0)

@@ -24,7 +24,8 @@ func locSection(u *unit) string {
 
 // viewPairs reads n (begin, end) view pairs, two ULEB128s each, at offset
 // off of unit u's location section.
-func (f *File) viewPairs(u *unit, off uint64, n int) ([][2]uint64, error) {
+func (l unitLists) viewPairs(off uint64, n int) ([][2]uint64, error) {
+	f, u := l.f, l.u
 	name := locSection(u)
 	sec := f.sec(name)
 	if u.split != nil {
@@ -51,7 +52,7 @@ func (t *cuTree) withViews(a attrSet, list []LocEntry) ([]LocEntry, error) {
 	if x.form != formSecOffset && x.form != formData4 && x.form != formData8 {
 		return nil, &DecodeError{Section: ".debug_info", Offset: t.u.off, Msg: "DW_AT_GNU_locviews is not a section offset"}
 	}
-	views, err := t.f.viewPairs(t.u, x.v, len(list))
+	views, err := unitLists{t.f, t.u}.viewPairs(x.v, len(list))
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,7 @@ type File struct {
 	// its symbol table alone (Locator.OpenOrSymbols).
 	missing *NotFoundError
 
-	abbrevMu sync.Mutex
-	abbrevs  map[uint64]abbrevTable
+	abbrevs abbrevCache // .debug_abbrev's tables (abbrev.go)
 
 	// foreign caches units decoded for references into them from other
 	// units (DW_FORM_ref_addr: Go's types live in a unit of their own,
@@ -87,7 +86,8 @@ func OpenAnyContext(ctx context.Context, path string) (*File, error) {
 
 // newFile is the File of an opened object, its DWARF not read yet.
 func newFile(o *elfobj.Object) *File {
-	f := &File{Object: o, abbrevs: map[uint64]abbrevTable{}}
+	f := &File{Object: o}
+	f.abbrevs = newAbbrevCache(func() []byte { return f.sec(".debug_abbrev") }, o.Order)
 	f.Image = elfsym.NewImage(o, f.symbolSource)
 	return f
 }

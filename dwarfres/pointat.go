@@ -85,7 +85,7 @@ func (f *File) unitAranges() []arange {
 		if err != nil {
 			continue
 		}
-		rs, err := f.ranges(u, root)
+		rs, err := unitLists{f, u}.ranges(root)
 		if err != nil {
 			continue
 		}

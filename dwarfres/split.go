@@ -131,7 +131,7 @@ func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
 		return nil, false, err
 	}
 	s.addrBase = max(s.addrBase, s.u.addrB)
-	if s.ranges, err = f.ranges(&s.u, root); err != nil {
+	if s.ranges, err = (unitLists{f, &s.u}).ranges(root); err != nil {
 		return nil, false, err
 	}
 	return s, true, nil

@@ -12,7 +12,8 @@ const (
 
 // locListGNU reads the DWARF 4 split location list at off in .debug_loc
 // (the .dwo's, appended there by attachSplit).
-func (f *File) locListGNU(u *unit, off uint64) ([]LocEntry, error) {
+func (l unitLists) locListGNU(off uint64) ([]LocEntry, error) {
+	f, u := l.f, l.u
 	sec := f.sec(".debug_loc")
 	if off >= uint64(len(sec)) {
 		return nil, &DecodeError{Section: ".debug_loc.dwo", Offset: off, Msg: "offset out of range"}

@@ -216,7 +216,7 @@ func (f *File) rootReader(u *unit, tab *abbrevTable) *reader {
 	b = b[:f.readInfo(b, u.dieOff)]
 	if tab == nil {
 		code := buf{data: b}
-		tab = f.rootAbbrevs(u.abbrevOff, code.uleb())
+		tab = f.abbrevs.root(u.abbrevOff, code.uleb())
 	}
 	r := f.newReaderTab(u, tab)
 	if r.err != nil {

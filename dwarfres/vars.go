@@ -513,7 +513,7 @@ func (s *treeScope) locEntries(x attrVal) (list []LocEntry, single bool, err err
 	if x.form == formLoclistx && locBase == 0 {
 		locBase = 12 // the first table, right after a 32-bit header
 	}
-	list, err = t.f.locList(t.u, x.v, x.form == formLoclistx, locBase, root.LowPC)
+	list, err = unitLists{t.f, t.u}.locList(x.v, x.form == formLoclistx, locBase, root.LowPC)
 	return list, false, err
 }
 
