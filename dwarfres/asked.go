@@ -38,7 +38,7 @@ func (f *File) answerEarly(t *cuTree, ps []Probe, asked func(uint64) bool) {
 		if !asked(p.Addr) {
 			continue
 		}
-		if u := f.unitForAddr(p.Addr); u == nil || u.off != t.u.off {
+		if u := f.aranges.unitFor(f, p.Addr); u == nil || u.off != t.u.off {
 			continue
 		}
 		if _, ok := f.asked.get(p.Addr); ok {

@@ -12,39 +12,41 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 )
 
-// cfiTable is a file's call-frame information, parsed and sorted once.
+// cfiTable is a file's call-frame information (.debug_frame, else
+// .eh_frame), parsed and sorted once: where the canonical frame address
+// is at a pc (cfa).
 type cfiTable struct {
 	once sync.Once
 	fdes frame.FrameDescriptionEntries
 	err  error
 }
 
-// cfi is the parsed call-frame information, sorted by start address (delve's
+// load is f's parsed call-frame information, sorted by start address (delve's
 // FDEForPC binary-searches and frame.Parse does not sort).
-func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
-	f.frames.once.Do(func() {
-		defer elfobj.Guard(&f.frames.err, ".debug_frame")
+func (c *cfiTable) load(f *File) (frame.FrameDescriptionEntries, error) {
+	c.once.Do(func() {
+		defer elfobj.Guard(&c.err, ".debug_frame")
 		ptr := 8
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
 		}
 		if b := f.sec(".debug_frame"); len(b) > 0 {
-			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, 0)
+			c.fdes, c.err = frame.Parse(b, f.Order, 0, ptr, 0)
 		} else if s := f.ELF.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {
 			b, err := f.section(".eh_frame")
 			if err != nil {
-				f.frames.err = err
+				c.err = err
 				return
 			}
-			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, s.Addr)
+			c.fdes, c.err = frame.Parse(b, f.Order, 0, ptr, s.Addr)
 		}
-		if f.frames.err != nil {
-			f.frames.err = &DecodeError{Section: ".debug_frame", Msg: f.frames.err.Error()}
+		if c.err != nil {
+			c.err = &DecodeError{Section: ".debug_frame", Msg: c.err.Error()}
 			return
 		}
-		slices.SortFunc(f.frames.fdes, func(a, b *frame.FrameDescriptionEntry) int { return cmp.Compare(a.Begin(), b.Begin()) })
+		slices.SortFunc(c.fdes, func(a, b *frame.FrameDescriptionEntry) int { return cmp.Compare(a.Begin(), b.Begin()) })
 		cies := map[*frame.CommonInformationEntry]bool{}
-		for _, fde := range f.frames.fdes {
+		for _, fde := range c.fdes {
 			fde.Instructions = vendorCFAAsNop(fde.Instructions, ptr)
 			if fde.CIE != nil && !cies[fde.CIE] {
 				cies[fde.CIE] = true
@@ -52,16 +54,16 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 			}
 		}
 	})
-	return f.frames.fdes, f.frames.err
+	return c.fdes, c.err
 }
 
-// CFA returns the rule for the canonical frame address at pc: the CFA is
-// register Reg plus Offset. It is how a DW_OP_call_frame_cfa frame base
+// cfa returns f's rule for the canonical frame address at pc: the CFA is
+// register reg plus off. It is how a DW_OP_call_frame_cfa frame base
 // becomes a stack-relative fetcharg.
-func (f *File) CFA(pc uint64) (reg uint64, off int64, err error) {
+func (c *cfiTable) cfa(f *File, pc uint64) (reg uint64, off int64, err error) {
 	defer f.nameMalformed(&err)
 	defer elfobj.Guard(&err, f.Path)
-	fdes, err := f.cfi()
+	fdes, err := c.load(f)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -30,11 +30,11 @@ func TestCFA(t *testing.T) {
 		if len(syms) == 0 {
 			t.Fatalf("%s: no %s", p, fn)
 		}
-		reg, off, err := f.CFA(syms[0].Start)
+		reg, off, err := f.frames.cfa(f, syms[0].Start)
 		if err != nil || reg != 7 || off != 8 {
 			t.Errorf("%s: CFA at %s = r%d%+d, %v; want r7+8", filepath.Base(p), fn, reg, off, err)
 		}
-		if _, _, err := f.CFA(1); err == nil {
+		if _, _, err := f.frames.cfa(f, 1); err == nil {
 			t.Errorf("%s: CFA at 0x1: want an error", filepath.Base(p))
 		}
 		f.Close()
@@ -51,7 +51,7 @@ func TestCFA(t *testing.T) {
 			t.Fatal("arm64: no vfs_read")
 		}
 		// The function body (and its FDE) starts after two patchable-entry NOPs.
-		if reg, off, err := f.CFA(s[0].Start + 8); err != nil || reg != 31 || off != 0 {
+		if reg, off, err := f.frames.cfa(f, s[0].Start+8); err != nil || reg != 31 || off != 0 {
 			t.Errorf("arm64 CFA at vfs_read = r%d%+d, %v; want r31+0", reg, off, err)
 		}
 	}

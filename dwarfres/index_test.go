@@ -174,7 +174,7 @@ func TestIndexRebuildsBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+	_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 	if !r.Built || !r.Used || r.Noteworthy() {
 		t.Fatalf("first build: %+v", r)
 	}
@@ -272,7 +272,7 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 				return
 			}
 			defer f.Close()
-			_, reports[i] = f.EnsureIndex(IndexOptions{Dir: dir})
+			_, reports[i] = EnsureIndex(f, IndexOptions{Dir: dir})
 		}()
 	}
 	wg.Wait()
@@ -291,7 +291,7 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 	}
 	f, _ := Open(bin)
 	defer f.Close()
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); r.Built || !r.Used {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); r.Built || !r.Used {
 		t.Errorf("after the race: %+v, want the index loaded", r)
 	}
 }
@@ -547,7 +547,7 @@ func TestIndexRewrittenFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 		t.Fatalf("%+v", r)
 	}
 	f.Close()

@@ -29,8 +29,7 @@ type File struct {
 
 	frames cfiTable // .debug_frame or .eh_frame, parsed once (cfa.go)
 
-	arOnce  sync.Once
-	aranges []arange
+	aranges arangeMap // address -> unit (aranges.go)
 
 	dbg  *File   // separate debuginfo (by build-id), when attached
 	altf altLink // the dwz supplementary file the DWARF links to

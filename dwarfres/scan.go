@@ -114,7 +114,7 @@ func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
 			return c, true
 		}
 	}
-	if !f.byteScannable(units) {
+	if !(indexer{f}).byteScannable(units) {
 		return nil, false
 	}
 	if out, ok := f.refs.get(name); ok {

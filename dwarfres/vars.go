@@ -559,7 +559,7 @@ func (s *treeScope) resolve(loc Loc) (Loc, error) {
 		}
 		switch {
 		case fb.Kind == LocCFA:
-			reg, off, err := s.t.f.CFA(s.Addr)
+			reg, off, err := s.t.f.frames.cfa(s.t.f, s.Addr)
 			if err != nil {
 				if errors.Is(err, ErrNotFound) {
 					err = fmt.Errorf("%w: %v", ErrNoLocation, err)
