@@ -95,7 +95,7 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 		n := len(s.out)
 		err = s.unit(t)
 		if q.Asked != nil {
-			f.answerEarly(t, s.out[n:], q.Asked)
+			f.asked.answerEarly(f, t, s.out[n:], q.Asked)
 		}
 		return err
 	})
@@ -188,8 +188,8 @@ func (s *search) outOfLine(i int) error {
 		return s.lazy(i, t.declFile(i))
 	}
 	entry := addr
-	if q.SkipPrologue && q.Offset == 0 && !t.funcOptimized(i) {
-		if a, ok := t.postPrologue(i, addr); ok {
+	if q.SkipPrologue && q.Offset == 0 && !(prologue{t, i}).optimized() {
+		if a, ok := (prologue{t, i}).end(addr); ok {
 			addr = a
 		}
 	}

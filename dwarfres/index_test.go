@@ -131,8 +131,8 @@ func sameAnswers(t *testing.T, f, g *File) {
 		}
 	}
 	for _, v := range append(tabNames(t, ix, tabVar), "no_such_var") {
-		a, aok, aerr := f.findGlobal(v)
-		b, bok, berr := g.findGlobal(v)
+		a, aok, aerr := globals{f}.find(v)
+		b, bok, berr := globals{g}.find(v)
 		if aok != bok || fmt.Sprint(aerr) != fmt.Sprint(berr) || aok && (a.t.u.off != b.t.u.off || a.i != b.i) {
 			t.Errorf("global %s: %v %v, with the index %v %v", v, aok, aerr, bok, berr)
 		}
@@ -348,8 +348,8 @@ func TestIndexCorpus(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"jiffies", "init_task", "no_such_var"} {
-		a, aok, _ := f.findGlobal(v)
-		b, bok, _ := g.findGlobal(v)
+		a, aok, _ := globals{f}.find(v)
+		b, bok, _ := globals{g}.find(v)
 		if aok != bok || aok && (a.t.u.off != b.t.u.off || a.i != b.i) {
 			t.Errorf("global %s differs", v)
 		}

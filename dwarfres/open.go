@@ -25,7 +25,7 @@ type File struct {
 	splitOnce sync.Once // skeleton units replaced by split units
 	units     []unit
 	unitsErr  error
-	headers   []unit // units as their headers say, before splitUnits
+	headers   []unit // units as their headers say, before splitter.units
 
 	frames cfiTable // .debug_frame or .eh_frame, parsed once (cfa.go)
 

@@ -53,7 +53,7 @@ func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error)
 	if t == nil || err != nil {
 		return pt, false, err
 	}
-	pt, ok = t.pointAt(addr)
+	pt, ok = addrIn{t, addr}.point()
 	return pt, ok, nil
 }
 
@@ -71,9 +71,18 @@ func (m *PointMapper) tree(u *unit) (*cuTree, error) {
 	return t, nil
 }
 
-// pointAt is perf's debuginfo__find_probe_point within the unit holding
-// addr.
-func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
+// addrIn is an address in the decoded unit holding it, and what is asked
+// of it going from code back to source: the probe point it is (point)
+// and the out-of-line function holding it (funcDecl, funcdecl.go).
+type addrIn struct {
+	t    *cuTree
+	addr uint64
+}
+
+// point is perf's debuginfo__find_probe_point within the unit holding
+// the address.
+func (a addrIn) point() (pt PointAt, ok bool) {
+	t, addr := a.t, a.addr
 	var p srcPos
 	p.file, p.line, _ = t.lineInfo(addr)
 	var basefunc string
@@ -94,7 +103,7 @@ func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
 			p.file, p.line = t.declFile(sp), bl
 		default:
 			p.file = t.declFile(sp)
-			p = t.descendInlines(sp, addr, p)
+			p = a.descendInlines(sp, p)
 		}
 	}
 	if p.line != 0 {
@@ -116,11 +125,12 @@ type srcPos struct {
 }
 
 // descendInlines follows perf's debuginfo__find_probe_point into the
-// inlined functions below sp holding addr: the innermost named one becomes
-// the function, unless addr is an inline's entry, which is then its call
-// line. The line is dropped when the function was declared in another
-// file.
-func (t *cuTree) descendInlines(sp int, addr uint64, p srcPos) srcPos {
+// inlined functions below sp holding the address: the innermost named one
+// becomes the function, unless the address is an inline's entry, which is
+// then its call line. The line is dropped when the function was declared
+// in another file.
+func (a addrIn) descendInlines(sp int, p srcPos) srcPos {
+	t, addr := a.t, a.addr
 	cur := sp
 	for {
 		in := t.topInline(cur, addr)
@@ -159,12 +169,9 @@ func (t *cuTree) topInline(sp int, addr uint64) int {
 	return -1
 }
 
-// treeAt is the decoded unit whose code holds addr; nil, nil when none.
-func (f *File) treeAt(addr uint64) (*cuTree, error) {
-	return f.NewPointMapper().treeAt(addr)
-}
-
-// treeAt is File.treeAt, decoding each unit once.
+// treeAt is the decoded unit whose code holds addr, each unit decoded
+// once; nil, nil when none. One address alone is looked up through a
+// new PointMapper.
 func (m *PointMapper) treeAt(addr uint64) (*cuTree, error) {
 	if _, err := m.f.unitsList(); err != nil {
 		return nil, err

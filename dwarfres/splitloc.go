@@ -11,7 +11,7 @@ const (
 )
 
 // locListGNU reads the DWARF 4 split location list at off in .debug_loc
-// (the .dwo's, appended there by attachSplit).
+// (the .dwo's, appended there by splitter.attach).
 func (l unitLists) locListGNU(off uint64) ([]LocEntry, error) {
 	f, u := l.f, l.u
 	sec := f.sec(".debug_loc")
