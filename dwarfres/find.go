@@ -64,7 +64,7 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 		return nil, false, err
 	}
 	src := sourceName{name: q.File}
-	cands, paths, err := f.candidates(units, q, src)
+	cands, paths, err := unitScan{f}.candidates(units, q, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -76,10 +76,10 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
 	var need func(*unit) (bool, error)
 	if q.fn() != "" {
-		if defs, ok := f.definingUnits(q, cands); ok {
+		if defs, ok := (unitScan{f}).definingUnits(q, cands); ok {
 			cands = defs
 		} else {
-			need = func(u *unit) (bool, error) { return f.definesFunc(u, q) }
+			need = func(u *unit) (bool, error) { return unitScan{f}.definesFunc(u, q) }
 		}
 	}
 	var decodeErr error

@@ -38,7 +38,7 @@ func (g globals) findIn(name string, ix *Index) (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, err
 	}
-	cands, scanned := f.refScan(units, name, ix)
+	cands, scanned := unitScan{f}.refScan(units, name, ix)
 	if !scanned {
 		for i := range units {
 			cands = append(cands, i)

@@ -139,8 +139,8 @@ func sameAnswers(t *testing.T, f, g *File) {
 	}
 	for _, file := range append(tabNames(t, ix, tabFile), "no_such_file.c") {
 		src := sourceName{name: file}
-		ac, ap, aerr := f.candidates(units, Query{File: file}, src)
-		bc, bp, berr := g.candidates(units, Query{File: file}, src)
+		ac, ap, aerr := unitScan{f}.candidates(units, Query{File: file}, src)
+		bc, bp, berr := unitScan{g}.candidates(units, Query{File: file}, src)
 		slices.Sort(ap)
 		slices.Sort(bp)
 		if !slices.Equal(ac, bc) || !slices.Equal(ap, bp) || fmt.Sprint(aerr) != fmt.Sprint(berr) {
@@ -414,13 +414,13 @@ func TestIndexDefiningUnits(t *testing.T) {
 		qs = append(qs, Query{Function: namePattern(pat)})
 	}
 	for _, q := range qs {
-		cands, _, err := f.candidates(units, q, sourceName{})
+		cands, _, err := unitScan{f}.candidates(units, q, sourceName{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []int
 		for _, u := range cands {
-			if ok, err := f.definesFunc(&units[u], q); err != nil {
+			if ok, err := (unitScan{f}).definesFunc(&units[u], q); err != nil {
 				t.Fatal(err)
 			} else if ok {
 				want = append(want, u)
