@@ -198,7 +198,7 @@ func (l *Locator) checkFetched(p string) error {
 	g.splitOnce.Do(func() {})
 	units, err := g.unitsList()
 	if err == nil {
-		err = g.checkAbbrevs(units)
+		err = g.abbrevs.check(units)
 	}
 	return err
 }
