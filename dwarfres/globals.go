@@ -67,7 +67,7 @@ func (g globals) findIn(name string, ix *Index) (e Entry, ok bool, err error) {
 					}
 					// A static of another unit is not visible from the
 					// probed code, and its name may be anybody's.
-					if i := t.idx(d.Off); i >= 0 && t.external(i) {
+					if i := t.idx(d.Off); i >= 0 && isExternal(t, i) {
 						return Entry{t, i}, true, nil
 					}
 				} else if declUnit < 0 {
@@ -90,4 +90,11 @@ func (g globals) findIn(name string, ix *Index) (e Entry, ok bool, err error) {
 		}
 	}
 	return Entry{}, false, nil
+}
+
+// isExternal tells whether DIE i of t has DW_AT_external: visible outside
+// its unit.
+func isExternal(t *cuTree, i int) bool {
+	a, err := t.attrs(i)
+	return err == nil && a.has(dwarf.AttrExternal)
 }

@@ -278,13 +278,6 @@ func (s *treeScope) Lookup(name string) (Entry, bool) {
 	return Entry{t, found}, true
 }
 
-// external tells whether DIE i has DW_AT_external: visible outside its
-// unit.
-func (t *cuTree) external(i int) bool {
-	a, err := t.attrs(i)
-	return err == nil && a.has(dwarf.AttrExternal)
-}
-
 // LookupDeclared answers Scope.LookupDeclared in the bound unit.
 func (s *treeScope) LookupDeclared(name string) (v Entry, inScope bool, ok bool) {
 	t := s.t
