@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"debug/dwarf"
-	"encoding/binary"
 	"sync"
 )
 
@@ -44,19 +43,17 @@ func (t abbrevTable) get(code uint64) *abbrev {
 
 // abbrevCache is the job of reading a .debug_abbrev: the tables units
 // name by offset, each parsed once and kept (at most maxAbbrevTables), and
-// a unit root's abbreviation alone (root). It reads the section through
-// sec, the File's (the separate debuginfo's when attached).
+// a unit root's abbreviation alone (root). It reads the section of f, its
+// File (the separate debuginfo's when one is attached).
 type abbrevCache struct {
-	sec   func() []byte
-	order binary.ByteOrder
+	f *File
 
 	mu   sync.Mutex
 	tabs map[uint64]abbrevTable
 }
 
-func newAbbrevCache(sec func() []byte, order binary.ByteOrder) abbrevCache {
-	return abbrevCache{sec: sec, order: order, tabs: map[uint64]abbrevTable{}}
-}
+// sec is the .debug_abbrev the tables are read from.
+func (c *abbrevCache) sec() []byte { return c.f.sec(".debug_abbrev") }
 
 // table parses (once) the abbreviation table at off.
 func (c *abbrevCache) table(off uint64) (abbrevTable, error) {
@@ -70,7 +67,7 @@ func (c *abbrevCache) table(off uint64) (abbrevTable, error) {
 	if off >= uint64(len(sec)) {
 		return t, &DecodeError{Section: ".debug_abbrev", Offset: off, Msg: "abbreviation table offset out of range"}
 	}
-	t, err := parseAbbrevs(&buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.order})
+	t, err := parseAbbrevs(&buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.f.Order})
 	if err != nil {
 		return abbrevTable{}, err
 	}
@@ -182,7 +179,7 @@ func (c *abbrevCache) root(off, code uint64) *abbrevTable {
 	if off >= uint64(len(sec)) || code == 0 {
 		return nil
 	}
-	b := &buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.order}
+	b := &buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.f.Order}
 	for {
 		start := b.off
 		c := b.uleb()

@@ -43,7 +43,7 @@ func (c *abbrevCache) check(units []unit) error {
 		if u.abbrevOff >= uint64(len(sec)) {
 			return &DecodeError{Section: ".debug_abbrev", Offset: u.abbrevOff, Msg: "abbreviation table offset out of range"}
 		}
-		b := buf{sec: ".debug_abbrev", base: u.abbrevOff, data: sec[u.abbrevOff:], order: c.order}
+		b := buf{sec: ".debug_abbrev", base: u.abbrevOff, data: sec[u.abbrevOff:], order: c.f.Order}
 		for b.uleb() != 0 && b.err == nil {
 			skipAbbrev(&b) // what parse reads, without building the table
 		}

@@ -86,7 +86,7 @@ func OpenAnyContext(ctx context.Context, path string) (*File, error) {
 // newFile is the File of an opened object, its DWARF not read yet.
 func newFile(o *elfobj.Object) *File {
 	f := &File{Object: o}
-	f.abbrevs = newAbbrevCache(func() []byte { return f.sec(".debug_abbrev") }, o.Order)
+	f.abbrevs = abbrevCache{f: f, tabs: map[uint64]abbrevTable{}}
 	f.Image = elfsym.NewImage(o, f.symbolSource)
 	return f
 }
