@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,25 +59,4 @@ func TestCFA(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func TestVendorCFAAsNop(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		in, out []byte
-	}{
-		{"none", []byte{0x0c, 31, 0, 0x44, 0x0e, 16}, []byte{0x0c, 31, 0, 0x44, 0x0e, 16}},
-		// def_cfa sp 0; negate_ra_state; advance 4; def_cfa_offset 16; offset x29 -16
-		{"negate_ra_state", []byte{0x0c, 31, 0, 0x2d, 0x44, 0x0e, 16, 0x9d, 2}, []byte{0x0c, 31, 0, 0x00, 0x44, 0x0e, 16, 0x9d, 2}},
-		// 0x2d as an operand (def_cfa_offset 45) is not an opcode
-		{"operand", []byte{0x0e, 0x2d, 0x2d}, []byte{0x0e, 0x2d, 0x00}},
-		{"set_loc operand", []byte{0x01, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d}, []byte{0x01, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x00}},
-		{"expression block", []byte{0x0f, 2, 0x2d, 0x2d, 0x2d}, []byte{0x0f, 2, 0x2d, 0x2d, 0x00}},
-		{"unknown opcode left alone", []byte{0x2d, 0x3f, 0x2d}, []byte{0x2d, 0x3f, 0x2d}},
-	} {
-		got := vendorCFAAsNop(tt.in, 8)
-		if !bytes.Equal(got, tt.out) {
-			t.Errorf("%s: %x, want %x", tt.name, got, tt.out)
-		}
-	}
 }

@@ -19,6 +19,7 @@
 //   - locate: where a target's debuginfo is (paths and places tried);
 //     debuginfod: the client locate can fetch through.
 //   - btf: BTF, when a kernel has no DWARF; sdt: SDT markers.
+//   - cfi: call-frame information, the CFA rule at a pc.
 //
 // A newcomer's map of this package:
 //
@@ -90,7 +91,7 @@
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
 //     per operation in locops.go) and the call-frame information
-//     (cfiTable, cfa.go); globals (globals.go) finds a global of another
+//     (cfiTable, cfa.go: the File's section parsed once by cfi); globals (globals.go) finds a global of another
 //     unit by name; Entry (entry.go) answers type questions.
 //   - Other languages (names.go): C++ and Rust functions nest in
 //     namespaces, classes and impls (libdw's dwarf_getfuncs visits them
@@ -111,7 +112,8 @@
 //   - File.ModInfo and File.IsGo are elfobj.Object's, promoted to File as
 //     before.
 //   - File.CFA is gone: Scope.Location resolves a DW_OP_call_frame_cfa
-//     frame base itself (cfiTable).
+//     frame base itself (cfiTable); cfi.Parse and cfi.Table.CFA read
+//     call-frame information from a section's bytes.
 //   - File.DebugLink is gone: a Locator reads .gnu_debuglink
 //     (locate.ParseDebugLink of the section's bytes).
 //   - File.ModuleRelease is gone: locate.VermagicRelease(f.ModInfo("vermagic")).
