@@ -1,6 +1,9 @@
 package dwarfres
 
-import "debug/dwarf"
+import (
+	"debug/dwarf"
+	"sync"
+)
 
 // DWARF attributes debug/dwarf does not export; values from the DWARF 5
 // standard, section 7.5.4.
@@ -38,28 +41,42 @@ func (t abbrevTable) get(code uint64) *abbrev {
 	return t.other[code]
 }
 
-// abbrevTable parses (once) the abbreviation table at off.
-func (f *File) abbrevTable(off uint64) (abbrevTable, error) {
-	f.abbrevMu.Lock()
-	t, ok := f.abbrevs[off]
-	f.abbrevMu.Unlock()
+// abbrevCache is the job of reading a .debug_abbrev: the tables units
+// name by offset, each parsed once and kept (at most maxAbbrevTables), and
+// a unit root's abbreviation alone (root). It reads the section of f, its
+// File (the separate debuginfo's when one is attached).
+type abbrevCache struct {
+	f *File
+
+	mu   sync.Mutex
+	tabs map[uint64]abbrevTable
+}
+
+// sec is the .debug_abbrev the tables are read from.
+func (c *abbrevCache) sec() []byte { return c.f.sec(".debug_abbrev") }
+
+// table parses (once) the abbreviation table at off.
+func (c *abbrevCache) table(off uint64) (abbrevTable, error) {
+	c.mu.Lock()
+	t, ok := c.tabs[off]
+	c.mu.Unlock()
 	if ok {
 		return t, nil
 	}
-	sec := f.sec(".debug_abbrev")
+	sec := c.sec()
 	if off >= uint64(len(sec)) {
 		return t, &DecodeError{Section: ".debug_abbrev", Offset: off, Msg: "abbreviation table offset out of range"}
 	}
-	t, err := parseAbbrevs(&buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: f.Order})
+	t, err := parseAbbrevs(&buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.f.Order})
 	if err != nil {
 		return abbrevTable{}, err
 	}
-	f.abbrevMu.Lock()
-	if len(f.abbrevs) >= maxAbbrevTables {
-		clear(f.abbrevs)
+	c.mu.Lock()
+	if len(c.tabs) >= maxAbbrevTables {
+		clear(c.tabs)
 	}
-	f.abbrevs[off] = t
-	f.abbrevMu.Unlock()
+	c.tabs[off] = t
+	c.mu.Unlock()
 	return t, nil
 }
 
@@ -146,23 +163,23 @@ func (s *abbrevScratch) parse(b *buf, until uint64) (abbrevTable, error) {
 	return t, nil
 }
 
-// rootAbbrevs is the table a unit's root is read with: the cached table
+// root is the table a unit's root is read with: the cached table
 // at off, else one holding the root's abbreviation (code) alone, the
 // others stepped over: a scan reading the roots of thousands of units
 // would otherwise parse (and cache, and evict) every unit's table whole.
-// nil when it cannot be read: abbrevTable then says why.
-func (f *File) rootAbbrevs(off, code uint64) *abbrevTable {
-	f.abbrevMu.Lock()
-	t, ok := f.abbrevs[off]
-	f.abbrevMu.Unlock()
+// nil when it cannot be read: table then says why.
+func (c *abbrevCache) root(off, code uint64) *abbrevTable {
+	c.mu.Lock()
+	t, ok := c.tabs[off]
+	c.mu.Unlock()
 	if ok {
 		return &t
 	}
-	sec := f.sec(".debug_abbrev")
+	sec := c.sec()
 	if off >= uint64(len(sec)) || code == 0 {
 		return nil
 	}
-	b := &buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: f.Order}
+	b := &buf{sec: ".debug_abbrev", base: off, data: sec[off:], order: c.f.Order}
 	for {
 		start := b.off
 		c := b.uleb()

@@ -43,7 +43,7 @@ func TestPlanDecodesAsEachAttribute(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s unit %#x: %v", path, u.off, err)
 			}
-			tab, _ := f.abbrevTable(u.abbrevOff)
+			tab, _ := f.abbrevs.table(u.abbrevOff)
 			saved := clearPlans(tab)
 			each, err := f.decodeUnit(u)
 			restorePlans(tab, saved)

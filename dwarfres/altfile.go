@@ -71,16 +71,16 @@ func (f *File) dwarfFile() *File {
 	return f
 }
 
-// altName returns the supplementary file a file links to: its path and the
-// id wanted (hex), from .gnu_debugaltlink or DWARF 5's .debug_sup (sup
-// true); ok is false when there is no link (or the file is itself the
+// altName returns the supplementary file the object o links to: its path
+// and the id wanted (hex), from .gnu_debugaltlink or DWARF 5's .debug_sup
+// (sup true); ok is false when there is no link (or o is itself the
 // supplementary file).
-func (f *File) altName() (name, id string, sup, ok bool) {
-	if b := f.RawSection(".gnu_debugaltlink"); len(b) > 0 {
+func altName(o *elfobj.Object) (name, id string, sup, ok bool) {
+	if b := o.RawSection(".gnu_debugaltlink"); len(b) > 0 {
 		name, id, ok = parseAltLink(b)
 		return name, id, false, ok
 	}
-	isSup, name, id, ok := parseSup(f.RawSection(".debug_sup"))
+	isSup, name, id, ok := parseSup(o.RawSection(".debug_sup"))
 	return name, id, true, ok && !isSup && name != ""
 }
 
@@ -114,14 +114,14 @@ func parseSup(b []byte) (isSup bool, name, sum string, ok bool) {
 	return b[2] != 0, string(rest[:i]), sum, true
 }
 
-// altID is the id a supplementary file answers to: its .debug_sup
+// altID is the id a supplementary file o answers to: its .debug_sup
 // checksum for a DWARF 5 link, else its GNU build-id.
-func (f *File) altID(sup bool) string {
+func altID(o *elfobj.Object, sup bool) string {
 	if sup {
-		_, _, sum, _ := parseSup(f.RawSection(".debug_sup"))
+		_, _, sum, _ := parseSup(o.RawSection(".debug_sup"))
 		return sum
 	}
-	return f.BuildID()
+	return o.BuildID()
 }
 
 // hasAlt reports whether the DWARF refers to a supplementary file, found
@@ -136,7 +136,7 @@ func (f *File) hasAlt() bool {
 func (f *File) alt() (*File, error) {
 	d := f.dwarfFile()
 	d.altf.once.Do(func() {
-		name, id, sup, ok := d.altName()
+		name, id, sup, ok := altName(d.Object)
 		if !ok {
 			return
 		}
@@ -157,10 +157,6 @@ func (f *File) alt() (*File, error) {
 	return d.altf.file, d.altf.err
 }
 
-// SetDebugDirs sets the debug directories a dwz common file is looked for
-// in (by build-id, under .dwz), after the path its link names.
-func (f *File) SetDebugDirs(dirs []string) { f.altf.dirs = dirs }
-
 // openAlt opens the first candidate that is an ELF with DWARF and, when
 // the link names one, the id wanted (sup: a .debug_sup checksum).
 func openAlt(paths []string, name, id string, sup bool) (*File, error) {
@@ -174,9 +170,9 @@ func openAlt(paths []string, name, id string, sup bool) (*File, error) {
 		if err != nil {
 			continue
 		}
-		if !a.HasDWARF() || id != "" && a.altID(sup) != id {
+		if !a.HasDWARF() || id != "" && altID(a.Object, sup) != id {
 			if a.HasDWARF() && e.Other == "" {
-				e.Other, e.OtherID = p, a.altID(sup)
+				e.Other, e.OtherID = p, altID(a.Object, sup)
 			}
 			a.Close()
 			continue

@@ -29,38 +29,38 @@ func (a *askedAnswers) get(addr uint64) (askedAnswer, bool) {
 	return v, ok
 }
 
-// answerEarly answers FuncAt and ProbePointAt in t for the probes found
-// in it that asked names, when t is the unit FuncAt would decode for the
-// address (an answer from another unit is left to FuncAt). A fault in t
-// leaves the questions to be asked again, which reports it.
-func (f *File) answerEarly(t *cuTree, ps []Probe, asked func(uint64) bool) {
+// answerEarly answers f's FuncAt and ProbePointAt in t for the probes
+// found in it that asked names, when t is the unit FuncAt would decode for
+// the address (an answer from another unit is left to FuncAt). A fault in
+// t leaves the questions to be asked again, which reports it.
+func (a *askedAnswers) answerEarly(f *File, t *cuTree, ps []Probe, asked func(uint64) bool) {
 	for _, p := range ps {
 		if !asked(p.Addr) {
 			continue
 		}
-		if u := f.unitForAddr(p.Addr); u == nil || u.off != t.u.off {
+		if u := f.aranges.unitFor(f, p.Addr); u == nil || u.off != t.u.off {
 			continue
 		}
-		if _, ok := f.asked.get(p.Addr); ok {
+		if _, ok := a.get(p.Addr); ok {
 			continue
 		}
-		v, err := t.answer(p.Addr)
+		v, err := answer(t, p.Addr)
 		if err != nil {
 			continue
 		}
-		f.asked.mu.Lock()
-		if f.asked.at == nil {
-			f.asked.at = map[uint64]askedAnswer{}
+		a.mu.Lock()
+		if a.at == nil {
+			a.at = map[uint64]askedAnswer{}
 		}
-		f.asked.at[p.Addr] = v
-		f.asked.mu.Unlock()
+		a.at[p.Addr] = v
+		a.mu.Unlock()
 	}
 }
 
 // answer is FuncAt and ProbePointAt at addr in t, a fault in t an error.
-func (t *cuTree) answer(addr uint64) (v askedAnswer, err error) {
+func answer(t *cuTree, addr uint64) (v askedAnswer, err error) {
 	defer elfobj.Guard(&err, t.f.Path)
-	v.fd, v.fdOK = t.funcAt(addr)
-	v.pt, v.ptOK = t.pointAt(addr)
+	v.fd, v.fdOK = addrIn{t, addr}.funcDecl()
+	v.pt, v.ptOK = addrIn{t, addr}.point()
 	return v, nil
 }

@@ -1,7 +1,6 @@
 package dwarfres
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,11 +29,11 @@ func TestCFA(t *testing.T) {
 		if len(syms) == 0 {
 			t.Fatalf("%s: no %s", p, fn)
 		}
-		reg, off, err := f.CFA(syms[0].Start)
+		reg, off, err := f.frames.cfa(f, syms[0].Start)
 		if err != nil || reg != 7 || off != 8 {
 			t.Errorf("%s: CFA at %s = r%d%+d, %v; want r7+8", filepath.Base(p), fn, reg, off, err)
 		}
-		if _, _, err := f.CFA(1); err == nil {
+		if _, _, err := f.frames.cfa(f, 1); err == nil {
 			t.Errorf("%s: CFA at 0x1: want an error", filepath.Base(p))
 		}
 		f.Close()
@@ -51,7 +50,7 @@ func TestCFA(t *testing.T) {
 			t.Fatal("arm64: no vfs_read")
 		}
 		// The function body (and its FDE) starts after two patchable-entry NOPs.
-		if reg, off, err := f.CFA(s[0].Start + 8); err != nil || reg != 31 || off != 0 {
+		if reg, off, err := f.frames.cfa(f, s[0].Start+8); err != nil || reg != 31 || off != 0 {
 			t.Errorf("arm64 CFA at vfs_read = r%d%+d, %v; want r31+0", reg, off, err)
 		}
 	}
@@ -60,25 +59,4 @@ func TestCFA(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func TestVendorCFAAsNop(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		in, out []byte
-	}{
-		{"none", []byte{0x0c, 31, 0, 0x44, 0x0e, 16}, []byte{0x0c, 31, 0, 0x44, 0x0e, 16}},
-		// def_cfa sp 0; negate_ra_state; advance 4; def_cfa_offset 16; offset x29 -16
-		{"negate_ra_state", []byte{0x0c, 31, 0, 0x2d, 0x44, 0x0e, 16, 0x9d, 2}, []byte{0x0c, 31, 0, 0x00, 0x44, 0x0e, 16, 0x9d, 2}},
-		// 0x2d as an operand (def_cfa_offset 45) is not an opcode
-		{"operand", []byte{0x0e, 0x2d, 0x2d}, []byte{0x0e, 0x2d, 0x00}},
-		{"set_loc operand", []byte{0x01, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d}, []byte{0x01, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x00}},
-		{"expression block", []byte{0x0f, 2, 0x2d, 0x2d, 0x2d}, []byte{0x0f, 2, 0x2d, 0x2d, 0x00}},
-		{"unknown opcode left alone", []byte{0x2d, 0x3f, 0x2d}, []byte{0x2d, 0x3f, 0x2d}},
-	} {
-		got := vendorCFAAsNop(tt.in, 8)
-		if !bytes.Equal(got, tt.out) {
-			t.Errorf("%s: %x, want %x", tt.name, got, tt.out)
-		}
-	}
 }

@@ -329,7 +329,7 @@ func (t *cuTree) dieEntryPC(i int) (uint64, bool) {
 	if !t.dies[i].HasRanges {
 		return 0, false
 	}
-	rs, err := t.f.ranges(t.u, &t.dies[i])
+	rs, err := unitLists{t.f, t.u}.ranges(&t.dies[i])
 	if err != nil || len(rs) == 0 {
 		return 0, false
 	}
@@ -337,7 +337,7 @@ func (t *cuTree) dieEntryPC(i int) (uint64, bool) {
 }
 
 func (t *cuTree) ranges(i int) []Range {
-	rs, _ := t.f.ranges(t.u, &t.dies[i])
+	rs, _ := unitLists{t.f, t.u}.ranges(&t.dies[i])
 	return rs
 }
 
@@ -396,53 +396,8 @@ func (t *cuTree) topFuncs() []int {
 // function spans, sorted once, so mapping many addresses (-l) costs a
 // binary search each.
 func (t *cuTree) realFunc(pc uint64) int {
-	fs := t.funcIndex()
-	j := sort.Search(len(fs.spans), func(j int) bool { return fs.spans[j].lo > pc }) - 1
-	best := -1
-	// Look back while an earlier span may still reach pc.
-	for ; j >= 0 && fs.maxHi[j] > pc; j-- {
-		if s := fs.spans[j]; pc < s.hi && (best < 0 || s.die < best) {
-			best = s.die
-		}
-	}
-	return best
-}
-
-// funcSpan is one address range of a top-level subprogram.
-type funcSpan struct {
-	lo, hi uint64
-	die    int
-}
-
-// funcSpans are a unit's function ranges sorted by start; maxHi[j] is
-// the highest end among spans[:j+1].
-type funcSpans struct {
-	spans []funcSpan
-	maxHi []uint64
-}
-
-func (t *cuTree) funcIndex() *funcSpans {
-	t.funcsOnce.Do(func() {
-		fs := &funcSpans{}
-		for _, i := range t.topFuncs() {
-			if d := &t.dies[i]; !d.HasLow && !d.HasRanges {
-				continue
-			}
-			for _, r := range t.ranges(i) {
-				if r.High > r.Low {
-					fs.spans = append(fs.spans, funcSpan{r.Low, r.High, i})
-				}
-			}
-		}
-		sort.SliceStable(fs.spans, func(a, b int) bool { return fs.spans[a].lo < fs.spans[b].lo })
-		var hi uint64
-		for _, s := range fs.spans {
-			hi = max(hi, s.hi)
-			fs.maxHi = append(fs.maxHi, hi)
-		}
-		t.funcs = fs
-	})
-	return t.funcs
+	t.funcsOnce.Do(func() { t.funcs = newFuncSpans(t) })
+	return t.funcs.at(pc)
 }
 
 // innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:

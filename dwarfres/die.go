@@ -79,7 +79,7 @@ func (f *File) newReaderTab(u *unit, tab *abbrevTable) *reader {
 	if tab != nil {
 		r.tab = *tab
 	} else {
-		r.tab, r.err = f.abbrevTable(u.abbrevOff)
+		r.tab, r.err = f.abbrevs.table(u.abbrevOff)
 	}
 	return r
 }

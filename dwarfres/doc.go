@@ -7,8 +7,11 @@
 //
 // Its one type, File, is an ELF object (elfobj) and its symbols (elfsym)
 // with the DWARF state built on them: the separate debuginfo and dwz file
-// attached, the decoded units, abbreviations and the index. The jobs
-// around the core are sub-packages, each testable from bytes:
+// attached, the decoded units and the index. A job File does not do
+// itself has a small type of its own here, named below (abbrevCache,
+// unitLists, splitter, arangeMap, unitScan, addrIn, globals, prologue,
+// cfiTable, indexer), or is a sub-package. The jobs around the core are
+// sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
 //     symbols, compressed modules, the one panic guard).
@@ -16,6 +19,7 @@
 //   - locate: where a target's debuginfo is (paths and places tried);
 //     debuginfod: the client locate can fetch through.
 //   - btf: BTF, when a kernel has no DWARF; sdt: SDT markers.
+//   - cfi: call-frame information, the CFA rule at a pc.
 //
 // A newcomer's map of this package:
 //
@@ -30,21 +34,24 @@
 //     OpenOrSymbols opens one without any for its symbol table. altfile.go opens a dwz program's common file
 //     (.gnu_debugaltlink, .debug_sup; one of another build is named as
 //     mismatched, not missing); split.go, dwo.go and dwp.go attach
-//     split DWARF (.dwo, .dwp); modinfo.go and module.go read a kernel
-//     module's .modinfo and name.
-//   - Decoding: unit headers (unit.go), abbreviations (abbrev.go) and
-//     the plan each carries to step over the attributes a DIE does not
+//     split DWARF (.dwo, .dwp); modinfo.go checks a kernel module's
+//     release (its .modinfo is elfobj's ModInfo) and module.go names it.
+//   - Decoding: unit headers (unit.go), abbreviations (abbrev.go: the
+//     tables are parsed once and kept by abbrevCache) and the plan each carries to step over the attributes a DIE does not
 //     keep (abbrevplan.go), DIEs (die.go) whose attribute forms and
 //     classes are in form.go, one unit decoded as a tree (cutree.go; a C
 //     unit's type bodies decoded when a type walk asks for them) and
 //     kept in a cache bounded in bytes that all queries share
 //     (treecache.go), references leaving it (dwz's partial units and
 //     common file) followed by xref.go, line tables (lines.go; their
-//     file names read without debug/dwarf in linefiles.go), ranges and
-//     location lists (ranges.go, loclist.go, locview.go, splitloc.go).
-//   - Searching: FindProbes (find.go) answers a Query, after scan.go picks
-//     the units that can hold it and unitskim.go those that define a
-//     function; FindLineRange (linerange.go) answers -L, over every unit
+//     file names read without debug/dwarf in linefiles.go), and the
+//     lists a unit's attributes point into, read by unitLists (lists.go):
+//     ranges (ranges.go), location lists (loclist.go, splitloc.go) and
+//     their views (locview.go). splitter (split.go, dwo.go) replaces
+//     skeleton units by their split units.
+//   - Searching: FindProbes (find.go) answers a Query, after unitScan
+//     picks the units that can hold it (scan.go) and those that define a
+//     function (unitskim.go); FindLineRange (linerange.go) answers -L, over every unit
 //     defining the function, with each line's probe points when asked
 //     (LineQuery.Points, for -L --detail);
 //     linewalk.go holds the line walks (a function's own rows, ownRow,
@@ -54,10 +61,14 @@
 //     funcLinePoints (the address where the line's code starts in each
 //     copy of the function), which -L FUNC, -L SRC, --detail, -D FUNC:RLN
 //     and -D SRC:LINE share in C units; dwzfind.go finds the
-//     instances of an inline function dwz moved out of their units; ProbePointAt
-//     (pointat.go) maps an address back to a probe point, a PointMapper
-//     many addresses (-l), each unit decoded once; FuncAt (funcdecl.go)
-//     the function declared at an address; asked.go keeps both answers
+//     instances of an inline function dwz moved out of their units; a
+//     function's entry past its prologue is prologue's (prologue.go).
+//   - Addresses back to source: arangeMap (aranges.go) finds the unit
+//     holding an address; ProbePointAt (pointat.go) maps an address back
+//     to a probe point, a PointMapper many addresses (-l), each unit
+//     decoded once; FuncAt (funcdecl.go) the function declared at an
+//     address; both are asked of an addrIn, an address in its decoded
+//     unit; asked.go keeps both answers
 //     for the addresses a Query's Asked names, computed while their unit
 //     is decoded (a kprobe's notes at a thousand points).
 //   - The index (index*.go), built once per binary and kept in the
@@ -66,7 +77,8 @@
 //     map (elfsym's encoding, symbols.go) and the unit headers
 //     (indexunits.go), so a query decodes only those units: same answers,
 //     less work. internal/record is its record decoder; internal/safefs
-//     the rule for the cache directories (the index's and debuginfod's):
+//     the rule for the cache directories (the index's and debuginfod's;
+//     EnsureIndex loads or builds a File's index there):
 //     only the user's or root's, no links, regular files, and a cache
 //     walked once and held open (a directory descriptor every later
 //     operation is relative to). An index only
@@ -75,11 +87,12 @@
 //     found by the scan (find.go). indexpolicy.go decides when a query
 //     builds a missing index (IndexPays): a first query scans and leaves
 //     a marker, the binary's next query or a run of ManySpecs specs
-//     builds it.
+//     builds it. indexer (indexbuild.go) builds an index.
 //   - Variables: a Probe's Scope (vars.go) looks up variables and resolves
 //     their locations, through decodeLocation (locexpr.go, one function
-//     per operation in locops.go) and the call-frame information (cfa.go);
-//     Entry (entry.go) answers type questions.
+//     per operation in locops.go) and the call-frame information
+//     (cfiTable, cfa.go: the File's section parsed once by cfi); globals (globals.go) finds a global of another
+//     unit by name; Entry (entry.go) answers type questions.
 //   - Other languages (names.go): C++ and Rust functions nest in
 //     namespaces, classes and impls (libdw's dwarf_getfuncs visits them
 //     all outside C units); scoped names match the demangled
@@ -91,6 +104,21 @@
 // them); malformed input is a *DecodeError naming section and offset.
 // Tests assemble DWARF by hand with the dwarftest package, and build a
 // File over sections in memory with elfobj.FromSections.
+//
+// Removed and renamed (issue 30, File's jobs moved out):
+//
+//   - File.EnsureIndex(o) is EnsureIndex(f, o); File.IndexPays(o, n) is
+//     IndexPays(f, o, n): the index cache's functions of a File.
+//   - File.ModInfo and File.IsGo are elfobj.Object's, promoted to File as
+//     before.
+//   - File.CFA is gone: Scope.Location resolves a DW_OP_call_frame_cfa
+//     frame base itself (cfiTable); cfi.Parse and cfi.Table.CFA read
+//     call-frame information from a section's bytes.
+//   - File.DebugLink is gone: a Locator reads .gnu_debuglink
+//     (locate.ParseDebugLink of the section's bytes).
+//   - File.ModuleRelease is gone: locate.VermagicRelease(f.ModInfo("vermagic")).
+//   - File.SetDebugDirs is gone: a Locator sets the directories a dwz
+//     common file is looked for in (Locator.BuildIDDirs).
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 5,
 // importing its sub-packages and lazymatch, never tracefs or probegen;

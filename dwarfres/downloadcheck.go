@@ -25,15 +25,15 @@ func CheckDownload(fh *os.File) error {
 	if f.unitsErr != nil {
 		return f.unitsErr
 	}
-	return f.checkAbbrevs(f.units)
+	return f.abbrevs.check(f.units)
 }
 
-// checkAbbrevs reads the abbreviation table of every unit of units once,
-// as parsing it would, keeping nothing (split units' tables are in their
+// check reads the abbreviation table of every unit of units once, as
+// parsing it would, keeping nothing (split units' tables are in their
 // .dwo files and are left to the query): a table that does not decode
 // would fail every query reaching its unit.
-func (f *File) checkAbbrevs(units []unit) error {
-	sec := f.sec(".debug_abbrev")
+func (c *abbrevCache) check(units []unit) error {
+	sec := c.sec()
 	seen := make(map[uint64]bool)
 	for _, u := range units {
 		if u.split != nil || seen[u.abbrevOff] {
@@ -43,7 +43,7 @@ func (f *File) checkAbbrevs(units []unit) error {
 		if u.abbrevOff >= uint64(len(sec)) {
 			return &DecodeError{Section: ".debug_abbrev", Offset: u.abbrevOff, Msg: "abbreviation table offset out of range"}
 		}
-		b := buf{sec: ".debug_abbrev", base: u.abbrevOff, data: sec[u.abbrevOff:], order: f.Order}
+		b := buf{sec: ".debug_abbrev", base: u.abbrevOff, data: sec[u.abbrevOff:], order: c.f.Order}
 		for b.uleb() != 0 && b.err == nil {
 			skipAbbrev(&b) // what parse reads, without building the table
 		}

@@ -9,16 +9,17 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
-// synthetic is the file that attachSplit builds: the binary's .debug_*
+// synthetic is the file that splitter.attach builds: the binary's .debug_*
 // sections with each .dwo's appended.
 type synthetic struct {
 	info, abbrev, str, strOff, loclists, rnglists, loc []byte
 }
 
-// attachSplit appends the .dwo sections of each skeleton to copies of the
-// binary's, attaches the result as f.dbg and returns the units to use: the
-// binary's own full units and the split units, skeletons dropped.
-func (f *File) attachSplit(skels []*skeleton, dwos []*dwoSections) ([]unit, error) {
+// attach appends the .dwo sections of each skeleton to copies of the
+// binary's, attaches the result as w.f.dbg and returns the units to use:
+// the binary's own full units and the split units, skeletons dropped.
+func (w splitter) attach(skels []*skeleton, dwos []*dwoSections) ([]unit, error) {
+	f := w.f
 	secs := map[string][]byte{}
 	for _, s := range f.ELF.Sections {
 		name := s.Name

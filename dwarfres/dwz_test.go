@@ -108,7 +108,7 @@ func TestDwzCommonFileMissingOrWrong(t *testing.T) {
 		if !errors.As(err, &ae) || !errors.Is(err, ErrNoDebugInfo) {
 			t.Fatalf("FindProbes = %v, want an *AltFileError", err)
 		}
-		name, id, _, _ := f.altName()
+		name, id, _, _ := altName(f.Object)
 		if ae.Name != "common.debug" || ae.BuildID != id || len(id) != 40 ||
 			ae.Tried[0] != filepath.Join(dir, name) || !strings.Contains(err.Error(), id) {
 			t.Errorf("error %+v (%v): want common.debug, build-id %s, %s tried first", ae, err, id, filepath.Join(dir, name))
@@ -222,7 +222,7 @@ func TestDwzCommonFileByBuildID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, id, _, _ := probe.altName()
+	_, id, _, _ := altName(probe.Object)
 	probe.Close()
 	p := filepath.Join(dbg, ".build-id", id[:2], id[2:]+".debug")
 	os.MkdirAll(filepath.Dir(p), 0o755)

@@ -199,7 +199,7 @@ func (s *search) supplementary() error {
 	if err != nil {
 		return err
 	}
-	cands, _, err := alt.candidates(units, q, sourceName{})
+	cands, _, err := unitScan{alt}.candidates(units, q, sourceName{})
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 		return nil, false, err
 	}
 	src := sourceName{name: q.File}
-	cands, paths, err := f.candidates(units, q, src)
+	cands, paths, err := unitScan{f}.candidates(units, q, src)
 	if err != nil {
 		return nil, false, err
 	}
@@ -76,10 +76,10 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 	s := &search{f: f, q: q, src: src, syms: f.Symbols(), seen: map[uint64]bool{}}
 	var need func(*unit) (bool, error)
 	if q.fn() != "" {
-		if defs, ok := f.definingUnits(q, cands); ok {
+		if defs, ok := (unitScan{f}).definingUnits(q, cands); ok {
 			cands = defs
 		} else {
-			need = func(u *unit) (bool, error) { return f.definesFunc(u, q) }
+			need = func(u *unit) (bool, error) { return unitScan{f}.definesFunc(u, q) }
 		}
 	}
 	var decodeErr error
@@ -95,7 +95,7 @@ func (f *File) findProbes(q Query) (ps []Probe, defined bool, err error) {
 		n := len(s.out)
 		err = s.unit(t)
 		if q.Asked != nil {
-			f.answerEarly(t, s.out[n:], q.Asked)
+			f.asked.answerEarly(f, t, s.out[n:], q.Asked)
 		}
 		return err
 	})
@@ -188,8 +188,8 @@ func (s *search) outOfLine(i int) error {
 		return s.lazy(i, t.declFile(i))
 	}
 	entry := addr
-	if q.SkipPrologue && q.Offset == 0 && !t.funcOptimized(i) {
-		if a, ok := t.postPrologue(i, addr); ok {
+	if q.SkipPrologue && q.Offset == 0 && !(prologue{t, i}).optimized() {
+		if a, ok := (prologue{t, i}).end(addr); ok {
 			addr = a
 		}
 	}

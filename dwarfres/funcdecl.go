@@ -30,16 +30,17 @@ func (f *File) FuncAt(addr uint64) (fd FuncDecl, ok bool, err error) {
 	if a, ok := f.asked.get(addr); ok {
 		return a.fd, a.fdOK, nil
 	}
-	t, err := f.treeAt(addr)
+	t, err := f.NewPointMapper().treeAt(addr)
 	if t == nil || err != nil {
 		return fd, false, err
 	}
-	fd, ok = t.funcAt(addr)
+	fd, ok = addrIn{t, addr}.funcDecl()
 	return fd, ok, nil
 }
 
-// funcAt is FuncAt in t, the unit holding addr.
-func (t *cuTree) funcAt(addr uint64) (fd FuncDecl, ok bool) {
+// funcDecl is FuncAt in the unit holding the address.
+func (a addrIn) funcDecl() (fd FuncDecl, ok bool) {
+	t, addr := a.t, a.addr
 	sp := t.realFunc(addr)
 	if sp < 0 {
 		return fd, false
@@ -63,7 +64,7 @@ func (t *cuTree) funcAt(addr uint64) (fd FuncDecl, ok bool) {
 // debuginfo covers addr.
 func (f *File) FuncScope(addr uint64) (sc *Scope, ok bool, err error) {
 	defer elfobj.Guard(&err, f.Path)
-	t, err := f.treeAt(addr)
+	t, err := f.NewPointMapper().treeAt(addr)
 	if t == nil || err != nil {
 		return nil, false, err
 	}

@@ -21,7 +21,7 @@ func BenchmarkIndexLoadCache(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 		b.Fatalf("build: %+v", r)
 	}
 	_, name, _ := indexer{f}.indexKey()

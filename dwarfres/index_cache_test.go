@@ -45,7 +45,7 @@ func TestIndexLinkSwappedDuringBuild(t *testing.T) {
 	}
 	swapped := false
 	f, _ := openPair(t, bin)
-	_, r := f.EnsureIndex(IndexOptions{Dir: link, Progress: func(done, total int) {
+	_, r := EnsureIndex(f, IndexOptions{Dir: link, Progress: func(done, total int) {
 		if !swapped {
 			swapped = true
 			os.Remove(link)
@@ -87,7 +87,7 @@ func TestIndexLinkInUntrustedDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := openPair(t, bin)
-	_, r := f.EnsureIndex(IndexOptions{Dir: filepath.Join(evil, "cache")})
+	_, r := EnsureIndex(f, IndexOptions{Dir: filepath.Join(evil, "cache")})
 	if r.Used || !errors.Is(r.Err, ErrIndexUntrusted) || !strings.HasPrefix(r.Err.Error(), evil+": ") {
 		t.Errorf("report %+v, want not used: %s not trusted", r, evil)
 	}
@@ -108,7 +108,7 @@ func TestIndexPathKinds(t *testing.T) {
 		if err := syscall.Mkfifo(dir, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+		_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 		if r.Used || !errors.Is(r.Err, ErrIndexNotDir) || errors.Is(r.Err, ErrIndexCorrupt) || r.Err.Error() != dir+": index path not a directory (a named pipe)" {
 			t.Errorf("report %+v (%v), want %s not a directory", r, r.Err, dir)
 		}
@@ -116,7 +116,7 @@ func TestIndexPathKinds(t *testing.T) {
 	t.Run("directory under a file", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		os.WriteFile(file, nil, 0o644)
-		_, r := f.EnsureIndex(IndexOptions{Dir: filepath.Join(file, "index")})
+		_, r := EnsureIndex(f, IndexOptions{Dir: filepath.Join(file, "index")})
 		if r.Used || !errors.Is(r.Err, ErrIndexNotDir) || r.Err.Error() != file+": index path not a directory (a regular file)" {
 			t.Errorf("report %+v (%v), want %s not a directory", r, r.Err, file)
 		}
@@ -126,7 +126,7 @@ func TestIndexPathKinds(t *testing.T) {
 		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+		_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 		if !r.Built || !errors.Is(r.Stale, ErrIndexNotRegular) || errors.Is(r.Stale, ErrIndexCorrupt) || r.Stale.Error() != filepath.Join(dir, name)+": not a regular file (a named pipe)" {
 			t.Errorf("report %+v, want rebuilt: the file was a FIFO", r)
 		}
@@ -137,7 +137,7 @@ func TestIndexPathKinds(t *testing.T) {
 		if err := syscall.Mkfifo(lock, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+		_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 		if r.Used || !errors.Is(r.Err, ErrIndexNotRegular) || r.Err.Error() != lock+": not a regular file (a named pipe)" {
 			t.Errorf("report %+v (%v), want the lock not a regular file", r, r.Err)
 		}
@@ -145,11 +145,11 @@ func TestIndexPathKinds(t *testing.T) {
 	t.Run("file another user's", func(t *testing.T) {
 		needRoot(t)
 		dir := t.TempDir()
-		if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+		if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 			t.Fatalf("build: %+v", r)
 		}
 		os.Chown(filepath.Join(dir, name), nobody, nobody)
-		_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+		_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 		if !r.Built || !errors.Is(r.Stale, ErrIndexUntrusted) || errors.Is(r.Stale, ErrIndexCorrupt) {
 			t.Errorf("report %+v, want rebuilt: the file was not trusted", r)
 		}
@@ -167,11 +167,11 @@ func TestIndexNoHome(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("DWPROBE_INDEX_DIR", "")
 	f, g := openPair(t, bin)
-	_, r := f.EnsureIndex(IndexOptions{})
+	_, r := EnsureIndex(f, IndexOptions{})
 	if r.Used || !errors.Is(r.Err, ErrIndexNoDir) || !strings.Contains(r.Err.Error(), home) {
 		t.Errorf("report %+v (%v), want no index directory naming %s", r, r.Err, home)
 	}
-	if !g.IndexPays(IndexOptions{}, 1) {
+	if !IndexPays(g, IndexOptions{}, 1) {
 		t.Error("IndexPays: false, want true (EnsureIndex says why)")
 	}
 	if _, err := os.Lstat(home); err == nil {
@@ -186,7 +186,7 @@ func TestIndexStaleTempOnOpen(t *testing.T) {
 	bin := needBin(t, "app-gcc-O2-dwarf5")
 	dir := t.TempDir()
 	f, g := openPair(t, bin)
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 		t.Fatalf("build: %+v", r)
 	}
 	stale, recent := filepath.Join(dir, ".tmp-123.idx"), filepath.Join(dir, ".tmp-456.idx")
@@ -194,7 +194,7 @@ func TestIndexStaleTempOnOpen(t *testing.T) {
 	os.WriteFile(recent, []byte("x"), 0o600)
 	old := time.Now().Add(-2 * staleTemp)
 	os.Chtimes(stale, old, old)
-	if _, r := g.EnsureIndex(IndexOptions{Dir: dir}); r.Built || !r.Used {
+	if _, r := EnsureIndex(g, IndexOptions{Dir: dir}); r.Built || !r.Used {
 		t.Fatalf("load: %+v", r)
 	}
 	if _, err := os.Lstat(stale); err == nil {

@@ -124,7 +124,7 @@ func TestIndexHostileButWellFormed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plain, g := openPair(t, bin)
-			_, r := plain.EnsureIndex(IndexOptions{Dir: dir})
+			_, r := EnsureIndex(plain, IndexOptions{Dir: dir})
 			rewriteIndex(t, plain, r.Path, c.edit)
 			g.UseIndex(IndexOptions{Dir: dir})
 			for _, fn := range []string{"work", "compute"} {

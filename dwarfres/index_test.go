@@ -131,16 +131,16 @@ func sameAnswers(t *testing.T, f, g *File) {
 		}
 	}
 	for _, v := range append(tabNames(t, ix, tabVar), "no_such_var") {
-		a, aok, aerr := f.findGlobal(v)
-		b, bok, berr := g.findGlobal(v)
+		a, aok, aerr := globals{f}.find(v)
+		b, bok, berr := globals{g}.find(v)
 		if aok != bok || fmt.Sprint(aerr) != fmt.Sprint(berr) || aok && (a.t.u.off != b.t.u.off || a.i != b.i) {
 			t.Errorf("global %s: %v %v, with the index %v %v", v, aok, aerr, bok, berr)
 		}
 	}
 	for _, file := range append(tabNames(t, ix, tabFile), "no_such_file.c") {
 		src := sourceName{name: file}
-		ac, ap, aerr := f.candidates(units, Query{File: file}, src)
-		bc, bp, berr := g.candidates(units, Query{File: file}, src)
+		ac, ap, aerr := unitScan{f}.candidates(units, Query{File: file}, src)
+		bc, bp, berr := unitScan{g}.candidates(units, Query{File: file}, src)
 		slices.Sort(ap)
 		slices.Sort(bp)
 		if !slices.Equal(ac, bc) || !slices.Equal(ap, bp) || fmt.Sprint(aerr) != fmt.Sprint(berr) {
@@ -174,7 +174,7 @@ func TestIndexRebuildsBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+	_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 	if !r.Built || !r.Used || r.Noteworthy() {
 		t.Fatalf("first build: %+v", r)
 	}
@@ -272,7 +272,7 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 				return
 			}
 			defer f.Close()
-			_, reports[i] = f.EnsureIndex(IndexOptions{Dir: dir})
+			_, reports[i] = EnsureIndex(f, IndexOptions{Dir: dir})
 		}()
 	}
 	wg.Wait()
@@ -291,7 +291,7 @@ func TestIndexConcurrentBuilds(t *testing.T) {
 	}
 	f, _ := Open(bin)
 	defer f.Close()
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); r.Built || !r.Used {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); r.Built || !r.Used {
 		t.Errorf("after the race: %+v, want the index loaded", r)
 	}
 }
@@ -348,8 +348,8 @@ func TestIndexCorpus(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"jiffies", "init_task", "no_such_var"} {
-		a, aok, _ := f.findGlobal(v)
-		b, bok, _ := g.findGlobal(v)
+		a, aok, _ := globals{f}.find(v)
+		b, bok, _ := globals{g}.find(v)
 		if aok != bok || aok && (a.t.u.off != b.t.u.off || a.i != b.i) {
 			t.Errorf("global %s differs", v)
 		}
@@ -414,13 +414,13 @@ func TestIndexDefiningUnits(t *testing.T) {
 		qs = append(qs, Query{Function: namePattern(pat)})
 	}
 	for _, q := range qs {
-		cands, _, err := f.candidates(units, q, sourceName{})
+		cands, _, err := unitScan{f}.candidates(units, q, sourceName{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []int
 		for _, u := range cands {
-			if ok, err := f.definesFunc(&units[u], q); err != nil {
+			if ok, err := (unitScan{f}).definesFunc(&units[u], q); err != nil {
 				t.Fatal(err)
 			} else if ok {
 				want = append(want, u)
@@ -547,7 +547,7 @@ func TestIndexRewrittenFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 		t.Fatalf("%+v", r)
 	}
 	f.Close()

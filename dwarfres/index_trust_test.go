@@ -38,7 +38,7 @@ func TestIndexUntrustedDir(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "index")
 			f, _ := openPair(t, bin)
-			if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+			if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 				t.Fatalf("build: %+v", r)
 			}
 			if err := c.spoil(dir); err != nil {
@@ -73,7 +73,7 @@ func TestIndexLockSymlink(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(dir, name+".lock")); err != nil {
 		t.Fatal(err)
 	}
-	_, r := f.EnsureIndex(IndexOptions{Dir: dir})
+	_, r := EnsureIndex(f, IndexOptions{Dir: dir})
 	if _, err := os.Lstat(target); err == nil {
 		t.Errorf("the lock's link made %s", target)
 	}
@@ -91,7 +91,7 @@ func TestIndexFileChangedWhileUsed(t *testing.T) {
 		t.Run(change, func(t *testing.T) {
 			dir := t.TempDir()
 			plain, g := openPair(t, bin)
-			if _, r := plain.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+			if _, r := EnsureIndex(plain, IndexOptions{Dir: dir}); !r.Built {
 				t.Fatalf("build: %+v", r)
 			}
 			g.UseIndex(IndexOptions{Dir: dir})
@@ -155,7 +155,7 @@ func TestIndexTidy(t *testing.T) {
 	}
 	files["other-user.idx"] = os.Geteuid() != 0 // then it is ours
 	f, _ := openPair(t, bin)
-	if _, r := f.EnsureIndex(IndexOptions{Dir: dir}); !r.Built {
+	if _, r := EnsureIndex(f, IndexOptions{Dir: dir}); !r.Built {
 		t.Fatalf("build: %+v", r)
 	}
 	for name, gone := range files {

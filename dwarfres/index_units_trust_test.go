@@ -96,7 +96,7 @@ func TestIndexUnitLevelLies(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plain, g := openPair(t, bin)
-			_, r := plain.EnsureIndex(IndexOptions{Dir: dir})
+			_, r := EnsureIndex(plain, IndexOptions{Dir: dir})
 			rewriteIndex(t, plain, r.Path, c.edit)
 			var notes []IndexReport
 			g.UseIndex(IndexOptions{Dir: dir, Note: func(r IndexReport) { notes = append(notes, r) }})

@@ -156,7 +156,7 @@ func (b indexer) buildIndex(progress func(done, total int)) (*Index, error) {
 func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error {
 	abbrevs := b.f.sec(".debug_abbrev")
 	if u.abbrevOff >= uint64(len(abbrevs)) {
-		_, err := b.f.abbrevTable(u.abbrevOff) // its error
+		_, err := b.f.abbrevs.table(u.abbrevOff) // its error
 		return err
 	}
 	tab, err := nt.abbrevs.parse(&buf{sec: ".debug_abbrev", base: u.abbrevOff, data: abbrevs[u.abbrevOff:], order: b.f.Order}, 0)
@@ -314,7 +314,7 @@ func (b indexer) originName(nt *nameTable, u *unit, d die) ([]byte, bool) {
 // mergeIndex turns the workers' names and the units' ids into one Index:
 // strings deduplicated, each table sorted by name, postings ascending.
 func (b indexer) mergeIndex(units []unit, tabs []nameTable, per []unitNames) *Index {
-	ix := &Index{units: len(units), infoSize: uint64(len(b.f.sec(".debug_info"))), byteScan: b.f.byteScannable(units), onlyC: true}
+	ix := &Index{units: len(units), infoSize: uint64(len(b.f.sec(".debug_info"))), byteScan: b.byteScannable(units), onlyC: true}
 	for i := range per {
 		ix.onlyC = ix.onlyC && !per[i].nonC
 	}
@@ -429,9 +429,10 @@ func appendPostings(b []byte, units, defs []int32, flagged bool) []byte {
 	return b
 }
 
-// byteScannable reports whether refScan can scan this file's bytes for
-// name references (it answers ok for it).
-func (f *File) byteScannable(units []unit) bool {
+// byteScannable reports whether refScan can scan the bytes of b's file
+// for name references (it answers ok for it).
+func (b indexer) byteScannable(units []unit) bool {
+	f := b.f
 	if f.sec(".debug_str_offsets") != nil || f.hasAlt() {
 		return false // names may be in another file's .debug_str
 	}

@@ -24,7 +24,7 @@ const ManySpecs = 16
 // first answers at the scan's speed. When the marker cannot be read or
 // written (a directory not to be trusted, or not writable), the index
 // decides: EnsureIndex reports why it is unusable.
-func (f *File) IndexPays(o IndexOptions, specs int) bool {
+func IndexPays(f *File, o IndexOptions, specs int) bool {
 	dir := o.Dir
 	if dir == "" {
 		var err error

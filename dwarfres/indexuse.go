@@ -84,7 +84,7 @@ func (f *File) index() *Index {
 	}
 	f.ix.once.Do(func() {
 		var r IndexReport
-		f.ix.idx, r = f.EnsureIndex(*o)
+		f.ix.idx, r = EnsureIndex(f, *o)
 		f.ix.path = r.Path
 		if r.Noteworthy() && o.Note != nil {
 			o.Note(r)
@@ -108,7 +108,7 @@ func (f *File) index() *Index {
 	return ix
 }
 
-// EnsureIndex loads f's index from o.Dir, or builds and saves it when it
+// EnsureIndex is the index cache's door: it loads f's index from o.Dir, or builds and saves it when it
 // is missing or unusable, and returns it with what happened; a nil Index
 // (with r.Err) when it can be neither loaded nor built. Processes building
 // the same index at once each produce a whole file (write and rename);
@@ -117,7 +117,7 @@ func (f *File) index() *Index {
 // is done relative to the descriptor held: a link swapped meanwhile
 // redirects nothing. Opening it removes the temporaries killed builders
 // left.
-func (f *File) EnsureIndex(o IndexOptions) (ix *Index, r IndexReport) {
+func EnsureIndex(f *File, o IndexOptions) (ix *Index, r IndexReport) {
 	dir := o.Dir
 	if dir == "" {
 		var err error

@@ -81,7 +81,7 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 		return nil, err
 	}
 	src := sourceName{name: q.File}
-	cands, paths, err := f.candidates(units, fq, src)
+	cands, paths, err := unitScan{f}.candidates(units, fq, src)
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +90,10 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 		if src, err = src.disambiguate(paths); err != nil {
 			return nil, err
 		}
-	} else if defs, ok := f.definingUnits(fq, cands); ok {
+	} else if defs, ok := (unitScan{f}).definingUnits(fq, cands); ok {
 		cands = defs
 	} else {
-		need = func(u *unit) (bool, error) { return f.definesFunc(u, fq) }
+		need = func(u *unit) (bool, error) { return unitScan{f}.definesFunc(u, fq) }
 	}
 	err = f.eachTree(units, cands, need, func(t *cuTree, err error) error {
 		if err != nil || t == nil {

@@ -83,14 +83,14 @@ func (l *Locator) open(path string, symbolsOnly bool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.SetDebugDirs(l.BuildIDDirs())
+	f.altf.dirs = l.BuildIDDirs()
 	f.altf.fetch = l.altFetch()
 	if f.HasDWARF() {
 		return f, nil
 	}
 	err = l.attach(f)
 	var nf *locate.NotFoundError
-	if symbolsOnly && errors.As(err, &nf) && f.hasFuncSymbols() {
+	if symbolsOnly && errors.As(err, &nf) && hasFuncSymbols(f.Symbols()) {
 		f.missing = nf
 		return f, nil
 	}
@@ -113,10 +113,10 @@ func (l *Locator) context() context.Context {
 // its symbols alone (OpenOrSymbols); nil when f has debuginfo.
 func (f *File) MissingDebug() *locate.NotFoundError { return f.missing }
 
-// hasFuncSymbols reports whether f defines a function symbol.
-func (f *File) hasFuncSymbols() bool {
+// hasFuncSymbols reports whether the symbol map st defines a function.
+func hasFuncSymbols(st *Symtab) bool {
 	found := false
-	f.Symbols().Each(func(s Sym) {
+	st.Each(func(s Sym) {
 		if s.Type == elf.STT_FUNC && s.Start != 0 {
 			found = true
 		}
@@ -128,13 +128,13 @@ func (f *File) hasFuncSymbols() bool {
 // facts of the binary it looks by.
 func (l *Locator) attach(f *File) error {
 	w := locate.Wanted{Path: f.Path, BuildID: f.BuildID()}
-	if link, ok, err := f.DebugLink(); err != nil {
+	if link, ok, err := debugLink(f.Object); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	} else if ok {
 		w.Link = &link
 	}
 	if f.IsModule() {
-		w.Module, w.Release = locate.NormModuleName(f.ModuleName()), f.ModuleRelease()
+		w.Module, w.Release = locate.NormModuleName(f.ModuleName()), moduleRelease(f.Object)
 	}
 	p, err := l.Debuginfo(w)
 	if err != nil {
@@ -193,12 +193,12 @@ func (l *Locator) checkFetched(p string) error {
 	if !g.HasDWARF() {
 		return nil // attachDebug says
 	}
-	g.SetDebugDirs(l.BuildIDDirs())
+	g.altf.dirs = l.BuildIDDirs()
 	g.altf.fetch = l.altFetch()
 	g.splitOnce.Do(func() {})
 	units, err := g.unitsList()
 	if err == nil {
-		err = g.checkAbbrevs(units)
+		err = g.abbrevs.check(units)
 	}
 	return err
 }
@@ -218,14 +218,14 @@ func (l *Locator) altFetch() func(string) (string, []string, error) {
 	return nil
 }
 
-// DebugLink returns the binary's .gnu_debuglink; ok is false when it has
+// debugLink returns the binary's .gnu_debuglink; ok is false when it has
 // none. A malformed one is an error wrapping elfobj.ErrMalformed.
-func (f *File) DebugLink() (l locate.DebugLink, ok bool, err error) {
-	b, err := f.section(".gnu_debuglink")
+func debugLink(o *elfobj.Object) (l locate.DebugLink, ok bool, err error) {
+	b, err := o.Section(".gnu_debuglink")
 	if err != nil || b == nil {
 		return locate.DebugLink{}, false, err
 	}
-	l, err = locate.ParseDebugLink(b, f.Order)
+	l, err = locate.ParseDebugLink(b, o.Order)
 	return l, err == nil, err
 }
 

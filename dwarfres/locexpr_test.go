@@ -101,11 +101,11 @@ func TestLocList(t *testing.T) {
 	// the list starts at 12 = base 8 + 4
 	f := memFile(map[string][]byte{".debug_loclists": sec, ".debug_addr": addr})
 	u := &unit{version: 5, addrSize: 8, offSize: 4}
-	viaIndex, err := f.locList(u, 0, true, 8, 0x400000)
+	viaIndex, err := unitLists{f, u}.locList(0, true, 8, 0x400000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := f.locList(u, 12, false, 0, 0x400000)
+	direct, err := unitLists{f, u}.locList(12, false, 0, 0x400000)
 	if err != nil || !reflect.DeepEqual(viaIndex, direct) {
 		t.Fatalf("loclistx and offset disagree: %v %v", err, direct)
 	}
@@ -121,7 +121,7 @@ func TestLocList(t *testing.T) {
 			t.Errorf("pc %#x: expr %x, %v; want %x", c.pc, e, ok, c.want)
 		}
 	}
-	if _, err := f.locList(u, 5, true, 8, 0); err == nil {
+	if _, err := (unitLists{f, u}).locList(5, true, 8, 0); err == nil {
 		t.Error("index past the table: want an error")
 	}
 	// DWARF 4 .debug_loc with a base selection entry.
@@ -133,7 +133,7 @@ func TestLocList(t *testing.T) {
 	l4 = append(binary.LittleEndian.AppendUint16(l4, 1), 0x51)
 	l4 = dwarftest.U64(dwarftest.U64(l4, 0), 0)
 	f4 := memFile(map[string][]byte{".debug_loc": l4})
-	got, err := f4.locList(&unit{version: 4, addrSize: 8}, 0, false, 0, 0x100)
+	got, err := unitLists{f4, &unit{version: 4, addrSize: 8}}.locList(0, false, 0, 0x100)
 	want := []LocEntry{{Low: 0x110, High: 0x120, Expr: []byte{0x50}}, {Low: 0x9000, High: 0x9004, Expr: []byte{0x51}}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("debug_loc: %+v, %v", got, err)

@@ -35,15 +35,16 @@ type LocEntry struct {
 // (or, for DWARF 2-4, .debug_loc offset off). For DW_FORM_loclistx pass
 // index=true and the index in off: it is resolved through
 // DW_AT_loclists_base. base is the unit's base address (DW_AT_low_pc).
-func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([]LocEntry, error) {
+func (l unitLists) locList(off uint64, index bool, locBase, base uint64) ([]LocEntry, error) {
+	f, u := l.f, l.u
 	if u.split != nil && !index {
 		off += u.split.locSecBase
 	}
 	if u.split != nil && u.split.gnuLoc {
-		return f.locListGNU(u, off)
+		return l.locListGNU(off)
 	}
 	if u.version < 5 {
-		return f.locList4(u, off, base)
+		return l.locList4(off, base)
 	}
 	sec := f.sec(".debug_loclists")
 	if index {
@@ -110,9 +111,9 @@ func (f *File) locList(u *unit, off uint64, index bool, locBase, base uint64) ([
 	return out, b.err
 }
 
-func (f *File) locList4(u *unit, off, base uint64) ([]LocEntry, error) {
+func (l unitLists) locList4(off, base uint64) ([]LocEntry, error) {
 	var out []LocEntry
-	err := f.pairList(".debug_loc", u, off, base, func(lo, hi uint64, b *buf) {
+	err := l.pairList(".debug_loc", off, base, func(lo, hi uint64, b *buf) {
 		n := int(b.u16())
 		if b.need(n) {
 			out = append(out, LocEntry{Low: lo, High: hi, Expr: b.data[b.off : b.off+n]})

@@ -24,7 +24,8 @@ func locSection(u *unit) string {
 
 // viewPairs reads n (begin, end) view pairs, two ULEB128s each, at offset
 // off of unit u's location section.
-func (f *File) viewPairs(u *unit, off uint64, n int) ([][2]uint64, error) {
+func (l unitLists) viewPairs(off uint64, n int) ([][2]uint64, error) {
+	f, u := l.f, l.u
 	name := locSection(u)
 	sec := f.sec(name)
 	if u.split != nil {
@@ -43,15 +44,15 @@ func (f *File) viewPairs(u *unit, off uint64, n int) ([][2]uint64, error) {
 
 // withViews gives the entries of list, the location list of a DIE with
 // attributes a, the view numbers its DW_AT_GNU_locviews holds, if any.
-func (t *cuTree) withViews(a attrSet, list []LocEntry) ([]LocEntry, error) {
+func (l unitLists) withViews(a attrSet, list []LocEntry) ([]LocEntry, error) {
 	x, ok := a.get(attrGNULocviews)
 	if !ok || len(list) == 0 {
 		return list, nil
 	}
 	if x.form != formSecOffset && x.form != formData4 && x.form != formData8 {
-		return nil, &DecodeError{Section: ".debug_info", Offset: t.u.off, Msg: "DW_AT_GNU_locviews is not a section offset"}
+		return nil, &DecodeError{Section: ".debug_info", Offset: l.u.off, Msg: "DW_AT_GNU_locviews is not a section offset"}
 	}
-	views, err := t.f.viewPairs(t.u, x.v, len(list))
+	views, err := l.viewPairs(x.v, len(list))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func (s *treeScope) exprAtViews(a attrSet, x attrVal, pc uint64) ([]byte, bool, 
 	if single {
 		return x.blk, true, nil
 	}
-	if list, err = s.t.withViews(a, list); err != nil {
+	if list, err = (unitLists{s.t.f, s.t.u}).withViews(a, list); err != nil {
 		return nil, false, err
 	}
 	e, ok := locAt(list, pc)

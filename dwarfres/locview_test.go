@@ -189,7 +189,7 @@ func pinShapeAtViews(t *testing.T, p Probe, e Entry) {
 	if expr, ok := locAt(bare, p.Addr); ok {
 		t.Fatalf("%s at %#x: %x without views; the fixture no longer has the shape it tests (gcc changed?)", e.Name(), p.Addr, expr)
 	}
-	if withV, err := b.t.withViews(a, list); err != nil {
+	if withV, err := (unitLists{b.t.f, b.t.u}).withViews(a, list); err != nil {
 		t.Fatal(err)
 	} else if expr, ok := locAt(withV, p.Addr); !ok || len(expr) == 0 {
 		t.Fatalf("%s at %#x: no location even with views", e.Name(), p.Addr)

@@ -1,28 +1,17 @@
 package dwarfres
 
 import (
-	"bytes"
 	"fmt"
 
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 )
 
-// ModInfo returns the value of key in the module's .modinfo section
-// ("key=value" strings, NUL-separated), or "" when absent.
-func (f *File) ModInfo(key string) string {
-	for _, kv := range bytes.Split(f.RawSection(".modinfo"), []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
-			return string(v)
-		}
-	}
-	return ""
-}
-
-// ModuleRelease is the kernel release the module was built for, from its
-// vermagic (locate.VermagicRelease), or "".
-func (f *File) ModuleRelease() string {
-	return locate.VermagicRelease(f.ModInfo("vermagic"))
+// moduleRelease is the kernel release the module o was built for, from
+// its vermagic (locate.VermagicRelease), or "".
+func moduleRelease(o *elfobj.Object) string {
+	return locate.VermagicRelease(o.ModInfo("vermagic"))
 }
 
 // KernelListsData reports whether the kallsyms of the kernel module m is
@@ -33,7 +22,7 @@ func (f *File) ModuleRelease() string {
 // module.
 func KernelListsData(m *File, vmlinux, running string) bool {
 	if vmlinux == "" {
-		if running == "" || m.ModuleRelease() != running {
+		if running == "" || moduleRelease(m.Object) != running {
 			return true
 		}
 		return elfsym.RunningKallsymsHasData()
@@ -85,7 +74,7 @@ func VmlinuxRelease(path string) (string, error) {
 // than release (the kernel's, from kernel's banner or uname -r). A module
 // without vermagic, or an unknown release, is not refused.
 func CheckRelease(m *File, kernel, release string) error {
-	mr := m.ModuleRelease()
+	mr := moduleRelease(m.Object)
 	if mr == "" || release == "" || mr == release {
 		return nil
 	}

@@ -179,7 +179,3 @@ func (s *Scope) Results() []Entry {
 	}
 	return out
 }
-
-// IsGo reports a program built by the Go toolchain (its .go.buildinfo
-// section), whose goroutine stacks move.
-func (f *File) IsGo() bool { return f.ELF.Section(".go.buildinfo") != nil }

@@ -25,12 +25,11 @@ type File struct {
 	splitOnce sync.Once // skeleton units replaced by split units
 	units     []unit
 	unitsErr  error
-	headers   []unit // units as their headers say, before splitUnits
+	headers   []unit // units as their headers say, before splitter.units
 
 	frames cfiTable // .debug_frame or .eh_frame, parsed once (cfa.go)
 
-	arOnce  sync.Once
-	aranges []arange
+	aranges arangeMap // address -> unit (aranges.go)
 
 	dbg  *File   // separate debuginfo (by build-id), when attached
 	altf altLink // the dwz supplementary file the DWARF links to
@@ -38,8 +37,7 @@ type File struct {
 	// its symbol table alone (Locator.OpenOrSymbols).
 	missing *NotFoundError
 
-	abbrevMu sync.Mutex
-	abbrevs  map[uint64]abbrevTable
+	abbrevs abbrevCache // .debug_abbrev's tables (abbrev.go)
 
 	// foreign caches units decoded for references into them from other
 	// units (DW_FORM_ref_addr: Go's types live in a unit of their own,
@@ -87,7 +85,8 @@ func OpenAnyContext(ctx context.Context, path string) (*File, error) {
 
 // newFile is the File of an opened object, its DWARF not read yet.
 func newFile(o *elfobj.Object) *File {
-	f := &File{Object: o, abbrevs: map[uint64]abbrevTable{}}
+	f := &File{Object: o}
+	f.abbrevs = abbrevCache{f: f, tabs: map[uint64]abbrevTable{}}
 	f.Image = elfsym.NewImage(o, f.symbolSource)
 	return f
 }

@@ -1,115 +1,6 @@
 package dwarfres
 
-import (
-	"encoding/binary"
-	"sort"
-
-	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
-)
-
-// arange is one address range of a unit, from .debug_aranges.
-type arange struct {
-	lo, hi uint64
-	unit   uint64 // unit header offset
-}
-
-// arangeList maps addresses to units, sorted by start, built once.
-func (f *File) arangeList() []arange {
-	f.arOnce.Do(func() {
-		sec := f.sec(".debug_aranges")
-		var out []arange
-		if len(sec) > 0 {
-			out = parseAranges(sec, f.Order)
-		} else {
-			// clang emits no .debug_aranges (perf 6.1's libdw then
-			// finds nothing).
-			out = f.unitAranges()
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].lo < out[j].lo })
-		f.aranges = out
-	})
-	return f.aranges
-}
-
-// parseAranges reads the tables of .debug_aranges up to the first
-// malformed one.
-func parseAranges(sec []byte, order binary.ByteOrder) []arange {
-	var out []arange
-	for off := uint64(0); off < uint64(len(sec)); {
-		b := &buf{sec: ".debug_aranges", base: off, data: sec[off:], order: order}
-		l := uint64(b.u32())
-		offSize := 4
-		if l == 0xffffffff {
-			l = b.u64()
-			offSize = 8
-		}
-		hdr := uint64(b.off)
-		if b.err != nil || l > uint64(len(sec))-off-hdr {
-			break
-		}
-		end := off + hdr + l
-		b.data = b.data[:hdr+l]
-		b.u16() // version
-		cu := b.uint(offSize)
-		asz := int(b.u8())
-		b.u8() // segment selector size
-		if asz != 4 && asz != 8 {
-			break
-		}
-		// tuples start at a multiple of twice the address size
-		if r := b.off % (2 * asz); r != 0 {
-			b.skip(2*asz - r)
-		}
-		for b.err == nil && b.off+2*asz <= len(b.data) {
-			a, n := b.uint(asz), b.uint(asz)
-			if a == 0 && n == 0 {
-				break
-			}
-			out = append(out, arange{a, a + n, cu})
-		}
-		off = end
-	}
-	return out
-}
-
-// unitAranges takes each unit's own DW_AT_low_pc/high_pc or DW_AT_ranges.
-func (f *File) unitAranges() []arange {
-	var out []arange
-	units, _ := f.unitsList()
-	for i := range units {
-		u := &units[i]
-		if !u.holdsCode() {
-			continue
-		}
-		root, err := f.rootDIE(u)
-		if err != nil {
-			continue
-		}
-		rs, err := f.ranges(u, root)
-		if err != nil {
-			continue
-		}
-		for _, r := range rs {
-			out = append(out, arange{r.Low, r.High, u.off})
-		}
-	}
-	return out
-}
-
-// unitForAddr is dwarf_addrdie: the unit whose ranges contain addr.
-func (f *File) unitForAddr(addr uint64) *unit {
-	ar := f.arangeList()
-	i := sort.Search(len(ar), func(i int) bool { return ar[i].lo > addr }) - 1
-	// Ranges rarely overlap; look back a little in case they do.
-	for n := 0; i >= 0 && n < 16; i, n = i-1, n+1 {
-		if addr < ar[i].hi {
-			if ui := f.unitIndex(ar[i].unit); ui >= 0 {
-				return &f.units[ui]
-			}
-		}
-	}
-	return nil
-}
+import "github.com/dwprobe/dwprobe/dwarfres/elfobj"
 
 // PointAt describes addr as perf's debuginfo__find_probe_point does: the
 // function (or inlined function) containing it and a line relative to its
@@ -162,7 +53,7 @@ func (m *PointMapper) ProbePointAt(addr uint64) (pt PointAt, ok bool, err error)
 	if t == nil || err != nil {
 		return pt, false, err
 	}
-	pt, ok = t.pointAt(addr)
+	pt, ok = addrIn{t, addr}.point()
 	return pt, ok, nil
 }
 
@@ -180,9 +71,18 @@ func (m *PointMapper) tree(u *unit) (*cuTree, error) {
 	return t, nil
 }
 
-// pointAt is perf's debuginfo__find_probe_point within the unit holding
-// addr.
-func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
+// addrIn is an address in the decoded unit holding it, and what is asked
+// of it going from code back to source: the probe point it is (point)
+// and the out-of-line function holding it (funcDecl, funcdecl.go).
+type addrIn struct {
+	t    *cuTree
+	addr uint64
+}
+
+// point is perf's debuginfo__find_probe_point within the unit holding
+// the address.
+func (a addrIn) point() (pt PointAt, ok bool) {
+	t, addr := a.t, a.addr
 	var p srcPos
 	p.file, p.line, _ = t.lineInfo(addr)
 	var basefunc string
@@ -203,7 +103,7 @@ func (t *cuTree) pointAt(addr uint64) (pt PointAt, ok bool) {
 			p.file, p.line = t.declFile(sp), bl
 		default:
 			p.file = t.declFile(sp)
-			p = t.descendInlines(sp, addr, p)
+			p = a.descendInlines(sp, p)
 		}
 	}
 	if p.line != 0 {
@@ -225,11 +125,12 @@ type srcPos struct {
 }
 
 // descendInlines follows perf's debuginfo__find_probe_point into the
-// inlined functions below sp holding addr: the innermost named one becomes
-// the function, unless addr is an inline's entry, which is then its call
-// line. The line is dropped when the function was declared in another
-// file.
-func (t *cuTree) descendInlines(sp int, addr uint64, p srcPos) srcPos {
+// inlined functions below sp holding the address: the innermost named one
+// becomes the function, unless the address is an inline's entry, which is
+// then its call line. The line is dropped when the function was declared
+// in another file.
+func (a addrIn) descendInlines(sp int, p srcPos) srcPos {
+	t, addr := a.t, a.addr
 	cur := sp
 	for {
 		in := t.topInline(cur, addr)
@@ -268,17 +169,14 @@ func (t *cuTree) topInline(sp int, addr uint64) int {
 	return -1
 }
 
-// treeAt is the decoded unit whose code holds addr; nil, nil when none.
-func (f *File) treeAt(addr uint64) (*cuTree, error) {
-	return f.NewPointMapper().treeAt(addr)
-}
-
-// treeAt is File.treeAt, decoding each unit once.
+// treeAt is the decoded unit whose code holds addr, each unit decoded
+// once; nil, nil when none. One address alone is looked up through a
+// new PointMapper.
 func (m *PointMapper) treeAt(addr uint64) (*cuTree, error) {
 	if _, err := m.f.unitsList(); err != nil {
 		return nil, err
 	}
-	u := m.f.unitForAddr(addr)
+	u := m.f.aranges.unitFor(m.f, addr)
 	if u == nil {
 		return nil, nil
 	}

@@ -4,7 +4,8 @@ package dwarfres
 type Range struct{ Low, High uint64 }
 
 // ranges returns the address ranges of d (low/high or DW_AT_ranges).
-func (f *File) ranges(u *unit, d *die) ([]Range, error) {
+func (l unitLists) ranges(d *die) ([]Range, error) {
+	f, u := l.f, l.u
 	if u.splitCU() && d.Depth == 0 {
 		return u.split.skel.ranges, nil
 	}
@@ -27,7 +28,7 @@ func (f *File) ranges(u *unit, d *die) ([]Range, error) {
 		off += u.split.rangesSecBase(u)
 	}
 	if u.version < 5 {
-		return f.ranges4(u, off, base)
+		return l.ranges4(off, base)
 	}
 	if d.rangesForm == formRnglistx {
 		sec := f.sec(".debug_rnglists")
@@ -38,12 +39,12 @@ func (f *File) ranges(u *unit, d *die) ([]Range, error) {
 		b := buf{data: sec[o:], order: f.Order}
 		off = u.rngB + b.uint(u.offSize)
 	}
-	return f.ranges5(u, off, base)
+	return l.ranges5(off, base)
 }
 
-func (f *File) ranges4(u *unit, off, base uint64) ([]Range, error) {
+func (l unitLists) ranges4(off, base uint64) ([]Range, error) {
 	var out []Range
-	err := f.pairList(".debug_ranges", u, off, base, func(lo, hi uint64, _ *buf) {
+	err := l.pairList(".debug_ranges", off, base, func(lo, hi uint64, _ *buf) {
 		if lo != hi {
 			out = append(out, Range{lo, hi})
 		}
@@ -55,7 +56,8 @@ func (f *File) ranges4(u *unit, off, base uint64) ([]Range, error) {
 // .debug_loc): base-address selection entries, the (0, 0) end, and for each
 // other entry fn with the rebased range and the cursor after the pair (where
 // .debug_loc keeps its expression).
-func (f *File) pairList(name string, u *unit, off, base uint64, fn func(lo, hi uint64, b *buf)) error {
+func (l unitLists) pairList(name string, off, base uint64, fn func(lo, hi uint64, b *buf)) error {
+	f, u := l.f, l.u
 	sec := f.sec(name)
 	if off >= uint64(len(sec)) {
 		return &DecodeError{Section: name, Offset: off, Msg: "offset out of range"}
@@ -94,7 +96,8 @@ const (
 	rleStartLength  = 7
 )
 
-func (f *File) ranges5(u *unit, off, base uint64) ([]Range, error) {
+func (l unitLists) ranges5(off, base uint64) ([]Range, error) {
+	f, u := l.f, l.u
 	sec := f.sec(".debug_rnglists")
 	if off >= uint64(len(sec)) {
 		return nil, &DecodeError{Section: ".debug_rnglists", Offset: off, Msg: "offset out of range"}

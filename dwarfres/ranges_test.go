@@ -35,7 +35,7 @@ func TestRanges5(t *testing.T) {
 	rl = append(rl, rleEndOfList)
 	f := memFile(map[string][]byte{".debug_rnglists": rl, ".debug_addr": addr})
 	u := &unit{version: 5, addrSize: 8, offSize: 4, addrB: 0}
-	got, err := f.ranges5(u, 0, 0x400000)
+	got, err := unitLists{f, u}.ranges5(0, 0x400000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +51,14 @@ func TestRanges5(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ranges5:\n got %#v\nwant %#v", got, want)
 	}
-	if _, err := f.ranges5(u, uint64(len(rl)), 0); err == nil {
+	if _, err := (unitLists{f, u}).ranges5(uint64(len(rl)), 0); err == nil {
 		t.Error("offset past the section: want an error")
 	}
-	if _, err := f.ranges5(u, 0, 0); err != nil {
+	if _, err := (unitLists{f, u}).ranges5(0, 0); err != nil {
 		t.Error(err)
 	}
 	bad := append([]byte{0x42}, 0)
-	if _, err := memFile(map[string][]byte{".debug_rnglists": bad}).ranges5(u, 0, 0); err == nil {
+	if _, err := (unitLists{memFile(map[string][]byte{".debug_rnglists": bad}), u}).ranges5(0, 0); err == nil {
 		t.Error("unknown entry kind: want an error")
 	}
 }
@@ -71,7 +71,7 @@ func TestRanges4(t *testing.T) {
 	r = dwarftest.U64(dwarftest.U64(r, 0x1), 0x3)
 	r = dwarftest.U64(dwarftest.U64(r, 0), 0)
 	f := memFile(map[string][]byte{".debug_ranges": r})
-	got, err := f.ranges4(&unit{version: 4, addrSize: 8}, 0, 0x100)
+	got, err := unitLists{f, &unit{version: 4, addrSize: 8}}.ranges4(0, 0x100)
 	if err != nil {
 		t.Fatal(err)
 	}

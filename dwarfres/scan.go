@@ -11,13 +11,21 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
+// unitScan is the job of choosing the units a query reads, before any is
+// decoded: the index's answer when f has one, else a scan of the bytes of
+// .debug_info for references to a name (refScan) or of each unit's
+// top-level DIEs (unitMatches), and of those the units that define the
+// function (unitskim.go).
+type unitScan struct{ f *File }
+
 // candidates returns the indexes of units that may contain the query, and
 // for a file query the distinct file paths that matched in them.
 // For an exact function name it scans .debug_info for references to the
 // name's string (a few tens of milliseconds for a vmlinux) instead of
 // decoding every unit; otherwise it scans each unit's top-level DIEs, in
 // parallel. An attached index answers all of these in microseconds.
-func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
+func (s unitScan) candidates(units []unit, q Query, src sourceName) ([]int, []string, error) {
+	f := s.f
 	ix := f.index()
 	if q.scan {
 		ix = nil
@@ -29,7 +37,7 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 		ix = f.index() // nil, and said so, if the lookup found it corrupt
 	}
 	if q.fn() != "" && !q.Function.IsGlob() && !hasTemplateArgs(q.fn()) {
-		if c, ok := f.refScan(units, scopeLeaf(q.fn()), ix); ok {
+		if c, ok := s.refScan(units, scopeLeaf(q.fn()), ix); ok {
 			return c, nil, nil
 		}
 	}
@@ -40,7 +48,7 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 			return nil
 		}
 		var err error
-		keep[ui], found[ui], err = f.unitMatches(&units[ui], q, src)
+		keep[ui], found[ui], err = s.unitMatches(&units[ui], q, src)
 		return err
 	})
 	if err != nil {
@@ -64,7 +72,8 @@ func (f *File) candidates(units []unit, q Query, src sourceName) ([]int, []strin
 // unitMatches checks one unit: for a function query, whether a
 // subprogram dwarf_getfuncs visits has a matching name of its own; for a file query, whether the unit's line
 // table names the file, and with which paths.
-func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, error) {
+func (s unitScan) unitMatches(u *unit, q Query, src sourceName) (bool, []string, error) {
+	f := s.f
 	if _, err := f.rootDIE(u); err != nil {
 		return false, nil, err
 	}
@@ -108,19 +117,20 @@ func (f *File) unitMatches(u *unit, q Query, src sourceName) (bool, []string, er
 // file uses forms a byte scan cannot see (string offsets tables, 64-bit
 // DWARF), and the caller falls back to a full scan. With an index ix, it
 // answers the units naming name as a function or a global variable.
-func (f *File) refScan(units []unit, name string, ix *Index) ([]int, bool) {
+func (s unitScan) refScan(units []unit, name string, ix *Index) ([]int, bool) {
+	f := s.f
 	if ix != nil {
 		if c, ok := ix.nameUnits(name); ok {
 			return c, true
 		}
 	}
-	if !f.byteScannable(units) {
+	if !(indexer{f}).byteScannable(units) {
 		return nil, false
 	}
 	if out, ok := f.refs.get(name); ok {
 		return out, true
 	}
-	pats := f.refPatterns(name)
+	pats := s.refPatterns(name)
 	info := f.sec(".debug_info")
 	hit := make([]bool, len(units))
 	// Read through small buffers rather than the mapping, so the scan
@@ -190,7 +200,8 @@ func (c *refMemo) put(name string, us []int) {
 // refPatterns are the byte strings a reference to name may be in
 // .debug_info: its .debug_str offsets as 32-bit values, and the string
 // itself (DW_FORM_string) when it is short or not in .debug_str.
-func (f *File) refPatterns(name string) [][]byte {
+func (s unitScan) refPatterns(name string) [][]byte {
+	f := s.f
 	str := f.sec(".debug_str")
 	key := append([]byte(name), 0)
 	// A linker merging .debug_str keeps one copy of each distinct string:

@@ -92,8 +92,19 @@ type splitInfo struct {
 	gnuLoc                          bool // DWARF 4: DW_LLE_GNU_* entries
 }
 
+// splitter is the job of attaching split DWARF: it replaces the skeleton
+// units of f (the binary, or its separate debuginfo) by their split units,
+// read from the .dwo or .dwp files found from binPath, the binary's path
+// (units), and attaches the synthetic file holding their sections to f
+// (attach, dwo.go).
+type splitter struct {
+	f       *File
+	binPath string
+}
+
 // skeletonOf reports whether u is a skeleton unit and, if so, decodes it.
-func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
+func (w splitter) skeletonOf(u *unit) (*skeleton, bool, error) {
+	f := w.f
 	if u.version >= 5 && u.utype != utSkeleton || u.version < 4 {
 		return nil, false, nil
 	}
@@ -117,7 +128,7 @@ func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
 	if id, ok := cu.Val(atGNUDwoID).(int64); ok {
 		s.id = uint64(id)
 	} else {
-		s.id = f.headerDwoID(u)
+		s.id = w.headerDwoID(u)
 	}
 	if v, ok := cu.Val(atGNUAddrBase).(int64); ok {
 		s.addrBase = uint64(v)
@@ -131,7 +142,7 @@ func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
 		return nil, false, err
 	}
 	s.addrBase = max(s.addrBase, s.u.addrB)
-	if s.ranges, err = f.ranges(&s.u, root); err != nil {
+	if s.ranges, err = (unitLists{f, &s.u}).ranges(root); err != nil {
 		return nil, false, err
 	}
 	return s, true, nil
@@ -139,7 +150,8 @@ func (f *File) skeletonOf(u *unit) (*skeleton, bool, error) {
 
 // headerDwoID reads the DWO id of a DWARF 5 skeleton or split unit header
 // (32-bit DWARF: length, version, unit type, address size, abbrev offset).
-func (f *File) headerDwoID(u *unit) uint64 {
+func (w splitter) headerDwoID(u *unit) uint64 {
+	f := w.f
 	var hdr [20]byte
 	n := f.readInfo(hdr[:], u.off)
 	if n < 20 {
@@ -253,14 +265,13 @@ func dwoID(info []byte, version int) uint64 {
 	return 0
 }
 
-// splitUnits replaces skeleton units by their split units when f (the
-// binary or its separate debuginfo) has any, attaching the synthetic file
-// that holds the .dwo sections; binPath is where .dwo and .dwp files are
-// looked for from.
-func (f *File) splitUnits(us []unit, binPath string) ([]unit, error) {
+// units replaces skeleton units by their split units when w.f has any,
+// attaching the synthetic file that holds the .dwo sections.
+func (w splitter) units(us []unit) ([]unit, error) {
+	f, binPath := w.f, w.binPath
 	var skels []*skeleton
 	for i := range us {
-		s, ok, err := f.skeletonOf(&us[i])
+		s, ok, err := w.skeletonOf(&us[i])
 		if err != nil {
 			return nil, err
 		}
@@ -289,5 +300,5 @@ func (f *File) splitUnits(us []unit, binPath string) ([]unit, error) {
 			return nil, err
 		}
 	}
-	return f.attachSplit(skels, dwos)
+	return w.attach(skels, dwos)
 }

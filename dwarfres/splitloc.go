@@ -11,8 +11,9 @@ const (
 )
 
 // locListGNU reads the DWARF 4 split location list at off in .debug_loc
-// (the .dwo's, appended there by attachSplit).
-func (f *File) locListGNU(u *unit, off uint64) ([]LocEntry, error) {
+// (the .dwo's, appended there by splitter.attach).
+func (l unitLists) locListGNU(off uint64) ([]LocEntry, error) {
+	f, u := l.f, l.u
 	sec := f.sec(".debug_loc")
 	if off >= uint64(len(sec)) {
 		return nil, &DecodeError{Section: ".debug_loc.dwo", Offset: off, Msg: "offset out of range"}

@@ -86,7 +86,7 @@ func TestDeclaringUnitsNotDecoded(t *testing.T) {
 			t.Fatal(err)
 		}
 		units, _ := f.unitsList()
-		refs, _ := f.refScan(units, "util_checksum", f.index())
+		refs, _ := unitScan{f}.refScan(units, "util_checksum", f.index())
 		ps, err := f.FindProbes(Query{Function: exactName("util_checksum")})
 		if err != nil || len(ps) != 1 {
 			t.Fatalf("%s: FindProbes(util_checksum) = %+v, %v; want one probe", v, ps, err)

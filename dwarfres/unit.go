@@ -63,7 +63,7 @@ func (u *unit) cOnly() bool {
 }
 
 // unitsList scans the unit headers of .debug_info (cheap: one hop per unit);
-// skeleton units are replaced by their split units (splitUnits).
+// skeleton units are replaced by their split units (splitter).
 func (f *File) unitsList() ([]unit, error) {
 	f.unitsOnce.Do(f.scanUnits)
 	f.splitOnce.Do(func() {
@@ -74,7 +74,7 @@ func (f *File) unitsList() ([]unit, error) {
 			if f.dbg != nil {
 				g = f.dbg
 			}
-			f.units, f.unitsErr = g.splitUnits(f.units, f.Path)
+			f.units, f.unitsErr = splitter{g, f.Path}.units(f.units)
 		}
 	})
 	return f.units, f.unitsErr
@@ -216,7 +216,7 @@ func (f *File) rootReader(u *unit, tab *abbrevTable) *reader {
 	b = b[:f.readInfo(b, u.dieOff)]
 	if tab == nil {
 		code := buf{data: b}
-		tab = f.rootAbbrevs(u.abbrevOff, code.uleb())
+		tab = f.abbrevs.root(u.abbrevOff, code.uleb())
 	}
 	r := f.newReaderTab(u, tab)
 	if r.err != nil {

@@ -2,7 +2,8 @@ package dwarfres
 
 // definingUnits is the units of cands that define q's function, from the
 // index; ok is false without one, or where it cannot say.
-func (f *File) definingUnits(q Query, cands []int) ([]int, bool) {
+func (s unitScan) definingUnits(q Query, cands []int) ([]int, bool) {
+	f := s.f
 	if ix := f.index(); ix != nil && !q.scan {
 		return ix.definingUnits(q, cands)
 	}
@@ -18,7 +19,8 @@ func (f *File) definingUnits(q Query, cands []int) ([]int, bool) {
 // skipping their children, costs a fraction of decoding the unit. Units
 // of other languages (nested functions, scoped and mangled names) say
 // true: they are decoded.
-func (f *File) definesFunc(u *unit, q Query) (bool, error) {
+func (s unitScan) definesFunc(u *unit, q Query) (bool, error) {
+	f := s.f
 	if _, err := f.rootDIE(u); err != nil {
 		return false, err
 	}
@@ -36,7 +38,7 @@ func (f *File) definesFunc(u *unit, q Query) (bool, error) {
 		if d.Depth < 1 {
 			break
 		}
-		if d.Tag == tagSubprogram && !d.Declaration && match(f.integratedName(u, r, d)) {
+		if d.Tag == tagSubprogram && !d.Declaration && match(s.integratedName(u, r, d)) {
 			return true, nil
 		}
 		r.skipChildren(&d)
@@ -47,7 +49,8 @@ func (f *File) definesFunc(u *unit, q Query) (bool, error) {
 // integratedName is cuTree.name for a DIE read by r outside a decoded
 // unit: DW_AT_name, following origins (at most 8) within the unit, read
 // with a copy of r.
-func (f *File) integratedName(u *unit, r *reader, d die) string {
+func (s unitScan) integratedName(u *unit, r *reader, d die) string {
+	f := s.f
 	for n := 0; n < 8; n++ {
 		if d.HasName() {
 			return f.rawName(u, &d)

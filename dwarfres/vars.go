@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // Scope is a resolved probe address with the DWARF scope it was found in
@@ -272,19 +270,12 @@ func (s *treeScope) Lookup(name string) (Entry, bool) {
 		})
 	}
 	if found < 0 {
-		if g, ok, err := t.f.findGlobal(name); err == nil && ok {
+		if g, ok, err := (globals{t.f}).find(name); err == nil && ok {
 			return g, true
 		}
 		return Entry{}, false
 	}
 	return Entry{t, found}, true
-}
-
-// external tells whether DIE i has DW_AT_external: visible outside its
-// unit.
-func (t *cuTree) external(i int) bool {
-	a, err := t.attrs(i)
-	return err == nil && a.has(dwarf.AttrExternal)
 }
 
 // LookupDeclared answers Scope.LookupDeclared in the bound unit.
@@ -394,7 +385,7 @@ func (s *treeScope) Available(externs bool) []Avail {
 // Location answers Scope.Location in the bound unit.
 func (s *treeScope) Location(v Entry) (Loc, error) {
 	if v.t != s.t {
-		// A global from another unit (findGlobal): its own unit decodes it.
+		// A global from another unit (globals.find): its own unit decodes it.
 		o := &treeScope{t: v.t, sc: 0, sp: 0, Addr: s.Addr}
 		return o.Location(v)
 	}
@@ -513,7 +504,7 @@ func (s *treeScope) locEntries(x attrVal) (list []LocEntry, single bool, err err
 	if x.form == formLoclistx && locBase == 0 {
 		locBase = 12 // the first table, right after a 32-bit header
 	}
-	list, err = t.f.locList(t.u, x.v, x.form == formLoclistx, locBase, root.LowPC)
+	list, err = unitLists{t.f, t.u}.locList(x.v, x.form == formLoclistx, locBase, root.LowPC)
 	return list, false, err
 }
 
@@ -559,7 +550,7 @@ func (s *treeScope) resolve(loc Loc) (Loc, error) {
 		}
 		switch {
 		case fb.Kind == LocCFA:
-			reg, off, err := s.t.f.CFA(s.Addr)
+			reg, off, err := s.t.f.frames.cfa(s.t.f, s.Addr)
 			if err != nil {
 				if errors.Is(err, ErrNotFound) {
 					err = fmt.Errorf("%w: %v", ErrNoLocation, err)
@@ -710,176 +701,4 @@ func (s *treeScope) LocatedLater(v Entry) bool {
 	return false
 }
 
-// findGlobal finds a global variable named name in any unit, for a probe
-// argument naming a global its own unit does not declare (perf 6.1 gives
-// up there): the external unit-level definition with a location if there
-// is one, else an external declaration (the symbol table then gives the
-// address). Statics of other units are not candidates.
-func (f *File) findGlobal(name string) (e Entry, ok bool, err error) {
-	defer elfobj.Guard(&err, f.Path)
-	ix := f.index()
-	e, ok, err = f.findGlobalIn(name, ix)
-	if !ok && err == nil && ix != nil {
-		// Not found through the index: confirmed by the scan (see
-		// indexMissed).
-		e, ok, err = f.findGlobalIn(name, nil)
-	}
-	return e, ok, err
-}
-
-// findGlobalIn is findGlobal over the units ix names, or with ix nil
-// those that refScan finds.
-func (f *File) findGlobalIn(name string, ix *Index) (e Entry, ok bool, err error) {
-	units, err := f.unitsList()
-	if err != nil {
-		return Entry{}, false, err
-	}
-	cands, scanned := f.refScan(units, name, ix)
-	if !scanned {
-		for i := range units {
-			cands = append(cands, i)
-		}
-	}
-	declUnit := -1
-	for _, ui := range cands {
-		u := &units[ui]
-		if _, err := f.rootDIE(u); err != nil {
-			return Entry{}, false, err
-		}
-		r := f.newReader(u)
-		var d die
-		if !r.next(&d) {
-			continue
-		}
-		for r.next(&d) {
-			if d.Depth < 1 {
-				break
-			}
-			if d.Tag == dwarf.TagVariable && d.HasName() && f.rawName(u, &d) == name {
-				if !d.Declaration {
-					t, err := f.tree(u)
-					if err != nil {
-						return Entry{}, false, err
-					}
-					// A static of another unit is not visible from the
-					// probed code, and its name may be anybody's.
-					if i := t.idx(d.Off); i >= 0 && t.external(i) {
-						return Entry{t, i}, true, nil
-					}
-				} else if declUnit < 0 {
-					declUnit = ui
-				}
-			}
-			r.skipChildren(&d)
-		}
-	}
-	if declUnit < 0 {
-		return Entry{}, false, nil
-	}
-	t, err := f.tree(&units[declUnit])
-	if err != nil {
-		return Entry{}, false, err
-	}
-	for i := 1; i < len(t.dies); i++ {
-		if t.dies[i].Depth == 1 && t.dies[i].Tag == dwarf.TagVariable && t.rawNameAt(i) == name {
-			return Entry{t, i}, true, nil
-		}
-	}
-	return Entry{}, false, nil
-}
-
 func (t *cuTree) rawNameAt(i int) string { return t.f.rawName(t.u, &t.dies[i]) }
-
-// optimized is perf's die_is_optimized_target: some variable of the unit
-// has a location list (perf counts DW_FORM_sec_offset only, and so takes
-// clang's DWARF 5 DW_FORM_loclistx units for unoptimized ones).
-func (t *cuTree) optimized() bool {
-	t.optOnce.Do(func() { t.opt = t.hasLoclist(0, len(t.dies)) })
-	return t.opt
-}
-
-// hasLoclist reports whether a variable or parameter among dies[from:to]
-// has a location list.
-func (t *cuTree) hasLoclist(from, to int) bool {
-	for i := from; i < to; i++ {
-		if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
-			continue
-		}
-		if x, ok := t.attrsGet(i, dwarf.AttrLocation); ok && (x.form == formSecOffset || x.form == formLoclistx || t.u.version < 4 && (x.form == formData4 || x.form == formData8)) {
-			return true
-		}
-	}
-	return false
-}
-
-// funcOptimized is optimized for function fn. In C it is perf's test of
-// the whole unit; a C++ or Rust unit mixes the program's unoptimized
-// functions with optimized instances of library generics (Rust's -O0
-// unit holds core's), so there only fn's own variables count: a location
-// list, or a variable living in a register (unoptimized code keeps them
-// all in its frame), says fn is optimized.
-func (t *cuTree) funcOptimized(fn int) bool {
-	if t.u.cOnly() {
-		return t.optimized()
-	}
-	end := t.end(fn)
-	return t.hasLoclist(fn+1, end) || t.hasRegisterVar(fn+1, end)
-}
-
-// hasRegisterVar reports whether a variable or parameter among
-// dies[from:to] is located in a register (DW_OP_reg0..31, DW_OP_regx).
-func (t *cuTree) hasRegisterVar(from, to int) bool {
-	for i := from; i < to; i++ {
-		if tag := t.dies[i].Tag; tag != dwarf.TagFormalParameter && tag != dwarf.TagVariable {
-			continue
-		}
-		x, ok := t.attrsGet(i, dwarf.AttrLocation)
-		if ok && x.form.class() == classExprloc && len(x.blk) > 0 && (x.blk[0] >= 0x50 && x.blk[0] <= 0x6f || x.blk[0] == 0x90) {
-			return true
-		}
-	}
-	return false
-}
-
-// postPrologue is perf's die_skip_prologue: the address of the line-table
-// row after the function's entry row (or the entry itself when that row
-// ends the prologue); ok is false without DW_AT_high_pc or a row at entry.
-func (t *cuTree) postPrologue(fn int, entry uint64) (uint64, bool) {
-	d := &t.dies[fn]
-	if !d.HasHigh {
-		return 0, false
-	}
-	lt, err := t.lineTable()
-	if err != nil {
-		return 0, false
-	}
-	idx := -1
-	for i, r := range lt.rows {
-		// Not an end_sequence row: C++ inline members and Rust
-		// functions each have a sequence, and one may end where the
-		// next function starts (perf 6.1 takes that row, finds no
-		// prologue and reads the arguments before they are stored).
-		if r.Addr == entry && !r.EndSeq {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
-		return 0, false
-	}
-	i := idx
-	for ; i < len(lt.rows); i++ {
-		r := lt.rows[i]
-		if r.Addr >= d.HighPC || r.PEnd || r.Line != lt.rows[idx].Line || i != idx {
-			break
-		}
-	}
-	if i >= len(lt.rows) {
-		i = len(lt.rows) - 1
-	}
-	a := lt.rows[i].Addr
-	if a >= d.HighPC && i > 0 {
-		a = lt.rows[i-1].Addr
-	}
-	return a, true
-}

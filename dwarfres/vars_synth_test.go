@@ -738,8 +738,8 @@ func TestSynthDWARF5Forms(t *testing.T) {
 	if _, err := entry.Location(synEntry(t, entry, "v")); !errors.Is(err, ErrNoLocation) {
 		t.Errorf("v at f: %v; want ErrNoLocation", err)
 	}
-	if g, ok, err := f.findGlobal("g"); err != nil || !ok || !synLocIs(s, g, Loc{Kind: LocMem, Addr: 0x601000, HasAddr: true, Derefs: []int64{0}, Sym: "g"}) {
-		t.Errorf("findGlobal(g): %v, %v", ok, err)
+	if g, ok, err := (globals{f}).find("g"); err != nil || !ok || !synLocIs(s, g, Loc{Kind: LocMem, Addr: 0x601000, HasAddr: true, Derefs: []int64{0}, Sym: "g"}) {
+		t.Errorf("globals.find(g): %v, %v", ok, err)
 	}
 }
 

@@ -21,8 +21,9 @@ var layers = [][]string{
 	{"lazymatch", "tracefs/arch", "dwarfres/internal/record", "dwarfres/dwarftest"},
 	// 2: ELF objects; a test server of debuginfo.
 	{"dwarfres/elfobj", "dwarfres/dwarftest/debuginfodtest"},
-	// 3: what is read of an object: symbols, notes, where debuginfo is.
-	{"dwarfres/internal/safefs", "dwarfres/elfsym", "dwarfres/locate", "dwarfres/sdt"},
+	// 3: what is read of an object: symbols, notes, call frames, where
+	// debuginfo is.
+	{"dwarfres/internal/safefs", "dwarfres/elfsym", "dwarfres/locate", "dwarfres/sdt", "dwarfres/cfi"},
 	// 4: fetching debuginfo; the kernel's BTF.
 	{"dwarfres/debuginfod", "dwarfres/btf"},
 	// 5: a target's debuginfo; the kernel's event language and tracefs.

@@ -456,7 +456,7 @@ func (t *Target) openBTF(o OpenOptions, loc *dwarfres.Locator) error {
 // building it, or on the target's second run; else the first run scans
 // and leaves a marker. Answers are the same either way.
 func (t *Target) UseIndex(o dwarfres.IndexOptions, specs int) {
-	if t.File != nil && t.File.IndexPays(o, specs) {
+	if t.File != nil && dwarfres.IndexPays(t.File, o, specs) {
 		t.File.UseIndex(o)
 	}
 }

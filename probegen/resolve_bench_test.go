@@ -106,7 +106,7 @@ func BenchmarkDefinitionsManyPointsIndexed(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, r := f.EnsureIndex(dwarfres.IndexOptions{Dir: dir}); !r.Used {
+			if _, r := dwarfres.EnsureIndex(f, dwarfres.IndexOptions{Dir: dir}); !r.Used {
 				b.Fatalf("index: %+v", r)
 			}
 			f.Close()

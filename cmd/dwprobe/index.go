@@ -107,7 +107,7 @@ func runBuildIndex(o *options, t *dwarfres.File, stdout, stderr io.Writer) error
 	if o.noIndex {
 		return errors.New("--build-index and --no-index are exclusive")
 	}
-	_, r := t.EnsureIndex(indexOptions(o, t, stderr))
+	_, r := dwarfres.EnsureIndex(t, indexOptions(o, t, stderr))
 	if r.Stale != nil && !o.quiet {
 		fmt.Fprintf(stderr, "note: debuginfo index %v: rebuilding\n", r.Stale)
 	}

@@ -1,6 +1,7 @@
 package elfobj
 
 import (
+	"bytes"
 	"debug/elf"
 	"slices"
 	"strings"
@@ -16,6 +17,21 @@ const ModuleBase = 0x10000
 // kernel module (.ko) is: its sections start at 0 and Open lays them out
 // (layoutSections), and its debug sections are read relocated.
 func (o *Object) IsModule() bool { return o.ELF.Type == elf.ET_REL }
+
+// ModInfo returns the value of key in a kernel module's .modinfo section
+// ("key=value" strings, NUL-separated), or "" when absent.
+func (o *Object) ModInfo(key string) string {
+	for _, kv := range bytes.Split(o.RawSection(".modinfo"), []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// IsGo reports a program built by the Go toolchain (its .go.buildinfo
+// section), whose goroutine stacks move.
+func (o *Object) IsGo() bool { return o.ELF.Section(".go.buildinfo") != nil }
 
 // layoutSections gives every allocated section of a relocatable object a
 // distinct address, in section order and aligned, from ModuleBase, as
