@@ -3,6 +3,7 @@ package dwarfres
 import (
 	"cmp"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -28,15 +29,25 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
 		}
+		// delve's parser reads the entries' headers as little-endian
+		// (frameorder.go turns a big-endian section's around).
 		if b := f.sec(".debug_frame"); len(b) > 0 {
-			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, 0)
+			if b, f.frames.err = f.frameBytes(b, ptr, false); f.frames.err == nil {
+				f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, 0)
+			}
 		} else if s := f.ELF.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {
 			b, err := f.section(".eh_frame")
+			if err == nil {
+				b, err = f.frameBytes(b, ptr, true)
+			}
 			if err != nil {
 				f.frames.err = err
 				return
 			}
 			f.frames.fdes, f.frames.err = frame.Parse(b, f.Order, 0, ptr, s.Addr)
+		}
+		if _, ok := f.frames.err.(*DecodeError); ok {
+			return
 		}
 		if f.frames.err != nil {
 			f.frames.err = &DecodeError{Section: ".debug_frame", Msg: f.frames.err.Error()}
@@ -53,6 +64,15 @@ func (f *File) cfi() (frame.FrameDescriptionEntries, error) {
 		}
 	})
 	return f.frames.fdes, f.frames.err
+}
+
+// frameBytes is a call-frame section as frame.Parse reads it: as it is,
+// or, in a big-endian file, with its headers little-endian.
+func (f *File) frameBytes(b []byte, ptr int, ehFrame bool) ([]byte, error) {
+	if f.Order != binary.BigEndian {
+		return b, nil
+	}
+	return frameAsLittleEndian(b, ptr, ehFrame)
 }
 
 // CFA returns the rule for the canonical frame address at pc: the CFA is
