@@ -2,6 +2,7 @@ package dwarfres
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -27,21 +28,41 @@ func (c *cfiTable) load(f *File) (*cfi.Table, error) {
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
 		}
+		// delve's parser reads the entries' headers as little-endian
+		// (frameorder.go turns a big-endian section's around).
 		if b := f.sec(".debug_frame"); len(b) > 0 {
-			c.tab, c.err = cfi.Parse(b, f.Order, ptr, 0)
+			if b, c.err = frameBytes(f.Order, b, ptr, false); c.err == nil {
+				c.tab, c.err = cfi.Parse(b, f.Order, ptr, 0)
+			}
 		} else if s := f.ELF.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {
 			b, err := f.section(".eh_frame")
+			if err == nil {
+				b, err = frameBytes(f.Order, b, ptr, true)
+			}
 			if err != nil {
 				c.err = err
 				return
 			}
 			c.tab, c.err = cfi.Parse(b, f.Order, ptr, s.Addr)
 		}
+		if _, ok := c.err.(*DecodeError); ok {
+			return
+		}
 		if c.err != nil {
 			c.err = &DecodeError{Section: ".debug_frame", Msg: c.err.Error()}
 		}
 	})
 	return c.tab, c.err
+}
+
+// frameBytes is a call-frame section as cfi.Parse reads it: as it is,
+// or, in a big-endian file, with its headers little-endian (delve's
+// parser reads them little-endian whatever the order).
+func frameBytes(order binary.ByteOrder, b []byte, ptr int, ehFrame bool) ([]byte, error) {
+	if order != binary.BigEndian {
+		return b, nil
+	}
+	return frameAsLittleEndian(b, ptr, ehFrame)
 }
 
 // cfa returns f's rule for the canonical frame address at pc: the CFA is

@@ -30,19 +30,23 @@ GENERATIONS='
 '
 
 # The other machines Debian ships kernel debuginfo for, each one row: the
-# generation, Debian's architecture and the kernel flavour (no cloud flavour
-# exists for them). Their -dbg packages carry the debuginfo of every module
-# (gigabytes); the vmlinux and the modules of MODULES (comma-separated) are
-# kept. They land in $CORPUS/GEN/ARCH as amd64's do, busybox-static of the
-# architecture with them (for the initramfs of a QEMU boot). SUITES are
-# tried newest version first: an archive's pool can lag its lists for one
-# architecture (trixie's ppc64el 6.12.117 .debs were gone while its lists
-# still named them), and the first version whose packages download wins.
-# GEN   ARCH     FLAVOUR       SUITES                                       MODULES
+# generation, Debian's architecture, the kernel flavour (no cloud flavour
+# exists for them) and the versions the row takes (a prefix: riscv64's
+# backports build lags amd64's, so its 7.x row takes the newest 7.x, which
+# was 7.2.11 when 7.3.4 was amd64's). Their -dbg packages carry the
+# debuginfo of every module (gigabytes); the vmlinux and the modules of
+# MODULES (comma-separated) are kept. They land in $CORPUS/GEN/ARCH as
+# amd64's do, busybox-static of the architecture with them (for the
+# initramfs of a QEMU boot). SUITES are tried newest version first: an
+# archive's pool can lag its lists for one architecture (trixie's ppc64el
+# 6.12.117 .debs were gone while its lists still named them), and the first
+# version whose packages download wins.
+# GEN   ARCH     FLAVOUR       SUITES                                       VERSIONS  MODULES
 MACHINES='
-6.12    ppc64el  powerpc64le   trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
-6.12    s390x    s390x         trixie,trixie-security,bookworm-backports    overlay,cuse,ext4,xfs,nf_tables,configfs
-6.12    riscv64  riscv64       trixie,trixie-security                       overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    ppc64el  powerpc64le   trixie,trixie-security,bookworm-backports    6.12.     overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    s390x    s390x         trixie,trixie-security,bookworm-backports    6.12.     overlay,cuse,ext4,xfs,nf_tables,configfs
+6.12    riscv64  riscv64       trixie,trixie-security                       6.12.     overlay,cuse,ext4,xfs,nf_tables,configfs
+7.3     riscv64  riscv64       trixie-backports                             7.        overlay,cuse,ext4,xfs,nf_tables,configfs
 '
 DEBARCHES=amd64,arm64$(awk 'NF {printf ",%s", $2}' <<<"$MACHINES")
 
@@ -138,7 +142,11 @@ aptc() { apt-cache "${APT_OPTS[@]}" "$@"; }
 # dropped), and whenever the sources changed.
 if [ "$changed" = 1 ] || [ -z "$(find "$APTDIR/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n1)" ]; then
 	log "apt-get update (the corpus's own sources, from $archive)"
-	apt-get "${APT_OPTS[@]}" update -qq
+	# A mirror in the middle of a sync serves some indexes torn (sizes
+	# that disagree with its Release file): apt keeps the old ones and
+	# fails. What is missing then shows below as a row that finds no
+	# version, which is an error unless an earlier run fetched the row.
+	apt-get "${APT_OPTS[@]}" update -qq || log "apt-get update failed for some lists (above); going on with the lists it has"
 fi
 
 # version_in PKG SUITES [PREFIX]: the newest version of PKG (name:arch) that
@@ -188,6 +196,24 @@ fetch() { # fetch DIR PKG[=VER]...: download the .debs and unpack them into DIR 
 	echo "$stamp" >"$dir/.done"
 }
 
+# fetch_image DIR IMG: the bootable image package IMG unpacked into DIR.
+# Up to 6.x linux-image-VER is the image (boot/vmlinuz-VER, lib/modules);
+# from 7.x it is a metapackage over linux-binary-VER (the image, in
+# usr/lib/modules/VER/vmlinuz), linux-modules-VER and linux-base-VER
+# (modules.order, modules.builtin, which depmod reads). There is no
+# -unsigned image.
+fetch_image() {
+	local dir=$1 img=$2 parts
+	parts=$(deps_like "$img" '^linux-(binary|modules)-')
+	if [ -n "$parts" ]; then
+		parts="$parts $(deps_like "$img" '^linux-base-[0-9]')"
+		# shellcheck disable=SC2086 # one package name a line
+		fetch "$dir" $parts
+	else
+		fetch "$dir" "$img"
+	fi
+}
+
 # kernel ARCH SUITES: the -dbg package and the bootable image of one machine.
 kernel() {
 	local arch=$1 ksuites=$2 K=$CORPUS/$GEN
@@ -200,20 +226,7 @@ kernel() {
 	img=$(image_dep "$meta:$arch=$(version_in "$meta:$arch" "$ksuites" "$GEN.")")
 	[ -n "$dbg" ] && [ -n "$img" ] || die "cannot resolve the $arch cloud kernel"
 	fetch "$K/$arch/dbg" "$dbg"
-	# Up to 6.x linux-image-VER is the image (boot/vmlinuz-VER, lib/modules);
-	# from 7.x it is a metapackage over linux-binary-VER (the image, in
-	# usr/lib/modules/VER/vmlinuz), linux-modules-VER and linux-base-VER
-	# (modules.order, modules.builtin, which depmod reads). There is no
-	# -unsigned image.
-	local parts
-	parts=$(deps_like "$img" '^linux-(binary|modules)-')
-	if [ -n "$parts" ]; then
-		parts="$parts $(deps_like "$img" '^linux-base-[0-9]')"
-		# shellcheck disable=SC2086 # one package name a line
-		fetch "$K/$arch/image" $parts
-	else
-		fetch "$K/$arch/image" "$img"
-	fi
+	fetch_image "$K/$arch/image" "$img"
 	# trixie is usrmerged: the image ships usr/lib/modules only. The link
 	# gives it 6.1's layout, which depmod -b and the tests read.
 	[ -e "$K/$arch/image/lib" ] || ln -s usr/lib "$K/$arch/image/lib"
@@ -271,23 +284,33 @@ versions_of() {
 		  if (index(suites, "," s ",") && index($2, pfx) == 1 && !seen[$2]++) print $2 }'
 }
 
-# machine ARCH FLAVOUR SUITES MODULES: one row of MACHINES: the vmlinux and
-# the MODULES' debuginfo from the flavour's -dbg package, the image, busybox.
+# machine ARCH FLAVOUR SUITES VERSIONS MODULES: one row of MACHINES: the
+# vmlinux and the MODULES' debuginfo from the flavour's -dbg package, the
+# image, busybox.
 machine() {
-	local arch=$1 flavour=$2 ksuites=$3 mods=$4 K=$CORPUS/$GEN
+	local arch=$1 flavour=$2 ksuites=$3 vers=$4 mods=$5 K=$CORPUS/$GEN
 	local meta=linux-image-$flavour v dbg= img= pats=('*/boot/vmlinux-*') m
+	# From 7.x the -dbg package's boot/vmlinux-VER is a link to
+	# lib/modules/VER/vmlinux.
+	case $vers in 6.*) ;; *) pats+=('*/lib/modules/*/vmlinux') ;; esac
 	for m in ${mods//,/ }; do pats+=("*/$m.ko"); done
-	for v in $(versions_of "$meta-dbg:$arch" "$ksuites" "$GEN."); do
+	for v in $(versions_of "$meta-dbg:$arch" "$ksuites" "$vers"); do
 		dbg=$(image_dep "$meta-dbg:$arch=$v")
 		img=$(image_dep "$meta:$arch=$v")
 		[ -n "$dbg" ] && [ -n "$img" ] || continue
-		if fetch_some "$K/$arch/dbg" "$dbg" "${pats[@]}" && fetch "$K/$arch/image" "$img"; then
+		if fetch_some "$K/$arch/dbg" "$dbg" "${pats[@]}" && fetch_image "$K/$arch/image" "$img"; then
 			break
 		fi
 		log "$dbg or $img did not download; trying an older one"
 		dbg=
 	done
-	[ -n "$dbg" ] || die "no $meta-dbg $GEN.* in $ksuites that downloads"
+	if [ -z "$dbg" ] && [ -s "$K/$arch/version" ] && [ -e "$K/$arch/dbg/.done" ] && [ -e "$K/$arch/image/.done" ]; then
+		# The lists name none (an index the mirror served torn, see the
+		# update above), but an earlier run fetched this row whole.
+		log "keeping $arch $(cat "$K/$arch/version"): the lists name no $meta-dbg $vers* in $ksuites"
+		return 0
+	fi
+	[ -n "$dbg" ] || die "no $meta-dbg $vers* in $ksuites that downloads"
 	fetch "$K/$arch/busybox" "busybox-static:$arch"
 	[ -e "$K/$arch/image/lib" ] || ln -s usr/lib "$K/$arch/image/lib"
 	local rel
@@ -298,7 +321,7 @@ machine() {
 	fi
 	ln -sfn "$(ls "$K/$arch"/dbg/usr/lib/debug/boot/vmlinux-* | head -n1)" "$K/$arch/vmlinux"
 	local vmlinuz= f
-	for f in "$K/$arch"/image/boot/vmlinu[xz]-*; do
+	for f in "$K/$arch"/image/boot/vmlinu[xz]-* "$K/$arch/image/usr/lib/modules/$rel"/vmlinu[xz]; do
 		if [ -e "$f" ]; then vmlinuz=$f && break; fi
 	done
 	[ -n "$vmlinuz" ] || die "no bootable image in $img"
@@ -406,9 +429,9 @@ for GEN; do
 	for arch in amd64 arm64; do
 		kernel "$arch" "$ksuites"
 	done
-	while read -r _ arch flavour msuites mods; do
+	while read -r _ arch flavour msuites mvers mods; do
 		[ -n "${arch:-}" ] || continue
-		machine "$arch" "$flavour" "$msuites" "$mods"
+		machine "$arch" "$flavour" "$msuites" "$mvers" "$mods"
 	done <<<"$machines"
 	kernel_source "$ksuites"
 	get_perf "$psuite" "$libsuite"
