@@ -12,7 +12,7 @@ MODDIR     = $(firstword $(wildcard $(CORPUS)/amd64/dbg/usr/lib/debug/lib/module
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-misc opensbi strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm libtraceevent1 libxml2-utils
+APT_PKGS  := clang linux-perf binutils time qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-misc opensbi strace util-linux zsh libc6-dbg kmod systemtap-sdt-dev python3.11 g++ dwz debuginfod elfutils lz4 llvm libtraceevent1 libxml2-utils gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu gcc-riscv64-linux-gnu
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 
@@ -46,7 +46,8 @@ install: docs
 
 # deps installs the packages the tests use (clang for fixtures, perf as the
 # reference, qemu to boot the corpus kernels, zsh to check the completion,
-# glibc's debuginfo for -F on a library) and staticcheck; nothing is
+# glibc's debuginfo for -F on a library, the cross compilers of the
+# ppc64el, s390x and riscv64 fixtures) and staticcheck; nothing is
 # installed twice.
 deps:
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -155,6 +155,10 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 			// uprobes name a file offset; an absolute address is taken as given.
 			off := p.at.Offset
 			if p.addr != 0 {
+				if lep := uprobeLocalEntry(t, &spec.Point, p.addr); lep != 0 {
+					p = atLocalEntry(p, lep)
+					pts[i] = p
+				}
 				if off, err = t.FileOffset(p.addr); err != nil {
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}

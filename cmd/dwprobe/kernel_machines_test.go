@@ -43,7 +43,9 @@ var machineKernels = []string{"6.12/ppc64el", "6.12/s390x"}
 // blocks of 5, and checks the traced values: the open's directory fd,
 // path and flags, the opened file's name at the line that installs its
 // fd, vfs_read's file name, count and position, ksys_read's return
-// values, and max_threads against /proc/sys/kernel/threads-max.
+// values, and max_threads against /proc/sys/kernel/threads-max. The same
+// guest runs the static app fixture of its machine with dwprobe's uprobes
+// (addUserMachine, checkUserMachine).
 func TestKernelMachines(t *testing.T) {
 	for _, key := range machineKernels {
 		t.Run(key, func(t *testing.T) {
@@ -66,11 +68,12 @@ func TestKernelMachines(t *testing.T) {
 			extra := map[string]string{}
 			qemutest.GuestFiles(t, extra, map[string]string{"/etc/dwprobe-m": data})
 			const workload = "echo threads-max=$(cat /proc/sys/kernel/threads-max)\n/bin/dd if=/etc/dwprobe-m of=/tmp/dwprobe-m-out bs=5 count=3\n"
-			g := qemutest.Boot(t, key, defs, workload, extra)
+			g := qemutest.Boot(t, key, defs, workload+addUserMachine(t, key, extra), extra)
 			if len(g.Rejected) > 0 || g.WorkloadExit != 0 {
 				t.Fatalf("rejected %q; workload exit %d:\n%s", g.Rejected, g.WorkloadExit, g.Workload)
 			}
 			checkMachineTrace(t, key, g, len(perSpec["m_open_L21"]) > 0)
+			checkUserMachine(t, key, g)
 		})
 	}
 }

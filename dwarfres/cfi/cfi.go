@@ -59,7 +59,10 @@ func (t *Table) CFA(pc uint64) (reg uint64, off int64, err error) {
 	if err != nil {
 		return 0, 0, &elfobj.DecodeError{Section: ".debug_frame", Offset: fde.Begin(), Msg: err.Error()}
 	}
-	if fc.CFA.Rule != frame.RuleCFA {
+	// riscv64's CIEs set the CFA with DW_CFA_def_cfa_register alone
+	// (sp, offset 0), which defines a register-plus-offset rule; delve
+	// only records the register and leaves the rule undefined.
+	if fc.CFA.Rule != frame.RuleCFA && fc.CFA.Rule != frame.RuleUndefined {
 		return 0, 0, ErrExpression
 	}
 	return fc.CFA.Reg, fc.CFA.Offset, nil

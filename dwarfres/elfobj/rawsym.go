@@ -10,8 +10,11 @@ import (
 // string table and its value laid out (SectionBase added for a
 // relocatable object).
 type RawSym struct {
-	Name  uint32
-	Info  uint8
+	Name uint32
+	Info uint8
+	// Other is st_other: the visibility, and on ppc64le the local entry
+	// point's offset (arch.LocalEntryOffset).
+	Other uint8
 	Shndx elf.SectionIndex
 	Value uint64
 	Size  uint64
@@ -106,17 +109,17 @@ func (o *Object) decodeRawSym(e []byte) RawSym {
 		// x86_64's and arm64's, read without ByteOrder's indirect calls
 		// (a third of -F's pass over a vmlinux's 150,000 symbols).
 		le := binary.LittleEndian
-		r.Name, r.Info, r.Shndx = le.Uint32(e), e[4], elf.SectionIndex(le.Uint16(e[6:]))
+		r.Name, r.Info, r.Other, r.Shndx = le.Uint32(e), e[4], e[5], elf.SectionIndex(le.Uint16(e[6:]))
 		r.Value, r.Size = le.Uint64(e[8:])+o.SectionBase(r.Shndx), le.Uint64(e[16:])
 		return r
 	}
 	r.Name = o.Order.Uint32(e)
 	if len(e) == 24 {
-		r.Info, r.Shndx = e[4], elf.SectionIndex(o.Order.Uint16(e[6:]))
+		r.Info, r.Other, r.Shndx = e[4], e[5], elf.SectionIndex(o.Order.Uint16(e[6:]))
 		r.Value, r.Size = o.Order.Uint64(e[8:]), o.Order.Uint64(e[16:])
 	} else {
 		r.Value, r.Size = uint64(o.Order.Uint32(e[4:])), uint64(o.Order.Uint32(e[8:]))
-		r.Info, r.Shndx = e[12], elf.SectionIndex(o.Order.Uint16(e[14:]))
+		r.Info, r.Other, r.Shndx = e[12], e[13], elf.SectionIndex(o.Order.Uint16(e[14:]))
 	}
 	r.Value += o.SectionBase(r.Shndx)
 	return r
