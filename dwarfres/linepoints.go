@@ -97,6 +97,7 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		}
 	}
 	seen := map[key]map[uint64]bool{}
+	lf := &lineFlows{t: t}
 	for _, k := range keys {
 		cs := cands[k]
 		slices.SortStableFunc(cs, func(a, b cand) int {
@@ -112,11 +113,14 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		if seen[lk] == nil {
 			seen[lk] = map[uint64]bool{}
 		}
+		points := map[uint64]bool{}
 		for n, c := range cs {
-			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr)) {
+			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr) ||
+				!lf.ownRun(points, c.addr)) {
 				continue
 			}
 			for _, a := range t.runsOn(c.addr) {
+				points[a] = true
 				if seen[lk][a] {
 					continue
 				}

@@ -52,6 +52,16 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		// +377 (runsOn), not also its out-of-line block at +944
 		// (staticBlockOf).
 		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+382"}},
+		// One straight-line run, one point (ownRun): line 2, `return
+		// call_int_hook(file_open, file)`, is the whole function; its
+		// rows after each LSM's static call and at the shared exit
+		// are reached only through the line's start (perf: 33).
+		{"6.12/amd64/vmlinux", "security_file_open:2", []string{"security_file_open+9"}},
+		// __set_current_state(TASK_RUNNING): after the tracepoint's
+		// NOP (+152), and in its block, which does not come back but
+		// goes on with its own copy of the line (+313); not also the
+		// next line's rows (+166, +322).
+		{"7.3/amd64/vmlinux", "do_nanosleep:16", []string{"do_nanosleep+157", "do_nanosleep+313"}},
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
