@@ -119,7 +119,9 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 				!lf.ownRun(points, c.addr)) {
 				continue
 			}
-			for _, a := range t.runsOn(c.addr) {
+			at := t.runsOn(c.addr)
+			at = append(at, lf.blockRuns(k.copy, fname, k.line, c.addr, at[0])...)
+			for _, a := range at {
 				points[a] = true
 				if seen[lk][a] {
 					continue

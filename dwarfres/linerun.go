@@ -1,6 +1,9 @@
 package dwarfres
 
 import (
+	"sort"
+
+	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -14,13 +17,14 @@ type lineFlows struct {
 // codeFlow is a function's decoded code: for each instruction, the ones
 // that can run just before it (the one before it when that falls
 // through, the branches to it, and the static branches whose block
-// starts there: the kernel patches those NOPs into jumps), and which of
-// those edges close a loop (back); and the other way round (succs).
+// starts there: the kernel patches those NOPs into jumps), and the other
+// way round (succs).
 type codeFlow struct {
 	insn  map[uint64]bool
 	preds map[uint64][]uint64
 	succs map[uint64][]uint64
-	back  map[[2]uint64]bool // from, to
+	// static maps each static branch's code to its block's start.
+	static map[uint64]uint64
 }
 
 // flowOf decodes the code of real function sp.
@@ -46,14 +50,7 @@ func (t *cuTree) decodeFlow(sp int) *codeFlow {
 	if !ok || len(rs) == 0 || t.f.IsModule() && len(rs) > 1 {
 		return nil
 	}
-	fl := &codeFlow{insn: map[uint64]bool{}, preds: map[uint64][]uint64{}}
-	succs := map[uint64][]uint64{}
-	fl.succs = succs
-	var order []uint64
-	edge := func(from, to uint64) {
-		succs[from] = append(succs[from], to)
-		fl.preds[to] = append(fl.preds[to], from)
-	}
+	fl := newCodeFlow()
 	for _, r := range rs {
 		if r.High <= r.Low || r.High-r.Low > maxFlowBytes {
 			return nil
@@ -69,78 +66,33 @@ func (t *cuTree) decodeFlow(sp int) *codeFlow {
 				return nil
 			}
 			fl.insn[at] = true
-			order = append(order, at)
 			if next := at + uint64(s.Len); s.Falls && next < r.High {
-				edge(at, next)
+				fl.edge(at, next)
 			}
 			for _, tg := range s.Targets {
-				edge(at, tg)
+				fl.edge(at, tg)
 			}
 			if t.f.Image != nil {
 				if tg, size, ok := t.f.StaticBranchAt(at); ok {
-					edge(at, tg)
-					edge(at, at+size)
+					fl.static[at] = tg
+					fl.edge(at, tg)
+					fl.edge(at, at+size)
 				}
 			}
 			off += uint64(s.Len)
 		}
 	}
-	fl.back = backEdges(rs[0].Low, order, fl.insn, fl.preds, succs)
 	return fl
 }
 
-// backEdges finds the edges that close a loop: those to an instruction
-// still open in a depth-first walk from the entry (then from each
-// instruction nothing branches to, an indirect branch's target, in
-// address order), the back edges of a reducible flow graph.
-func backEdges(entry uint64, order []uint64, insn map[uint64]bool, preds, succs map[uint64][]uint64) map[[2]uint64]bool {
-	back := map[[2]uint64]bool{}
-	const (
-		open = 1
-		done = 2
-	)
-	state := map[uint64]int{}
-	type frame struct {
-		at uint64
-		n  int
-	}
-	walk := func(root uint64) {
-		stack := []frame{{at: root}}
-		state[root] = open
-		for len(stack) > 0 {
-			f := &stack[len(stack)-1]
-			ss := succs[f.at]
-			if f.n == len(ss) {
-				state[f.at] = done
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			to := ss[f.n]
-			f.n++
-			switch {
-			case !insn[to]:
-			case state[to] == open:
-				back[[2]uint64{f.at, to}] = true
-			case state[to] == 0:
-				state[to] = open
-				stack = append(stack, frame{at: to})
-			}
-		}
-	}
-	if insn[entry] {
-		walk(entry)
-	}
-	for _, at := range order {
-		if state[at] == 0 && len(preds[at]) == 0 {
-			walk(at)
-		}
-	}
-	for _, at := range order {
-		if state[at] == 0 {
-			walk(at)
-		}
-	}
-	return back
+func newCodeFlow() *codeFlow {
+	return &codeFlow{insn: map[uint64]bool{}, preds: map[uint64][]uint64{}, succs: map[uint64][]uint64{}, static: map[uint64]uint64{}}
+}
+
+// edge records that to can run right after from.
+func (fl *codeFlow) edge(from, to uint64) {
+	fl.succs[from] = append(fl.succs[from], to)
+	fl.preds[to] = append(fl.preds[to], from)
 }
 
 // maxFlowBytes bounds the code of one range decodeFlow reads (the
@@ -149,35 +101,41 @@ const maxFlowBytes = 1 << 20
 
 // ownRun reports whether the statement row of a line at b can run
 // without one of the line's probes (points, the addresses written) in
-// the same pass: whether some path reaches b from the function's entry,
-// from code nothing is seen to branch to (an indirect branch's target),
-// or from the start of a loop's iteration (crossing a back edge
-// backwards), without passing a probe. Code of other lines on the way
-// does not end the walk: the compiler schedules a line's instructions
-// among its neighbours' (security_file_open's prologue between line 2's
-// rows), and straight-line code after a probe runs once per run of it.
-// Nor does a static branch's out-of-line block whose every path comes
-// back to a probe (a tracepoint's call; runsOn probes after the NOP):
-// the run passes the probe after b. A block that does not come back
-// (do_nanosleep:16 of 7.3, whose __set_current_state tracepoint block
-// goes on with a copy of the rest of the function) holds a run of its
-// own. Where the code cannot be decoded every later row is a run of its
-// own, as perf takes it.
+// the same pass: whether some path reaches b without passing a probe,
+// from the function's entry, from code nothing is seen to branch to (an
+// indirect branch's target), or from b itself (a loop that runs b again
+// without passing a probe).
+//
+// Code of other lines on the way does not end the walk: the compiler
+// schedules a line's instructions among its neighbours'
+// (security_file_open's prologue between line 2's rows), and code after
+// a probe that runs b once per pass, loops of other lines included, is
+// one run of the line. Nor does a static branch's out-of-line block
+// whose every path comes back to a probe (a tracepoint's call; runsOn
+// probes after the NOP): the run passes the probe after b. A block that
+// does not come back (do_nanosleep:16 of 7.3, whose __set_current_state
+// tracepoint block goes on with a copy of the rest of the function)
+// holds a run of its own. Where the code cannot be decoded every later
+// row is a run of its own, as perf takes it.
 //
 // security_file_open:2 of 6.12, `return call_int_hook(file_open, file)`,
 // is the whole function: a row after each LSM's static call, reached
 // only through the static branch at the line's start, and one at the
-// shared exit; one probe, not 13. A `for` line's condition at the
-// bottom of its loop, reached again from the loop's latch, is a run of
-// its own each time round.
+// shared exit; one probe, not 13. A `for` line's increment, after the
+// body, is a run of its own each time round; its condition, reached
+// from the initialisation's probe and the increment's, is not.
 func (lf *lineFlows) ownRun(points map[uint64]bool, b uint64) bool {
-	t := lf.t
-	sp := t.realFunc(b)
+	sp := lf.t.realFunc(b)
 	if sp < 0 {
 		return true
 	}
 	fl := lf.flowOf(sp)
-	if fl == nil || !fl.insn[b] {
+	return fl == nil || fl.ownRun(points, b)
+}
+
+// ownRun is lineFlows.ownRun in fl's code.
+func (fl *codeFlow) ownRun(points map[uint64]bool, b uint64) bool {
+	if !fl.insn[b] {
 		return true
 	}
 	seen := map[uint64]bool{}
@@ -185,7 +143,7 @@ func (lf *lineFlows) ownRun(points map[uint64]bool, b uint64) bool {
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[i] || i != b && points[i] {
+		if seen[i] {
 			continue
 		}
 		seen[i] = true
@@ -194,13 +152,14 @@ func (lf *lineFlows) ownRun(points map[uint64]bool, b uint64) bool {
 			return true
 		}
 		for _, p := range ps {
-			if fl.back[[2]uint64{p, i}] || !fl.insn[p] {
+			switch tg, static := fl.static[p]; {
+			case points[p]:
+			case p == b || !fl.insn[p]:
 				return true
+			case static && tg == i && fl.reaches(i, points):
+			default:
+				stack = append(stack, p)
 			}
-			if tg, _, ok := t.f.StaticBranchAt(p); ok && tg == i && fl.reaches(i, points) {
-				continue
-			}
-			stack = append(stack, p)
 		}
 	}
 	return false
@@ -231,4 +190,116 @@ func (fl *codeFlow) reaches(from uint64, points map[uint64]bool) bool {
 		}
 	}
 	return true
+}
+
+// blockRuns are the points a line starting at addr, a static branch's
+// code that runsOn probes after at probe, needs inside the branches'
+// out-of-line blocks (the static branches from addr up to probe): where
+// a block's path leaves every way back to probe, if that is still the
+// line's code in copy c (in a call inlined at the line, or under a row
+// of the line). A tracepoint's block on 6.1 arm64, kernel_clone:51's
+// trace_sched_process_fork, comes back to the probe only when the CPU is
+// offline; otherwise it calls the tracepoint and goes on with its own
+// copy of the next lines: the run is there, after the test (booted,
+// the probe after the NOP alone missed the 5 forks traced with the
+// event on).
+func (lf *lineFlows) blockRuns(c int, file string, line int, addr, probe uint64) []uint64 {
+	t := lf.t
+	if t.f.Image == nil || addr == probe {
+		return nil
+	}
+	sp := t.realFunc(addr)
+	if sp < 0 {
+		return nil
+	}
+	fl := lf.flowOf(sp)
+	if fl == nil {
+		return nil
+	}
+	back := fl.reaching(probe)
+	var out []uint64
+	for a := addr; a < probe; {
+		tg, size, ok := t.f.StaticBranchAt(a)
+		if !ok {
+			break
+		}
+		for _, f := range fl.leaving(tg, probe, back) {
+			if t.inLineRun(c, file, line, f) {
+				out = append(out, f)
+			}
+		}
+		a += size
+	}
+	return out
+}
+
+// reaching is the set of instructions from which a path runs into to.
+func (fl *codeFlow) reaching(to uint64) map[uint64]bool {
+	in := map[uint64]bool{to: true}
+	stack := []uint64{to}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, p := range fl.preds[i] {
+			if !in[p] {
+				in[p] = true
+				stack = append(stack, p)
+			}
+		}
+	}
+	return in
+}
+
+// leaving is, on each path from the instruction at from that does not
+// run into probe first, the first instruction from which no path runs
+// into probe (back: those from which one does), in address order.
+func (fl *codeFlow) leaving(from, probe uint64, back map[uint64]bool) []uint64 {
+	var out []uint64
+	seen := map[uint64]bool{}
+	stack := []uint64{from}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[i] || i == probe || !fl.insn[i] {
+			continue
+		}
+		seen[i] = true
+		if !back[i] {
+			out = append(out, i)
+			continue
+		}
+		stack = append(stack, fl.succs[i]...)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	return out
+}
+
+// inLineRun reports whether the instruction at addr, in copy c, is code
+// of line (of file): in a call inlined at the line, or under a row of the
+// line.
+func (t *cuTree) inLineRun(c int, file string, line int, addr uint64) bool {
+	if !t.hasPC(c, addr) {
+		return false
+	}
+	if in := t.topInline(c, addr); in >= 0 {
+		return int(t.dies[in].CallLine) == line && lazymatch.SourceTail(t.callFile(in), file)
+	}
+	lt, err := t.lineTable()
+	if err != nil {
+		return false
+	}
+	r, ok := lt.rowOf(addr)
+	return ok && int(r.Line) == line && lazymatch.SourceTail(lt.fileOf(r), file)
+}
+
+// rowOf is the row the instruction at addr is attributed to: the last row
+// at the highest address not above it; ok is false in a gap between
+// sequences.
+func (lt *lineTable) rowOf(addr uint64) (lineRow, bool) {
+	rows := lt.rows
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].Addr > addr }) - 1
+	if i < 0 || rows[i].EndSeq {
+		return lineRow{}, false
+	}
+	return rows[i], true
 }
