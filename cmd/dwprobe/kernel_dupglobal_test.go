@@ -115,7 +115,7 @@ func TestQEMUNonUniqueGlobal(t *testing.T) {
 			// arm64's line hits (amd64's boot in TestQEMULineHits*).
 			workload, lineCases := retvalWorkload, []lineHitCase(nil)
 			if strings.HasSuffix(arch, "arm64") {
-				lineCases = lineHitCasesFor(arch)
+				lineCases = lineHitCasesArm64(arch)
 				defs = append(defs, lineHitDefs(t, vml, lineCases)...)
 				workload += lineHitWorkload
 			}
