@@ -21,15 +21,21 @@ import (
 // the last row at an address is the one its instructions are
 // attributed to, so an earlier line at the same address has none of its
 // own there). It also contributes each later statement row that starts
-// at its address (representsLine): the line again on another path (code
-// the compiler duplicated), as perf probes it. A later row that shares
+// at its address (representsLine) and that control reaches without
+// passing a probe of the line already taken (ownRun, on the function's
+// decoded code): the line again on another path (code the compiler
+// duplicated), or again round a loop, as perf probes it; perf also
+// probes a later row in the same straight-line run, which fires twice
+// (6.12's security_file_open:2: 13 points, 1 run). A later row that shares
 // its address with another line, or the later entry of an inlined call,
 // is not taken: it runs in the middle of the line, on a branch of it
 // (s_show:18's toupper, blk_mq_start_request:19's req_op after
 // blk_integrity_rq's &&), so a probe there would miss the runs that do
 // not take the branch. Nor is a later row starting the block of a
 // static branch of the line (staticBlockOf): the line's run continues
-// there from its start.
+// there from its start. Where the line starts at a static branch, whose
+// block does not come back to where runsOn probes, the block gets a
+// point where it leaves the way back (blockRuns).
 func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
 	return t.copiesLinePoints(t.copiesOf(i), lo, hi, cb)
 }
@@ -97,6 +103,7 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		}
 	}
 	seen := map[key]map[uint64]bool{}
+	lf := &lineFlows{t: t}
 	for _, k := range keys {
 		cs := cands[k]
 		slices.SortStableFunc(cs, func(a, b cand) int {
@@ -112,11 +119,16 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		if seen[lk] == nil {
 			seen[lk] = map[uint64]bool{}
 		}
+		points := map[uint64]bool{}
 		for n, c := range cs {
-			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr)) {
+			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr) ||
+				!lf.ownRun(points, c.addr)) {
 				continue
 			}
-			for _, a := range t.runsOn(c.addr) {
+			at := t.runsOn(c.addr)
+			at = append(at, lf.blockRuns(k.copy, fname, k.line, c.addr, at[0])...)
+			for _, a := range at {
+				points[a] = true
 				if seen[lk][a] {
 					continue
 				}

@@ -97,7 +97,8 @@ func cStringAt(t *testing.T, path, sym string, off uint64) string {
 // __vm_enough_memory, read through @_text+OFF (amd64) or @_stext+OFF
 // (arm64), is "__vm_enough_memory" on every call; perf's way of writing
 // it, @__func__.N+0, is logged for comparison. The same boot traces the
-// members of return values (retvalSpecs).
+// members of return values (retvalSpecs), and on arm64 counts the line
+// probes' hits (lineHitCasesFor, as TestQEMULineHits* on amd64).
 func TestQEMUNonUniqueGlobal(t *testing.T) {
 	for _, arch := range dupGlobalKernels {
 		t.Run(arch, func(t *testing.T) {
@@ -111,8 +112,19 @@ func TestQEMUNonUniqueGlobal(t *testing.T) {
 			if arch == "amd64" {
 				defs = append(defs, "p:jp/dupfunc_named __vm_enough_memory+0 f=@__func__.3+0:string")
 			}
+			// arm64's line hits (amd64's boot in TestQEMULineHits*).
+			workload, lineCases := retvalWorkload, []lineHitCase(nil)
+			if strings.HasSuffix(arch, "arm64") {
+				lineCases = lineHitCasesArm64(arch)
+				defs = append(defs, lineHitDefs(t, vml, lineCases)...)
+				workload += lineHitWorkload
+			}
 			t.Logf("definitions:\n%s", strings.Join(defs, "\n"))
-			g := qemutest.Boot(t, arch, defs, retvalWorkload, nil)
+			g := qemutest.Boot(t, arch, defs, workload, nil)
+			if g.WorkloadExit != 0 {
+				t.Errorf("workload exit %d:\n%s", g.WorkloadExit, g.Workload)
+			}
+			checkLineHits(t, g, lineCases)
 			if len(g.Rejected) != 0 {
 				t.Errorf("rejected %q", g.Rejected)
 			}

@@ -52,6 +52,22 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		// +377 (runsOn), not also its out-of-line block at +944
 		// (staticBlockOf).
 		{"amd64/vmlinux", "__dev_queue_xmit:26", []string{"__dev_queue_xmit+382"}},
+		// One straight-line run, one point (ownRun): line 2, `return
+		// call_int_hook(file_open, file)`, is the whole function; its
+		// rows after each LSM's static call and at the shared exit
+		// are reached only through the line's start (perf: 33).
+		{"6.12/amd64/vmlinux", "security_file_open:2", []string{"security_file_open+9"}},
+		// __set_current_state(TASK_RUNNING): after the tracepoint's
+		// NOP (+152), and at its block (+306), which does not come
+		// back but goes on with its own copy of the line (+313, not
+		// a point of its own); not the next line's rows (+166, +322).
+		{"7.3/amd64/vmlinux", "do_nanosleep:16", []string{"do_nanosleep+157", "do_nanosleep+306"}},
+		// trace_sched_process_fork: after the NOP (+196), and in the
+		// tracepoint's block where it leaves every way back there
+		// (+364, after the CPU-online test), calling the tracepoint
+		// and going on with its own copy of lines 53-55. Booted, +200
+		// alone missed the 5 forks traced with the event on.
+		{"arm64/vmlinux", "kernel_clone:51", []string{"kernel_clone+200", "kernel_clone+364"}},
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
