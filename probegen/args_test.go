@@ -303,11 +303,18 @@ func TestOffsetLabel(t *testing.T) {
 }
 
 // checkBuilt checks a built argument: its fetcharg is written from its
-// structure, which reads back as itself.
+// structure, which reads back as itself (a tracefs.BaseText form, a
+// typecast, is text ParseFetch refuses).
 func checkBuilt(t *testing.T, what string, a tracefs.Arg) {
 	t.Helper()
 	if a.Read.String() != a.Fetch {
 		t.Errorf("%s: fetcharg %q, but its structure %+v writes %q", what, a.Fetch, a.Read, a.Read.String())
+	}
+	if a.Read.Base == tracefs.BaseText {
+		if _, err := tracefs.ParseFetch(a.Fetch); err == nil || a.Read.Why != err.Error() {
+			t.Errorf("%s: %q is text, why %q; ParseFetch says %v", what, a.Fetch, a.Read.Why, err)
+		}
+		return
 	}
 	if back, err := tracefs.ParseFetch(a.Fetch); err != nil || !reflect.DeepEqual(back, a.Read) {
 		t.Errorf("%s: %q reads back as %+v, %v; built %+v", what, a.Fetch, back, err, a.Read)

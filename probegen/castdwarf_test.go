@@ -84,6 +84,9 @@ func TestCastAwayFromEntry(t *testing.T) {
 		d := tracefs.KernelDialect(elf.EM_X86_64, 7, 3)
 		e := &argEnv{f: f, m: elf.EM_X86_64, spec: spec.Raw, pt: &spec.Point, dial: &d}
 		r, _, err := e.convertArg(spec.Args[0], pts[0].scope)
+		if err == nil {
+			checkBuilt(t, tt.spec, r)
+		}
 		got := r.Fetch
 		if r.Type != "" {
 			got += ":" + r.Type

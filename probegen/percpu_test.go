@@ -43,6 +43,9 @@ func TestPerCPUReads(t *testing.T) {
 			d := v.d
 			e := &argEnv{f: f, m: elf.EM_X86_64, spec: spec.Raw, pt: &spec.Point, dial: &d}
 			r, _, err := e.convertArg(spec.Args[0], pts[0].scope)
+			if err == nil {
+				checkBuilt(t, tt.arg, r)
+			}
 			got := r.Fetch
 			if r.Type != "" {
 				got += ":" + r.Type
@@ -93,6 +96,9 @@ func TestCurrentTask(t *testing.T) {
 		d := tt.d
 		e := &argEnv{f: f, m: elf.EM_X86_64, spec: spec.Raw, pt: &spec.Point, dial: &d}
 		r, _, err := e.convertArg(spec.Args[0], pts[0].scope)
+		if err == nil {
+			checkBuilt(t, tt.arg, r)
+		}
 		got := r.String()
 		if err != nil {
 			got = err.Error()
