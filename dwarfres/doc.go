@@ -9,8 +9,8 @@
 // with the DWARF state built on them: the separate debuginfo and dwz file
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
-// unitLists, splitter, arangeMap, unitScan, addrIn, globals, prologue,
-// cfiTable, indexer), or is a sub-package. The jobs around the core are
+// unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
+// prologue, cfiTable, indexer), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -64,7 +64,8 @@
 //     instances of an inline function dwz moved out of their units; a
 //     function's entry past its prologue is prologue's (prologue.go).
 //   - Addresses back to source: arangeMap (aranges.go) finds the unit
-//     holding an address; ProbePointAt (pointat.go) maps an address back
+//     holding an address, and funcSpans (funcspans.go) the function in it
+//     (realFunc); ProbePointAt (pointat.go) maps an address back
 //     to a probe point, a PointMapper many addresses (-l), each unit
 //     decoded once; FuncAt (funcdecl.go) the function declared at an
 //     address; both are asked of an addrIn, an address in its decoded

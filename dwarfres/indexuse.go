@@ -108,9 +108,10 @@ func (f *File) index() *Index {
 	return ix
 }
 
-// EnsureIndex is the index cache's door: it loads f's index from o.Dir, or builds and saves it when it
-// is missing or unusable, and returns it with what happened; a nil Index
-// (with r.Err) when it can be neither loaded nor built. Processes building
+// EnsureIndex is the index cache's door: it loads f's index from o.Dir,
+// or builds and saves it when it is missing or unusable, and returns it
+// with what happened; a nil Index (with r.Err) when it can be neither
+// loaded nor built. Processes building
 // the same index at once each produce a whole file (write and rename);
 // a lock only spares them the duplicate work. The directory is walked
 // and checked once (safefs.OpenDir, creating it) and everything after
