@@ -136,3 +136,29 @@ func TestFtraceSiteNoteRISCV(t *testing.T) {
 		t.Errorf("ksys_read+8: %q", n)
 	}
 }
+
+// TestFtraceSiteNoteRISCVCallOps: riscv64's 7.x kernel (CALL_OPS, four
+// NOPs before each symbol) records its ftrace sites 8 bytes before the
+// symbols, so ksys_read is traceable (no notrace note), and its kretprobe
+// at +0 gets no note: the booted 7.2.11 takes it (TestKernelMachines).
+func TestFtraceSiteNoteRISCVCallOps(t *testing.T) {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "7.3/riscv64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if l := f.FtraceLead(); l != 8 {
+		t.Errorf("ftrace lead %d, want 8", l)
+	}
+	ks := f.Symbols().Lookup("ksys_read")
+	if len(ks) != 1 {
+		t.Fatalf("ksys_read: %v", ks)
+	}
+	at := ks[0].Start
+	if nt, known := f.Notrace(at + 8); nt || !known {
+		t.Errorf("ksys_read: notrace %v, known %v; want traceable", nt, known)
+	}
+	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read"}, addr: at, ret: true}); ok {
+		t.Errorf("ksys_read%%return: %q", n)
+	}
+}
