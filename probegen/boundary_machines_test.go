@@ -47,16 +47,17 @@ func objdumpStarts(t *testing.T, objdump, path string, start, size uint64) ([]ui
 }
 
 // TestBoundaryMachines checks FUNC+OFFS at every byte of a sample of
-// functions of the 6.12 ppc64el, s390x and riscv64 vmlinux files against
+// functions of the 6.12 ppc64el, s390x and riscv64 vmlinux files (and
+// riscv64's 7.x, built with other extensions and ftrace NOPs) against
 // llvm-objdump's instructions: every instruction start accepted, every
 // other offset refused as the middle of an instruction. The sample is
 // every 2500th function symbol up to 400 bytes long whose instructions
 // llvm-objdump all decodes.
 func TestBoundaryMachines(t *testing.T) {
 	objdump := dwarftest.NeedTool(t, "llvm-objdump")
-	for _, arch := range []string{"ppc64el", "s390x", "riscv64"} {
+	for _, arch := range []string{"6.12/ppc64el", "6.12/s390x", "6.12/riscv64", "7.3/riscv64"} {
 		t.Run(arch, func(t *testing.T) {
-			path := dwarftest.NeedCorpus(t, "6.12/"+arch+"/vmlinux")
+			path := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 			ef, err := elf.Open(path)
 			if err != nil {
 				t.Fatal(err)

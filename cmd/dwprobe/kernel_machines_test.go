@@ -11,10 +11,12 @@ import (
 )
 
 // machineSpecs are the probes TestKernelMachines has dwprobe define on the
-// 6.12 ppc64el and s390x kernels (issue 36): entry arguments with a user
-// string and a member through a pointer, a member chain to a string, a
-// return value, a global, a line's local (and on ppc64el machineL21's). The
-// lines were picked with -L and -V on both vmlinux files.
+// 6.12 ppc64el and s390x kernels and riscv64's 7.2.11 (issue 36): entry
+// arguments with a user string and a member through a pointer, a member
+// chain to a string, a return value, a global, a line's local (and on
+// ppc64el machineL21's). The lines were picked with -L and -V on the
+// vmlinux files (ksys_read:12 is the line after vfs_read returns on all
+// three).
 var machineSpecs = []string{
 	"m_open=do_sys_openat2 dfd filename:ustring how->flags",
 	"m_vfs_read=vfs_read name=file->f_path.dentry->d_name.name:string count file->f_pos",
