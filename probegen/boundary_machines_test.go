@@ -47,16 +47,17 @@ func objdumpStarts(t *testing.T, objdump, path string, start, size uint64) ([]ui
 }
 
 // TestBoundaryMachines checks FUNC+OFFS at every byte of a sample of
-// functions of the 6.12 ppc64el, s390x and riscv64 vmlinux files against
+// functions of the 6.12 ppc64el, s390x and riscv64 vmlinux files (and
+// riscv64's 7.x, built with other extensions and ftrace NOPs) against
 // llvm-objdump's instructions: every instruction start accepted, every
 // other offset refused as the middle of an instruction. The sample is
 // every 2500th function symbol up to 400 bytes long whose instructions
 // llvm-objdump all decodes.
 func TestBoundaryMachines(t *testing.T) {
 	objdump := dwarftest.NeedTool(t, "llvm-objdump")
-	for _, arch := range []string{"ppc64el", "s390x", "riscv64"} {
+	for _, arch := range []string{"6.12/ppc64el", "6.12/s390x", "6.12/riscv64", "7.3/riscv64"} {
 		t.Run(arch, func(t *testing.T) {
-			path := dwarftest.NeedCorpus(t, "6.12/"+arch+"/vmlinux")
+			path := dwarftest.NeedCorpus(t, arch+"/vmlinux")
 			ef, err := elf.Open(path)
 			if err != nil {
 				t.Fatal(err)
@@ -134,5 +135,31 @@ func TestFtraceSiteNoteRISCV(t *testing.T) {
 	}
 	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read", Offset: 8}, addr: at + 8}); ok {
 		t.Errorf("ksys_read+8: %q", n)
+	}
+}
+
+// TestFtraceSiteNoteRISCVCallOps: riscv64's 7.x kernel (CALL_OPS, four
+// NOPs before each symbol) records its ftrace sites 8 bytes before the
+// symbols, so ksys_read is traceable (no notrace note), and its kretprobe
+// at +0 gets no note: the booted 7.2.11 takes it (TestKernelMachines).
+func TestFtraceSiteNoteRISCVCallOps(t *testing.T) {
+	f, err := dwarfres.Open(dwarftest.NeedCorpus(t, "7.3/riscv64/vmlinux"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if l := f.FtraceLead(); l != 8 {
+		t.Errorf("ftrace lead %d, want 8", l)
+	}
+	ks := f.Symbols().Lookup("ksys_read")
+	if len(ks) != 1 {
+		t.Fatalf("ksys_read: %v", ks)
+	}
+	at := ks[0].Start
+	if nt, known := f.Notrace(at + 8); nt || !known {
+		t.Errorf("ksys_read: notrace %v, known %v; want traceable", nt, known)
+	}
+	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read"}, addr: at, ret: true}); ok {
+		t.Errorf("ksys_read%%return: %q", n)
 	}
 }

@@ -16,6 +16,13 @@ import (
 // the site with EINVAL ("Failed to register probe event"): seen on the
 // booted Debian 6.12 riscv64 kernel for ksys_read%return and
 // do_sys_openat2+0. Entry probes from DWARF are past the NOPs already.
+//
+// A kernel built with CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS (Debian's 7.x:
+// four NOPs before the symbol too, elfsym's FtraceLead) has its site at
+// the symbol's +4 (ftrace_call_adjust: the recorded NOPs + 8 + the
+// auipc's 4), and ftrace_location maps +0 there, not to +0: a kretprobe
+// at +0 is taken (booted 7.2.11), and an entry probe's offset counts from
+// past the NOPs, so no point of a spec lands on +4.
 func ftraceSiteNote(t *dwarfres.File, p point) (string, bool) {
 	if t.ELF.Machine != elf.EM_RISCV {
 		return "", false
@@ -26,6 +33,9 @@ func ftraceSiteNote(t *dwarfres.File, p point) (string, bool) {
 		return "", false
 	}
 	if nt, known := t.Notrace(p.addr); !known || nt {
+		return "", false
+	}
+	if t.FtraceLead() != 0 {
 		return "", false
 	}
 	what := "a kprobe"

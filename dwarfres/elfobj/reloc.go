@@ -15,49 +15,76 @@ import (
 
 // relocKind is how one relocation type writes its value.
 type relocKind struct {
-	size int  // bytes written: 2, 4 or 8
+	size int  // bytes written: 1, 2, 4 or 8
 	pc   bool // PC-relative: S + A - P
+	op   relocOp
 }
+
+// relocOp is what a relocation does with the bytes in place.
+type relocOp uint8
+
+const (
+	relocSet  relocOp = iota // write the value
+	relocAdd                 // add it to what is there (riscv's ADD*)
+	relocSub                 // subtract it (SUB*)
+	relocSet6                // write its low 6 bits into the byte's (SET6)
+	relocSub6                // subtract it from the byte's low 6 bits (SUB6)
+)
 
 // relocKinds are the types debug sections use, per machine; others are
 // refused rather than read wrong.
 var relocKinds = map[elf.Machine]map[uint32]relocKind{
 	elf.EM_X86_64: {
-		uint32(elf.R_X86_64_64):   {8, false},
-		uint32(elf.R_X86_64_32):   {4, false},
-		uint32(elf.R_X86_64_32S):  {4, false},
-		uint32(elf.R_X86_64_PC32): {4, true},
-		uint32(elf.R_X86_64_PC64): {8, true},
+		uint32(elf.R_X86_64_64):   {8, false, relocSet},
+		uint32(elf.R_X86_64_32):   {4, false, relocSet},
+		uint32(elf.R_X86_64_32S):  {4, false, relocSet},
+		uint32(elf.R_X86_64_PC32): {4, true, relocSet},
+		uint32(elf.R_X86_64_PC64): {8, true, relocSet},
 	},
 	elf.EM_AARCH64: {
-		uint32(elf.R_AARCH64_ABS64):  {8, false},
-		uint32(elf.R_AARCH64_ABS32):  {4, false},
-		uint32(elf.R_AARCH64_ABS16):  {2, false},
-		uint32(elf.R_AARCH64_PREL64): {8, true},
-		uint32(elf.R_AARCH64_PREL32): {4, true},
-		uint32(elf.R_AARCH64_PREL16): {2, true},
+		uint32(elf.R_AARCH64_ABS64):  {8, false, relocSet},
+		uint32(elf.R_AARCH64_ABS32):  {4, false, relocSet},
+		uint32(elf.R_AARCH64_ABS16):  {2, false, relocSet},
+		uint32(elf.R_AARCH64_PREL64): {8, true, relocSet},
+		uint32(elf.R_AARCH64_PREL32): {4, true, relocSet},
+		uint32(elf.R_AARCH64_PREL16): {2, true, relocSet},
 	},
 	elf.EM_PPC64: {
-		uint32(elf.R_PPC64_ADDR64): {8, false},
-		uint32(elf.R_PPC64_ADDR32): {4, false},
-		uint32(elf.R_PPC64_ADDR16): {2, false},
-		uint32(elf.R_PPC64_REL64):  {8, true},
-		uint32(elf.R_PPC64_REL32):  {4, true},
+		uint32(elf.R_PPC64_ADDR64): {8, false, relocSet},
+		uint32(elf.R_PPC64_ADDR32): {4, false, relocSet},
+		uint32(elf.R_PPC64_ADDR16): {2, false, relocSet},
+		uint32(elf.R_PPC64_REL64):  {8, true, relocSet},
+		uint32(elf.R_PPC64_REL32):  {4, true, relocSet},
 	},
 	elf.EM_S390: {
-		uint32(elf.R_390_64):   {8, false},
-		uint32(elf.R_390_32):   {4, false},
-		uint32(elf.R_390_16):   {2, false},
-		uint32(elf.R_390_PC64): {8, true},
-		uint32(elf.R_390_PC32): {4, true},
-		uint32(elf.R_390_PC16): {2, true},
+		uint32(elf.R_390_64):   {8, false, relocSet},
+		uint32(elf.R_390_32):   {4, false, relocSet},
+		uint32(elf.R_390_16):   {2, false, relocSet},
+		uint32(elf.R_390_PC64): {8, true, relocSet},
+		uint32(elf.R_390_PC32): {4, true, relocSet},
+		uint32(elf.R_390_PC16): {2, true, relocSet},
 	},
-	// The kernel builds riscv modules with -mno-relax (arch/riscv/Makefile),
-	// so their debug sections hold no ADD/SUB pairs.
+	// riscv assemblers leave a difference of two labels (a DW_AT_high_pc,
+	// a line table's advance, a CFA advance_loc's 6-bit delta) to the
+	// linker as an ADD/SUB pair, even with -mno-relax: Debian's 6.12
+	// riscv64 modules have them in every debug section.
 	elf.EM_RISCV: {
-		uint32(elf.R_RISCV_64):       {8, false},
-		uint32(elf.R_RISCV_32):       {4, false},
-		uint32(elf.R_RISCV_32_PCREL): {4, true},
+		uint32(elf.R_RISCV_64):       {8, false, relocSet},
+		uint32(elf.R_RISCV_32):       {4, false, relocSet},
+		uint32(elf.R_RISCV_32_PCREL): {4, true, relocSet},
+		uint32(elf.R_RISCV_SET8):     {1, false, relocSet},
+		uint32(elf.R_RISCV_SET16):    {2, false, relocSet},
+		uint32(elf.R_RISCV_SET32):    {4, false, relocSet},
+		uint32(elf.R_RISCV_ADD8):     {1, false, relocAdd},
+		uint32(elf.R_RISCV_ADD16):    {2, false, relocAdd},
+		uint32(elf.R_RISCV_ADD32):    {4, false, relocAdd},
+		uint32(elf.R_RISCV_ADD64):    {8, false, relocAdd},
+		uint32(elf.R_RISCV_SUB8):     {1, false, relocSub},
+		uint32(elf.R_RISCV_SUB16):    {2, false, relocSub},
+		uint32(elf.R_RISCV_SUB32):    {4, false, relocSub},
+		uint32(elf.R_RISCV_SUB64):    {8, false, relocSub},
+		uint32(elf.R_RISCV_SET6):     {1, false, relocSet6},
+		uint32(elf.R_RISCV_SUB6):     {1, false, relocSub6},
 	},
 }
 
@@ -129,13 +156,44 @@ func (o *Object) applyRelocs(rs *elf.Section, out []byte, dst *elf.Section) erro
 		if !ok {
 			return &DecodeError{Section: rs.Name, Offset: uint64(i), Msg: fmt.Sprintf("relocation against symbol %d, which the symbol table does not have", symIdx)}
 		}
-		o.writeUint(out[off:], k.size, k.value(s.Value, addend, dst.Addr+off))
+		o.apply(out[off:], k, k.value(s.Value, addend, dst.Addr+off))
 	}
 	return nil
 }
 
+// apply writes v into b as k does: in place, or into what is there.
+func (o *Object) apply(b []byte, k relocKind, v uint64) {
+	switch k.op {
+	case relocAdd:
+		o.writeUint(b, k.size, o.readUint(b, k.size)+v)
+	case relocSub:
+		o.writeUint(b, k.size, o.readUint(b, k.size)-v)
+	case relocSet6:
+		b[0] = b[0]&0xc0 | byte(v)&0x3f
+	case relocSub6:
+		b[0] = b[0]&0xc0 | (b[0]-byte(v))&0x3f
+	default:
+		o.writeUint(b, k.size, v)
+	}
+}
+
+func (o *Object) readUint(b []byte, size int) uint64 {
+	switch size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(o.Order.Uint16(b))
+	case 4:
+		return uint64(o.Order.Uint32(b))
+	default:
+		return o.Order.Uint64(b)
+	}
+}
+
 func (o *Object) writeUint(b []byte, size int, v uint64) {
 	switch size {
+	case 1:
+		b[0] = byte(v)
 	case 2:
 		o.Order.PutUint16(b, uint16(v))
 	case 4:

@@ -23,7 +23,7 @@ func (im *Image) ftraceTable() (start, stop uint64, ok bool) {
 				im.mcountStart, im.mcountStop = start, stop
 			}
 		}
-		if im.mcountStop != 0 && im.obj.ELF.Machine == elf.EM_AARCH64 {
+		if m := im.obj.ELF.Machine; im.mcountStop != 0 && (m == elf.EM_AARCH64 || m == elf.EM_RISCV) {
 			im.ftraceLead = im.preEntrySites(im.mcountStart, im.mcountStop)
 		}
 	})
@@ -36,8 +36,20 @@ func (im *Image) ftraceTable() (start, stop uint64, ok bool) {
 // the first of the two NOPs placed before the symbol, which the kernel
 // patches with the ops pointer (arch/arm64/kernel/ftrace.c,
 // ftrace_call_adjust). Other layouts (6.1's =2, x86's __fentry__ call)
-// record a site inside the function.
+// record a site inside the function. riscv64 kernels with it (Debian's
+// 7.x, -fpatchable-function-entry=8,4 with compressed NOPs) record the
+// first of four two-byte NOPs before the symbol, 8 bytes too
+// (arch/riscv/kernel/ftrace.c, ftrace_call_adjust: addr + 8 + 4); 6.12's
+// (=4, no ops) records the symbol.
 const preEntryLead = 8
+
+// FtraceLead is how far before a function's symbol the kernel's ftrace
+// table records its site: preEntryLead on arm64 and riscv64 kernels built
+// with CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS, else 0.
+func (im *Image) FtraceLead() uint64 {
+	im.ftraceTable()
+	return im.ftraceLead
+}
 
 // preEntrySites tells the layouts apart from the table's first sites:
 // preEntryLead when more of them lie that far before a symbol's start

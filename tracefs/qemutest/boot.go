@@ -18,8 +18,9 @@ import (
 // Arches are the architectures of the corpus kernels Boot can run.
 var Arches = []string{"amd64", "arm64"}
 
-// qemuBin names the system emulator of each corpus architecture; ppc64el,
-// s390x and riscv64 have 6.12 kernels only (corpusgen.sh's MACHINES).
+// qemuBin names the system emulator of each corpus architecture; ppc64el
+// and s390x have 6.12 kernels, riscv64 6.12 and 7.x (7.3/riscv64, a
+// 7.2.11: corpusgen.sh's MACHINES).
 var qemuBin = map[string]string{"amd64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64",
 	"ppc64el": "qemu-system-ppc64", "s390x": "qemu-system-s390x", "riscv64": "qemu-system-riscv64"}
 
