@@ -52,10 +52,7 @@ var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.
 var cmdKnown = map[string]string{
-	"dwarfres":            "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); *dwarfres.File of -L, -V, -F, --build-index, -l's mapper",
-	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
-	"dwarfres/debuginfod": "the sentinel ErrFetch (exit codes, --fleet's summary)",
-	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
+	"dwarfres": "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); --diff's *dwarfres.File for Suggest and DeclLine",
 }
 
 // TestCmdImports: the command line imports what cmdImports and cmdKnown
