@@ -470,11 +470,6 @@ func (t *Target) BTF() *BTFTarget {
 	return BTFTargetOf(t.btf)
 }
 
-// BTFKernel is the kernel's BTF answering for a SourceBTF target, with
-// where its types and symbols come from and its files; nil for another
-// source.
-func (t *Target) BTFKernel() *kbtf.Kernel { return t.btf }
-
 // Exe is the path a user binary's uprobes name it by (OpenOptions.Binary);
 // "" for a kernel or module.
 func (t *Target) Exe() string { return t.exe }
