@@ -40,9 +40,7 @@ var layers = [][]string{
 // upwardKnown are imports that still run against layers, each with the
 // reason it is left; the test fails when one is gone, so the list only
 // shrinks.
-var upwardKnown = map[string]string{
-	"dwarfres/btf -> dwarfres": "btf reads a vmlinux's and a module's *dwarfres.File (issue 30: to read elfobj/elfsym instead)",
-}
+var upwardKnown = map[string]string{}
 
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // Target's listings, index and facts: what dwprobe's -L, -V, -F,
@@ -104,11 +105,16 @@ func builtOf(f *dwarfres.File) Built {
 	if f == nil {
 		return Built{}
 	}
-	b := Built{Path: f.Path, Machine: f.Object.Machine, BuildID: f.BuildID(), IsModule: f.IsModule()}
+	b := builtOfObject(f.Object)
 	if b.IsModule {
 		b.Module, b.ModuleRelease = f.ModuleName(), f.ModuleRelease()
 	}
 	return b
+}
+
+// builtOfObject is o's Built, without a module's name and release.
+func builtOfObject(o *elfobj.Object) Built {
+	return Built{Path: o.Path, Machine: o.Machine, BuildID: o.BuildID(), IsModule: o.IsModule()}
 }
 
 // CheckRelease refuses module b when its vermagic names another release
@@ -189,11 +195,14 @@ func (t *Target) BTFOrigin() (BTFOrigin, bool) {
 		ModuleTypes: from.ModuleTypes, ModuleRunning: from.ModuleRunning,
 	}
 	if k.Vmlinux != nil {
-		b := builtOf(k.Vmlinux)
+		b := builtOfObject(k.Vmlinux.Object)
 		o.Vmlinux = &b
 	}
 	if k.ModFile != nil {
-		b := builtOf(k.ModFile)
+		b := builtOfObject(k.ModFile.Object)
+		if f, ok := k.ModFile.File.(*dwarfres.File); ok {
+			b = builtOf(f) // as Open opened it: with its name and release
+		}
 		o.Module = &b
 	}
 	return o, true
