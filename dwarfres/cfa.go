@@ -2,7 +2,6 @@ package dwarfres
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -28,17 +27,10 @@ func (c *cfiTable) load(f *File) (*cfi.Table, error) {
 		if f.ELF.Class == elf.ELFCLASS32 {
 			ptr = 4
 		}
-		// delve's parser reads the entries' headers as little-endian
-		// (frameorder.go turns a big-endian section's around).
 		if b := f.sec(".debug_frame"); len(b) > 0 {
-			if b, c.err = frameBytes(f.Order, b, ptr, false); c.err == nil {
-				c.tab, c.err = cfi.Parse(b, f.Order, ptr, 0)
-			}
+			c.tab, c.err = cfi.Parse(b, f.Order, ptr, 0)
 		} else if s := f.ELF.Section(".eh_frame"); s != nil && s.Type != elf.SHT_NOBITS {
 			b, err := f.section(".eh_frame")
-			if err == nil {
-				b, err = frameBytes(f.Order, b, ptr, true)
-			}
 			if err != nil {
 				c.err = err
 				return
@@ -46,23 +38,13 @@ func (c *cfiTable) load(f *File) (*cfi.Table, error) {
 			c.tab, c.err = cfi.Parse(b, f.Order, ptr, s.Addr)
 		}
 		if _, ok := c.err.(*DecodeError); ok {
-			return
+			return // the byte-order pass's own
 		}
 		if c.err != nil {
 			c.err = &DecodeError{Section: ".debug_frame", Msg: c.err.Error()}
 		}
 	})
 	return c.tab, c.err
-}
-
-// frameBytes is a call-frame section as cfi.Parse reads it: as it is,
-// or, in a big-endian file, with its headers little-endian (delve's
-// parser reads them little-endian whatever the order).
-func frameBytes(order binary.ByteOrder, b []byte, ptr int, ehFrame bool) ([]byte, error) {
-	if order != binary.BigEndian {
-		return b, nil
-	}
-	return frameAsLittleEndian(b, ptr, ehFrame)
 }
 
 // cfa returns f's rule for the canonical frame address at pc: the CFA is

@@ -203,7 +203,7 @@ var errNoStruct = errors.New("no such structure or union in the kernel's BTF")
 // types the kernel reads a typecast with.
 func (e *argEnv) btfStruct(name string) (btf.Type, error) {
 	if e.castBTF == nil {
-		b, err := dbtf.FromFile(e.f)
+		b, err := dbtf.FromFile(dbtf.ELF{Object: e.f.Object, Image: e.f.Image})
 		if err != nil {
 			return nil, fmt.Errorf("a typecast away from a function's entry is read with the kernel's BTF: %w", err)
 		}

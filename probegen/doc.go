@@ -72,6 +72,18 @@
 // functions (-F). DiffResolutions compares one spec's resolutions in two
 // builds.
 //
+// A Target answers the same through its methods, with its own sources,
+// so a caller holds no *dwarfres.File: Target.ListLines, ListLineVars,
+// AvailableVars, Functions and NeedsDebuginfo; Target.Mapper maps the
+// places probes are written at back to source points (-l);
+// Target.BuildIndex builds or checks its index (--build-index). Built
+// is what a target was built as (path, machine, build-id, a module's
+// name and release) and BTFOrigin where its BTF came from: with
+// RunningBuild and LoadedModuleBuildID, what a caller checks against the
+// running kernel before adding kprobes. ErrNoBTF, ErrFetch and
+// GuardFault are dwarfres/btf's, dwarfres/debuginfod's and
+// dwarfres/elfobj's own, so a caller imports none of those.
+//
 // Resolving touches no kernel, and the only files it reads besides
 // debuginfo are the sources of line listings and lazy patterns. Open
 // reads the running kernel where the target is it, or has to be found
@@ -99,6 +111,9 @@
 //     ResolvedPoint).
 //   - Resolver.Brief: still Probes, without their ELF symbol, source
 //     position and argument Locations (it left out Points and Probes).
+//   - Target.BTFKernel (a *btf.Kernel, holding the kernel's and module's
+//     *dwarfres.File): Target.BTFOrigin, where the types and symbols
+//     come from, with the Built of those files.
 //
 // How Open answers where dwprobe's command line once answered on its own
 // (issue 30; the command line now calls Open, so the two cannot differ):

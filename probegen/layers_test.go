@@ -41,9 +41,7 @@ var layers = [][]string{
 // upwardKnown are imports that still run against layers, each with the
 // reason it is left; the test fails when one is gone, so the list only
 // shrinks.
-var upwardKnown = map[string]string{
-	"dwarfres/btf -> dwarfres": "btf reads a vmlinux's and a module's *dwarfres.File (issue 30: to read elfobj/elfsym instead)",
-}
+var upwardKnown = map[string]string{}
 
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
@@ -53,10 +51,7 @@ var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.
 var cmdKnown = map[string]string{
-	"dwarfres":            "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); *dwarfres.File of -L, -V, -F, --build-index, -l's mapper",
-	"dwarfres/btf":        "the note saying where a kernel's BTF came from (Kernel.From) and the BTF sentinel ErrNoBTF",
-	"dwarfres/debuginfod": "the sentinel ErrFetch (exit codes, --fleet's summary)",
-	"dwarfres/elfobj":     "the fault guard of a run (GuardFault) and --build-index's regular-file check",
+	"dwarfres": "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); --diff's *dwarfres.File for Suggest and DeclLine",
 }
 
 // TestCmdImports: the command line imports what cmdImports and cmdKnown

@@ -175,11 +175,11 @@ func TestLibraryBTF(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	types, err := kbtf.FromFile(f)
+	types, err := kbtf.FromFile(kbtf.ELF{Object: f.Object, Image: f.Image})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &probegen.Resolver{BTF: &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: 6, Minor: 1, Syms: kbtf.ELFSyms{F: f}}}
+	r := &probegen.Resolver{BTF: &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: 6, Minor: 1, Syms: kbtf.ELFSyms{F: kbtf.ELF{Object: f.Object, Image: f.Image}}}}
 	_, res, err := r.Resolve("vfs_read count file->f_mode")
 	if err != nil {
 		t.Fatal(err)

@@ -162,6 +162,26 @@ func (tp TracePoint) Describe(m *dwarfres.PointMapper) string {
 	return PerfPoint(&p)
 }
 
+// Mapper maps the places probes are written at back to source points
+// with one target's debuginfo (dwprobe -l), decoding each unit once
+// across calls: one Mapper per binary serves a whole listing. A nil
+// Mapper maps nothing (Describe shows points as listed).
+type Mapper struct{ pm *dwarfres.PointMapper }
+
+// Mapper is a Mapper with t's debuginfo; it reads t's File, so it is
+// used before t is closed.
+func (t *Target) Mapper() *Mapper {
+	return &Mapper{pm: t.File.NewPointMapper()}
+}
+
+// Describe is tp.Describe with m's debuginfo.
+func (m *Mapper) Describe(tp TracePoint) string {
+	if m == nil {
+		return tp.Describe(nil)
+	}
+	return tp.Describe(m.pm)
+}
+
 // address is the link-time address of tp in d.
 func (tp TracePoint) address(d *dwarfres.File) (uint64, bool) {
 	if d == nil {

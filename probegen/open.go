@@ -434,12 +434,16 @@ func (t *Target) openBTF(o OpenOptions, loc *dwarfres.Locator) error {
 	bo := kbtf.Options{BTF: o.BTF, Vmlinux: o.Kernel, Running: o.Running.BTF, Kallsyms: o.Running.Kallsyms,
 		Traceable: o.Running.Traceable, Machine: tracefs.HostDialect().Machine, Release: o.Running.release()}
 	if o.Module != "" {
-		bo.OpenModule = func() (*dwarfres.File, error) {
+		bo.OpenModule = func() (*kbtf.Module, error) {
 			path, rel, err := modulePath(loc, o)
 			if err != nil {
 				return nil, err
 			}
-			return dwarfres.OpenModuleFile(path, o.Kernel, rel)
+			f, err := dwarfres.OpenModuleFile(path, o.Kernel, rel)
+			if err != nil {
+				return nil, err
+			}
+			return &kbtf.Module{ELF: kbtf.ELF{Object: f.Object, Image: f.Image}, Name: f.ModuleName(), File: f}, nil
 		}
 	}
 	k, err := kbtf.Open(bo)
@@ -469,11 +473,6 @@ func (t *Target) BTF() *BTFTarget {
 	}
 	return BTFTargetOf(t.btf)
 }
-
-// BTFKernel is the kernel's BTF answering for a SourceBTF target, with
-// where its types and symbols come from and its files; nil for another
-// source.
-func (t *Target) BTFKernel() *kbtf.Kernel { return t.btf }
 
 // Exe is the path a user binary's uprobes name it by (OpenOptions.Binary);
 // "" for a kernel or module.

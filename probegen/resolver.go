@@ -89,7 +89,7 @@ func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
 	defer r.tpMu.Unlock()
 	spec := &Spec{Raw: raw}
 	if r.types == nil {
-		types, err := kbtf.FromFile(r.File)
+		types, err := kbtf.FromFile(kbtf.ELF{Object: r.File.Object, Image: r.File.Image})
 		if err != nil {
 			return spec, nil, err
 		}

@@ -96,7 +96,7 @@ func OpenTarget(o TargetOptions) (*Target, error) {
 		return withoutFile(o, err)
 	}
 	if !o.User && !o.Module && !o.NoBTF {
-		if why := kbtf.Stripped(f); why != nil {
+		if why := stripped(f); why != nil {
 			return &Target{Source: SourceBTF, File: f, Why: why}, nil
 		}
 	}
@@ -111,7 +111,7 @@ func OpenTarget(o TargetOptions) (*Target, error) {
 // allows, else err.
 func withoutFile(o TargetOptions, err error) (*Target, error) {
 	if !o.User {
-		if !o.NoBTF && kbtf.Answers(err) {
+		if !o.NoBTF && btfAnswers(err) {
 			return &Target{Source: SourceBTF, Why: err}, nil
 		}
 		return nil, err
@@ -124,4 +124,18 @@ func withoutFile(o TargetOptions, err error) (*Target, error) {
 		return nil, err
 	}
 	return &Target{Source: SourceSDT, File: f, Why: err}, nil
+}
+
+// btfAnswers reports whether err, the DWARF path's for a kernel or a
+// kernel module, is one BTF may answer for: no debuginfo was found.
+func btfAnswers(err error) bool { return errors.Is(err, dwarfres.ErrNoDebugInfo) }
+
+// stripped is why f, a file opened for its symbols alone (no DWARF
+// found), is better answered from its .BTF: nil when it has DWARF, is
+// not a vmlinux or has no .BTF (its symbol table answers then).
+func stripped(f *dwarfres.File) error {
+	if f.MissingDebug() == nil || !f.IsKernel() || f.ELF.Section(".BTF") == nil {
+		return nil
+	}
+	return f.MissingDebug()
 }

@@ -28,7 +28,7 @@ func runAdd(ctx context.Context, o *options, t *probegen.Target, stdout, stderr 
 		}
 		return nothingAdded(err)
 	}
-	return addResolved(ctx, o, rs, func() error { return checkRunning(tracefs.KProbe, t.File) }, stdout, stderr)
+	return addResolved(ctx, o, rs, func() error { return checkRunning(tracefs.KProbe, t.Built()) }, stdout, stderr)
 }
 
 // addResolved writes the resolved probes rs (-a), after checkKernel says
@@ -259,18 +259,18 @@ func checkDialect(d tracefs.Dialect, evs []tracefs.Event) error {
 // checks the build-id the same way for -a.
 // checkRunning refuses kprobes made from another kernel's debuginfo, or
 // from a module of another release.
-func checkRunning(kind tracefs.Kind, t *dwarfres.File) error {
+func checkRunning(kind tracefs.Kind, t probegen.Built) error {
 	switch {
 	case kind != tracefs.KProbe:
 		return nil
-	case t.IsModule():
+	case t.IsModule:
 		return checkRunningModule(t)
 	}
 	return checkRunningKernel(t)
 }
 
-func checkRunningKernel(t *dwarfres.File) error {
-	want, have := runningBuildID(), t.BuildID()
+func checkRunningKernel(t probegen.Built) error {
+	want, have := runningBuildID(), t.BuildID
 	if want == "" || have == "" || want == have {
 		return nil
 	}

@@ -4,30 +4,19 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // What dwprobe added: tracefs keeps the record of the binary under each
 // uprobe as it was then (tracefs.RecordAdded, beside its lock), so that
 // -l can say when it has changed since; here are its build-ids, read by
-// dwarfres, and -l's wording.
-
-// binaryBuildID is the GNU build-id of the binary at path, "" when it has
-// none or is not an ELF file dwarfres opens.
-func binaryBuildID(path string) string {
-	f, err := dwarfres.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	return f.BuildID()
-}
+// probegen.BinaryBuildID, and -l's wording.
 
 // recordAdded notes the binaries under the uprobes of added. A failure
 // costs only -l's note, so it is not an error of the add.
 func recordAdded(fsys *tracefs.FS, added []tracefs.Event) {
-	_ = fsys.RecordAdded(added, binaryBuildID)
+	_ = fsys.RecordAdded(added, probegen.BinaryBuildID)
 }
 
 // changedBinaries is -l's check: for each listed uprobe whose binary is
@@ -39,7 +28,7 @@ type changedBinaries struct {
 }
 
 func newChangedBinaries(fsys *tracefs.FS) *changedBinaries {
-	return &changedBinaries{cc: fsys.NewChangeCheck(binaryBuildID)}
+	return &changedBinaries{cc: fsys.NewChangeCheck(probegen.BinaryBuildID)}
 }
 
 // check notes e's binary if it has changed.

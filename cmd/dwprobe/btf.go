@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -41,26 +40,25 @@ func traceable() io.Reader {
 	return bytes.NewReader(b)
 }
 
-// btfWhat says where k's types and symbols come from, for the note.
-func btfWhat(o *options, k *btf.Kernel) string {
-	from := k.From
+// btfWhat says where the types and symbols come from, for the note.
+func btfWhat(o *options, from probegen.BTFOrigin) string {
 	what := from.TypesPath
-	if from.Types == btf.TypesVmlinux {
+	if from.TypesVmlinux {
 		what += "'s .BTF"
 	}
 	switch {
-	case from.Syms == btf.SymsELF && o.module == "":
+	case from.SymsELF && o.module == "":
 		what += " with " + from.SymsPath + "'s symbols"
-	case from.Syms == btf.SymsKallsyms:
+	case from.SymsKallsyms:
 		what += " with " + from.SymsPath
 	case from.Assumed:
 		what += rawBlobNote(o, from.Machine, from.Release)
 	}
 	switch {
 	case from.ModuleRunning:
-		what += "; the module's from " + from.ModuleTypes + " with " + k.ModFile.Path + "'s symbols"
+		what += "; the module's from " + from.ModuleTypes + " with " + from.Module.Path + "'s symbols"
 	case from.ModuleTypes != "":
-		what += "; the module's from " + k.ModFile.Path + "'s .BTF with its symbols"
+		what += "; the module's from " + from.Module.Path + "'s .BTF with its symbols"
 	}
 	return what
 }
@@ -78,7 +76,8 @@ func rawBlobNote(o *options, m elf.Machine, rel string) string {
 // dispatchBTF runs the mode o asks for from BTF (tgt.Why is the DWARF
 // path's failure that led here, nil for --btf).
 func dispatchBTF(ctx context.Context, o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
-	k, why := tgt.BTFKernel(), tgt.Why
+	k, _ := tgt.BTFOrigin()
+	why := tgt.Why
 	if !o.quiet {
 		fmt.Fprintf(stderr, "note: %sfrom BTF (%s): function entries and returns, their parameters and return values only\n", btfReason(o, why), btfWhat(o, k))
 	}
@@ -136,14 +135,14 @@ func btfRefusal(why error, what string) error {
 
 // btfCheckRunning refuses to add kprobes from a vmlinux that is not the
 // running kernel; the running kernel's BTF is the running kernel's.
-func btfCheckRunning(k *btf.Kernel) error {
-	if k.ModFile != nil {
-		return checkRunningModule(k.ModFile)
+func btfCheckRunning(k probegen.BTFOrigin) error {
+	if k.Module != nil {
+		return checkRunningModule(*k.Module)
 	}
 	if k.Vmlinux == nil {
 		return nil
 	}
-	return checkRunningKernel(k.Vmlinux)
+	return checkRunningKernel(*k.Vmlinux)
 }
 
 // btfVars is -V from BTF: perf's listing of the parameters at the entry,

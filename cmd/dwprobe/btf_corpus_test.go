@@ -39,12 +39,12 @@ func TestBTFAgreesWithDWARF(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			types, err := kbtf.FromFile(f)
+			types, err := kbtf.FromFile(kbtf.ELF{Object: f.Object, Image: f.Image})
 			if err != nil {
 				t.Fatal(err)
 			}
 			major, minor, _ := f.KernelVersion()
-			k := &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: major, Minor: minor, Syms: kbtf.ELFSyms{F: f}}
+			k := &probegen.BTFTarget{Types: types, Machine: f.Machine, Major: major, Minor: minor, Syms: kbtf.ELFSyms{F: kbtf.ELF{Object: f.Object, Image: f.Image}}}
 			agree, eligible, differ := 0, 0, []string{}
 			tally := map[string][]string{}
 			for _, fn := range btfSample(types, c.sample) {

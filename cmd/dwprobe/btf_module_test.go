@@ -40,7 +40,7 @@ func TestBTFModuleAgreesWithDWARF(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer vml.Close()
-			base, err := btf.FromFile(vml)
+			base, err := btf.FromFile(btf.ELF{Object: vml.Object, Image: vml.Image})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,12 +73,12 @@ func crossModule(t *testing.T, arch, rel string, base *btf.Types, n int) (agree,
 		t.Fatal(err)
 	}
 	defer dbg.Close()
-	types, err := btf.SplitFromFile(img, base)
+	types, err := btf.SplitFromFile(btf.ELF{Object: img.Object, Image: img.Image}, base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := &probegen.BTFTarget{Types: types, Machine: img.Machine, Major: base.Major, Minor: base.Minor,
-		Syms: btf.ELFSyms{F: img}, Module: img.ModuleName()}
+		Syms: btf.ELFSyms{F: btf.ELF{Object: img.Object, Image: img.Image}}, Module: img.ModuleName()}
 	for _, fn := range btfSample(types, n*3) {
 		spec, nparams, ok := btfCrossSpec(types, fn)
 		if !ok {

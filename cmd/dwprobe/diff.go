@@ -66,7 +66,6 @@ func runDiff(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 	if err := checkSpecFiles(ctx, o.defs); err != nil {
 		return err
 	}
-	t := tgt.File
 	oldB := newDiffBuild(o, tgt)
 	no := *o
 	no.vmlinux, no.exec, no.module, no.source = newTargetOf(o)
@@ -77,11 +76,10 @@ func runDiff(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 		return err
 	}
 	defer ntgt.Close()
-	nt := ntgt.File
-	if nt == nil {
+	if !ntgt.HasFile() {
 		return ntgt.Why // BTF alone: no build to compare points with
 	}
-	if err := sameMachine(o.diffNew, t, nt); err != nil {
+	if err := sameMachine(o.diffNew, tgt.Built(), ntgt.Built()); err != nil {
 		return err
 	}
 	useIndex(&no, ntgt, stderr)
@@ -98,8 +96,8 @@ func runDiff(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 			return tally.interrupted()
 		}
 		if tally.add(sd)%releaseEvery == 0 {
-			t.ReleasePages()
-			nt.ReleasePages()
+			tgt.ReleasePages()
+			ntgt.ReleasePages()
 		}
 		return printDiff(o, stdout, sd)
 	})
@@ -114,8 +112,8 @@ func runDiff(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 
 // sameMachine refuses a --diff between builds of two machines: no point
 // of one is a point of the other (6.1's amd64 vmlinux and 6.12's arm64).
-func sameMachine(newName string, old, new *dwarfres.File) error {
-	om, nm := old.Object.Machine, new.Object.Machine
+func sameMachine(newName string, old, new probegen.Built) error {
+	om, nm := old.Machine, new.Machine
 	if om == nm {
 		return nil
 	}

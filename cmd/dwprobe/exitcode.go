@@ -6,8 +6,6 @@ import (
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/btf"
-	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -94,7 +92,7 @@ func isInputErr(err error) bool {
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
 		probegen.ErrLineTooLong, errNoSpecs, errOtherMachine,
-		dwarfres.ErrCompressed, dwarfres.ErrExpandBound, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, debuginfod.ErrFetch, btf.ErrNoBTF)
+		dwarfres.ErrCompressed, dwarfres.ErrExpandBound, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, probegen.ErrFetch, probegen.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {

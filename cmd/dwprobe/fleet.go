@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -236,15 +235,16 @@ func openFleetBuild(ctx context.Context, o *options, r *fleetReport) (*probegen.
 	if err != nil {
 		return nil, openErr(bo, err)
 	}
-	if err := needsDebuginfo(bo, f.File); err != nil {
+	if err := needsDebuginfo(bo, f); err != nil {
 		f.Close()
 		return nil, err
 	}
+	built := f.Built()
 	path := r.b.Path
 	if r.b.BuildID != "" {
-		path = f.File.Path // the copy fetched
+		path = built.Path // the copy fetched
 	}
-	m := f.File.Object.Machine
+	m := built.Machine
 	r.path, r.machineM, r.machine = path, uint16(m), tracefs.MachineName(m)
 	return f, nil
 }
@@ -287,7 +287,7 @@ func checkFleetBuild(ctx context.Context, o *options, r *fleetReport, refs map[u
 			return err
 		}
 		if n++; n%releaseEvery == 0 {
-			t.File.ReleasePages()
+			t.ReleasePages()
 		}
 		if refB == nil {
 			r.specs = append(r.specs, refSpec(in, b))
@@ -359,7 +359,7 @@ func fleetStatus(o *options, stderr io.Writer, reps []*fleetReport) error {
 	case fails > 0:
 		return errorWith(dwarfres.ErrNotFound, "%d specs fail in the builds checked (do not resolve, moved or are no probe commands)", fails)
 	case broken > 0:
-		return errorWith(debuginfod.ErrFetch, "%d of %d builds could not be checked", broken, len(reps))
+		return errorWith(probegen.ErrFetch, "%d of %d builds could not be checked", broken, len(reps))
 	case changes > 0:
 		return errorWith(errProbesChanged, "%d specs resolve differently than in their reference build", changes)
 	}

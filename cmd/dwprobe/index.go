@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -20,17 +18,17 @@ func indexOff(o *options) bool {
 }
 
 // useIndex has t's queries go through its index where it pays
-// (dwarfres.IndexPays): one already built, a run of many specs, or a
+// (Target.UseIndex): one already built, a run of many specs, or a
 // binary queried before. A first query scans, never waiting for a build.
 func useIndex(o *options, tgt *probegen.Target, stderr io.Writer) {
 	if indexOff(o) {
 		return
 	}
-	tgt.UseIndex(indexOptions(o, tgt.File, stderr), specCount(o))
+	tgt.UseIndex(indexOptions(o, tgt, stderr), specCount(o))
 }
 
 // specCount is how many specs the run has, counted up to
-// dwarfres.ManySpecs: one per -D/-a/-V, the lines of an @FILE, and
+// probegen.ManySpecs: one per -D/-a/-V, the lines of an @FILE, and
 // ManySpecs for @- and any other stream (stdin, a FIFO or @<(cmd) cannot
 // be read twice; a pipe of specs is a batch).
 func specCount(o *options) int {
@@ -39,13 +37,13 @@ func specCount(o *options) int {
 		for _, s := range list {
 			switch {
 			case strings.HasPrefix(s, "@") && isStream(s[1:]):
-				n += dwarfres.ManySpecs
+				n += probegen.ManySpecs
 			case strings.HasPrefix(s, "@"):
-				n += countSpecLines(s[1:], dwarfres.ManySpecs-n)
+				n += countSpecLines(s[1:], probegen.ManySpecs-n)
 			default:
 				n++
 			}
-			if n >= dwarfres.ManySpecs {
+			if n >= probegen.ManySpecs {
 				return n
 			}
 		}
@@ -58,8 +56,12 @@ func specCount(o *options) int {
 // run reports it). It opens only a regular file (never blocking on a
 // FIFO swapped in since specCount looked).
 func countSpecLines(file string, limit int) int {
-	fh, err := elfobj.OpenRegular(file)
+	fh, mode, err := openNonblock(file)
 	if err != nil {
+		return 1
+	}
+	if !mode.IsRegular() {
+		fh.Close()
 		return 1
 	}
 	defer fh.Close()
@@ -75,20 +77,20 @@ func countSpecLines(file string, limit int) int {
 
 // indexOptions reports a rebuilt or unusable index on stderr, and shows
 // the build's progress when stderr is a terminal.
-func indexOptions(o *options, t *dwarfres.File, stderr io.Writer) dwarfres.IndexOptions {
-	opts := dwarfres.IndexOptions{Note: func(r dwarfres.IndexReport) {
+func indexOptions(o *options, tgt *probegen.Target, stderr io.Writer) probegen.IndexOptions {
+	opts := probegen.IndexOptions{Note: func(r probegen.IndexReport) {
 		if !o.quiet {
 			fmt.Fprintln(stderr, "note: "+indexNote(r))
 		}
 	}}
 	if isTerminal(stderr) {
-		opts.Progress = progressLine(stderr, t.Path)
+		opts.Progress = progressLine(stderr, tgt.Built().Path)
 	}
 	return opts
 }
 
 // indexNote words what happened to an index that did not simply load.
-func indexNote(r dwarfres.IndexReport) string {
+func indexNote(r probegen.IndexReport) string {
 	switch {
 	case !r.Used:
 		return fmt.Sprintf("debuginfo index not used (%v): scanning the debuginfo", r.Err)
@@ -103,16 +105,16 @@ func indexNote(r dwarfres.IndexReport) string {
 
 // runBuildIndex is --build-index: build the index, or check the one there,
 // and say which.
-func runBuildIndex(o *options, t *dwarfres.File, stdout, stderr io.Writer) error {
+func runBuildIndex(o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
 	if o.noIndex {
 		return errors.New("--build-index and --no-index are exclusive")
 	}
-	_, r := dwarfres.EnsureIndex(t, indexOptions(o, t, stderr))
+	r := tgt.BuildIndex(indexOptions(o, tgt, stderr))
 	if r.Stale != nil && !o.quiet {
 		fmt.Fprintf(stderr, "note: debuginfo index %v: rebuilding\n", r.Stale)
 	}
 	if r.Err != nil {
-		return fmt.Errorf("debuginfo index of %s: %w", t.Path, r.Err)
+		return fmt.Errorf("debuginfo index of %s: %w", tgt.Built().Path, r.Err)
 	}
 	if !o.quiet {
 		what := "verified"

@@ -6,19 +6,17 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // runLines implements -L: perf's show_line_range.
 func runLines(o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
-	t, src := tgt.File, tgt.Sources()
 	var l *probegen.Listing
 	var err error
 	if o.detail {
-		l, err = probegen.ListLineVars(t, o.line, src, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
+		l, err = tgt.ListLineVars(o.line, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
 	} else {
-		l, err = probegen.ListLines(t, o.line, src)
+		l, err = tgt.ListLines(o.line)
 	}
 	if err != nil {
 		return err
@@ -89,12 +87,12 @@ func plural(n int, word string) string {
 
 // runFuncs implements -F: perf's function list, filtered by -F's word or
 // else --filter.
-func runFuncs(o *options, t *dwarfres.File, stdout io.Writer) error {
+func runFuncs(o *options, tgt *probegen.Target, stdout io.Writer) error {
 	rules := o.filter
 	if o.funcs != "\x00" && o.funcs != "" {
 		rules = o.funcs
 	}
-	names, err := probegen.Functions(t, rules)
+	names, err := tgt.Functions(rules)
 	if err != nil {
 		return err
 	}

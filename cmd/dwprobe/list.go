@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -74,33 +73,36 @@ func runList(o *options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// openDebuginfo opens a kernel's or binary's debuginfo for -l; tests
-// count the calls.
-var openDebuginfo = func(o *options) (*dwarfres.File, error) {
+// openDebuginfo opens a kernel's or binary's debuginfo (or symbols) for
+// -l; tests count the calls.
+var openDebuginfo = func(o *options) (*probegen.Target, error) {
 	o.symbolsOnly = true
-	tgt, err := openTarget(o)
-	if err != nil {
-		return nil, err
-	}
-	return tgt.File, nil // tgt holds nothing more (no BTF)
+	return openTarget(o)
 }
 
 // debugCache opens the debuginfo -l maps probes back with, once each: the
 // kernel's (-k or the running kernel's) and each probed binary's, each
-// with one PointMapper, so a listing costs one open per binary and one
+// with one Mapper, so a listing costs one open per binary and one
 // lookup per probe. What can't be opened is nil, and the probes show as
 // listed.
 type debugCache struct {
 	o      *options
 	stderr io.Writer // for the note that there is no kernel debuginfo; nil: no note
-	kernel *dwarfres.PointMapper
+	kernel *probegen.Mapper
 	tried  bool
-	bins   map[string]*dwarfres.PointMapper
-	mods   map[string]*dwarfres.PointMapper // by module name
+	bins   map[string]*probegen.Mapper
+	mods   map[string]*probegen.Mapper // by module name
+	opened []*probegen.Target          // closed at the end
 }
 
 func newDebugCache(o *options, stderr io.Writer) *debugCache {
-	return &debugCache{o: o, stderr: stderr, bins: map[string]*dwarfres.PointMapper{}, mods: map[string]*dwarfres.PointMapper{}}
+	return &debugCache{o: o, stderr: stderr, bins: map[string]*probegen.Mapper{}, mods: map[string]*probegen.Mapper{}}
+}
+
+// mapper is a Mapper of tgt, kept open until close.
+func (c *debugCache) mapper(tgt *probegen.Target) *probegen.Mapper {
+	c.opened = append(c.opened, tgt)
+	return tgt.Mapper()
 }
 
 // print writes e's -l line, or its JSON object with --json.
@@ -123,7 +125,7 @@ func (c *debugCache) point(e tracefs.Event) (point, module string) {
 	if err != nil {
 		return e.Target, ""
 	}
-	return tp.Describe(c.get(tp)), tp.Module
+	return c.get(tp).Describe(tp), tp.Module
 }
 
 // line is perf's -l line for e.
@@ -137,7 +139,7 @@ func (c *debugCache) line(e tracefs.Event) string {
 }
 
 // get is the mapper for tp's kernel or binary, opened on first use.
-func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.PointMapper {
+func (c *debugCache) get(tp probegen.TracePoint) *probegen.Mapper {
 	if !tp.User {
 		if tp.Module != "" {
 			return c.module(tp.Module)
@@ -156,7 +158,7 @@ func (c *debugCache) get(tp probegen.TracePoint) *dwarfres.PointMapper {
 	return m
 }
 
-func (c *debugCache) openKernel() *dwarfres.PointMapper {
+func (c *debugCache) openKernel() *probegen.Mapper {
 	f, err := openDebuginfo(&options{vmlinux: c.o.vmlinux, symfs: c.o.symfs})
 	if err != nil {
 		if c.stderr != nil && !c.o.quiet {
@@ -164,31 +166,31 @@ func (c *debugCache) openKernel() *dwarfres.PointMapper {
 		}
 		return nil
 	}
-	return f.NewPointMapper()
+	return c.mapper(f)
 }
 
 // openBinary opens a probed binary's debuginfo, once per listing: the
 // place to check that the binary is still the one the probes were added
 // to.
-func (c *debugCache) openBinary(path string) *dwarfres.PointMapper {
+func (c *debugCache) openBinary(path string) *probegen.Mapper {
 	f, err := openDebuginfo(&options{exec: path})
 	if err != nil {
 		return nil
 	}
-	return f.NewPointMapper()
+	return c.mapper(f)
 }
 
 // module is the mapper of the module name of the kernel listed (-k's
 // release, else the running kernel's), found and opened as -m NAME does,
 // once per listing; nil, with a note, when it can't be opened.
-func (c *debugCache) module(name string) *dwarfres.PointMapper {
+func (c *debugCache) module(name string) *probegen.Mapper {
 	m, ok := c.mods[name]
 	if ok {
 		return m
 	}
 	f, err := openDebuginfo(&options{module: name, vmlinux: c.o.vmlinux, symfs: c.o.symfs})
 	if err == nil {
-		m = f.NewPointMapper()
+		m = c.mapper(f)
 	} else if c.stderr != nil && !c.o.quiet {
 		fmt.Fprintf(c.stderr, "note: the kprobes on module %s are shown as listed: %v\n", name, err)
 	}
@@ -197,14 +199,7 @@ func (c *debugCache) module(name string) *dwarfres.PointMapper {
 }
 
 func (c *debugCache) close() {
-	if f := c.kernel.File(); f != nil {
-		f.Close()
-	}
-	for _, ms := range []map[string]*dwarfres.PointMapper{c.bins, c.mods} {
-		for _, m := range ms {
-			if f := m.File(); f != nil {
-				f.Close()
-			}
-		}
+	for _, tgt := range c.opened {
+		tgt.Close()
 	}
 }

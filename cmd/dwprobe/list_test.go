@@ -39,7 +39,7 @@ func TestListOpensEachBinaryOnce(t *testing.T) {
 	opens := map[string]int{}
 	old := openDebuginfo
 	t.Cleanup(func() { openDebuginfo = old })
-	openDebuginfo = func(o *options) (*dwarfres.File, error) {
+	openDebuginfo = func(o *options) (*probegen.Target, error) {
 		opens[o.exec+o.vmlinux]++
 		return old(o)
 	}

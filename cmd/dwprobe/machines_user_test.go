@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"maps"
 	"os"
@@ -12,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/dwarfres/cfi"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
@@ -82,16 +83,41 @@ func userBuilds(t *testing.T, machine string) []string {
 // of the app build bin: the CFA at work's entry.
 func cfiReadable(t *testing.T, bin string) bool {
 	t.Helper()
-	f, err := dwarfres.Open(bin)
+	ef, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	syms := f.Symbols().Lookup("work")
-	if len(syms) == 0 {
+	defer ef.Close()
+	syms, err := ef.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var work uint64
+	for _, s := range syms {
+		if s.Name == "work" {
+			work = s.Value
+		}
+	}
+	if work == 0 {
 		t.Fatalf("%s: no work", bin)
 	}
-	_, _, err = f.CFA(syms[0].Start)
+	ptr, addr := 8, uint64(0)
+	sec := ef.Section(".debug_frame")
+	if sec == nil {
+		if sec = ef.Section(".eh_frame"); sec == nil {
+			return false
+		}
+		addr = sec.Addr
+	}
+	b, err := sec.Data()
+	if err != nil {
+		return false
+	}
+	tab, err := cfi.Parse(b, ef.ByteOrder, ptr, addr)
+	if err != nil {
+		return false
+	}
+	_, _, err = tab.CFA(work)
 	return err == nil
 }
 

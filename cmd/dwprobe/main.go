@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 func main() {
@@ -37,8 +37,8 @@ func oneLine(s string) string {
 }
 
 // runFaultGuarded is run, with a fault on a mapped input turned into its
-// error (elfobj.FaultError).
+// error (probegen.GuardFault).
 func runFaultGuarded(ctx context.Context, args []string) (err error) {
-	defer elfobj.GuardFault(&err)
+	defer probegen.GuardFault(&err)
 	return run(ctx, args, os.Stdout, os.Stderr)
 }

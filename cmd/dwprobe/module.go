@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen"
 )
 
 // runningRelease is the running kernel's release (uname -r); tests
@@ -22,18 +23,18 @@ func checkModuleOptions(o *options) error {
 
 // loadedModuleBuildID is the build-id of the module the running kernel
 // loaded under a name; tests replace it.
-var loadedModuleBuildID = dwarfres.LoadedModuleBuildID
+var loadedModuleBuildID = probegen.LoadedModuleBuildID
 
 // checkRunningModule refuses to add probes on module m when it was built
 // for another release than the running kernel's, or is not the file of
 // the module loaded under its name: its offsets would be wrong there. A
 // module not loaded yet is taken: the kernel arms its probes at load.
-func checkRunningModule(m *dwarfres.File) error {
-	if err := dwarfres.CheckRelease(m, "", runningRelease()); err != nil {
+func checkRunningModule(m probegen.Built) error {
+	if err := m.CheckRelease(runningRelease()); err != nil {
 		return fmt.Errorf("%w: give the running kernel's module, or use -n to see the definitions", err)
 	}
-	name := m.ModuleName()
-	if want, have := loadedModuleBuildID(name), m.BuildID(); want != "" && have != "" && want != have {
+	name := m.Module
+	if want, have := loadedModuleBuildID(name), m.BuildID; want != "" && have != "" && want != have {
 		return errorWith(dwarfres.ErrRelease, "%s is not the module %s the running kernel loaded (build-id %s, loaded %s): its offsets would put the probes in the wrong places; give the loaded module's file, or use -n to see the definitions", m.Path, name, have, want)
 	}
 	return nil

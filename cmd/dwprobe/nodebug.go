@@ -10,12 +10,12 @@ import (
 // needsDebuginfo refuses -L and -V on a binary opened for its symbol
 // table alone (no debuginfo found): source lines and variables come from
 // debuginfo only. -D, -a and -F answer from the symbol table, as perf's.
-func needsDebuginfo(o *options, t *dwarfres.File) error {
+func needsDebuginfo(o *options, tgt *probegen.Target) error {
 	switch {
 	case o.line != "":
-		return probegen.NeedsDebuginfo(t, "listing source lines (-L)")
+		return tgt.NeedsDebuginfo("listing source lines (-L)")
 	case len(o.vars) > 0:
-		return probegen.NeedsDebuginfo(t, "listing variables (-V)")
+		return tgt.NeedsDebuginfo("listing variables (-V)")
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func openTarget(o *options) (*probegen.Target, error) {
 	if err != nil {
 		return nil, openErr(o, err)
 	}
-	if tgt.File == nil || tgt.Source == probegen.SourceSDT {
+	if !tgt.HasFile() || tgt.Source == probegen.SourceSDT {
 		// Why is the failure to open the target, not the MissingDebug
 		// of a file opened for its symbols.
 		tgt.Why = openErr(o, tgt.Why)

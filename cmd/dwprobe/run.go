@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -306,12 +305,11 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if tgt.Source == probegen.SourceBTF {
 		return dispatchBTF(ctx, o, tgt, stdout, stderr)
 	}
-	t := tgt.File
-	if err := needsDebuginfo(o, t); err != nil {
+	if err := needsDebuginfo(o, tgt); err != nil {
 		return err
 	}
 	if o.buildIndex {
-		return runBuildIndex(o, t, stdout, stderr)
+		return runBuildIndex(o, tgt, stdout, stderr)
 	}
 	useIndex(o, tgt, stderr)
 	switch {
@@ -330,7 +328,7 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	case len(o.vars) > 0:
 		return runVars(ctx, o, tgt, stdout, stderr)
 	default:
-		return runFuncs(o, t, stdout)
+		return runFuncs(o, tgt, stdout)
 	}
 }
 
@@ -390,6 +388,5 @@ func joinOptArgs(args []string) []string {
 
 // runningKernel reads the release and GNU build-id of the running kernel.
 func runningKernel() (rel, bid string) {
-	k := dwarfres.RunningKernel()
-	return k.Release, k.BuildID
+	return probegen.RunningBuild()
 }

@@ -61,7 +61,7 @@ func runSDT(o *options, t *probegen.Target, stdout io.Writer) error {
 		}
 	}
 	if o.json {
-		return writeJSON(stdout, sdtJSON(t.File.Path, sel))
+		return writeJSON(stdout, sdtJSON(t.Built().Path, sel))
 	}
 	names := probegen.SDTNames(sel)
 	slices.Sort(names)

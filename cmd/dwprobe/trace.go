@@ -190,10 +190,9 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 	defer done()
 	// A kernel without DWARF fails to open (openErr says why): trace
 	// reads arguments where the debuginfo puts them.
-	t := tgt.File
 	a, ok := tgt.Arch()
 	if !ok {
-		return nil, nil, fmt.Errorf("no machine model for %s", arch.MachineName(t.ELF.Machine))
+		return nil, nil, fmt.Errorf("no machine model for %s", arch.MachineName(tgt.Built().Machine))
 	}
 	useIndex(o, tgt, stderr)
 	rs, err := resolveAll(ctx, o, tgt, o.defs, stderr)

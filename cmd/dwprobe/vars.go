@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 )
 
@@ -23,7 +22,6 @@ func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 	if err := checkSpecFiles(ctx, o.vars); err != nil {
 		return err
 	}
-	t := tgt.File
 	ro := tgt.Options(resolveOptions(o))
 	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
@@ -39,7 +37,7 @@ func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 		if ctx.Err() != nil {
 			return stopped()
 		}
-		spec, lists, err := varsAt(t, in.raw, ro, vo)
+		spec, lists, err := varsAt(tgt, in.raw, ro, vo)
 		if ctx.Err() != nil {
 			// The signal came during the listing: it may be cut short.
 			return stopped()
@@ -81,7 +79,7 @@ func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *p
 }
 
 // varsAt parses a -V spec and lists the variables at each of its points.
-func varsAt(t *dwarfres.File, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*probegen.Spec, []probegen.VarList, error) {
+func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*probegen.Spec, []probegen.VarList, error) {
 	spec, err := probegen.ParseSpec(raw)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +92,7 @@ func varsAt(t *dwarfres.File, raw string, ro probegen.ResolveOptions, vo probege
 	case spec.Point.SDT:
 		return nil, nil, fmt.Errorf("-V %q: an SDT marker has no variables, its note's arguments (-D shows them): %w", raw, probegen.ErrNotSupported)
 	}
-	lists, err := probegen.AvailableVars(t, spec, ro, vo)
+	lists, err := tgt.AvailableVars(spec, ro, vo)
 	return spec, lists, err
 }
 

@@ -13,8 +13,8 @@ import (
 
 	ebtf "github.com/cilium/ebpf/btf"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // ErrNoBTF: the input carries no BTF (an ELF without a .BTF section), or
@@ -48,17 +48,17 @@ type Types struct {
 
 // Load reads path: an ELF with a .BTF section (a vmlinux, stripped or
 // not: its machine and linux_banner's version are kept) or a raw BTF
-// blob (/sys/kernel/btf/vmlinux). Errors wrap ErrNoBTF, dwarfres.ErrNotELF
+// blob (/sys/kernel/btf/vmlinux). Errors wrap ErrNoBTF, elfobj.ErrNotELF
 // or the file system's.
 func Load(path string) (*Types, error) {
 	if isELF(path) {
 		// Mapped: a vmlinux with DWARF is hundreds of megabytes, .BTF a few.
-		f, err := dwarfres.Open(path)
+		f, err := OpenELF(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return FromFile(f)
+		return FromFile(*f)
 	}
 	data, err := elfobj.ReadRegular(path)
 	if err != nil {
@@ -79,9 +79,28 @@ func isELF(path string) bool {
 	return err == nil && string(magic) == elf.ELFMAG
 }
 
+// ELF is a kernel's or module's ELF file as this package reads it: its
+// sections, code, path and machine (Object) and its symbols (Image), the
+// two halves of a *dwarfres.File (ELF{f.Object, f.Image}); OpenELF
+// opens one.
+type ELF struct {
+	*elfobj.Object
+	*elfsym.Image
+}
+
+// OpenELF maps path as an ELF file with its own symbol table.
+// Errors wrap elfobj.ErrNotELF or elfobj.ErrMalformed.
+func OpenELF(path string) (*ELF, error) {
+	o, err := elfobj.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &ELF{Object: o, Image: elfsym.NewImage(o, nil)}, nil
+}
+
 // FromFile reads f's .BTF section, with f's machine and kernel version.
 // Errors wrap ErrNoBTF.
-func FromFile(f *dwarfres.File) (*Types, error) {
+func FromFile(f ELF) (*Types, error) {
 	raw, err := f.Section(".BTF")
 	if err != nil || len(raw) == 0 {
 		return nil, fmt.Errorf("%s: %w (no .BTF section)", f.Path, ErrNoBTF)
@@ -128,7 +147,7 @@ func ParseSplit(raw []byte, base *Types, name string) (b *Types, err error) {
 // SplitFromFile reads the .BTF section of f, a kernel module, as split
 // BTF on base, its kernel's; the result has f's machine. Errors wrap
 // ErrNoBTF.
-func SplitFromFile(f *dwarfres.File, base *Types) (*Types, error) {
+func SplitFromFile(f ELF, base *Types) (*Types, error) {
 	raw, err := f.Section(".BTF")
 	if err != nil || len(raw) == 0 {
 		return nil, fmt.Errorf("%s: %w (no .BTF section)", f.Path, ErrNoBTF)

@@ -11,8 +11,8 @@ import (
 
 	ebtf "github.com/cilium/ebpf/btf"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
 // minimalBTF is "int f(int a); static int f(long a);" in raw BTF.
@@ -110,7 +110,7 @@ func TestParseKallsyms(t *testing.T) {
 	if _, ok := k.Text(); ok || len(k.FuncSyms("dup")) != 2 {
 		t.Errorf("hidden addresses: _text known, or dup not twice (%d)", len(k.FuncSyms("dup")))
 	}
-	if _, known := k.Notrace(dwarfres.Sym{Name: "vfs_read"}); known {
+	if _, known := k.Notrace(elfsym.Sym{Name: "vfs_read"}); known {
 		t.Error("no ftrace list: notrace known")
 	}
 }

@@ -12,16 +12,17 @@
 //   - kernel.go: Open, the choice of types and symbols for a kernel or
 //     module (--btf FILE, a vmlinux's .BTF, /sys/kernel/btf/vmlinux and
 //     /sys/kernel/btf/MODULE, a raw blob's assumed machine and version),
-//     with Source saying where each came from; Answers and Stripped, when
-//     BTF answers for a kernel without DWARF.
+//     with Source saying where each came from.
 //
-// It reads ELF files through dwarfres (dwarfres does not import it) and
-// the kernel's BTF through cilium/ebpf/btf, imported as ebtf here. Errors
-// wrap ErrNoBTF or are dwarfres's or the file system's; their wording for
-// the command line is cmd/dwprobe's.
+// It reads ELF files through elfobj and elfsym (an ELF is the two halves
+// of a *dwarfres.File; a module is opened by the caller, Options.OpenModule)
+// and the kernel's BTF through cilium/ebpf/btf, imported as ebtf here.
+// Errors wrap ErrNoBTF or are elfobj's, the caller's or the file
+// system's; their wording for the command line is cmd/dwprobe's.
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 4,
-// below dwarfres and tracefs. It imports no tracefs (the machine a raw
-// blob is taken for is the caller's Options.Machine); it still imports
-// dwarfres for *dwarfres.File, the one upward import left (upwardKnown).
+// below dwarfres and tracefs. It imports neither: the machine a raw
+// blob is taken for is the caller's Options.Machine, and a module's file
+// the caller's Options.OpenModule. Answers and Stripped, which read a
+// *dwarfres.File, went to probegen (unexported), their one caller.
 package btf

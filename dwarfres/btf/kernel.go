@@ -2,11 +2,9 @@ package btf
 
 import (
 	"debug/elf"
-	"errors"
 	"io"
 	"os"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
@@ -40,7 +38,16 @@ type Options struct {
 	// OpenModule opens the kernel module to probe (found and checked by
 	// the caller), whose BTF is split on the kernel's; nil for the
 	// vmlinux. It is called once the kernel's types are read.
-	OpenModule func() (*dwarfres.File, error)
+	OpenModule func() (*Module, error)
+}
+
+// Module is a kernel module the caller opened (Options.OpenModule): its
+// ELF (a *dwarfres.File's halves), the name the kernel gives it, and the
+// file closed with the Kernel.
+type Module struct {
+	ELF
+	Name string
+	File io.Closer
 }
 
 // Kernel is a kernel, or one of its modules, opened for probes from BTF:
@@ -57,7 +64,8 @@ type Kernel struct {
 	Module string
 	// Vmlinux is the kernel's ELF (Options.Vmlinux, or Options.BTF when
 	// that is an ELF), nil without one; ModFile is the module's .ko.
-	Vmlinux, ModFile *dwarfres.File
+	Vmlinux *ELF
+	ModFile *Module
 	// From says where the types and symbols come from.
 	From Source
 }
@@ -108,7 +116,7 @@ func (k *Kernel) Close() {
 		k.Vmlinux.Close()
 	}
 	if k.ModFile != nil {
-		k.ModFile.Close()
+		k.ModFile.File.Close()
 	}
 }
 
@@ -118,7 +126,7 @@ func (k *Kernel) Close() {
 // other than the running kernel's says neither machine nor version: the
 // running kernel's are taken, and its symbols are not. With o.OpenModule
 // the result is the module's: its BTF split on the kernel's, its .ko's
-// symbols and machine. Errors wrap ErrNoBTF, or are dwarfres's, the file
+// symbols and machine. Errors wrap ErrNoBTF, or are elfobj's, the file
 // system's or OpenModule's.
 func Open(o Options) (*Kernel, error) {
 	if o.Running == "" {
@@ -138,7 +146,7 @@ func Open(o Options) (*Kernel, error) {
 func (k *Kernel) open(o *Options) error {
 	var err error
 	if o.Vmlinux != "" {
-		if k.Vmlinux, err = dwarfres.Open(o.Vmlinux); err != nil {
+		if k.Vmlinux, err = OpenELF(o.Vmlinux); err != nil {
 			return err
 		}
 	}
@@ -150,7 +158,7 @@ func (k *Kernel) open(o *Options) error {
 	case k.Vmlinux != nil:
 		k.Machine = k.Vmlinux.Machine
 		k.Major, k.Minor, _ = k.Vmlinux.KernelVersion()
-		k.Syms = ELFSyms{F: k.Vmlinux}
+		k.Syms = ELFSyms{F: *k.Vmlinux}
 		k.From.Syms, k.From.SymsPath = SymsELF, k.Vmlinux.Path
 	case k.Types.Machine == elf.EM_NONE:
 		if err := k.rawBlob(o); err != nil {
@@ -172,12 +180,12 @@ func (k *Kernel) loadTypes(o *Options) (*Types, error) {
 		b, err := Load(o.BTF)
 		if err == nil && k.Vmlinux == nil && b.Machine != elf.EM_NONE {
 			// An ELF with .BTF: its symbols too.
-			k.Vmlinux, err = dwarfres.Open(o.BTF)
+			k.Vmlinux, err = OpenELF(o.BTF)
 		}
 		return b, err
 	case k.Vmlinux != nil:
 		k.From.Types, k.From.TypesPath = TypesVmlinux, k.Vmlinux.Path
-		return FromFile(k.Vmlinux)
+		return FromFile(*k.Vmlinux)
 	}
 	k.From.Types, k.From.TypesPath = TypesRunning, o.Running
 	return Load(o.Running)
@@ -215,7 +223,7 @@ func (k *Kernel) openModule(o *Options) error {
 	if k.Types, err = k.moduleTypes(o, k.Types); err != nil {
 		return err
 	}
-	k.Syms, k.Machine, k.Module = ELFSyms{F: k.ModFile}, k.ModFile.Machine, k.ModFile.ModuleName()
+	k.Syms, k.Machine, k.Module = ELFSyms{F: k.ModFile.ELF}, k.ModFile.Machine, k.ModFile.Name
 	return nil
 }
 
@@ -224,14 +232,14 @@ func (k *Kernel) openModule(o *Options) error {
 // loaded the module, else the .ko's .BTF.
 func (k *Kernel) moduleTypes(o *Options, base *Types) (*Types, error) {
 	if sameFile(base.Path, o.Running) {
-		p := RunningModulePath(o.Running, k.ModFile.ModuleName())
+		p := RunningModulePath(o.Running, k.ModFile.Name)
 		if raw, err := os.ReadFile(p); err == nil {
 			k.From.ModuleTypes, k.From.ModuleRunning = p, true
 			return ParseSplit(raw, base, p)
 		}
 	}
 	k.From.ModuleTypes = k.ModFile.Path
-	return SplitFromFile(k.ModFile, base)
+	return SplitFromFile(k.ModFile.ELF, base)
 }
 
 // runningSyms reads the running kernel's kallsyms and, when o can give
@@ -254,18 +262,4 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// Answers reports whether err, the DWARF path's for a kernel or a kernel
-// module, is one BTF may answer for: no debuginfo was found.
-func Answers(err error) bool { return errors.Is(err, dwarfres.ErrNoDebugInfo) }
-
-// Stripped is why f, a file opened for its symbols alone (no DWARF
-// found), is better answered from its .BTF: nil when it has DWARF, is not
-// a vmlinux or has no .BTF (its symbol table answers then).
-func Stripped(f *dwarfres.File) error {
-	if f.MissingDebug() == nil || !f.IsKernel() || f.ELF.Section(".BTF") == nil {
-		return nil
-	}
-	return f.MissingDebug()
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
 )
 
@@ -23,33 +22,33 @@ import (
 type Symbols interface {
 	// FuncSyms returns the text symbols named name, one per address,
 	// in address order.
-	FuncSyms(name string) []dwarfres.Sym
+	FuncSyms(name string) []elfsym.Sym
 	// Text returns the address of _text, for _text+OFFS targets.
 	Text() (uint64, bool)
 	// Notrace reports whether s has no ftrace call site; known is false
 	// when that cannot be told.
-	Notrace(s dwarfres.Sym) (notrace, known bool)
+	Notrace(s elfsym.Sym) (notrace, known bool)
 	// Code returns the first n bytes of s's code; false when the code
 	// is not at hand (the running kernel's).
-	Code(s dwarfres.Sym, n int) ([]byte, bool)
+	Code(s elfsym.Sym, n int) ([]byte, bool)
 }
 
 // ELFSyms answers from a vmlinux's (or a module's) symbol table and
 // ftrace table, as the DWARF path does.
-type ELFSyms struct{ F *dwarfres.File }
+type ELFSyms struct{ F ELF }
 
 // FuncSyms returns the function symbols named name, one per address:
 // those of perf's kernel map (.text), else the one symbol of the name
 // elsewhere (an __init function in .init.text, which the map leaves out).
-func (k ELFSyms) FuncSyms(name string) []dwarfres.Sym {
-	var out []dwarfres.Sym
+func (k ELFSyms) FuncSyms(name string) []elfsym.Sym {
+	var out []elfsym.Sym
 	for _, s := range k.F.Symbols().Lookup(name) {
-		if s.Type == elf.STT_FUNC && !slices.ContainsFunc(out, func(o dwarfres.Sym) bool { return o.Start == s.Start }) {
+		if s.Type == elf.STT_FUNC && !slices.ContainsFunc(out, func(o elfsym.Sym) bool { return o.Start == s.Start }) {
 			out = append(out, s)
 		}
 	}
 	if addr, ok := k.F.SymbolAddr(name); ok && len(out) == 0 {
-		out = append(out, dwarfres.Sym{Name: name, Start: addr, Type: elf.STT_FUNC, Section: k.F.SectionName(addr)})
+		out = append(out, elfsym.Sym{Name: name, Start: addr, Type: elf.STT_FUNC, Section: k.F.SectionName(addr)})
 	}
 	return out
 }
@@ -62,15 +61,15 @@ func (k ELFSyms) Text() (uint64, bool) {
 
 // UniqueBefore is the nearest symbol before addr whose name is unique,
 // to name one copy of a module's function of several copies.
-func (k ELFSyms) UniqueBefore(addr uint64) (dwarfres.Sym, bool) {
+func (k ELFSyms) UniqueBefore(addr uint64) (elfsym.Sym, bool) {
 	return k.F.Symbols().UniqueBefore(addr)
 }
 
-// Notrace is dwarfres.File.Notrace at the symbol's start.
-func (k ELFSyms) Notrace(s dwarfres.Sym) (bool, bool) { return k.F.Notrace(s.Start) }
+// Notrace is elfsym.Image.Notrace at the symbol's start.
+func (k ELFSyms) Notrace(s elfsym.Sym) (bool, bool) { return k.F.Notrace(s.Start) }
 
 // Code returns the first n bytes of s's code.
-func (k ELFSyms) Code(s dwarfres.Sym, n int) ([]byte, bool) {
+func (k ELFSyms) Code(s elfsym.Sym, n int) ([]byte, bool) {
 	b, err := k.F.Bytes(s.Start, uint64(n))
 	return b, err == nil
 }
@@ -79,7 +78,7 @@ func (k ELFSyms) Code(s dwarfres.Sym, n int) ([]byte, bool) {
 // modules') and, when ftrace's list could be read, its traceable
 // functions.
 type Kallsyms struct {
-	byName    map[string][]dwarfres.Sym
+	byName    map[string][]elfsym.Sym
 	text      uint64
 	hasText   bool
 	traceable map[string]bool // nil when unknown
@@ -90,7 +89,7 @@ type Kallsyms struct {
 // line). Addresses read as zero (kptr_restrict, not root) leave _text
 // unknown: a name that is not unique then cannot be probed by address.
 func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
-	k := &Kallsyms{byName: map[string][]dwarfres.Sym{}}
+	k := &Kallsyms{byName: map[string][]elfsym.Sym{}}
 	err := elfsym.ReadKallsyms(kallsyms, func(s elfsym.Kallsym) bool {
 		if s.Module != "" || s.Type != 't' && s.Type != 'T' && s.Name != "_text" {
 			return true // a module's symbol, or not text
@@ -98,8 +97,8 @@ func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
 		if s.Name == "_text" && s.Addr != 0 {
 			k.text, k.hasText = s.Addr, true
 		}
-		if !slices.ContainsFunc(k.byName[s.Name], func(o dwarfres.Sym) bool { return o.Start == s.Addr && s.Addr != 0 }) {
-			k.byName[s.Name] = append(k.byName[s.Name], dwarfres.Sym{Name: s.Name, Start: s.Addr, Type: elf.STT_FUNC})
+		if !slices.ContainsFunc(k.byName[s.Name], func(o elfsym.Sym) bool { return o.Start == s.Addr && s.Addr != 0 }) {
+			k.byName[s.Name] = append(k.byName[s.Name], elfsym.Sym{Name: s.Name, Start: s.Addr, Type: elf.STT_FUNC})
 		}
 		return true
 	})
@@ -120,17 +119,17 @@ func ParseKallsyms(kallsyms, filter io.Reader) (*Kallsyms, error) {
 }
 
 // FuncSyms returns the text symbols named name.
-func (k *Kallsyms) FuncSyms(name string) []dwarfres.Sym { return k.byName[name] }
+func (k *Kallsyms) FuncSyms(name string) []elfsym.Sym { return k.byName[name] }
 
 // Text returns _text's address, unknown when kallsyms hides addresses.
 func (k *Kallsyms) Text() (uint64, bool) { return k.text, k.hasText }
 
 // Code is unknown: the running kernel's text is not read.
-func (k *Kallsyms) Code(dwarfres.Sym, int) ([]byte, bool) { return nil, false }
+func (k *Kallsyms) Code(elfsym.Sym, int) ([]byte, bool) { return nil, false }
 
 // Notrace reports a function ftrace does not list as traceable: by name,
 // so a name of several copies is traceable if one is.
-func (k *Kallsyms) Notrace(s dwarfres.Sym) (bool, bool) {
+func (k *Kallsyms) Notrace(s elfsym.Sym) (bool, bool) {
 	if k.traceable == nil {
 		return false, false
 	}

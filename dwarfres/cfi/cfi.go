@@ -26,6 +26,14 @@ type Table struct {
 // or an .eh_frame at address addr, of a machine with ptrSize-byte
 // addresses. Its error is delve's, unwrapped.
 func Parse(b []byte, order binary.ByteOrder, ptrSize int, addr uint64) (*Table, error) {
+	if order == binary.BigEndian {
+		// delve's parser reads the entries' headers as little-endian
+		// whatever the order it is given.
+		var err error
+		if b, err = frameAsLittleEndian(b, ptrSize, addr != 0); err != nil {
+			return nil, err
+		}
+	}
 	fdes, err := frame.Parse(b, order, 0, ptrSize, addr)
 	if err != nil {
 		return nil, err

@@ -120,3 +120,24 @@ func (b *cursor) skip(n int) {
 	}
 	b.off += n
 }
+
+// cstr reads a NUL-terminated string.
+func (b *cursor) cstr() string {
+	for i := b.off; i < len(b.data); i++ {
+		if b.data[i] == 0 {
+			s := string(b.data[b.off:i])
+			b.off = i + 1
+			return s
+		}
+	}
+	b.fail()
+	return ""
+}
+
+// errOr is err if b overran, else nil.
+func (b *cursor) errOr(err error) error {
+	if b.failed {
+		return err
+	}
+	return nil
+}

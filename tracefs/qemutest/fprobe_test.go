@@ -59,7 +59,7 @@ func emitted612(t *testing.T, arch string) []string {
 		}
 		out = append(out, defs[0].String())
 	}
-	types, err := btf.FromFile(f)
+	types, err := btf.FromFile(btf.ELF{Object: f.Object, Image: f.Image})
 	if err != nil {
 		t.Fatal(err)
 	}

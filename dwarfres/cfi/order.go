@@ -1,8 +1,10 @@
-package dwarfres
+package cfi
 
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 )
 
 // frameAsLittleEndian returns a big-endian call-frame section (s390x's
@@ -23,7 +25,7 @@ func frameAsLittleEndian(data []byte, ptr int, ehFrame bool) ([]byte, error) {
 	encs := map[int]byte{} // .eh_frame: each CIE's FDE pointer encoding, by offset
 	for off := 0; off < len(out); {
 		if len(out)-off < 4 {
-			return nil, &DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "truncated entry length"}
+			return nil, &elfobj.DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "truncated entry length"}
 		}
 		n := be.Uint32(out[off:])
 		swap(out[off : off+4])
@@ -32,7 +34,7 @@ func frameAsLittleEndian(data []byte, ptr int, ehFrame bool) ([]byte, error) {
 			continue
 		}
 		if n == 0xffffffff || uint64(n) > uint64(len(out)-off-4) || n < 4 {
-			return nil, &DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "bad entry length"}
+			return nil, &elfobj.DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "bad entry length"}
 		}
 		ent := out[off+4 : off+4+int(n)]
 		id := be.Uint32(ent)
@@ -40,7 +42,7 @@ func frameAsLittleEndian(data []byte, ptr int, ehFrame bool) ([]byte, error) {
 		if ehFrame && id == 0 || !ehFrame && id == 0xffffffff {
 			enc, err := swapCIE(ent[4:], ptr, ehFrame)
 			if err != nil {
-				return nil, &DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: err.Error()}
+				return nil, &elfobj.DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: err.Error()}
 			}
 			encs[off] = enc
 		} else {
@@ -54,7 +56,7 @@ func frameAsLittleEndian(data []byte, ptr int, ehFrame bool) ([]byte, error) {
 			}
 			size := encodedSize(enc, ptr)
 			if !ok || size < 0 || len(ent) < 4+2*size {
-				return nil, &DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "FDE with an unknown CIE or encoding"}
+				return nil, &elfobj.DecodeError{Section: frameSection(ehFrame), Offset: uint64(off), Msg: "FDE with an unknown CIE or encoding"}
 			}
 			swap(ent[4 : 4+size])
 			swap(ent[4+size : 4+2*size])
@@ -78,9 +80,9 @@ func swapCIE(b []byte, ptr int, ehFrame bool) (byte, error) {
 	if !ehFrame {
 		return 0, nil
 	}
-	r := buf{sec: ".eh_frame", data: b}
+	r := cursor{data: b}
 	version := r.u8()
-	aug := string(r.cstr())
+	aug := r.cstr()
 	r.uleb() // code alignment
 	r.sleb() // data alignment
 	if version == 1 {
@@ -90,7 +92,7 @@ func swapCIE(b []byte, ptr int, ehFrame bool) (byte, error) {
 	}
 	var enc byte
 	if len(aug) == 0 || aug[0] != 'z' {
-		return enc, r.err
+		return enc, r.errOr(errCIETruncated)
 	}
 	r.uleb() // augmentation data length
 	for _, c := range aug[1:] {
@@ -102,7 +104,7 @@ func swapCIE(b []byte, ptr int, ehFrame bool) (byte, error) {
 		case 'P':
 			pe := r.u8() &^ 0x80 // not indirect
 			size := encodedSize(pe, ptr)
-			if size < 0 || !r.need(size) {
+			if size < 0 || len(b)-r.off < size {
 				return 0, errCIEAugmentation
 			}
 			swap(b[r.off : r.off+size])
@@ -112,10 +114,12 @@ func swapCIE(b []byte, ptr int, ehFrame bool) (byte, error) {
 			return enc, nil // Parse reports it
 		}
 	}
-	return enc, r.err
+	return enc, r.errOr(errCIETruncated)
 }
 
-var errCIEAugmentation = &DecodeError{Section: ".eh_frame", Msg: "bad personality pointer encoding"}
+var errCIETruncated = &elfobj.DecodeError{Section: ".eh_frame", Msg: "truncated CIE"}
+
+var errCIEAugmentation = &elfobj.DecodeError{Section: ".eh_frame", Msg: "bad personality pointer encoding"}
 
 // encodedSize is the size in bytes of a pointer in DW_EH_PE encoding enc
 // (its low four bits); 0 for a LEB128 (nothing to swap), -1 for one
