@@ -115,6 +115,10 @@
 //   - A target finds its own sources (OpenOptions.Source, PrefixMaps,
 //     then debuginfod): a lazy pattern resolves with default options.
 //
+// Jobs cut out of probegen into packages of their own (issue 30), each
+// named by its doc.go and placed in probegen/layers_test.go's order:
+//   - Bootconfig: probegen/bootconfig's Render (layer 7, above probegen).
+//
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo

@@ -31,8 +31,9 @@ var layers = [][]string{
 	// 6: specs resolved against a target into probes; a fake tracefs
 	// and QEMU boots for tests.
 	{"probegen", "tracefs/tracefstest", "tracefs/qemutest"},
-	// 7: probes as BPF programs.
-	{"probegen/ebpfprobe"},
+	// 7: an answer printed another way: probes as BPF programs, kprobes
+	// as a bootconfig.
+	{"probegen/ebpfprobe", "probegen/bootconfig"},
 	// 8: the command line.
 	{"cmd/dwprobe"},
 }
@@ -47,7 +48,7 @@ var upwardKnown = map[string]string{
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
 // rest.
-var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
 
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.
