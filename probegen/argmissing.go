@@ -10,16 +10,16 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
-// placeholder is the immediate written for an argument at the points of a
+// ArgPlaceholder is the immediate written for an argument at the points of a
 // probe where its variable does not exist, so that every point of one
 // event has the same arguments: perf's probe_conf.magic_num, 0xdeade12d.
 // perf writes it as "\deade12d", which the kernel's str_to_immediate
 // refuses (a number must start with a digit or a sign), failing the whole
 // event; written as a number, the probe works and records the filler.
-const placeholder = `\0xdeade12d`
+const ArgPlaceholder = `\0xdeade12d`
 
 // fillMissing is perf's fill_empty_trace_arg over the points of one spec:
-// an argument missing at some points is written there as placeholder with
+// an argument missing at some points is written there as ArgPlaceholder with
 // the type it has elsewhere; missing at every point, it is an error.
 func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 	type have struct {
@@ -56,14 +56,14 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			if !h.found {
 				return errors.Unwrap(h.err)
 			}
-			sl.res.Fetch, sl.res.Type = placeholder, h.typ
+			sl.res.Fetch, sl.res.Type = ArgPlaceholder, h.typ
 			why := errors.Unwrap(sl.missing).Error()
 			var se *SyntaxError
 			if errors.As(sl.missing, &se) {
 				why = se.Msg
 			}
 			sl.absent = why
-			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
+			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, ArgPlaceholder))
 		}
 	}
 	return nil
@@ -96,7 +96,7 @@ func renderArgs(slots []argSlot) []tracefs.Arg {
 // point (fsnotify_access inlined in a dozen callers: file, file and mask
 // at most, mask in another order at one, none at another). Each point
 // carries the union, in the order the points list them; a variable a
-// point lacks is written there as placeholder with its type. perf 6.12
+// point lacks is written there as ArgPlaceholder with its type. perf 6.12
 // writes each point's own list, which the kernel refuses.
 func (e *argEnv) alignVars(defs []tracefs.Event, points [][]argSlot, descr []string) {
 	byEvent := map[string][]int{}
@@ -136,7 +136,7 @@ func (e *argEnv) alignEvent(idx []int, points [][]argSlot, descr []string) {
 		at[set] = append(at[set], descr[i])
 	}
 	for _, set := range sets {
-		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, placeholder))
+		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, ArgPlaceholder))
 	}
 }
 
@@ -206,7 +206,7 @@ func alignSlots(slots []argSlot, keys, union []slotKey) ([]argSlot, []string) {
 			continue
 		}
 		lacking = append(lacking, len(out))
-		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: placeholder, Type: k.typ}, orig: -1, absent: "not in scope at this point"})
+		out = append(out, argSlot{res: tracefs.Arg{Name: k.name, Fetch: ArgPlaceholder, Type: k.typ}, orig: -1, absent: "not in scope at this point"})
 	}
 	var lacks []string
 	if len(lacking) > 0 {

@@ -69,7 +69,7 @@
 //
 // ListLines and ListLineVars list a function's or file's probeable lines
 // (dwprobe -L), AvailableVars the variables at a point (-V), Functions the
-// functions (-F). DiffResolutions compares one spec's resolutions in two
+// functions (-F). probegen/diff compares one spec's resolutions in two
 // builds.
 //
 // Resolving touches no kernel, and the only files it reads besides
@@ -95,8 +95,8 @@
 //     maybe _text+OFFS): Probe.Attach.Symbol and Probe.Attach.Offset.
 //   - Probe.Binary, Probe.Module, Probe.FileOffset, Probe.RefCtrOffset:
 //     Probe.Attach.Binary, .Module, .FileOffset, .RefCtrOffset.
-//   - DiffPoint.Point and LineTexts.Texts: a Probe, []Probe (were
-//     ResolvedPoint).
+//   - DiffPoint.Point and LineTexts.Texts (now in probegen/diff): a
+//     Probe, []Probe (were ResolvedPoint).
 //   - Resolver.Brief: still Probes, without their ELF symbol, source
 //     position and argument Locations (it left out Points and Probes).
 //
@@ -118,6 +118,14 @@
 // Jobs cut out of probegen into packages of their own (issue 30), each
 // named by its doc.go and placed in probegen/layers_test.go's order:
 //   - Bootconfig: probegen/bootconfig's Render (layer 7, above probegen).
+//   - --diff (layer 7, above probegen): DiffResolutions is
+//     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
+//     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
+//     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
+//     SuggestQuery, Suggestion, DeclLine, LineTexts and NewLineTexts keep
+//     their names in probegen/diff. The placeholder written for an
+//     argument missing at some points is exported as ArgPlaceholder, which
+//     the diff compares against.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
