@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			}
 			sl.res.Fetch, sl.res.Type = ArgPlaceholder, h.typ
 			why := errors.Unwrap(sl.missing).Error()
-			var se *SyntaxError
+			var se *grammar.SyntaxError
 			if errors.As(sl.missing, &se) {
 				why = se.Msg
 			}

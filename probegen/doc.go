@@ -3,6 +3,10 @@
 // kernel's debuginfo into probe points: where a kprobe or uprobe goes, how
 // each argument is read there, and the kprobe_events or uprobe_events
 // definition perf would write. dwprobe's command line is built on it.
+// Specs are parsed by probegen/grammar (a Resolver takes them as text and
+// returns each parsed, a grammar.Spec); the answers are printed as BPF
+// programs by probegen/ebpfprobe, as a bootconfig by probegen/bootconfig,
+// and compared across two builds by probegen/diff.
 //
 // # Targets
 //
@@ -57,9 +61,9 @@
 //
 // # Errors
 //
-// Errors wrap sentinels (ErrSyntax, ErrNotSupported, dwarfres.ErrNotFound,
-// ...) and carry their data in types a program can act on with
-// errors.As: SyntaxError (with the column), VarError and MemberError (no
+// Errors wrap sentinels (grammar.ErrSyntax, ErrNotSupported,
+// dwarfres.ErrNotFound, ...) and carry their data in types a program can
+// act on with errors.As: grammar.SyntaxError (with the column), VarError and MemberError (no
 // such variable or member, with the closest names), TooManyError (the
 // count of points past ResolveOptions.MaxProbes), NoCodeError (a line
 // without code, with the nearest lines), PointError, SpecError for a
@@ -117,8 +121,17 @@
 //
 // Jobs cut out of probegen into packages of their own (issue 30), each
 // named by its doc.go and placed in probegen/layers_test.go's order:
-//   - Bootconfig: probegen/bootconfig's Render (layer 7, above probegen).
-//   - --diff (layer 7, above probegen): DiffResolutions is
+//   - The spec grammar and event naming (layer 6, below probegen):
+//     probegen/grammar holds, under the same names, Spec, Point, Arg,
+//     ParseSpec, ParsePoint, ErrSyntax, SyntaxError, ReadSpecs, ScanSpecs,
+//     SpecLine, SpecFileError, MaxSpecLine, ErrLineTooLong, LineRange,
+//     ParseLineRange, EventBase, ExecGroup, Namer, NewNamer, DefaultGroup
+//     and ErrTooManyEvents. It also exports what probegen needs of the
+//     grammar: ParseArg, SplitArgs and Token, CheckChars, ParseNum,
+//     IsCIdent, RetInsnSuffix, Point.LineGiven, Point.SDTString,
+//     CheckSDTArgs and SDTArgIndex.
+//   - Bootconfig: probegen/bootconfig's Render (layer 8, above probegen).
+//   - --diff (layer 8, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
 //     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
 //     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
@@ -132,9 +145,10 @@
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo
 // search.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 6,
-// importing dwarfres (and its sub-packages), lazymatch and tracefs; only
-// ebpfprobe and the command line import it. The machine models that were
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
+// importing probegen/grammar (the specs it resolves), dwarfres (and its
+// sub-packages), lazymatch and tracefs; only its sub-packages of layer 8
+// (ebpfprobe, bootconfig, diff) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"slices"
 	"strings"
@@ -203,7 +204,7 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 	sd := specDiff{in: in}
 	var ob, nb diff.BuildResolution
 	sd.old, ob = oldB.resolve(in)
-	if sd.old.spec == nil && errors.Is(sd.old.err, probegen.ErrSyntax) {
+	if sd.old.spec == nil && errors.Is(sd.old.err, grammar.ErrSyntax) {
 		sd.new, sd.invalid = sd.old, true
 		return sd
 	}
@@ -316,7 +317,7 @@ func (c *diffTally) status(o *options, stderr io.Writer) error {
 	var bad []string
 	if c.invalid > 0 {
 		if c.total == 1 {
-			return errorWith(probegen.ErrSyntax, "the spec is not a probe command (a syntax error)")
+			return errorWith(grammar.ErrSyntax, "the spec is not a probe command (a syntax error)")
 		}
 		bad = append(bad, fmt.Sprintf("%d of %d specs are not probe commands (syntax errors)", c.invalid, c.total))
 	}

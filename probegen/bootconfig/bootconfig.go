@@ -2,9 +2,9 @@ package bootconfig
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -59,7 +59,7 @@ func Render(defs []tracefs.Event) (text string, notes []string, err error) {
 		case len(d.Name) > bootEventNameMax:
 			return "", nil, fmt.Errorf("%w: event name %q is %d bytes; boot-time tracing cuts it to %d", tracefs.ErrBadDefinition, d.Name, len(d.Name), bootEventNameMax)
 		}
-		if d.Group != "" && d.Group != probegen.DefaultGroup && !warned[d.Group] {
+		if d.Group != "" && d.Group != grammar.DefaultGroup && !warned[d.Group] {
 			warned[d.Group] = true
 			notes = append(notes, fmt.Sprintf("group %s is ignored: boot-time kprobe events are all in group kprobes", d.Group))
 		}

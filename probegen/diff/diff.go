@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"sort"
 	"strings"
 
@@ -112,7 +113,7 @@ type Result struct {
 // newer one. Points are compared by function, inline chain and line (by
 // source text when both builds' texts are known), never by address;
 // arguments by their fetch plan, at the points both builds have.
-func Resolutions(spec *probegen.Spec, older, newer BuildResolution) Result {
+func Resolutions(spec *grammar.Spec, older, newer BuildResolution) Result {
 	var d Result
 	switch {
 	case older.Err != nil || older.Res == nil:
@@ -161,9 +162,9 @@ func Resolutions(spec *probegen.Spec, older, newer BuildResolution) Result {
 // FUNC;PTN, FUNC+OFFS), compared by line, rather than a function's entry
 // or return, compared by function: a function whose declaration was
 // edited is still the same probe.
-func namesLine(spec *probegen.Spec) bool {
+func namesLine(spec *grammar.Spec) bool {
 	p := spec.Point
-	return p.HasLine && p.Line != 0 || p.HasOffset && p.Offset != 0 || p.Lazy != "" || p.IsAddr
+	return p.LineGiven() || p.HasOffset && p.Offset != 0 || p.Lazy != "" || p.IsAddr
 }
 
 // unusedKey is the index of the first key of keys equal to k not yet

@@ -3,6 +3,7 @@ package diff
 import (
 	"errors"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestDiffResolutions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, err := probegen.ParseSpec(tt.spec)
+			spec, err := grammar.ParseSpec(tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestDiffResolutions(t *testing.T) {
 
 // Without the sources, lines are compared by number.
 func TestDiffResolutionsByLineNumber(t *testing.T) {
-	spec, _ := probegen.ParseSpec("f:3")
+	spec, _ := grammar.ParseSpec("f:3")
 	old, new := bres([3]string{"f", "", ""}), bres([3]string{"f", "", ""})
 	old.Texts, new.Texts = nil, nil
 	if d := Resolutions(spec, old, new); d.Change != Unchanged {
@@ -129,7 +130,7 @@ func TestWithLine(t *testing.T) {
 		{"a.c:30", "a.c:7"},
 		{"ev=a.c:30\tx", "ev=a.c:7\tx"},
 	} {
-		spec, err := probegen.ParseSpec(tt.in)
+		spec, err := grammar.ParseSpec(tt.in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ const minStatement = 3
 
 // SuggestQuery is the statement a spec probed in the old build.
 type SuggestQuery struct {
-	Spec    *probegen.Spec
+	Spec    *grammar.Spec
 	OldText string // the source of the line the spec probed
 	// Function is the function whose lines are searched in the new
 	// build: the spec's, or for SRC:ALN the function the line was in.
@@ -103,19 +104,19 @@ func DeclLine(t *dwarfres.File, fn, file string) int {
 }
 
 // suggestible: the point is one line of one function or file.
-func suggestible(p *probegen.Point) bool {
+func suggestible(p *grammar.Point) bool {
 	switch {
 	case p.SDT, p.IsAddr, p.Return, p.RetInsns, p.Lazy != "":
 		return false
 	case p.AbsLine():
 		return !lazymatch.IsGlob(p.File)
 	}
-	return p.Function != "" && !lazymatch.IsGlob(p.Function) && (p.HasLine && p.Line != 0 || p.HasOffset)
+	return p.Function != "" && !lazymatch.IsGlob(p.Function) && (p.LineGiven() || p.HasOffset)
 }
 
 // withLine is spec's command with its point made line n: FUNC[@SRC]:n or
 // SRC:n, the event name and arguments as they were.
-func withLine(spec *probegen.Spec, n int) string {
+func withLine(spec *grammar.Spec, n int) string {
 	raw := spec.Raw
 	end := strings.IndexAny(raw, " \t")
 	if end < 0 {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -48,7 +49,7 @@ func TestSuggest(t *testing.T) {
 		{"work:3", "}", "work", 3, "", 0},
 		{"work%return", "return total;", "work", 8, "", 0},
 	} {
-		spec, err := probegen.ParseSpec(tt.spec)
+		spec, err := grammar.ParseSpec(tt.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
