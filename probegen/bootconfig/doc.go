@@ -6,6 +6,6 @@
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
 // a way of printing an answer, beside probegen/ebpfprobe; it imports
-// probegen (for DefaultGroup) and tracefs, and only the command line
-// imports it.
+// only probegen/grammar (for DefaultGroup) and tracefs, and only the
+// command line imports it.
 package bootconfig

@@ -9,6 +9,6 @@
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
 // a way of answering above probegen, beside probegen/ebpfprobe; it
-// imports probegen, dwarfres, lazymatch and tracefs, and only the command
-// line imports it.
+// imports probegen, probegen/grammar, dwarfres, lazymatch and tracefs,
+// and only the command line imports it.
 package diff
