@@ -83,7 +83,6 @@
 // may fetch debuginfo and sources from debuginfod servers. Writing to the
 // kernel is tracefs's.
 //
-
 // # Removed and renamed
 //
 // A Resolution was three parallel lists; it is one (issue 30):
