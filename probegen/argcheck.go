@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ func isCVarName(s string) bool {
 // checkArgs refuses, before any DWARF work, what perf accepts but the
 // kernel would not: C variables on return probes, $retval on entry probes,
 // unknown types and registers the kernel has no name for.
-func (e *argEnv) checkArgs(args []Arg) error {
+func (e *argEnv) checkArgs(args []grammar.Arg) error {
 	for _, a := range args {
 		if err := e.checkArg(a); err != nil {
 			return err
@@ -28,9 +29,9 @@ func (e *argEnv) checkArgs(args []Arg) error {
 	return nil
 }
 
-func (e *argEnv) checkArg(a Arg) error {
+func (e *argEnv) checkArg(a grammar.Arg) error {
 	bad := func(format string, v ...any) error {
-		return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
+		return &grammar.SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 	}
 	if d := e.dialect(); a.Type != "" && !perfCast(a.Type) && !d.HasType(a.Type) {
 		return bad("unknown type %q (%s has %s; perf adds u/s/x)", a.Type, d.From, d.Types())
@@ -71,9 +72,9 @@ func (e *argEnv) checkArg(a Arg) error {
 // typecasts, $current, this_cpu_read), which pass through as written to
 // a kernel that reads them and are refused, with the version that does,
 // for one that does not.
-func (e *argEnv) checkForm(a Arg, needs []tracefs.Feature, problem string) error {
+func (e *argEnv) checkForm(a grammar.Arg, needs []tracefs.Feature, problem string) error {
 	bad := func(format string, v ...any) error {
-		return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
+		return &grammar.SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 	}
 	if problem != "" {
 		return bad("%s", problem)
@@ -156,7 +157,7 @@ func splitFields(s string) (string, []field, error) {
 			j = len(rest)
 		}
 		name := rest[:j]
-		if !isCIdent(name) {
+		if !grammar.IsCIdent(name) {
 			return "", nil, fmt.Errorf("bad member name %q", name)
 		}
 		fs[len(fs)-1].name = name

@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,22 +11,28 @@ import (
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
-// placeholder is the immediate written for an argument at the points of a
+// ArgPlaceholder is the immediate written for an argument at the points of a
 // probe where its variable does not exist, so that every point of one
 // event has the same arguments: perf's probe_conf.magic_num, 0xdeade12d.
 // perf writes it as "\deade12d", which the kernel's str_to_immediate
 // refuses (a number must start with a digit or a sign), failing the whole
 // event; written as a number, the probe works and records the filler.
-const placeholder = `\0xdeade12d`
+const ArgPlaceholder = `\0xdeade12d`
 
-// placeholderFetch is placeholder as a fetcharg.
+// placeholderFetch is ArgPlaceholder as a fetcharg.
 var placeholderFetch = tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 0xdeade12d, Hex: true}
+
+// IsArgPlaceholder reports whether f is ArgPlaceholder: the filler
+// written for an argument missing at a point.
+func IsArgPlaceholder(f tracefs.Fetch) bool {
+	return f.Base == placeholderFetch.Base && f.Imm == placeholderFetch.Imm && f.Hex && len(f.Loads) == 0
+}
 
 // placeholderArg is the argument NAME=placeholder:TYPE.
 func placeholderArg(name, typ string) tracefs.Arg { return tracefs.NewArg(name, placeholderFetch, typ) }
 
 // fillMissing is perf's fill_empty_trace_arg over the points of one spec:
-// an argument missing at some points is written there as placeholder with
+// an argument missing at some points is written there as ArgPlaceholder with
 // the type it has elsewhere; missing at every point, it is an error.
 func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 	type have struct {
@@ -64,12 +71,12 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 			}
 			sl.res = placeholderArg(sl.res.Name, h.typ)
 			why := errors.Unwrap(sl.missing).Error()
-			var se *SyntaxError
+			var se *grammar.SyntaxError
 			if errors.As(sl.missing, &se) {
 				why = se.Msg
 			}
 			sl.absent = why
-			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, placeholder))
+			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, ArgPlaceholder))
 		}
 	}
 	return nil
@@ -102,7 +109,7 @@ func renderArgs(slots []argSlot) []tracefs.Arg {
 // point (fsnotify_access inlined in a dozen callers: file, file and mask
 // at most, mask in another order at one, none at another). Each point
 // carries the union, in the order the points list them; a variable a
-// point lacks is written there as placeholder with its type. perf 6.12
+// point lacks is written there as ArgPlaceholder with its type. perf 6.12
 // writes each point's own list, which the kernel refuses.
 func (e *argEnv) alignVars(defs []tracefs.Event, points [][]argSlot, descr []string) {
 	byEvent := map[string][]int{}
@@ -142,7 +149,7 @@ func (e *argEnv) alignEvent(idx []int, points [][]argSlot, descr []string) {
 		at[set] = append(at[set], descr[i])
 	}
 	for _, set := range sets {
-		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, placeholder))
+		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, ArgPlaceholder))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -26,11 +27,11 @@ import (
 type argEnv struct {
 	f    *dwarfres.File
 	m    elf.Machine
-	spec string // the whole command, for error messages
-	pt   *Point // the probe point as the user wrote it, for suggestions
-	ret  bool   // a return probe
-	user bool   // uprobes: globals are file offsets
-	addr uint64 // the probe address being converted (uprobe offsets are relative to it)
+	spec string         // the whole command, for error messages
+	pt   *grammar.Point // the probe point as the user wrote it, for suggestions
+	ret  bool           // a return probe
+	user bool           // uprobes: globals are file offsets
+	addr uint64         // the probe address being converted (uprobe offsets are relative to it)
 	// notes collects what dwprobe did differently from perf, for stderr.
 	notes []Note
 	// dial is the target kernel's dialect (dialect), once known.
@@ -68,29 +69,29 @@ func (e *argEnv) note(k NoteKind, text string) {
 	e.notes = append(e.notes, Note{Kind: k, Text: text})
 }
 
-func (e *argEnv) argErr(a Arg, format string, v ...any) error {
-	return &SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
+func (e *argEnv) argErr(a grammar.Arg, format string, v ...any) error {
+	return &grammar.SyntaxError{Spec: e.spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: ", a.Raw) + fmt.Sprintf(format, v...)}
 }
 
 // causeErr is argErr worded by err, which the SyntaxError keeps (Err) for
 // errors.As: a *MemberError, a *VarError.
-func (e *argEnv) causeErr(a Arg, err error) error {
-	se := e.argErr(a, "%v", err).(*SyntaxError)
+func (e *argEnv) causeErr(a grammar.Arg, err error) error {
+	se := e.argErr(a, "%v", err).(*grammar.SyntaxError)
 	se.Err = err
 	return se
 }
 
 // entryErr is causeErr for a failure about the debuginfo entry ent: the
 // message names it, the DIE offset is kept in Detail for -v.
-func (e *argEnv) entryErr(a Arg, ent dwarfres.Entry, err error) error {
-	se := e.causeErr(a, err).(*SyntaxError)
+func (e *argEnv) entryErr(a grammar.Arg, ent dwarfres.Entry, err error) error {
+	se := e.causeErr(a, err).(*grammar.SyntaxError)
 	se.Detail = fmt.Sprintf("%s is DIE %#x", describeEntry(ent), ent.Offset())
 	return se
 }
 
 // valErr is causeErr for a failure of the member walk at cur: entryErr
 // when cur came from a DIE.
-func (e *argEnv) valErr(a Arg, cur cval, err error) error {
+func (e *argEnv) valErr(a grammar.Arg, cur cval, err error) error {
 	if ent, ok := cur.node.(dwarfres.Entry); ok {
 		return e.entryErr(a, ent, err)
 	}
@@ -135,8 +136,8 @@ func (m *missingError) Unwrap() error { return m.err }
 
 // convertArgs turns the arguments of one point into fetchargs, expanding
 // $vars and $params in sc, as perf's add_probe_trace_event does.
-func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) {
-	var list []Arg
+func (e *argEnv) convertArgs(args []grammar.Arg, sc *dwarfres.Scope) ([]argSlot, error) {
+	var list []grammar.Arg
 	orig := []int{}
 	locals := false
 	for i, a := range args {
@@ -160,7 +161,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 				e.note(NoteArgSkipped, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
-			list = append(list, Arg{Raw: n, Expr: n, Col: a.Col})
+			list = append(list, grammar.Arg{Raw: n, Expr: n, Col: a.Col})
 			orig = append(orig, -1)
 		}
 	}
@@ -176,7 +177,7 @@ func (e *argEnv) convertArgs(args []Arg, sc *dwarfres.Scope) ([]argSlot, error) 
 			// A variable $vars found but no fetcharg can read (an address
 			// computed in a register, say): perf writes a wrong one.
 			why := err.Error()
-			var se *SyntaxError
+			var se *grammar.SyntaxError
 			if errors.As(err, &se) {
 				why = se.Msg
 			}
@@ -213,7 +214,7 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 	return false
 }
 
-func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertArg(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
 	if btfRetvalPath(a.Expr) {
 		return e.convertRetval(a, sc)
 	}
@@ -263,7 +264,7 @@ func (e *argEnv) convertArg(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error
 
 // walkFields follows fields from cur (read by f) and types and writes
 // the fetcharg r ends with: a variable's members, or $retval's.
-func (e *argEnv) walkFields(a Arg, r tracefs.Arg, f *fetch, cur cval, fields []field) (tracefs.Arg, cval, error) {
+func (e *argEnv) walkFields(a grammar.Arg, r tracefs.Arg, f *fetch, cur cval, fields []field) (tracefs.Arg, cval, error) {
 	var err error
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, a.User); err != nil {
@@ -284,7 +285,7 @@ func (e *argEnv) walkFields(a Arg, r tracefs.Arg, f *fetch, cur cval, fields []f
 // on a kernel that names the current task itself (Linux 7.3):
 // current->pid is (task_struct)$current->pid, its members typed by the
 // kernel's BTF. ok is false for any other name, and elsewhere.
-func (e *argEnv) currentTask(a Arg, vname string) (tracefs.Arg, bool) {
+func (e *argEnv) currentTask(a grammar.Arg, vname string) (tracefs.Arg, bool) {
 	d := e.dialect()
 	if vname != "current" || e.user || e.f != nil && !e.f.IsKernel() || !d.Has(tracefs.CurrentTask) || !d.Has(tracefs.BTFCasts) {
 		return tracefs.Arg{}, false
@@ -303,7 +304,7 @@ func (e *argEnv) currentTask(a Arg, vname string) (tracefs.Arg, bool) {
 
 // argName is perf's name for an argument without NAME=: the last member
 // named, else the variable, with its cast when it has no member.
-func argName(a Arg, vname string, fields []field) string {
+func argName(a grammar.Arg, vname string, fields []field) string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -322,7 +323,7 @@ func argName(a Arg, vname string, fields []field) string {
 // locErr explains a variable without a usable location: it is in scope
 // there, and where a probe can read it, in the form the user wrote the
 // point in (FUNC:N, FUNC+OFF or SRC:LINE).
-func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entry, err error) error {
+func (e *argEnv) locErr(a grammar.Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entry, err error) error {
 	msg := fmt.Sprintf("variable %s is in scope but has no location at %s (%v)", vname, scopeLabel(sc), err)
 	if !errors.Is(err, dwarfres.ErrNoLocation) {
 		msg = fmt.Sprintf("variable %s is in scope at %s but a probe cannot read it there (%v)", vname, scopeLabel(sc), err)
@@ -338,7 +339,7 @@ func (e *argEnv) locErr(a Arg, vname string, sc *dwarfres.Scope, v dwarfres.Entr
 // undeclaredErr explains a name Lookup did not find: declared in the
 // function but optimized out, or out of scope, at this address (as -V
 // says), or not there at all.
-func (e *argEnv) undeclaredErr(a Arg, vname string, sc *dwarfres.Scope) error {
+func (e *argEnv) undeclaredErr(a grammar.Arg, vname string, sc *dwarfres.Scope) error {
 	v, inScope, ok := sc.LookupDeclared(vname)
 	if !ok {
 		return e.causeErr(a, &VarError{Name: vname, Function: sc.Func(), Closest: closest(vname, scopeNames(sc), 3)})
@@ -375,7 +376,7 @@ func (e *argEnv) readableAt(sc *dwarfres.Scope, v dwarfres.Entry) string {
 		return ""
 	}
 	fn := sc.Func()
-	if e.pt != nil && e.pt.Function != "" && !e.pt.lineGiven() {
+	if e.pt != nil && e.pt.Function != "" && !e.pt.LineGiven() {
 		entry := entryOr(sc)
 		var offs []string
 		for _, r := range rs {
@@ -439,7 +440,7 @@ func (e *argEnv) readsIn(pt string, rs []dwarfres.Range) bool {
 	if e.f == nil {
 		return true
 	}
-	p, err := ParsePoint(pt)
+	p, err := grammar.ParsePoint(pt)
 	if err != nil {
 		return false
 	}
@@ -505,7 +506,7 @@ func entryOr(sc *dwarfres.Scope) uint64 {
 // returns ($retval->name, $retval->f_path.dentry), typed by the function's
 // DWARF return type: +OFF($retval) fetchargs, which every kernel takes
 // (perf 7.3 passes $retval->name through for the kernel's BTF to read).
-func (e *argEnv) convertRetval(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertRetval(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
 	vname, fields, err := splitFields("retval" + a.Expr[len(retvalExpr):])
 	if err != nil {
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
@@ -535,7 +536,7 @@ var argNRE = regexp.MustCompile(`^\$arg([1-9][0-9]*)$`)
 // as the parameter's name (trace_probe.c's traceprobe_expand_meta_args),
 // which then names the argument and, untyped, types it
 // (fetch_type_from_btf_type).
-func (e *argEnv) kernelView(s *argSlot, a Arg, sc *dwarfres.Scope) {
+func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 	if sc == nil || (a.Expr != retvalExpr && !argNRE.MatchString(a.Expr)) {
 		return
 	}
@@ -557,7 +558,7 @@ func (e *argEnv) kernelView(s *argSlot, a Arg, sc *dwarfres.Scope) {
 	}
 	n, _ := strconv.Atoi(argNRE.FindStringSubmatch(a.Expr)[1])
 	params := fn.Params()
-	if e.ret || e.pt == nil || e.pt.lineGiven() || e.pt.HasOffset && e.pt.Offset != 0 || n > len(params) {
+	if e.ret || e.pt == nil || e.pt.LineGiven() || e.pt.HasOffset && e.pt.Offset != 0 || n > len(params) {
 		return
 	}
 	t := dwarfTypeOf(params[n-1])

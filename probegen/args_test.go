@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,22 +80,22 @@ func TestCheckArg(t *testing.T) {
 	ret := &argEnv{m: elf.EM_X86_64, spec: "vfs_read%return x", ret: true}
 	for _, tt := range []struct {
 		e   *argEnv
-		a   Arg
+		a   grammar.Arg
 		err string
 	}{
-		{entry, Arg{Raw: "$retval", Expr: "$retval"}, "only available on a return probe"},
-		{ret, Arg{Raw: "$retval", Expr: "$retval"}, ""},
-		{ret, Arg{Raw: "$retval->name", Expr: "$retval->name"}, ""},
-		{ret, Arg{Raw: "$retval->a.b->c:string", Expr: "$retval->a.b->c", Type: "string"}, ""},
-		{ret, Arg{Raw: "$retval->", Expr: "$retval->"}, "bad member"},
-		{entry, Arg{Raw: "$retval->name", Expr: "$retval->name"}, "only available on a return probe"},
-		{ret, Arg{Raw: "$vars", Expr: "$vars"}, "not available on a return probe"},
-		{ret, Arg{Raw: "count", Expr: "count"}, "local variables are not available"},
-		{entry, Arg{Raw: "count:u7", Expr: "count", Type: "u7"}, "unknown type"},
-		{entry, Arg{Raw: "count:foo", Expr: "count", Type: "foo"}, "unknown type"},
-		{entry, Arg{Raw: "file->", Expr: "file->"}, "bad member"},
-		{entry, Arg{Raw: "%rax", Expr: "%rax"}, "%ax"},
-		{entry, Arg{Raw: "file->f_mode:x8", Expr: "file->f_mode", Type: "x8"}, ""},
+		{entry, grammar.Arg{Raw: "$retval", Expr: "$retval"}, "only available on a return probe"},
+		{ret, grammar.Arg{Raw: "$retval", Expr: "$retval"}, ""},
+		{ret, grammar.Arg{Raw: "$retval->name", Expr: "$retval->name"}, ""},
+		{ret, grammar.Arg{Raw: "$retval->a.b->c:string", Expr: "$retval->a.b->c", Type: "string"}, ""},
+		{ret, grammar.Arg{Raw: "$retval->", Expr: "$retval->"}, "bad member"},
+		{entry, grammar.Arg{Raw: "$retval->name", Expr: "$retval->name"}, "only available on a return probe"},
+		{ret, grammar.Arg{Raw: "$vars", Expr: "$vars"}, "not available on a return probe"},
+		{ret, grammar.Arg{Raw: "count", Expr: "count"}, "local variables are not available"},
+		{entry, grammar.Arg{Raw: "count:u7", Expr: "count", Type: "u7"}, "unknown type"},
+		{entry, grammar.Arg{Raw: "count:foo", Expr: "count", Type: "foo"}, "unknown type"},
+		{entry, grammar.Arg{Raw: "file->", Expr: "file->"}, "bad member"},
+		{entry, grammar.Arg{Raw: "%rax", Expr: "%rax"}, "%ax"},
+		{entry, grammar.Arg{Raw: "file->f_mode:x8", Expr: "file->f_mode", Type: "x8"}, ""},
 	} {
 		err := tt.e.checkArg(tt.a)
 		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
@@ -184,16 +185,16 @@ func TestFetchSteps(t *testing.T) {
 
 func TestPerfPoint(t *testing.T) {
 	for _, tt := range []struct {
-		p    Point
+		p    grammar.Point
 		want string
 	}{
-		{Point{Function: "vfs_read"}, "vfs_read"},
-		{Point{Function: "vfs_read", Line: 12, HasLine: true}, "vfs_read:12"},
-		{Point{Function: "vfs_read", Offset: 4, HasOffset: true}, "vfs_read+4"},
-		{Point{Function: "vfs_read", Return: true}, "vfs_read%return"},
-		{Point{Function: "vfs_read", File: "fs/read_write.c"}, "vfs_read@fs/read_write.c"},
-		{Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
-		{Point{Function: "f", File: "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c"}, "f@amd/amdgpu/amdgpu_device.c"},
+		{grammar.Point{Function: "vfs_read"}, "vfs_read"},
+		{grammar.Point{Function: "vfs_read", Line: 12, HasLine: true}, "vfs_read:12"},
+		{grammar.Point{Function: "vfs_read", Offset: 4, HasOffset: true}, "vfs_read+4"},
+		{grammar.Point{Function: "vfs_read", Return: true}, "vfs_read%return"},
+		{grammar.Point{Function: "vfs_read", File: "fs/read_write.c"}, "vfs_read@fs/read_write.c"},
+		{grammar.Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
+		{grammar.Point{Function: "f", File: "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c"}, "f@amd/amdgpu/amdgpu_device.c"},
 	} {
 		if got := PerfPoint(&tt.p); got != tt.want {
 			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
@@ -226,7 +227,7 @@ func TestFetchFormArgs(t *testing.T) {
 	} {
 		d := tt.dial
 		e := &argEnv{m: elf.EM_X86_64, spec: "vfs_read " + tt.expr, user: tt.user, dial: &d}
-		a := Arg{Raw: tt.expr, Expr: tt.expr, Type: tt.typ}
+		a := grammar.Arg{Raw: tt.expr, Expr: tt.expr, Type: tt.typ}
 		err := e.checkArg(a)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -324,11 +325,11 @@ func checkBuilt(t *testing.T, what string, a tracefs.Arg) {
 // TestPlaceholderArg: perf's placeholder, built, is written as before.
 func TestPlaceholderArg(t *testing.T) {
 	a := placeholderArg("x", "s32")
-	if a.String() != `x=\0xdeade12d:s32` || !isPlaceholder(a.Read) {
+	if a.String() != `x=\0xdeade12d:s32` || !IsArgPlaceholder(a.Read) {
 		t.Errorf("placeholderArg = %q (%+v)", a.String(), a.Read)
 	}
 	checkBuilt(t, "placeholder", a)
-	if isPlaceholder(tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 0xdeade12d}) {
+	if IsArgPlaceholder(tracefs.Fetch{Base: tracefs.BaseImmediate, Imm: 0xdeade12d}) {
 		t.Error(`\3735937325 is a constant the user wrote, not the placeholder`)
 	}
 }

@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,7 +111,7 @@ func fuzzLazyLines(string) func(file, compDir string) (map[int]bool, error) {
 // fuzzDefinitions is -D, then -l's mapping of each definition back to a
 // source point.
 func fuzzDefinitions(t *testing.T, d *dwarfres.File, path, raw string) {
-	spec, err := ParseSpec(raw)
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func fuzzDefinitions(t *testing.T, d *dwarfres.File, path, raw string) {
 
 // fuzzVars is -V with --externs and --range.
 func fuzzVars(t *testing.T, d *dwarfres.File, raw string) {
-	spec, err := ParseSpec(raw)
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

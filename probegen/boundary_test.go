@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestPointBoundaryAnySource(t *testing.T) {
 	at := func(off uint64) dwarfres.Probe {
 		return dwarfres.Probe{Addr: work[0].Start + off, Symbol: "work", Offset: off, InText: true}
 	}
-	p := &Point{Function: "work"}
+	p := &grammar.Point{Function: "work"}
 	cases := []struct {
 		o    ResolveOptions
 		off  uint64

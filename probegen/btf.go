@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -65,7 +66,7 @@ type moduleAnchors interface {
 	UniqueBefore(addr uint64) (dwarfres.Sym, bool)
 }
 
-func (k *BTFTarget) env(spec *Spec) *argEnv {
+func (k *BTFTarget) env(spec *grammar.Spec) *argEnv {
 	d := tracefs.Dialect{Machine: k.Machine, From: "the kernel (version unknown)"}
 	if k.Major != 0 {
 		d = tracefs.KernelDialect(k.Machine, k.Major, k.Minor)
@@ -85,7 +86,7 @@ type btfFunc struct {
 // members, casts, $params and a typed $retval. Errors wrap ErrNeedsDWARF
 // for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
 // ErrNotSupported.
-func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
+func BTFDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	r, err := btfDefinitions(k, spec, o)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +95,7 @@ func BTFDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (defs []tracefs.
 }
 
 // btfDefinitions is BTFDefinitions with each definition's argument slots.
-func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, error) {
+func btfDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (*resolved, error) {
 	if _, ok := callConvFor(k.Machine); !ok {
 		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
 	}
@@ -108,12 +109,12 @@ func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, erro
 	}
 	group := spec.Point.Group
 	if group == "" {
-		group = DefaultGroup
+		group = grammar.DefaultGroup
 	}
 	if err := tracefs.ValidateName(tracefs.GroupName, group); err != nil {
 		return nil, &PointError{Spec: spec.Raw, Err: err}
 	}
-	namer := NewNamer(nil)
+	namer := grammar.NewNamer(nil)
 	var defs []tracefs.Event
 	var slots [][]argSlot
 	var where []string
@@ -124,7 +125,7 @@ func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, erro
 			return nil, err
 		}
 		for _, at := range k.targets(env, fn) {
-			name, err := namer.Peek(EventBase(&spec.Point, fn.name), true)
+			name, err := namer.Peek(grammar.EventBase(&spec.Point, fn.name), true)
 			if err != nil {
 				return nil, &PointError{Spec: spec.Raw, Err: err}
 			}
@@ -142,13 +143,13 @@ func btfDefinitions(k *BTFTarget, spec *Spec, o ResolveOptions) (*resolved, erro
 
 // resolve finds the functions of p in BTF, refusing what BTF cannot
 // answer.
-func (k *BTFTarget) resolve(p *Point, o ResolveOptions) ([]btfFunc, error) {
+func (k *BTFTarget) resolve(p *grammar.Point, o ResolveOptions) ([]btfFunc, error) {
 	switch {
 	case p.IsAddr:
 		return nil, fmt.Errorf("an absolute address %w: BTF has no addresses; %s", ErrNeedsDWARF, needDWARF)
 	case p.Lazy != "":
 		return nil, fmt.Errorf("a lazy pattern (;%s) %w: BTF has no source lines; %s", p.Lazy, ErrNeedsDWARF, needDWARF)
-	case p.Function == "" || p.lineGiven() || p.File != "":
+	case p.Function == "" || p.LineGiven() || p.File != "":
 		return nil, fmt.Errorf("a source line or file %w: BTF has no source lines; %s", ErrNeedsDWARF, needDWARF)
 	case p.HasOffset && p.Offset != 0:
 		return nil, fmt.Errorf("an offset inside a function (+%d) %w: BTF describes the parameters at the entry only, where they are until the function moves them; %s", p.Offset, ErrNeedsDWARF, needDWARF)

@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func testTarget(t testing.TB, m elf.Machine) *BTFTarget {
 
 func btfDefs(t *testing.T, k *BTFTarget, raw string) (string, []string, error) {
 	t.Helper()
-	spec, err := ParseSpec(raw)
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,18 +185,18 @@ func TestBTFRefusals(t *testing.T) {
 		{"onlysym", "in the symbol table but not in BTF", ErrNeedsDWARF},
 		{"dup", "2 functions named dup with different prototypes", ErrNeedsDWARF},
 		{"du*", "no function of BTF matches du*", dwarfres.ErrNotFound}, // a glob skips what it cannot probe
-		{"f1 nosuch", "f1 has no parameter nosuch (its parameters: file, n, count, buf, b, a6, a7, a8); BTF knows no local variables", ErrSyntax},
-		{"f1 file->nosuch", "has no member nosuch", ErrSyntax},
-		{"f1 file.pad", "file is a pointer: use '->pad'", ErrSyntax},
-		{"f1 n->x", "n is not a structure, union or pointer to one", ErrSyntax},
+		{"f1 nosuch", "f1 has no parameter nosuch (its parameters: file, n, count, buf, b, a6, a7, a8); BTF knows no local variables", grammar.ErrSyntax},
+		{"f1 file->nosuch", "has no member nosuch", grammar.ErrSyntax},
+		{"f1 file.pad", "file is a pointer: use '->pad'", grammar.ErrSyntax},
+		{"f1 n->x", "n is not a structure, union or pointer to one", grammar.ErrSyntax},
 		{"f1 file->in", "", nil},
-		{"f1 n:string", "not a pointer nor an array, so not a string", ErrSyntax},
-		{"f2 p", "a structure or union passed by value", ErrSyntax},
-		{"f2 after", "it follows p, a structure or union passed by value", ErrSyntax},
-		{"f3 d", "a floating-point value", ErrSyntax},
-		{"f4 x", "a 16-byte integer, passed in a register pair", ErrSyntax},
-		{"f1 $retval", "only available on a return probe", ErrSyntax},
-		{"f1 n:u12", "unknown type", ErrSyntax},
+		{"f1 n:string", "not a pointer nor an array, so not a string", grammar.ErrSyntax},
+		{"f2 p", "a structure or union passed by value", grammar.ErrSyntax},
+		{"f2 after", "it follows p, a structure or union passed by value", grammar.ErrSyntax},
+		{"f3 d", "a floating-point value", grammar.ErrSyntax},
+		{"f4 x", "a 16-byte integer, passed in a register pair", grammar.ErrSyntax},
+		{"f1 $retval", "only available on a return probe", grammar.ErrSyntax},
+		{"f1 n:u12", "unknown type", grammar.ErrSyntax},
 	} {
 		_, _, err := btfDefs(t, k, c.spec)
 		switch {
@@ -236,12 +237,12 @@ func TestBTFNotes(t *testing.T) {
 // parameters apart) and -F (BTF's names under the filter).
 func TestBTFVarsAndFuncs(t *testing.T) {
 	k := testTarget(t, elf.EM_X86_64)
-	spec, _ := ParseSpec("f2")
+	spec, _ := grammar.ParseSpec("f2")
 	vl, err := BTFVars(k, spec, ResolveOptions{}, "")
 	if err != nil || len(vl) != 1 || len(vl[0].Lines) != 0 || len(vl[0].Unreadable) != 2 {
 		t.Fatalf("-V f2: %+v %v", vl, err)
 	}
-	spec, _ = ParseSpec("f1")
+	spec, _ = grammar.ParseSpec("f1")
 	vl, err = BTFVars(k, spec, ResolveOptions{}, "")
 	want := "_Bool\tb|char*\tbuf|int\tn|long\ta6|long\ta7|long\ta8|size_t\tcount|struct file*\tfile"
 	if err != nil || strings.Join(vl[0].Lines, "|") != want || vl[0].Point != "f1+0" {

@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"sort"
 	"strings"
 
@@ -21,7 +22,7 @@ func btfRetvalPath(expr string) bool {
 }
 
 // readsRetval reports whether an argument is $retval itself.
-func readsRetval(args []Arg) bool {
+func readsRetval(args []grammar.Arg) bool {
 	for _, a := range args {
 		if a.Expr == retvalExpr {
 			return true
@@ -32,7 +33,7 @@ func readsRetval(args []Arg) bool {
 
 // readsRetvalMembers reports whether an argument reads through $retval's
 // members, which a return probe types from the function's DWARF.
-func readsRetvalMembers(args []Arg) bool {
+func readsRetvalMembers(args []grammar.Arg) bool {
 	for _, a := range args {
 		if btfRetvalPath(a.Expr) {
 			return true
@@ -43,7 +44,7 @@ func readsRetvalMembers(args []Arg) bool {
 
 // btfCheckArgs is checkArgs, which also lets a return probe read through
 // $retval's members.
-func btfCheckArgs(env *argEnv, args []Arg) error {
+func btfCheckArgs(env *argEnv, args []grammar.Arg) error {
 	for _, a := range args {
 		if btfRetvalPath(a.Expr) {
 			c := a
@@ -66,7 +67,7 @@ func btfCheckArgs(env *argEnv, args []Arg) error {
 // btfConvertArgs turns the arguments of a probe on fn into fetchargs,
 // expanding $params (and $vars, which BTF can only answer with the
 // parameters) as convertArgs does.
-func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
+func btfConvertArgs(env *argEnv, fn btfFunc, args []grammar.Arg) ([]argSlot, error) {
 	cc, _ := callConvFor(env.m)
 	params := cc.place(fn.proto)
 	var out []argSlot
@@ -86,10 +87,10 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 			if p.name == "" {
 				continue
 			}
-			r, err := btfConvertArg(env, fn, params, Arg{Raw: p.name, Expr: p.name, Col: a.Col})
+			r, err := btfConvertArg(env, fn, params, grammar.Arg{Raw: p.name, Expr: p.name, Col: a.Col})
 			if err != nil {
 				why := err.Error()
-				var se *SyntaxError
+				var se *grammar.SyntaxError
 				if errors.As(err, &se) {
 					why = se.Msg
 				}
@@ -107,7 +108,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []Arg) ([]argSlot, error) {
 
 // btfConvertArg is convertArg for BTF: a parameter by name at the entry,
 // or $retval at a return, and then its members.
-func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a Arg) (tracefs.Arg, error) {
+func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a grammar.Arg) (tracefs.Arg, error) {
 	ret := a.Expr == retvalExpr || btfRetvalPath(a.Expr)
 	if !ret && !isCVarName(a.Expr) || isFetchForm(a.Expr) {
 		return rawArg(a), nil
@@ -176,7 +177,7 @@ func paramList(params []paramLoc) string {
 // BTFVars is -V from BTF: the parameters of each function of spec at its
 // entry, with perf's "TYPE\tNAME" lines; parameters the calling
 // convention cannot place are Unreadable.
-func BTFVars(k *BTFTarget, spec *Spec, o ResolveOptions, filter string) ([]VarList, error) {
+func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) ([]VarList, error) {
 	fns, err := k.resolve(&spec.Point, o)
 	if err != nil {
 		return nil, &PointError{Spec: spec.Raw, Err: err}

@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -93,7 +94,7 @@ func closingParen(s string) int {
 
 // convertCast writes a typecast the kernel does not read at sc's point
 // (castAtPoint) from DWARF and the vmlinux's BTF.
-func (e *argEnv) convertCast(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
 	e.addr = sc.Addr
 	f, cur, fields, err := e.castValue(a, sc, a.Expr, 0)
 	if err != nil {
@@ -118,7 +119,7 @@ func (e *argEnv) convertCast(a Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, erro
 
 // castValue reads s, a typecast, into f: where its member chain ends,
 // and the chain's fields (the last named names the argument).
-func (e *argEnv) castValue(a Arg, sc *dwarfres.Scope, s string, depth int) (*fetch, cval, []field, error) {
+func (e *argEnv) castValue(a grammar.Arg, sc *dwarfres.Scope, s string, depth int) (*fetch, cval, []field, error) {
 	if depth > 8 {
 		return nil, cval{}, nil, e.argErr(a, "typecasts nest 8 levels deep at most")
 	}
@@ -158,7 +159,7 @@ func (e *argEnv) castValue(a Arg, sc *dwarfres.Scope, s string, depth int) (*fet
 
 // castOperand starts the fetch of a typecast's operand: another
 // typecast, a register, or a C variable (with members) in scope at sc.
-func (e *argEnv) castOperand(a Arg, sc *dwarfres.Scope, op string, depth int) (*fetch, cval, error) {
+func (e *argEnv) castOperand(a grammar.Arg, sc *dwarfres.Scope, op string, depth int) (*fetch, cval, error) {
 	switch {
 	case strings.HasPrefix(op, "("):
 		f, cur, _, err := e.castValue(a, sc, op, depth+1)
@@ -247,7 +248,7 @@ func memberChainOffset(st ctype, sname, m string) (int64, error) {
 // dwprobe writes it. ok is false when expr is no such form or NAME is an
 // argument the kernel reads (passed through); an error refuses a NAME
 // the kernel would not find.
-func (e *argEnv) perCPUName(a Arg, sc *dwarfres.Scope) (tracefs.Arg, bool, error) {
+func (e *argEnv) perCPUName(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, bool, error) {
 	fn, inner, ok := strings.Cut(a.Expr, "(")
 	if !ok || fn != "this_cpu_read" && fn != "this_cpu_ptr" || !strings.HasSuffix(inner, ")") || sc == nil || e.user {
 		return tracefs.Arg{}, false, nil

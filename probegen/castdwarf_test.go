@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestCastAwayFromEntry(t *testing.T) {
 		{"vfs_read:6 this_cpu_read(file)", "file names no per-CPU variable in the debuginfo at vfs_read+52"},
 		{"vfs_read this_cpu_read(nosuch)", "nosuch names no per-CPU variable"},
 	} {
-		spec, err := ParseSpec(tt.spec)
+		spec, err := grammar.ParseSpec(tt.spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -22,7 +23,7 @@ func newDef(user, ret bool, group, name string, at Attach) tracefs.Event {
 // arguments missing at some points filled (fillMissing, where names the
 // points) and the $vars expansions of one event's points made alike
 // (alignVars), and validates each definition.
-func (e *argEnv) finish(defs []tracefs.Event, slots [][]argSlot, where []string, spec *Spec) error {
+func (e *argEnv) finish(defs []tracefs.Event, slots [][]argSlot, where []string, spec *grammar.Spec) error {
 	if len(spec.Args) > 0 {
 		if err := e.fillMissing(slots, where); err != nil {
 			return err
@@ -44,7 +45,7 @@ func (e *argEnv) finish(defs []tracefs.Event, slots [][]argSlot, where []string,
 // written (renderArgs), and checks each with the kernel's rules at that
 // point (a $argN only at a function entry, say) and the target kernel's
 // types and registers, blaming the argument of the spec it came from.
-func (e *argEnv) setArgs(defs []tracefs.Event, points [][]argSlot, args []Arg) error {
+func (e *argEnv) setArgs(defs []tracefs.Event, points [][]argSlot, args []grammar.Arg) error {
 	d := e.dialect()
 	for i := range defs {
 		defs[i].Args = renderArgs(points[i])
@@ -67,7 +68,7 @@ func (e *argEnv) setArgs(defs []tracefs.Event, points [][]argSlot, args []Arg) e
 
 // defErr points a refused argument at the spec argument it came from
 // (the first argument for a $vars/$params expansion).
-func (e *argEnv) defErr(err error, slot argSlot, args []Arg, target string) error {
+func (e *argEnv) defErr(err error, slot argSlot, args []grammar.Arg, target string) error {
 	var de *tracefs.DefError
 	if !errors.As(err, &de) {
 		return err
@@ -85,5 +86,5 @@ func (e *argEnv) defErr(err error, slot argSlot, args []Arg, target string) erro
 	if !strings.Contains(msg, target) {
 		msg += " (at " + target + ")"
 	}
-	return &SyntaxError{Spec: e.spec, Col: a.Col, Err: tracefs.ErrBadDefinition, Msg: msg}
+	return &grammar.SyntaxError{Spec: e.spec, Col: a.Col, Err: tracefs.ErrBadDefinition, Msg: msg}
 }

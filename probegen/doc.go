@@ -3,6 +3,10 @@
 // kernel's debuginfo into probe points: where a kprobe or uprobe goes, how
 // each argument is read there, and the kprobe_events or uprobe_events
 // definition perf would write. dwprobe's command line is built on it.
+// Specs are parsed by probegen/grammar (a Resolver takes them as text and
+// returns each parsed, a grammar.Spec); the answers are printed as BPF
+// programs by probegen/ebpfprobe, as a bootconfig by probegen/bootconfig,
+// and compared across two builds by probegen/diff.
 //
 // # Targets
 //
@@ -57,9 +61,9 @@
 //
 // # Errors
 //
-// Errors wrap sentinels (ErrSyntax, ErrNotSupported, dwarfres.ErrNotFound,
-// ...) and carry their data in types a program can act on with
-// errors.As: SyntaxError (with the column), VarError and MemberError (no
+// Errors wrap sentinels (grammar.ErrSyntax, ErrNotSupported,
+// dwarfres.ErrNotFound, ...) and carry their data in types a program can
+// act on with errors.As: grammar.SyntaxError (with the column), VarError and MemberError (no
 // such variable or member, with the closest names), TooManyError (the
 // count of points past ResolveOptions.MaxProbes), NoCodeError (a line
 // without code, with the nearest lines), PointError, SpecError for a
@@ -69,7 +73,7 @@
 //
 // ListLines and ListLineVars list a function's or file's probeable lines
 // (dwprobe -L), AvailableVars the variables at a point (-V), Functions the
-// functions (-F). DiffResolutions compares one spec's resolutions in two
+// functions (-F). probegen/diff compares one spec's resolutions in two
 // builds.
 //
 // A Target answers the same through its methods, with its own sources,
@@ -91,7 +95,6 @@
 // may fetch debuginfo and sources from debuginfod servers. Writing to the
 // kernel is tracefs's.
 //
-
 // # Removed and renamed
 //
 // A Resolution was three parallel lists; it is one (issue 30):
@@ -107,8 +110,8 @@
 //     maybe _text+OFFS): Probe.Attach.Symbol and Probe.Attach.Offset.
 //   - Probe.Binary, Probe.Module, Probe.FileOffset, Probe.RefCtrOffset:
 //     Probe.Attach.Binary, .Module, .FileOffset, .RefCtrOffset.
-//   - DiffPoint.Point and LineTexts.Texts: a Probe, []Probe (were
-//     ResolvedPoint).
+//   - DiffPoint.Point and LineTexts.Texts (now in probegen/diff): a
+//     Probe, []Probe (were ResolvedPoint).
 //   - Resolver.Brief: still Probes, without their ELF symbol, source
 //     position and argument Locations (it left out Points and Probes).
 //   - Target.BTFKernel (a *btf.Kernel, holding the kernel's and module's
@@ -130,14 +133,36 @@
 //   - A target finds its own sources (OpenOptions.Source, PrefixMaps,
 //     then debuginfod): a lazy pattern resolves with default options.
 //
+// Jobs cut out of probegen into packages of their own (issue 30), each
+// named by its doc.go and placed in probegen/layers_test.go's order:
+//   - The spec grammar and event naming (layer 6, below probegen):
+//     probegen/grammar holds, under the same names, Spec, Point, Arg,
+//     ParseSpec, ParsePoint, ErrSyntax, SyntaxError, ReadSpecs, ScanSpecs,
+//     SpecLine, SpecFileError, MaxSpecLine, ErrLineTooLong, LineRange,
+//     ParseLineRange, EventBase, ExecGroup, Namer, NewNamer, DefaultGroup
+//     and ErrTooManyEvents. It also exports what probegen needs of the
+//     grammar: ParseArg, SplitArgs and Token, CheckChars, ParseNum,
+//     IsCIdent, RetInsnSuffix, Point.LineGiven, Point.SDTString,
+//     CheckSDTArgs and SDTArgIndex.
+//   - Bootconfig: probegen/bootconfig's Render (layer 8, above probegen).
+//   - --diff (layer 8, above probegen): DiffResolutions is
+//     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
+//     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
+//     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
+//     SuggestQuery, Suggestion, DeclLine, LineTexts and NewLineTexts keep
+//     their names in probegen/diff. The placeholder written for an
+//     argument missing at some points is exported as ArgPlaceholder, which
+//     the diff compares against.
+//
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo
 // search.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 6,
-// importing dwarfres (and its sub-packages), lazymatch and tracefs; only
-// ebpfprobe and the command line import it. The machine models that were
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
+// importing probegen/grammar (the specs it resolves), dwarfres (and its
+// sub-packages), lazymatch and tracefs; only its sub-packages of layer 8
+// (ebpfprobe, bootconfig, diff) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

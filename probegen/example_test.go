@@ -3,6 +3,7 @@ package probegen_test
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,7 @@ func ExampleResolver_ResolveAll() {
 	defer t.Close()
 	for _, r := range t.Resolver(probegen.ResolveOptions{}).ResolveAll([]string{"work p->count", "work p->nosuch"}) {
 		if r.Err != nil {
-			fmt.Printf("%q fails at column %d: %v\n", r.Spec, r.Err.Col, errors.Is(r.Err, probegen.ErrSyntax))
+			fmt.Printf("%q fails at column %d: %v\n", r.Spec, r.Err.Col, errors.Is(r.Err, grammar.ErrSyntax))
 			continue
 		}
 		for _, p := range r.Resolution.Probes {

@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -331,6 +332,6 @@ func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64)
 // rawArg is a spec's argument a whose expression is a fetcharg the user
 // wrote ("+8(%di)", "$arg2", "file->f_mode"), outside text: written as
 // given, read once by tracefs.ReadFetch.
-func rawArg(a Arg) tracefs.Arg {
+func rawArg(a grammar.Arg) tracefs.Arg {
 	return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type, Read: tracefs.ReadFetch(a.Expr)}
 }

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,7 +23,7 @@ import (
 // itself, a parameter's expression ("file->f_mode") as it was written.
 // slots are the arguments of each definition, as setArgs rendered them;
 // pts[i] is where defs[i] attaches, which becomes the fprobe's place.
-func (e *argEnv) fprobes(defs []tracefs.Event, pts []point, slots [][]argSlot, spec *Spec) error {
+func (e *argEnv) fprobes(defs []tracefs.Event, pts []point, slots [][]argSlot, spec *grammar.Spec) error {
 	d := e.dialect()
 	if why, ok := d.Lacks(tracefs.FProbeEvents); ok {
 		return &PointError{Spec: spec.Raw, Err: fmt.Errorf("this kernel has no fprobe events: %s", why)}
@@ -144,7 +145,7 @@ func entryText(fetch string, a *arch.Arch, ret bool) (string, error) {
 // btfArgs writes the arguments of f that read a parameter (and its
 // members) by the expression the spec gave, which the kernel resolves
 // through BTF: "count", "file->f_mode".
-func btfArgs(f *tracefs.Event, slots []argSlot, args []Arg) {
+func btfArgs(f *tracefs.Event, slots []argSlot, args []grammar.Arg) {
 	if f.Return() {
 		return // the parameters at the return: ReturnArgs, not needed here
 	}

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"strings"
 
@@ -20,14 +21,9 @@ import (
 // not know and throws, so the program dies.
 var ErrGoReturn = errors.New("a return probe (uretprobe) crashes Go programs: the runtime moves goroutine stacks and cannot unwind through the return address the kernel swaps in")
 
-// retInsnSuffix is what FUNC%ret writes after the function: a probe at
-// each of its return instructions, read before it returns, which is what
-// works in Go programs instead of %return.
-const retInsnSuffix = "ret"
-
 // resolveRetInsns resolves FUNC%ret: a probe at each return instruction
 // of each function symbol matching FUNC.
-func resolveRetInsns(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
+func resolveRetInsns(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, error) {
 	syms := matchSymbols(t, p.Function)
 	if len(syms) == 0 {
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
@@ -84,15 +80,15 @@ func funcBytes(t *dwarfres.File, s dwarfres.Sym) ([]byte, error) {
 // the register Go's ABI returns it in, typed from the DWARF result; other
 // arguments must be raw fetchargs (registers, memory), since the
 // function's variables have no location at its return instructions.
-func resultArgs(t *dwarfres.File, spec *Spec) ([]Arg, error) {
+func resultArgs(t *dwarfres.File, spec *grammar.Spec) ([]grammar.Arg, error) {
 	var results []dwarfres.Entry
 	loaded := false
-	out := make([]Arg, 0, len(spec.Args))
+	out := make([]grammar.Arg, 0, len(spec.Args))
 	for _, a := range spec.Args {
 		k, ok := retvalIndex(a.Expr)
 		if !ok {
 			if isCVarName(a.Expr) || a.Expr == "$vars" || a.Expr == "$params" {
-				return nil, &SyntaxError{Spec: spec.Raw, Col: a.Col, Msg: fmt.Sprintf("argument %q: at a return instruction only $retval, $retvalN and raw fetchargs are available", a.Raw)}
+				return nil, &grammar.SyntaxError{Spec: spec.Raw, Col: a.Col, Msg: fmt.Sprintf("argument %q: at a return instruction only $retval, $retvalN and raw fetchargs are available", a.Raw)}
 			}
 			out = append(out, a)
 			continue
@@ -106,7 +102,7 @@ func resultArgs(t *dwarfres.File, spec *Spec) ([]Arg, error) {
 		}
 		reg, typ, err := resultReg(t.ELF.Machine, results, k)
 		if err != nil {
-			return nil, &SyntaxError{Spec: spec.Raw, Col: a.Col, Msg: fmt.Sprintf("argument %q: %v", a.Raw, err)}
+			return nil, &grammar.SyntaxError{Spec: spec.Raw, Col: a.Col, Msg: fmt.Sprintf("argument %q: %v", a.Raw, err)}
 		}
 		b := a
 		b.Expr = reg

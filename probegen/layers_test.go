@@ -29,12 +29,15 @@ var layers = [][]string{
 	// 5: a target's debuginfo; the kernel's event language and tracefs.
 	// Neither imports the other.
 	{"dwarfres", "tracefs"},
-	// 6: specs resolved against a target into probes; a fake tracefs
+	// 6: specs as the user writes them, parsed; event names.
+	{"probegen/grammar"},
+	// 7: specs resolved against a target into probes; a fake tracefs
 	// and QEMU boots for tests.
 	{"probegen", "tracefs/tracefstest", "tracefs/qemutest"},
-	// 7: probes as BPF programs.
-	{"probegen/ebpfprobe"},
-	// 8: the command line.
+	// 8: an answer printed another way: probes as BPF programs, kprobes
+	// as a bootconfig, two builds' answers compared.
+	{"probegen/ebpfprobe", "probegen/bootconfig", "probegen/diff"},
+	// 9: the command line.
 	{"cmd/dwprobe"},
 }
 
@@ -46,7 +49,7 @@ var upwardKnown = map[string]string{}
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
 // rest.
-var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
 
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.

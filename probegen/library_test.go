@@ -3,6 +3,7 @@ package probegen_test
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,7 +132,7 @@ func TestLibraryBatch(t *testing.T) {
 	if len(rs) != 3 {
 		t.Fatalf("%d results", len(rs))
 	}
-	if e := rs[0].Err; e == nil || e.Col != 8 || !errors.Is(e, probegen.ErrSyntax) {
+	if e := rs[0].Err; e == nil || e.Col != 8 || !errors.Is(e, grammar.ErrSyntax) {
 		t.Errorf("spec 1: %#v", e)
 	}
 	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != probegen.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 (int) = %ax" {
@@ -270,16 +271,16 @@ func TestLibraryErrorsAs(t *testing.T) {
 	r := openApp(t, "-O0").Resolver(probegen.ResolveOptions{})
 	_, _, err := r.Resolve("work:3 p->nam")
 	var me *probegen.MemberError
-	if !errors.As(err, &me) || me.Member != "nam" || me.Type != "struct item" || strings.Join(me.Closest, ",") != "name" || !errors.Is(err, probegen.ErrSyntax) {
+	if !errors.As(err, &me) || me.Member != "nam" || me.Type != "struct item" || strings.Join(me.Closest, ",") != "name" || !errors.Is(err, grammar.ErrSyntax) {
 		t.Errorf("p->nam: %v; MemberError %+v", err, me)
 	}
 	_, _, err = r.Resolve("work:3 totl")
 	var ve *probegen.VarError
-	if !errors.As(err, &ve) || ve.Name != "totl" || ve.Function != "work" || len(ve.Closest) == 0 || ve.Closest[0] != "total" || !errors.Is(err, probegen.ErrSyntax) {
+	if !errors.As(err, &ve) || ve.Name != "totl" || ve.Function != "work" || len(ve.Closest) == 0 || ve.Closest[0] != "total" || !errors.Is(err, grammar.ErrSyntax) {
 		t.Errorf("totl: %v; VarError %+v", err, ve)
 	}
 	_, _, err = r.Resolve("work:3 p->name->x")
-	if errors.As(err, &me) || errors.As(err, &ve) || !errors.Is(err, probegen.ErrSyntax) {
+	if errors.As(err, &me) || errors.As(err, &ve) || !errors.Is(err, grammar.ErrSyntax) {
 		t.Errorf("a member of a char: %v, want a syntax error of another kind", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 
@@ -97,7 +98,7 @@ func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.
 	if src == nil {
 		src = &Sources{}
 	}
-	lq, err := ParseLineRange(spec)
+	lq, err := grammar.ParseLineRange(spec)
 	if err != nil {
 		return nil, err
 	}

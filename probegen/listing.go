@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,7 @@ func EventLine(group, event, point, module string, args []string) string {
 // SpecPoint renders the point of a spec as perf probe shows a probe it
 // added (synthesize_perf_probe_point on the command as typed): "vfs_read",
 // "work:7", "compute%return", "@app_util.c:42", "0xffffffff81000000".
-func SpecPoint(p *Point) string {
+func SpecPoint(p *grammar.Point) string {
 	if p.SDT { // perf's point of a cached event: %EVENT
 		return "%" + p.Event
 	}
@@ -54,7 +55,7 @@ func SpecPoint(p *Point) string {
 // after parsing it: NAME=VAR->FIELD…[:TYPE], where a member chain without
 // a NAME= is named after its last member ("p->name:string" ->
 // "name=p->name:string") and "@user" is dropped.
-func PerfArg(a Arg) string {
+func PerfArg(a grammar.Arg) string {
 	name := a.Name
 	if name == "" && isCVarName(a.Expr) && strings.ContainsAny(a.Expr, "-.[") {
 		if v, fs, err := splitFields(a.Expr); err == nil {
@@ -110,7 +111,7 @@ func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 		tp.Module, target = target[:i], target[i+1:]
 	}
 	if strings.HasPrefix(target, "0x") {
-		a, ok := parseNum(target)
+		a, ok := grammar.ParseNum(target)
 		if !ok {
 			return bad()
 		}
@@ -123,7 +124,7 @@ func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 	}
 	tp.Symbol = sym
 	if hasOff {
-		n, ok := parseNum(off)
+		n, ok := grammar.ParseNum(off)
 		if !ok {
 			return bad()
 		}
@@ -141,7 +142,7 @@ func ParseTracePoint(target string, user, ret bool) (TracePoint, error) {
 // shown as listed. m decodes each unit once across calls: one PointMapper
 // per binary serves a whole listing. m may be nil.
 func (tp TracePoint) Describe(m *dwarfres.PointMapper) string {
-	p := Point{Return: tp.Return}
+	p := grammar.Point{Return: tp.Return}
 	d := m.File()
 	if addr, ok := tp.address(d); ok {
 		if at, ok, err := m.ProbePointAt(addr); err == nil && ok {

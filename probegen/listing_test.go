@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -46,7 +47,7 @@ func TestPerfArgAndSpecPoint(t *testing.T) {
 		{"0xffffffff8134cc50", "0xffffffff8134cc50", nil},
 		{"my:ev=vfs_read:3", "vfs_read:3", nil},
 	} {
-		spec, err := ParseSpec(c.cmd)
+		spec, err := grammar.ParseSpec(c.cmd)
 		if err != nil {
 			t.Fatalf("%q: %v", c.cmd, err)
 		}

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
@@ -18,7 +19,7 @@ import (
 // perf does the same on a ppc64le host (arch__post_process_probe_trace_events
 // and arch__fix_tev_from_maps, tools/perf/arch/powerpc/util/sym-handling.c);
 // perf on another host leaves the uprobe at the global entry.
-func uprobeLocalEntry(t *dwarfres.File, p *Point, addr uint64) uint64 {
+func uprobeLocalEntry(t *dwarfres.File, p *grammar.Point, addr uint64) uint64 {
 	if a, ok := arch.For(t.Machine); !ok || a != arch.PPC64LE || p.Offset != 0 {
 		return 0
 	}

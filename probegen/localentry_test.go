@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestUprobeLocalEntry(t *testing.T) {
 		{"compute", start["compute"]},
 		{"compute%return", start["compute"]},
 	} {
-		spec, err := ParseSpec(c.spec)
+		spec, err := grammar.ParseSpec(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func TestUprobeLocalEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer af.Close()
-	if got := uprobeLocalEntry(af, &Point{Function: "work"}, 0x1000); got != 0 {
+	if got := uprobeLocalEntry(af, &grammar.Point{Function: "work"}, 0x1000); got != 0 {
 		t.Errorf("x86_64: local entry %d, want 0", got)
 	}
 }

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // that pick one: "over is overloaded: probing all 2 of over(int)
 // (_Z4overi), over(double) (_Z4overd); name one by its mangled name to
 // probe it alone". "" when the name is a glob or picks one function.
-func overloadNote(p *Point, probes []dwarfres.Probe) string {
+func overloadNote(p *grammar.Point, probes []dwarfres.Probe) string {
 	if p.Function == "" || lazymatch.NewNameMatcher(p.Function).IsGlob() {
 		return ""
 	}

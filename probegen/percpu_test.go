@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestPerCPUReads(t *testing.T) {
 		{"scheduler_tick", "runqueues.nr_running", "+4(this_cpu_ptr(@runqueues)):x32"},
 		{"scheduler_tick", "runqueues.curr->pid", ""},
 	} {
-		spec, err := ParseSpec(tt.fn + " " + tt.arg)
+		spec, err := grammar.ParseSpec(tt.fn + " " + tt.arg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestCurrentTask(t *testing.T) {
 		{"current", tracefs.KernelDialect(elf.EM_X86_64, 7, 3), `no variable "current"`},
 		{"current->pid", tracefs.KernelDialect(elf.EM_X86_64, 6, 12), `no variable "current"`},
 	} {
-		spec, err := ParseSpec("vfs_read " + tt.arg)
+		spec, err := grammar.ParseSpec("vfs_read " + tt.arg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -280,7 +281,7 @@ func symbolAddr(t *dwarfres.File) func(string) (uint64, bool) {
 // d.defs[i]. brief leaves out what costs a lookup per point: the ELF
 // symbol covering the address, the source position and the arguments'
 // read plans.
-func probesOf(t *dwarfres.File, spec *Spec, exe string, d *resolved, brief bool) []Probe {
+func probesOf(t *dwarfres.File, spec *grammar.Spec, exe string, d *resolved, brief bool) []Probe {
 	a, _ := arch.For(t.ELF.Machine)
 	addr := symbolAddr(t)
 	out := make([]Probe, len(d.defs))
@@ -368,7 +369,7 @@ func placePoint(p *Probe, t *dwarfres.File, pt *point) {
 }
 
 // kindOf is the kind of point p names.
-func kindOf(p *Point) ProbeKind {
+func kindOf(p *grammar.Point) ProbeKind {
 	switch {
 	case p.SDT:
 		return ProbeSDT

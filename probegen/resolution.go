@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -9,19 +10,19 @@ import (
 // definition dwprobe writes, each rendered by Probe.Definition) and the
 // notes on them.
 type Resolution struct {
-	Spec   *Spec
+	Spec   *grammar.Spec
 	Probes []Probe
 	Notes  []Note
 }
 
 // Resolve is Definitions, also saying where each definition lies and how
 // each argument is read there.
-func Resolve(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Resolution, error) {
+func Resolve(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*Resolution, error) {
 	return resolveProbes(t, spec, exe, o, false)
 }
 
 // resolveProbes is Resolve; brief leaves out what probesOf's brief does.
-func resolveProbes(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions, brief bool) (*Resolution, error) {
+func resolveProbes(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions, brief bool) (*Resolution, error) {
 	d, err := definitions(t, spec, exe, o)
 	if err != nil {
 		return nil, err

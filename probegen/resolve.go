@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ type point struct {
 // with perf probe 6.1's rules and dwprobe's refusals (see resolve). exe is
 // the absolute path of the probed binary for uprobes, "" for a kernel.
 // Notes explain targets written in an unusual form, for stderr.
-func Definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
+func Definitions(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	r, err := definitions(t, spec, exe, o)
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +86,7 @@ type resolved struct {
 
 // definitions is Definitions, with the point and argument slots of each
 // definition.
-func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*resolved, error) {
+func definitions(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*resolved, error) {
 	defs, pts, slots, notes, err := definitionSlots(t, spec, exe, o)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func definitions(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*r
 	return &resolved{defs: defs, pts: pts, slots: slots, notes: notes}, nil
 }
 
-func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []Note, err error) {
+func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []Note, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	if spec.Point.RetInsns {
@@ -101,7 +102,7 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		spec = &Spec{Raw: spec.Raw, Point: spec.Point, Args: args}
+		spec = &grammar.Spec{Raw: spec.Raw, Point: spec.Point, Args: args}
 	}
 	env := &argEnv{f: t, m: t.ELF.Machine, spec: raw, pt: &spec.Point, ret: spec.Point.Return, user: o.User}
 	for _, a := range spec.Args {
@@ -132,9 +133,9 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 	}
 	group := spec.Point.Group
 	if group == "" {
-		group = DefaultGroup
+		group = grammar.DefaultGroup
 		if exe != "" {
-			if group, err = ExecGroup(exe); err != nil {
+			if group, err = grammar.ExecGroup(exe); err != nil {
 				return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 			}
 		}
@@ -144,10 +145,10 @@ func definitionSlots(t *dwarfres.File, spec *Spec, exe string, o ResolveOptions)
 	}
 	// perf -D marks no name as taken, so every point of a spec gets its
 	// base name.
-	namer := NewNamer(nil)
+	namer := grammar.NewNamer(nil)
 	var where []string
 	for i, p := range pts {
-		name, err := namer.Peek(EventBase(&spec.Point, p.realname), true)
+		name, err := namer.Peek(grammar.EventBase(&spec.Point, p.realname), true)
 		if err != nil {
 			return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 		}
@@ -308,7 +309,7 @@ func initTextRange(t *dwarfres.File) addrRange {
 
 // resolve finds the addresses of a probe point with perf's rules, refusing
 // what perf would accept but the kernel rejects.
-func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
+func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, error) {
 	if p.IsAddr {
 		if p.HasLine || p.File != "" {
 			return nil, errors.New("an absolute address takes no line or file")
@@ -335,12 +336,12 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		Function:  lazymatch.NewNameMatcher(p.Function),
 		File:      p.File,
 		Line:      p.Line,
-		HasLine:   p.lineGiven(),
+		HasLine:   p.LineGiven(),
 		Offset:    p.Offset,
 		NoInlines: o.NoInlines,
 		MaxProbes: o.MaxProbes,
 		// perf: only FUNC and FUNC@SRC points move past the prologue.
-		SkipPrologue: o.skipPrologue && !p.lineGiven() && !p.HasOffset && p.Lazy == "",
+		SkipPrologue: o.skipPrologue && !p.LineGiven() && !p.HasOffset && p.Lazy == "",
 		Asked:        o.asked,
 	}
 	if p.Lazy != "" {
@@ -359,7 +360,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 	// perf falls back to the symbol table when DWARF has no answer for a
 	// point that does not need it: assembly functions, .cold parts, an
 	// offset past the DWARF function's end.
-	symOnly := p.Function != "" && !p.lineGiven() && p.File == "" && p.Lazy == ""
+	symOnly := p.Function != "" && !p.LineGiven() && p.File == "" && p.Lazy == ""
 	// Unlike perf, too many points is an answer, not a reason to fall back
 	// to the one symbol (which would silently drop the inlined copies).
 	// A dwz file whose common file is missing, or a split unit's .dwo, is
@@ -385,7 +386,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 		if p.Lazy != "" {
 			return nil, lazyMiss(t, p)
 		}
-		if p.lineGiven() && !o.suggesting {
+		if p.LineGiven() && !o.suggesting {
 			if e, ok := nearestLines(o, t, p); ok {
 				pts := suggestLine(o, t, p, e)
 				if o.Nearest && e.Outside == "" && e.Suggested != nil {
@@ -428,7 +429,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
 // where the definition writes file offsets.
 // leftOutNote names the copies of the function that have no code at
 // p's line, where the probe cannot fire.
-func leftOutNote(p *Point, copies []dwarfres.Probe) string {
+func leftOutNote(p *grammar.Point, copies []dwarfres.Probe) string {
 	var where []string
 	for _, c := range copies {
 		w := fmt.Sprintf("%s+%d", c.Symbol, c.Offset)
@@ -446,12 +447,12 @@ func leftOutNote(p *Point, copies []dwarfres.Probe) string {
 	return fmt.Sprintf("%s: %s no code at that line (the compiler folded it away or split it off there), so the probe cannot fire in %s: %s", describe(p), what, it, strings.Join(where, ", "))
 }
 
-func prologueNote(p *Point, pr dwarfres.Probe) string {
-	entry := Point{Function: p.Function, File: p.File, HasOffset: true}
+func prologueNote(p *grammar.Point, pr dwarfres.Probe) string {
+	entry := grammar.Point{Function: p.Function, File: p.File, HasOffset: true}
 	spec := entry.String()
 	// "ns::f", as users write it, where it reads back the same.
 	if plain := strings.ReplaceAll(spec, `\:\:`, "::"); plain != spec {
-		if q, err := ParsePoint(plain); err == nil && *q == entry {
+		if q, err := grammar.ParsePoint(plain); err == nil && *q == entry {
 			spec = plain
 		}
 	}
@@ -460,12 +461,12 @@ func prologueNote(p *Point, pr dwarfres.Probe) string {
 }
 
 // alternative retries q at the DWARF point of the symbol named p.Function.
-func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe, error) {
+func alternative(t *dwarfres.File, q dwarfres.Query, p *grammar.Point) ([]dwarfres.Probe, error) {
 	alt, ok, err := symbolAlias(t, p.Function)
 	if err != nil || !ok {
 		return nil, err
 	}
-	if (alt.Line != 0 || alt.Offset != 0) && !p.lineGiven() {
+	if (alt.Line != 0 || alt.Offset != 0) && !p.LineGiven() {
 		return symbolPart(t, q, p)
 	}
 	q.Function, q.File = lazymatch.ExactName(alt.Function), alt.File
@@ -505,7 +506,7 @@ func alternative(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe
 // when the line is shared, or one of the section before when the symbol
 // starts where the previous section's line sequence ends (cuse.ko's
 // cuse_process_init_reply.cold gave cuse_exit+28).
-func symbolPart(t *dwarfres.File, q dwarfres.Query, p *Point) ([]dwarfres.Probe, error) {
+func symbolPart(t *dwarfres.File, q dwarfres.Query, p *grammar.Point) ([]dwarfres.Probe, error) {
 	sym := t.Symbols().Lookup(p.Function)[0]
 	if p.Offset >= sym.End-sym.Start && p.Offset > 0 {
 		return nil, fmt.Errorf("offset %d is bigger than the size of %s (%d) %w", p.Offset, sym.Name, sym.End-sym.Start, dwarfres.ErrOutOfRange)
@@ -553,7 +554,7 @@ func symbolAlias(t *dwarfres.File, fn string) (dwarfres.PointAt, bool, error) {
 
 // lazyMiss is the error of a lazy pattern that matched nothing, with the
 // probeable lines of the function it searched.
-func lazyMiss(t *dwarfres.File, p *Point) error {
+func lazyMiss(t *dwarfres.File, p *grammar.Point) error {
 	e := &LazyMissError{Pattern: p.Lazy, Function: p.Function, File: p.File}
 	if p.Function == "" {
 		return e
@@ -578,7 +579,7 @@ func lazyMiss(t *dwarfres.File, p *Point) error {
 // refused with the nearest lines and why --nearest does not probe them
 // (NoCodeError.Outside). ok is false when the function or file has no
 // probeable line at all.
-func nearestLines(o *ResolveOptions, t *dwarfres.File, p *Point) (e *NoCodeError, ok bool) {
+func nearestLines(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) (e *NoCodeError, ok bool) {
 	q := dwarfres.LineQuery{Function: p.Function, File: p.File, Start: 0, End: math.MaxInt32}
 	if p.Function == "" {
 		q.Start, q.End = max(p.Line-50, 1), p.Line+50
@@ -648,7 +649,7 @@ func nearestLines(o *ResolveOptions, t *dwarfres.File, p *Point) (e *NoCodeError
 
 // nearLine is absolute line l of lr as p would name it (relative to its
 // function), with its source text when it can be read.
-func nearLine(o *ResolveOptions, lr *dwarfres.LineRange, p *Point, l int) NearLine {
+func nearLine(o *ResolveOptions, lr *dwarfres.LineRange, p *grammar.Point, l int) NearLine {
 	n := NearLine{Line: l - lr.Offset}
 	if p.Function != "" {
 		n.Spec = fmt.Sprintf("%s:%d", p.Function, n.Line)
@@ -667,7 +668,7 @@ func nearLine(o *ResolveOptions, lr *dwarfres.LineRange, p *Point, l int) NearLi
 // other of its nearest lines, and records the first that resolves as
 // e.Suggested, with its points: a line is offered only once it is known
 // to resolve. Neither resolving leaves e.Suggested nil.
-func suggestLine(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) []point {
+func suggestLine(o *ResolveOptions, t *dwarfres.File, p *grammar.Point, e *NoCodeError) []point {
 	first := e.Nearest()
 	for _, n := range []NearLine{first, e.Before, e.After} {
 		if n.Spec == "" || n != first && n.Line == first.Line {
@@ -688,7 +689,7 @@ func suggestLine(o *ResolveOptions, t *dwarfres.File, p *Point, e *NoCodeError) 
 
 // nearest is, for --nearest, the points of the line e suggests
 // (e.Suggested), noting which it probed, once for the spec.
-func nearest(p *Point, e *NoCodeError, pts []point) []point {
+func nearest(p *grammar.Point, e *NoCodeError, pts []point) []point {
 	note := fmt.Sprintf("%s has no code: probed %s, the nearest line with code", describe(p), e.Suggested.Spec)
 	// One note for the spec, on its first point.
 	if len(pts) > 0 {
@@ -700,7 +701,7 @@ func nearest(p *Point, e *NoCodeError, pts []point) []point {
 	return pts
 }
 
-func describe(p *Point) string {
+func describe(p *grammar.Point) string {
 	return "'" + p.String() + "'"
 }
 
@@ -750,7 +751,7 @@ func countAhead(t *dwarfres.File, n int, name func(int) string) {
 
 // fromSymbols is perf's find_probe_trace_events_from_map for functions
 // without DWARF.
-func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
+func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, error) {
 	syms := matchSymbols(t, p.Function)
 	if len(syms) == 0 {
 		return nil, fmt.Errorf("probe point %s %w", describe(p), dwarfres.ErrNotFound)
@@ -783,7 +784,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error)
 // dwarfEntrySymbols finds the symbols of the out-of-line functions DWARF
 // names p.Function when no symbol has that name: Rust's "work" is the
 // symbol _ZN1r4work17h...E ("r::work" demangled).
-func dwarfEntrySymbols(o *ResolveOptions, t *dwarfres.File, p *Point) []dwarfres.Sym {
+func dwarfEntrySymbols(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) []dwarfres.Sym {
 	probes, err := t.FindProbes(dwarfres.Query{Function: lazymatch.NewNameMatcher(p.Function),
 		NoInlines: true, MaxProbes: o.MaxProbes})
 	if err != nil {
@@ -857,12 +858,12 @@ func returnScope(t *dwarfres.File, addr uint64) (*dwarfres.Scope, error) {
 
 // resolveReturn handles FUNC%return from the symbol table as perf does, but
 // keeps @SRC and explains inline-only functions.
-func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *Point) ([]point, error) {
+func resolveReturn(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, error) {
 	if p.HasOffset && p.Offset != 0 || p.HasLine {
 		return nil, errors.New("a return probe takes no offset or line")
 	}
 	if t.IsGo() {
-		return nil, fmt.Errorf("%s%%return: %w; probe its return instructions instead: %s%%%s $retval", p.Function, ErrGoReturn, p.Function, retInsnSuffix)
+		return nil, fmt.Errorf("%s%%return: %w; probe its return instructions instead: %s%%%s $retval", p.Function, ErrGoReturn, p.Function, grammar.RetInsnSuffix)
 	}
 	syms := matchSymbols(t, p.Function)
 	if p.File != "" && len(syms) > 0 {
@@ -975,7 +976,7 @@ func checkDecodedBoundary(t *dwarfres.File, a *arch.Arch, entry uint64, fn strin
 // take a uprobe there, and an x86 kprobe's check is the only other).
 // An offset the user did not give is refused only when shown to be
 // mid-instruction; one the decoder cannot read is left to the kernel.
-func checkPointBoundary(o *ResolveOptions, t *dwarfres.File, p *Point, pr dwarfres.Probe) error {
+func checkPointBoundary(o *ResolveOptions, t *dwarfres.File, p *grammar.Point, pr dwarfres.Probe) error {
 	if o.anyOffset {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package probegen
 
 import (
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func BenchmarkDefinitionsManyPoints(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	spec, err := ParseSpec("kmalloc")
+	spec, err := grammar.ParseSpec("kmalloc")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkDefinitionsManySpecs(b *testing.B) {
 	for b.Loop() {
 		failed := 0
 		for _, s := range specs {
-			spec, err := ParseSpec(s)
+			spec, err := grammar.ParseSpec(s)
 			if err == nil {
 				_, _, err = Definitions(f, spec, "", ResolveOptions{MaxProbes: 128})
 			}
@@ -98,7 +99,7 @@ func BenchmarkDefinitionsManyPointsIndexed(b *testing.B) {
 		b.Run(strings.ReplaceAll(c.vmlinux, "/", "_"), func(b *testing.B) {
 			path := dwarftest.NeedCorpus(b, c.vmlinux)
 			dir := b.TempDir()
-			spec, err := ParseSpec(c.fn)
+			spec, err := grammar.ParseSpec(c.fn)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io/fs"
 	"strings"
 	"testing"
@@ -54,21 +55,21 @@ func TestPointErrorHint(t *testing.T) {
 func TestPrologueNote(t *testing.T) {
 	pr := dwarfres.Probe{Addr: 0x1527c, PrologueOf: 0x15270, Func: "work"}
 	for _, c := range []struct {
-		p    Point
+		p    grammar.Point
 		want string
 	}{
-		{Point{Function: "work"}, "probe work+0 to force"},
-		{Point{Function: "r::inner::scale"}, "probe r::inner::scale+0 to force"},
-		{Point{Function: "work", File: "app.c"}, "probe work+0@app.c to force"},
-		{Point{Function: "add<long>"}, "probe add<long>+0 to force"},
-		{Point{Function: "ns::C::operator+"}, `probe ns::C::operator\++0 to force`},
+		{grammar.Point{Function: "work"}, "probe work+0 to force"},
+		{grammar.Point{Function: "r::inner::scale"}, "probe r::inner::scale+0 to force"},
+		{grammar.Point{Function: "work", File: "app.c"}, "probe work+0@app.c to force"},
+		{grammar.Point{Function: "add<long>"}, "probe add<long>+0 to force"},
+		{grammar.Point{Function: "ns::C::operator+"}, `probe ns::C::operator\++0 to force`},
 	} {
 		got := prologueNote(&c.p, pr)
 		if !strings.Contains(got, c.want) || !strings.Contains(got, "12 bytes past its entry") || strings.Contains(got, "0x") {
 			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
 		}
 		entry := got[strings.Index(got, "(probe ")+len("(probe ") : strings.Index(got, " to force")]
-		if q, err := ParsePoint(entry); err != nil || q.Function != c.p.Function || q.File != c.p.File || !q.HasOffset || q.Offset != 0 {
+		if q, err := grammar.ParsePoint(entry); err != nil || q.Function != c.p.Function || q.File != c.p.File || !q.HasOffset || q.Offset != 0 {
 			t.Errorf("%+v: the note's %q reads back as %+v, %v", c.p, entry, q, err)
 		}
 	}

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"sync"
 
@@ -55,14 +56,14 @@ type Resolver struct {
 // TracepointDefinition's; NoDebug for a spec that needs debuginfo the
 // binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
 // asked of a kernel.
-func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
+func (r *Resolver) Resolve(raw string) (*grammar.Spec, *Resolution, error) {
 	if r.File == nil && r.BTF == nil {
 		return nil, nil, ErrNoTarget
 	}
 	if IsTracepointSpec(raw) && r.Exe == "" && r.File != nil {
 		return r.tracepoint(raw)
 	}
-	spec, err := ParseSpec(raw)
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,10 +85,10 @@ func (r *Resolver) Resolve(raw string) (*Spec, *Resolution, error) {
 
 // tracepoint resolves a t: spec against the BTF of the kernel and its
 // dialect.
-func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
+func (r *Resolver) tracepoint(raw string) (*grammar.Spec, *Resolution, error) {
 	r.tpMu.Lock()
 	defer r.tpMu.Unlock()
-	spec := &Spec{Raw: raw}
+	spec := &grammar.Spec{Raw: raw}
 	if r.types == nil {
 		types, err := kbtf.FromFile(kbtf.ELF{Object: r.File.Object, Image: r.File.Image})
 		if err != nil {
@@ -99,7 +100,7 @@ func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
 	if err != nil {
 		return spec, nil, err
 	}
-	spec.Point = Point{Group: ev.Group, Event: ev.Name, Function: ev.Target}
+	spec.Point = grammar.Point{Group: ev.Group, Event: ev.Name, Function: ev.Target}
 	// A tracepoint has no address.
 	p := Probe{Kind: ProbeTracepoint, EventKind: ev.Kind, Machine: r.File.ELF.Machine, Group: ev.Group, Name: ev.Name, Attach: Attach{Symbol: ev.Target}, Function: ev.Target}
 	for j, fa := range ev.Args {
@@ -118,7 +119,7 @@ func (r *Resolver) tracepoint(raw string) (*Spec, *Resolution, error) {
 }
 
 // fromBTF resolves spec from the kernel's BTF.
-func (r *Resolver) fromBTF(spec *Spec) (*Resolution, error) {
+func (r *Resolver) fromBTF(spec *grammar.Spec) (*Resolution, error) {
 	d, err := btfDefinitions(r.BTF, spec, r.Options)
 	if err != nil {
 		return nil, err

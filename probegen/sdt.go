@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func SDTNames(ms []sdt.Marker) []string {
 
 // sdtMatch is perf's find_cached_events test: the group glob (if given)
 // against sdt_PROVIDER, the event glob against the marker's name.
-func sdtMatch(p *Point, m sdt.Marker) bool {
+func sdtMatch(p *grammar.Point, m sdt.Marker) bool {
 	return (p.Group == "" || lazymatch.Glob(SDTGroupPrefix+m.Provider, p.Group)) &&
 		lazymatch.Glob(m.Name, p.Event)
 }
@@ -70,8 +71,8 @@ func sdtMatch(p *Point, m sdt.Marker) bool {
 // ErrSyntax (an argument not argN, or past the note's), an *SDTArgError
 // (an argument asked for that the kernel cannot read), or tracefs's for a
 // definition the kernel would refuse.
-func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Resolution, error) {
-	if err := checkSDTArgs(spec); err != nil {
+func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*Resolution, error) {
+	if err := grammar.CheckSDTArgs(spec); err != nil {
 		return nil, err
 	}
 	ms, err := sdt.Markers(f.Object)
@@ -98,17 +99,17 @@ func SDTResolve(f *dwarfres.File, spec *Spec, exe string, o ResolveOptions) (*Re
 		r.Notes = append(r.Notes, notes...)
 	}
 	if len(r.Probes) == 0 {
-		return nil, &SDTNotFoundError{Want: spec.Point.sdtString(), Binary: exe, Markers: SDTNames(ms)}
+		return nil, &SDTNotFoundError{Want: spec.Point.SDTString(), Binary: exe, Markers: SDTNames(ms)}
 	}
 	if o.MaxProbes > 0 && len(r.Probes) > o.MaxProbes {
-		return nil, &TooManyError{Function: spec.Point.sdtString(), N: len(r.Probes), Max: o.MaxProbes}
+		return nil, &TooManyError{Function: spec.Point.SDTString(), N: len(r.Probes), Max: o.MaxProbes}
 	}
 	return r, nil
 }
 
 // sdtDefinition is one marker's uprobe, checked as the kernel would:
 // its arguments are the note's, or those the spec picks.
-func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *Spec) (tracefs.Event, Attach, []Note, error) {
+func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *grammar.Spec) (tracefs.Event, Attach, []Note, error) {
 	at := Attach{Binary: exe, FileOffset: m.Offset, RefCtrOffset: m.RefCtr}
 	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, at)
 	syms := func(name string) (uint64, bool) {
@@ -159,12 +160,12 @@ func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) 
 // operand that can't be read is an error here, since it was asked for. A
 // string type reads the string the argument points to (+0(FETCH)): the
 // kernel takes strings from memory only.
-func sdtPicked(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols, spec *Spec) ([]tracefs.Arg, error) {
+func sdtPicked(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols, spec *grammar.Spec) ([]tracefs.Arg, error) {
 	var out []tracefs.Arg
 	for _, a := range spec.Args {
-		i, _ := sdtArgIndex(a.Expr)
+		i, _ := grammar.SDTArgIndex(a.Expr)
 		if i >= len(ops) {
-			return nil, synErr(spec.Raw, a.Col, fmt.Sprintf("%s has %s, not %s", SDTMarkerName(m), sdtCount(len(ops)), a.Expr))
+			return nil, &grammar.SyntaxError{Spec: spec.Raw, Col: a.Col, Msg: fmt.Sprintf("%s has %s, not %s", SDTMarkerName(m), sdtCount(len(ops)), a.Expr)}
 		}
 		arg, err := SDTArg(f.Machine, i, ops[i], syms)
 		if err != nil {

@@ -3,6 +3,7 @@ package probegen
 import (
 	"debug/elf"
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 	"testing"
@@ -136,7 +137,7 @@ func TestSDTOperands(t *testing.T) {
 }
 
 func TestParseSDTPoint(t *testing.T) {
-	for in, want := range map[string]Point{
+	for in, want := range map[string]grammar.Point{
 		"%sdt_python:line":       {SDT: true, Group: "sdt_python", Event: "line"},
 		"sdt_python:line":        {SDT: true, Group: "sdt_python", Event: "line"},
 		"%line":                  {SDT: true, Event: "line"},
@@ -147,19 +148,19 @@ func TestParseSDTPoint(t *testing.T) {
 		"%sdt_python:gc__start":  {SDT: true, Group: "sdt_python", Event: "gc__start"},
 		"%sdt_python:import__*_": {SDT: true, Group: "sdt_python", Event: "import__*_"},
 	} {
-		p, err := ParsePoint(in)
+		p, err := grammar.ParsePoint(in)
 		if err != nil || *p != want {
 			t.Errorf("%q: got %+v, %v; want %+v", in, p, err, want)
 			continue
 		}
-		back, err := ParsePoint(p.String())
+		back, err := grammar.ParsePoint(p.String())
 		if err != nil || *back != *p {
 			t.Errorf("%q: String() %q parses as %+v, %v", in, p.String(), back, err)
 		}
 	}
 	for in, col := range map[string]int{"%": 2, "%sdt_x:": 8, "%sdt_x:y=z": 9, "sdt_x:y+4": 8} {
-		_, err := ParsePoint(in)
-		var se *SyntaxError
+		_, err := grammar.ParsePoint(in)
+		var se *grammar.SyntaxError
 		if !errors.As(err, &se) || se.Col != col {
 			t.Errorf("%q: got %v, want a syntax error at column %d", in, err, col)
 		}
@@ -216,7 +217,7 @@ func sdtDefs(t *testing.T, bin, spec string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := ParseSpec(spec)
+	s, err := grammar.ParseSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestSDTResolveErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, _ := ParseSpec("%sdt_python:nosuch")
+	s, _ := grammar.ParseSpec("%sdt_python:nosuch")
 	_, err = SDTResolve(f, s, py, ResolveOptions{})
 	var nf *SDTNotFoundError
 	want := "no SDT marker matches %sdt_python:nosuch in /usr/bin/python3.11; its markers: sdt_python:audit sdt_python:gc__done"
@@ -265,15 +266,15 @@ func TestSDTResolveErrors(t *testing.T) {
 		"%sdt_python:line arg1@user": "column 18: arg1@user: an SDT marker's arguments",
 		"%sdt_python:line arg4":      "column 18: sdt_python:line has 3 arguments, not arg4",
 	} {
-		s, err := ParseSpec(spec)
+		s, err := grammar.ParseSpec(spec)
 		if err == nil {
 			_, err = SDTResolve(f, s, py, ResolveOptions{})
 		}
-		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), msg) {
+		if !errors.Is(err, grammar.ErrSyntax) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: got %v, want %s", spec, err, msg)
 		}
 	}
-	s, _ = ParseSpec("%sdt_python:*")
+	s, _ = grammar.ParseSpec("%sdt_python:*")
 	var tm *TooManyError
 	if _, err = SDTResolve(f, s, py, ResolveOptions{MaxProbes: 2}); !errors.As(err, &tm) {
 		t.Errorf("--max-probes 2: got %v", err)

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -17,7 +18,7 @@ import (
 type SpecResult struct {
 	Spec string
 	// Parsed is the spec parsed; nil when it does not parse.
-	Parsed *Spec
+	Parsed *grammar.Spec
 	// Resolution is the spec's answer; nil when Err is set.
 	Resolution *Resolution
 	// Err is why the spec does not resolve.
@@ -242,7 +243,7 @@ func FirstError(rs []SpecResult) error {
 
 // errorColumn is the column a spec's error points at, 0 if none.
 func errorColumn(err error) int {
-	var se *SyntaxError
+	var se *grammar.SyntaxError
 	if errors.As(err, &se) {
 		return se.Col
 	}

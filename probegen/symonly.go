@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
@@ -17,10 +18,10 @@ func symbolsOnly(t *dwarfres.File) bool { return t.MissingDebug() != nil }
 // through as perf 6.1 does: FUNC, FUNC+OFFS (instruction boundaries are
 // still checked, from the code), FUNC%return, 0xADDR and raw fetchargs
 // (%di, +8(%sp), $comm, $stackN, $retval).
-func checkSymbolsOnly(t *dwarfres.File, spec *Spec) error {
+func checkSymbolsOnly(t *dwarfres.File, spec *grammar.Spec) error {
 	p := &spec.Point
 	switch {
-	case p.lineGiven():
+	case p.LineGiven():
 		return NeedsDebuginfo(t, "a source line ("+p.String()+")")
 	case p.File != "":
 		return NeedsDebuginfo(t, "a source file ("+p.File+")")

@@ -2,6 +2,7 @@ package probegen
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
@@ -42,7 +43,7 @@ func (t *Target) ListLineVars(spec string, vo VarOptions) (*Listing, error) {
 
 // AvailableVars is AvailableVars on t (dwprobe -V); o as Options makes
 // it.
-func (t *Target) AvailableVars(spec *Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
+func (t *Target) AvailableVars(spec *grammar.Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
 	return AvailableVars(t.File, spec, o, vo)
 }
 

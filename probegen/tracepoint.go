@@ -3,6 +3,7 @@ package probegen
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	ebtf "github.com/cilium/ebpf/btf"
@@ -42,12 +43,12 @@ func KernelDialect(f *dwarfres.File) tracefs.Dialect {
 // arguments checked against the tracepoint's prototype in b and the event
 // against the kernel's dialect d.
 func TracepointDefinition(b *kbtf.Types, d tracefs.Dialect, spec string) (tracefs.Event, error) {
-	if err := checkChars(spec, spec, 0, true); err != nil {
+	if err := grammar.CheckChars(spec, spec, 0, true); err != nil {
 		return tracefs.Event{}, err
 	}
-	toks := splitArgs(spec)
-	head := strings.TrimPrefix(toks[0].s, tracepointPrefix)
-	ev := tracefs.Event{Kind: tracefs.TProbe, Type: 't', Group: DefaultGroup, Target: head}
+	toks := grammar.SplitArgs(spec)
+	head := strings.TrimPrefix(toks[0].S, tracepointPrefix)
+	ev := tracefs.Event{Kind: tracefs.TProbe, Type: 't', Group: grammar.DefaultGroup, Target: head}
 	if name, tp, ok := strings.Cut(head, "="); ok {
 		ev.Target, ev.Name = tp, name
 		if g, e, ok := strings.Cut(name, ":"); ok {
@@ -62,16 +63,16 @@ func TracepointDefinition(b *kbtf.Types, d tracefs.Dialect, spec string) (tracef
 	}
 	params, err := tracepointParams(b, ev.Target)
 	if err != nil {
-		return tracefs.Event{}, synErr(spec, len(tracepointPrefix)+1, err.Error())
+		return tracefs.Event{}, &grammar.SyntaxError{Spec: spec, Col: len(tracepointPrefix) + 1, Msg: err.Error()}
 	}
 	for _, t := range toks[1:] {
-		a, err := parseArg(spec, t.s, t.off)
+		a, err := grammar.ParseArg(spec, t.S, t.Off)
 		if err != nil {
 			return tracefs.Event{}, err
 		}
 		arg, err := tracepointArg(a, params)
 		if err != nil {
-			return tracefs.Event{}, &SyntaxError{Spec: spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: %v", a.Raw, err)}
+			return tracefs.Event{}, &grammar.SyntaxError{Spec: spec, Col: a.Col, Msg: fmt.Sprintf("argument %q: %v", a.Raw, err)}
 		}
 		ev.Args = append(ev.Args, arg)
 	}
@@ -103,7 +104,7 @@ func tracepointParams(b *kbtf.Types, tp string) ([]ebtf.FuncParam, error) {
 
 // tracepointArg is argument a of a t: spec: a parameter (and members)
 // checked in params, or a fetcharg passed on as written.
-func tracepointArg(a Arg, params []ebtf.FuncParam) (tracefs.Arg, error) {
+func tracepointArg(a grammar.Arg, params []ebtf.FuncParam) (tracefs.Arg, error) {
 	r := rawArg(a)
 	if !isCVarName(a.Expr) {
 		return r, nil

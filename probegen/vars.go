@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ type UnreadableVar struct {
 
 // PerfPoint renders a point as perf's synthesize_perf_probe_point does, for
 // the "Available variables at" header.
-func PerfPoint(p *Point) string {
+func PerfPoint(p *grammar.Point) string {
 	var b strings.Builder
 	if p.Function != "" {
 		b.WriteString(p.Function)
@@ -78,7 +79,7 @@ func PerfPoint(p *Point) string {
 
 // AvailableVars is perf's -V: for every address the point resolves to, the
 // variables a probe there can read.
-func AvailableVars(t *dwarfres.File, spec *Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
+func AvailableVars(t *dwarfres.File, spec *grammar.Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
 	p := spec.Point
 	if p.IsAddr {
 		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("an absolute address has no variables to list: %w", ErrNotSupported)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"path/filepath"
 	"strings"
@@ -188,7 +189,7 @@ func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error 
 	for _, e := range listed {
 		names = append(names, e.Name)
 	}
-	namer := probegen.NewNamer(names)
+	namer := grammar.NewNamer(names)
 	for _, r := range rs {
 		var used []string
 		for j := range r.probes() {
@@ -215,7 +216,7 @@ func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error 
 }
 
 // conflictErr explains an event name that is taken, with the ways out.
-func conflictErr(spec *probegen.Spec, d *probegen.Probe, listed []tracefs.Event, namer *probegen.Namer) error {
+func conflictErr(spec *grammar.Spec, d *probegen.Probe, listed []tracefs.Event, namer *grammar.Namer) error {
 	id := d.Group + ":" + d.Name
 	owner, del := "", ""
 	for _, e := range listed {

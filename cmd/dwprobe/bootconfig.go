@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/bootconfig"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -29,7 +30,7 @@ func printBootconfig(o *options, rs []resolved, failed error, stdout, stderr io.
 	if len(defs) == 0 && failed != nil {
 		return failed
 	}
-	text, notes, err := probegen.Bootconfig(defs)
+	text, notes, err := bootconfig.Render(defs)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"os"
 	"path/filepath"
@@ -150,12 +151,12 @@ func btfCheckRunning(k probegen.BTFOrigin) error {
 func btfVars(o *options, k *probegen.BTFTarget, stdout, stderr io.Writer) error {
 	ro := probegen.ResolveOptions{MaxProbes: o.maxProbes}
 	for _, raw := range o.vars {
-		spec, err := probegen.ParseSpec(raw)
+		spec, err := grammar.ParseSpec(raw)
 		if err != nil {
 			return err
 		}
 		if len(spec.Args) > 0 {
-			return errorWith(probegen.ErrSyntax, "-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
+			return errorWith(grammar.ErrSyntax, "-V %q: --vars takes a probe point, not arguments (column %d)", raw, spec.Args[0].Col)
 		}
 		lists, err := probegen.BTFVars(k, spec, ro, o.filter)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"maps"
 	"slices"
 	"sort"
@@ -185,7 +186,7 @@ func structMembers(p btf.FuncParam) []string {
 // crossDefs resolves raw from DWARF and from BTF, each as -D prints it;
 // "" for a spec that does not resolve.
 func crossDefs(t *testing.T, f *dwarfres.File, k *probegen.BTFTarget, raw string) (dw, bt string) {
-	spec, err := probegen.ParseSpec(raw)
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

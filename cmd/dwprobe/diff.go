@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/diff"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -23,7 +25,7 @@ type diffBuild struct {
 	t     *dwarfres.File
 	exe   string
 	src   *probegen.Sources
-	texts *probegen.LineTexts
+	texts *diff.LineTexts
 	res   *probegen.Resolver
 	decls map[[2]string]int // declaration lines by function and file
 }
@@ -32,8 +34,8 @@ type diffBuild struct {
 type specDiff struct {
 	in       specInput
 	old, new resolved
-	d        probegen.SpecDiff
-	suggest  *probegen.Suggestion
+	d        diff.Result
+	suggest  *diff.Suggestion
 	// invalid: the spec is no probe command (a syntax error), in
 	// either build; old and new hold its error.
 	invalid bool
@@ -141,14 +143,14 @@ func newDiffBuild(o *options, tgt *probegen.Target) *diffBuild {
 	// A failing line is named with its neighbours, not their text (the
 	// verdict shows the new build's text itself).
 	res.Options.LineText = nil
-	return &diffBuild{t: tgt.File, exe: tgt.Exe(), src: src, texts: probegen.NewLineTexts(src), res: res, decls: map[[2]string]int{}}
+	return &diffBuild{t: tgt.File, exe: tgt.Exe(), src: src, texts: diff.NewLineTexts(src), res: res, decls: map[[2]string]int{}}
 }
 
 // resolve resolves in in b (an SDT marker from its note), with the
 // source text of each point's line.
-func (b *diffBuild) resolve(in specInput) (resolved, probegen.BuildResolution) {
+func (b *diffBuild) resolve(in specInput) (resolved, diff.BuildResolution) {
 	r := resolveSpec(b.res, in)
-	br := probegen.BuildResolution{Err: r.err}
+	br := diff.BuildResolution{Err: r.err}
 	if r.err == nil {
 		br.Res = r.res
 		br.Texts = b.texts.Texts(r.probes())
@@ -181,7 +183,7 @@ func (b *diffBuild) relLine(fn, file string, line int) int {
 	k := [2]string{fn, file}
 	decl, ok := b.decls[k]
 	if !ok {
-		decl = probegen.DeclLine(b.t, fn, file)
+		decl = diff.DeclLine(b.t, fn, file)
 		if len(b.decls) >= maxDecls {
 			clear(b.decls) // a run's memory stays bounded
 		}
@@ -198,22 +200,22 @@ func (b *diffBuild) relLine(fn, file string, line int) int {
 // does and the spec resolves there.
 func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 	sd := specDiff{in: in}
-	var ob, nb probegen.BuildResolution
+	var ob, nb diff.BuildResolution
 	sd.old, ob = oldB.resolve(in)
-	if sd.old.spec == nil && errors.Is(sd.old.err, probegen.ErrSyntax) {
+	if sd.old.spec == nil && errors.Is(sd.old.err, grammar.ErrSyntax) {
 		sd.new, sd.invalid = sd.old, true
 		return sd
 	}
 	sd.new, nb = newB.resolve(in)
 	if sd.old.spec == nil {
-		sd.d.Change = probegen.NotInOld
+		sd.d.Change = diff.NotInOld
 		return sd
 	}
-	sd.d = probegen.DiffResolutions(sd.old.spec, ob, nb)
-	if sd.d.Change != probegen.Moved && sd.d.Change != probegen.Broken {
+	sd.d = diff.Resolutions(sd.old.spec, ob, nb)
+	if sd.d.Change != diff.Moved && sd.d.Change != diff.Broken {
 		return sd
 	}
-	s := probegen.Suggest(newB.t, suggestQuery(sd, oldB), newB.texts)
+	s := diff.Suggest(newB.t, suggestQuery(sd, oldB), newB.texts)
 	if s == nil {
 		return sd
 	}
@@ -226,9 +228,9 @@ func diffSpec(in specInput, oldB, newB *diffBuild) specDiff {
 // suggestQuery is the statement sd's spec probed in the old build: for
 // FUNC:RLN and FUNC+OFFS in FUNC, for SRC:ALN in the function that held
 // the line.
-func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
+func suggestQuery(sd specDiff, oldB *diffBuild) diff.SuggestQuery {
 	spec := sd.old.spec
-	q := probegen.SuggestQuery{Spec: spec, OldText: sd.d.OldText, Function: spec.Point.Function, File: spec.Point.File, OldRel: -1}
+	q := diff.SuggestQuery{Spec: spec, OldText: sd.d.OldText, Function: spec.Point.Function, File: spec.Point.File, OldRel: -1}
 	if len(sd.old.probes()) == 0 {
 		return q
 	}
@@ -246,12 +248,12 @@ func suggestQuery(sd specDiff, oldB *diffBuild) probegen.SuggestQuery {
 }
 
 // broke: the spec no longer probes what it did.
-func broke(c probegen.Change) bool { return c == probegen.Moved || c == probegen.Broken }
+func broke(c diff.Change) bool { return c == diff.Moved || c == diff.Broken }
 
 // diffTally counts a --diff's verdicts as they are reached: all a run
 // of any length keeps.
 type diffTally struct {
-	counts           probegen.DiffCounts
+	counts           diff.Counts
 	total, invalid   int // specs given; those that are no probe command
 	nbroke, nchanged int
 }
@@ -264,13 +266,13 @@ func (c *diffTally) add(sd specDiff) int {
 		return c.total
 	}
 	if c.counts == nil {
-		c.counts = probegen.DiffCounts{}
+		c.counts = diff.Counts{}
 	}
 	c.counts[sd.d.Change]++
 	switch {
 	case broke(sd.d.Change):
 		c.nbroke++
-	case sd.d.Change != probegen.Unchanged:
+	case sd.d.Change != diff.Unchanged:
 		c.nchanged++
 	}
 	return c.total
@@ -313,7 +315,7 @@ func (c *diffTally) status(o *options, stderr io.Writer) error {
 	var bad []string
 	if c.invalid > 0 {
 		if c.total == 1 {
-			return errorWith(probegen.ErrSyntax, "the spec is not a probe command (a syntax error)")
+			return errorWith(grammar.ErrSyntax, "the spec is not a probe command (a syntax error)")
 		}
 		bad = append(bad, fmt.Sprintf("%d of %d specs are not probe commands (syntax errors)", c.invalid, c.total))
 	}
@@ -363,14 +365,14 @@ func diffDetails(sd specDiff) []string {
 	var out []string
 	d := sd.d
 	switch d.Change {
-	case probegen.NotInOld:
+	case diff.NotInOld:
 		out = append(out, "does not resolve in the old build: "+errLine(sd.in, sd.old.err))
-	case probegen.Broken:
+	case diff.Broken:
 		out = append(out, "no longer resolves: "+errLine(sd.in, sd.new.err))
-	case probegen.Moved:
+	case diff.Moved:
 		out = append(out, fmt.Sprintf("was %s, now %s", pointText(sd.old, d.OldText), pointText(sd.new, d.NewText)))
 	}
-	if d.Change == probegen.PointsChanged {
+	if d.Change == diff.PointsChanged {
 		for _, p := range d.Added {
 			out = append(out, "+ "+diffPointText(p))
 		}
@@ -412,7 +414,7 @@ func placesOf(pts []probegen.Probe) int {
 
 // diffPointText is a point one build lacks: its function, and for a
 // spec naming lines, where it lies.
-func diffPointText(p probegen.DiffPoint) string {
+func diffPointText(p diff.Point) string {
 	s := p.PointKey.String()
 	if p.PointKey.Text == "" && p.PointKey.Line == 0 {
 		return s
@@ -546,6 +548,6 @@ func diffJSON(sd specDiff) jsonDiff {
 	return js
 }
 
-func diffPointJSON(p probegen.DiffPoint) jsonDiffPoint {
+func diffPointJSON(p diff.Point) jsonDiffPoint {
 	return jsonDiffPoint{Function: p.Function, InlinedInto: p.InlinedInto, SourceFile: p.Point.File, SourceLine: p.Point.Line, Text: p.Text}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -91,15 +92,15 @@ func isInputErr(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) || isAny(err, fs.ErrNotExist, fs.ErrPermission,
 		dwarfres.ErrNotELF, dwarfres.ErrNoDebugInfo, dwarfres.ErrMalformed,
-		probegen.ErrLineTooLong, errNoSpecs, errOtherMachine,
+		grammar.ErrLineTooLong, errNoSpecs, errOtherMachine,
 		dwarfres.ErrCompressed, dwarfres.ErrExpandBound, dwarfres.ErrModuleNotFound, dwarfres.ErrRelease, probegen.ErrFetch, probegen.ErrNoBTF)
 }
 
 func isUnresolvedErr(err error) bool {
 	var pe *dwarfres.ProbeError
 	var pt *probegen.PointError
-	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, probegen.ErrSyntax, probegen.ErrNotSupported,
-		probegen.ErrTooManyEvents, probegen.ErrNeedsDWARF, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
+	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, grammar.ErrSyntax, probegen.ErrNotSupported,
+		grammar.ErrTooManyEvents, probegen.ErrNeedsDWARF, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
 		tracefs.ErrBadEventName, tracefs.ErrBadGroupName, tracefs.ErrBadArgName,
 		dwarfres.ErrNotFound, dwarfres.ErrNoCode, dwarfres.ErrOutOfRange,
 		dwarfres.ErrInlineReturn, dwarfres.ErrAmbiguous, dwarfres.ErrTooMany,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"os"
 	"runtime"
@@ -307,7 +308,7 @@ func refSpec(in specInput, b *diffBuild) fleetSpec {
 	r, _ := b.resolve(in)
 	s := fleetSpec{in: in, resolves: r.err == nil, verdict: "resolves"}
 	switch {
-	case r.err != nil && r.spec == nil && errors.Is(r.err, probegen.ErrSyntax):
+	case r.err != nil && r.spec == nil && errors.Is(r.err, grammar.ErrSyntax):
 		s.verdict, s.resolves = invalidChange, false
 		s.details = []string{syntaxLine(in, r.err)}
 		s.errMsg = errLine(in, r.err)

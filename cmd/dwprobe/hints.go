@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // wrappers between (probegen.PointError) format it only when asked.
 // Under -v, internals the messages leave out (DIE offsets) are added.
 func withHints(err error, o *options) error {
-	var se *probegen.SyntaxError
+	var se *grammar.SyntaxError
 	if o.verbose > 0 && errors.As(err, &se) && se.Detail != "" && !strings.HasSuffix(se.Msg, ")") {
 		se.Msg += " (" + se.Detail + ")"
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,7 +52,7 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 	// FUNC:0 is the function's entry for -D (as FUNC), not its
 	// declaration line: from 1 on.
 	for n := 1; n <= last+2; n++ {
-		spec, err := probegen.ParseSpec(fmt.Sprintf("%s:%d", name, n))
+		spec, err := grammar.ParseSpec(fmt.Sprintf("%s:%d", name, n))
 		if err != nil {
 			return []string{err.Error()}
 		}
@@ -72,7 +73,7 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 			// (lzo1x_compress.c is compiled twice, the second time as
 			// lzo1x_1_compress_safe).
 			src := fmt.Sprintf("%s:%d", lr.Path, lr.Offset+n)
-			spec, err := probegen.ParseSpec(src)
+			spec, err := grammar.ParseSpec(src)
 			if err != nil {
 				return []string{err.Error()}
 			}
@@ -173,7 +174,7 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 		}
 	}
 	for spec, want := range map[string]string{"tty_write:18": "", "print_type_s16:3": ""} {
-		sp, _ := probegen.ParseSpec(spec)
+		sp, _ := grammar.ParseSpec(spec)
 		defs, _, err := probegen.Definitions(vf, sp, "", probegen.ResolveOptions{})
 		var got []string
 		for _, d := range defs {
@@ -188,7 +189,7 @@ func TestLineListingAgreesWithDefinitions(t *testing.T) {
 	if err != nil || lr == nil || !slices.Contains(lr.Lines, lr.Offset+4) {
 		t.Errorf("-L nft_do_chain: line 4 not listed (%v)", err)
 	}
-	spec, _ := probegen.ParseSpec("nft_do_chain:4")
+	spec, _ := grammar.ParseSpec("nft_do_chain:4")
 	if defs, _, err := probegen.Definitions(nf, spec, "", probegen.ResolveOptions{}); err != nil || len(defs) != 1 || defs[0].Target != "nf_tables:nft_do_chain+33" {
 		t.Errorf("-D nft_do_chain:4 = %v, %v; want nf_tables:nft_do_chain+33", defs, err)
 	}
@@ -377,13 +378,13 @@ func TestLineOwnExtent(t *testing.T) {
 		if l := lr.Lines[len(lr.Lines)-1] - lr.Offset; l > c.last {
 			t.Errorf("%s -L %s lists line %d, past its last line %d", c.vmlinux, c.function, l, c.last)
 		}
-		spec, _ := probegen.ParseSpec(fmt.Sprintf("%s:%d", c.function, c.last+1))
+		spec, _ := grammar.ParseSpec(fmt.Sprintf("%s:%d", c.function, c.last+1))
 		if defs, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{}); err == nil {
 			t.Errorf("%s -D %s:%d = %v, want no code", c.vmlinux, c.function, c.last+1, defs)
 		}
 	}
 	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
-	spec, _ := probegen.ParseSpec("do_exit.cold")
+	spec, _ := grammar.ParseSpec("do_exit.cold")
 	defs, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{})
 	if err != nil || len(defs) != 1 || defs[0].Target != "do_exit.cold+0" {
 		t.Errorf("-D do_exit.cold = %v, %v; want do_exit.cold+0", defs, err)
@@ -421,7 +422,7 @@ func TestLineAgreementHeaderFunctions(t *testing.T) {
 	if err != nil || lr == nil || !slices.Contains(lr.Lines, lr.Offset+14) {
 		t.Errorf("-L memcmp: line 14 not listed (%v)", err)
 	}
-	spec, _ := probegen.ParseSpec("memcmp:14")
+	spec, _ := grammar.ParseSpec("memcmp:14")
 	if _, _, err := probegen.Definitions(f, spec, "", probegen.ResolveOptions{MaxProbes: 1024}); err != nil {
 		t.Errorf("-D memcmp:14: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 	}
 	for _, c := range cases {
 		f := openIndexed(t, dwarftest.NeedCorpus(t, c.vmlinux))
-		spec, err := probegen.ParseSpec(c.spec)
+		spec, err := grammar.ParseSpec(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func TestLineRunsWhereItStarts(t *testing.T) {
 		}
 	}
 	f := openIndexed(t, dwarftest.NeedCorpus(t, "6.12/amd64/vmlinux"))
-	spec, _ := probegen.ParseSpec("vfs_setpos_cookie:3")
+	spec, _ := grammar.ParseSpec("vfs_setpos_cookie:3")
 	if r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{}); err != nil || len(r.Probes) != 5 {
 		t.Errorf("-D vfs_setpos_cookie:3: %v, want 5 points (%v)", r, err)
 	}
@@ -178,7 +179,7 @@ func TestSuggestionsResolve(t *testing.T) {
 		{vml, "vfs_read:3"},
 	} {
 		f := openIndexed(t, c.file)
-		spec, err := probegen.ParseSpec(c.spec)
+		spec, err := grammar.ParseSpec(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func TestSuggestionsResolve(t *testing.T) {
 			t.Errorf("-D %s: no line suggested (%v)", c.spec, err)
 			continue
 		}
-		s2, err := probegen.ParseSpec(nc.Suggested.Spec)
+		s2, err := grammar.ParseSpec(nc.Suggested.Spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +256,7 @@ func TestLineZeroAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := probegen.ParseSpec(fn)
+		spec, _ := grammar.ParseSpec(fn)
 		r, err := probegen.Resolve(f, spec, "", probegen.ResolveOptions{})
 		if err != nil {
 			t.Fatal(err)

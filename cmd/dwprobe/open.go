@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"slices"
 	"strconv"
@@ -93,7 +94,7 @@ func openFor(o *options) (tgt *probegen.Target, done func(), err error) {
 // names an SDT marker.
 func sdtSpecGiven(o *options) bool {
 	for _, raw := range append(slices.Clip(o.defs), o.adds...) {
-		if s, err := probegen.ParseSpec(raw); err == nil && s.Point.SDT {
+		if s, err := grammar.ParseSpec(raw); err == nil && s.Point.SDT {
 			return true
 		}
 	}

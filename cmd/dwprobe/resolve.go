@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"sync"
 
@@ -56,7 +57,7 @@ func printDefinitions(o *options, rs []resolved, err error, stdout io.Writer) er
 // resolved is one probe command and its answer, or why it failed.
 type resolved struct {
 	in    specInput
-	spec  *probegen.Spec
+	spec  *grammar.Spec
 	notes []string
 	res   *probegen.Resolution // nil when err is set
 	err   error

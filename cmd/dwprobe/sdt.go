@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"slices"
 
@@ -29,7 +30,7 @@ func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
 }
 
 // resolvedFrom is in's resolution, or why there is none, worded.
-func resolvedFrom(in specInput, spec *probegen.Spec, rs *probegen.Resolution, err error) resolved {
+func resolvedFrom(in specInput, spec *grammar.Spec, rs *probegen.Resolution, err error) resolved {
 	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
 		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)

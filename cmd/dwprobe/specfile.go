@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 
 	"github.com/dwprobe/dwprobe/probegen"
@@ -97,7 +98,7 @@ func eachSpecOf(ctx context.Context, path string, fn func(specInput) error) erro
 	}
 	defer done()
 	n := 0
-	err = probegen.ScanSpecs(r, func(l probegen.SpecLine) error {
+	err = grammar.ScanSpecs(r, func(l grammar.SpecLine) error {
 		n++
 		if err := fn(specInput{raw: l.Text, file: name, line: l.Line, indent: l.Indent}); err != nil {
 			return errStop{err}
@@ -105,7 +106,7 @@ func eachSpecOf(ctx context.Context, path string, fn func(specInput) error) erro
 		return nil
 	})
 	var stop errStop
-	var fe *probegen.SpecFileError
+	var fe *grammar.SpecFileError
 	switch {
 	case errors.As(err, &stop):
 		return stop.err
@@ -122,7 +123,7 @@ func eachSpecOf(ctx context.Context, path string, fn func(specInput) error) erro
 // specErr is the column and message of spec's failure, the column
 // 1-based within spec (0 when the failure points nowhere in it).
 func specErr(spec string, err error) (col int, msg string) {
-	var se *probegen.SyntaxError
+	var se *grammar.SyntaxError
 	var pe *probegen.PointError
 	switch {
 	case errors.As(err, &se) && se.Spec == spec:

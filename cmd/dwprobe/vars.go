@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"strings"
 
@@ -56,7 +57,7 @@ func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 
 // varsOf prints one -V spec's variables (its JSON object with --json), or
 // records its failure in run.
-func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *probegen.Spec, lists []probegen.VarList, err error) error {
+func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *grammar.Spec, lists []probegen.VarList, err error) error {
 	if o.json {
 		if jerr := writeJSON(w, varsJSON(in, lists, err)); jerr != nil {
 			return jerr
@@ -79,14 +80,14 @@ func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *p
 }
 
 // varsAt parses a -V spec and lists the variables at each of its points.
-func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*probegen.Spec, []probegen.VarList, error) {
-	spec, err := probegen.ParseSpec(raw)
+func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*grammar.Spec, []probegen.VarList, error) {
+	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch {
 	case len(spec.Args) > 0:
-		return nil, nil, &probegen.SyntaxError{Spec: raw, Col: spec.Args[0].Col, Msg: "-V takes a probe point, not arguments"}
+		return nil, nil, &grammar.SyntaxError{Spec: raw, Col: spec.Args[0].Col, Msg: "-V takes a probe point, not arguments"}
 	case spec.Point.IsAddr:
 		return nil, nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
 	case spec.Point.SDT:

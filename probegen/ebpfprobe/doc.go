@@ -58,6 +58,6 @@
 // A Tracer's probes are perf events of the process that made them: when
 // it exits, even by kill -9, nothing stays registered in the kernel.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
 // importing probegen and below; only the command line imports it.
 package ebpfprobe

@@ -2,6 +2,7 @@ package qemutest
 
 import (
 	"debug/elf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,7 +50,7 @@ func emitted612(t *testing.T, arch string) []string {
 		{"dwe:write_fstk=vfs_write count $stack0 $stack1", true},
 		{"dwe:write_kstk=vfs_write count $stack0 $stack1", false},
 	} {
-		spec, err := probegen.ParseSpec(c.spec)
+		spec, err := grammar.ParseSpec(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}

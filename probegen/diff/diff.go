@@ -1,7 +1,9 @@
-package probegen
+package diff
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +15,7 @@ import (
 // one, worst last: a spec gets the worst change found.
 type Change int
 
-// The changes DiffResolutions tells apart.
+// The changes Resolutions tells apart.
 const (
 	// NotInOld: the spec did not resolve in the old build, so there is
 	// nothing to compare it with.
@@ -51,7 +53,7 @@ func (c Change) String() string {
 // texts, Rel[i], when known (not negative), is the line relative to the
 // declaration of the point's function, which shifts less.
 type BuildResolution struct {
-	Res   *Resolution
+	Res   *probegen.Resolution
 	Err   error
 	Texts []string
 	Rel   []int
@@ -76,11 +78,11 @@ func (k PointKey) String() string {
 	return s
 }
 
-// DiffPoint is a point only one build has: its key, where it lies, and
+// Point is a point only one build has: its key, where it lies, and
 // its line's source text (trimmed; "" when not known).
-type DiffPoint struct {
+type Point struct {
 	PointKey
-	Point Probe
+	Point probegen.Probe
 	Text  string
 }
 
@@ -96,24 +98,24 @@ type ArgChange struct {
 	What string
 }
 
-// SpecDiff is how one spec's resolution changed between two builds.
-type SpecDiff struct {
+// Result is how one spec's resolution changed between two builds.
+type Result struct {
 	Change Change
 	// Added and Removed are the points only the new, or only the old,
 	// build has.
-	Added, Removed []DiffPoint
+	Added, Removed []Point
 	Args           []ArgChange
 	// OldText and NewText are the source text of the first point's line
 	// in each build (trimmed), "" when not known.
 	OldText, NewText string
 }
 
-// DiffResolutions compares spec's resolutions in an older build and a
+// Resolutions compares spec's resolutions in an older build and a
 // newer one. Points are compared by function, inline chain and line (by
 // source text when both builds' texts are known), never by address;
 // arguments by their fetch plan, at the points both builds have.
-func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
-	var d SpecDiff
+func Resolutions(spec *grammar.Spec, older, newer BuildResolution) Result {
+	var d Result
 	switch {
 	case older.Err != nil || older.Res == nil:
 		d.Change = NotInOld
@@ -137,7 +139,7 @@ func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 		}
 		used[i] = true
 		common++
-		d.Args = append(d.Args, argChanges(k, defArgs(older.Res.Probes[i].Args), defArgs(newer.Res.Probes[j].Args))...)
+		d.Args = append(d.Args, argChanges(k, older.Res.Probes[i].Definition().Args, newer.Res.Probes[j].Definition().Args)...)
 	}
 	for i, k := range oldKeys {
 		if !used[i] {
@@ -161,9 +163,9 @@ func DiffResolutions(spec *Spec, older, newer BuildResolution) SpecDiff {
 // FUNC;PTN, FUNC+OFFS), compared by line, rather than a function's entry
 // or return, compared by function: a function whose declaration was
 // edited is still the same probe.
-func namesLine(spec *Spec) bool {
+func namesLine(spec *grammar.Spec) bool {
 	p := spec.Point
-	return p.lineGiven() || p.HasOffset && p.Offset != 0 || p.Lazy != "" || p.IsAddr
+	return p.LineGiven() || p.HasOffset && p.Offset != 0 || p.Lazy != "" || p.IsAddr
 }
 
 // unusedKey is the index of the first key of keys equal to k not yet
@@ -177,8 +179,8 @@ func unusedKey(keys []PointKey, used []bool, k PointKey) int {
 	return -1
 }
 
-func diffPoint(b BuildResolution, i int, k PointKey) DiffPoint {
-	dp := DiffPoint{PointKey: k, Point: b.Res.Probes[i]}
+func diffPoint(b BuildResolution, i int, k PointKey) Point {
+	dp := Point{PointKey: k, Point: b.Res.Probes[i]}
 	if i < len(b.Texts) {
 		dp.Text = strings.TrimSpace(b.Texts[i])
 	}
@@ -235,15 +237,6 @@ func NormalizeStatement(s string) string {
 	}, s)
 }
 
-// defArgs are reads as their definition writes them.
-func defArgs(reads []ArgRead) []tracefs.Arg {
-	out := make([]tracefs.Arg, len(reads))
-	for i, r := range reads {
-		out[i] = r.arg()
-	}
-	return out
-}
-
 // argChanges compares the arguments of one point in two builds, by
 // position (the spec's order).
 func argChanges(k PointKey, older, newer []tracefs.Arg) []ArgChange {
@@ -283,10 +276,11 @@ func changedArgName(older, newer tracefs.Arg, i int) string {
 // deep they dereference is the location; the offsets of the
 // dereferences, a member's offset; then the type. Several are joined:
 // "location, offset". An argument optimized out at one of its points is
-// read there as perf's placeholder: "unreadable" when it is so only in
-// the new build, "readable" when only in the old.
+// read there as perf's placeholder (probegen.ArgPlaceholder):
+// "unreadable" when it is so only in the new build, "readable" when only
+// in the old.
 func fetchChange(older, newer tracefs.Arg) string {
-	switch op, np := isPlaceholder(older.Read), isPlaceholder(newer.Read); {
+	switch op, np := probegen.IsArgPlaceholder(older.Read), probegen.IsArgPlaceholder(newer.Read); {
 	case np && !op:
 		return "unreadable"
 	case op && !np:
@@ -305,12 +299,6 @@ func fetchChange(older, newer tracefs.Arg) string {
 		what = append(what, "type")
 	}
 	return strings.Join(what, ", ")
-}
-
-// isPlaceholder reports the placeholder written for an argument missing
-// at a point.
-func isPlaceholder(f tracefs.Fetch) bool {
-	return f.Base == placeholderFetch.Base && f.Imm == placeholderFetch.Imm && f.Hex && len(f.Loads) == 0
 }
 
 // fetchShape splits a fetcharg into its base and its dereference
@@ -372,11 +360,11 @@ func offsetText(l tracefs.Load) string {
 // frameRegs are the stack and frame pointers of the machines' fetchargs.
 var frameRegs = map[string]bool{"%sp": true, "%bp": true, "%x29": true, "%fp": true}
 
-// DiffCounts counts the specs of each change.
-type DiffCounts map[Change]int
+// Counts counts the specs of each change.
+type Counts map[Change]int
 
 // String lists the counts, worst last: "3 unchanged, 1 moved".
-func (c DiffCounts) String() string {
+func (c Counts) String() string {
 	var keys []int
 	for k := range c {
 		keys = append(keys, int(k))

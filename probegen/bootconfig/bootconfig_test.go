@@ -1,4 +1,4 @@
-package probegen
+package bootconfig
 
 import (
 	"errors"
@@ -53,9 +53,9 @@ func TestBootconfig(t *testing.T) {
 			"ftrace.event.kprobes.e.probes = \"f+0 s=@x'y\"\n", nil},
 		{"none", nil, "", nil},
 	} {
-		got, notes, err := Bootconfig(c.defs)
+		got, notes, err := Render(c.defs)
 		if err != nil || got != c.want || !reflect.DeepEqual(notes, c.notes) {
-			t.Errorf("%s: Bootconfig =\n%s%q, %v\nwant\n%s%q", c.name, got, notes, err, c.want, c.notes)
+			t.Errorf("%s: Render =\n%s%q, %v\nwant\n%s%q", c.name, got, notes, err, c.want, c.notes)
 		}
 	}
 
@@ -78,19 +78,19 @@ func TestBootconfig(t *testing.T) {
 		{"invalid", []tracefs.Event{{Kind: tracefs.KProbe, Type: 'p', Group: "probe", Name: "e", Target: "f+0",
 			Args: []tracefs.Arg{{Name: "a", Fetch: "%ax\nb"}}}}, "control character"},
 	} {
-		_, _, err := Bootconfig(c.defs)
+		_, _, err := Render(c.defs)
 		if !errors.Is(err, tracefs.ErrBadDefinition) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: Bootconfig error %v, want ErrBadDefinition mentioning %q", c.name, err, c.msg)
+			t.Errorf("%s: Render error %v, want ErrBadDefinition mentioning %q", c.name, err, c.msg)
 		}
 	}
 	// The limits themselves: a name of 53 bytes fits, as does a command
 	// of 254 bytes.
 	fit := k("p:probe/" + long + " " + strings.Repeat("f", bootCmdMax-len("p:kprobes/")-len(long)-1))
-	if _, _, err := Bootconfig([]tracefs.Event{fit}); err != nil {
+	if _, _, err := Render([]tracefs.Event{fit}); err != nil {
 		t.Errorf("254-byte command: %v", err)
 	}
 	fit.Target += "f"
-	if _, _, err := Bootconfig([]tracefs.Event{fit}); err == nil {
+	if _, _, err := Render([]tracefs.Event{fit}); err == nil {
 		t.Error("255-byte command accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package probegen
+package grammar
 
 import (
 	"fmt"
@@ -8,6 +8,11 @@ import (
 
 	"github.com/dwprobe/dwprobe/tracefs"
 )
+
+// RetInsnSuffix is what FUNC%ret writes after the function: a probe at
+// each of its return instructions, read before it returns, which is what
+// works in Go programs instead of %return.
+const RetInsnSuffix = "ret"
 
 // Point is a parsed probe point:
 //
@@ -41,10 +46,10 @@ type Point struct {
 // than a line relative to Function's entry (FUNC:RLN).
 func (p *Point) AbsLine() bool { return p.HasLine && p.Function == "" && !p.IsAddr }
 
-// lineGiven reports whether the point names a line to probe. Like perf,
+// LineGiven reports whether the point names a line to probe. Like perf,
 // which tests pp->line's value, FUNC:0 is FUNC: line 0 of a function is its
 // entry, at every instance.
-func (p *Point) lineGiven() bool { return p.HasLine && p.Line != 0 }
+func (p *Point) LineGiven() bool { return p.HasLine && p.Line != 0 }
 
 // Arg is one argument token, as perf splits it: [NAME=]EXPR[:TYPE][@user].
 type Arg struct {
@@ -69,25 +74,25 @@ type Spec struct {
 // characters (newline, CR, ...) are rejected, since they would end or corrupt
 // the line later written to kprobe_events.
 func ParseSpec(cmd string) (*Spec, error) {
-	if err := checkChars(cmd, cmd, 0, true); err != nil {
+	if err := CheckChars(cmd, cmd, 0, true); err != nil {
 		return nil, err
 	}
-	toks := splitArgs(cmd)
+	toks := SplitArgs(cmd)
 	if len(toks) == 0 {
 		return nil, synErr(cmd, len(cmd)+1, "probe point missing")
 	}
 	if n := len(toks) - 1; n > tracefs.MaxArgs {
-		return nil, synErr(cmd, toks[tracefs.MaxArgs+1].off+1,
+		return nil, synErr(cmd, toks[tracefs.MaxArgs+1].Off+1,
 			fmt.Sprintf("too many probe arguments (%d, at most %d)", n, tracefs.MaxArgs))
 	}
-	p, err := parsePoint(cmd, toks[0].s, toks[0].off)
+	p, err := parsePoint(cmd, toks[0].S, toks[0].Off)
 	if err != nil {
 		return nil, err
 	}
 	spec := &Spec{Raw: cmd, Point: *p}
 	seen := make(map[string]bool)
 	for _, t := range toks[1:] {
-		a, err := parseArg(cmd, t.s, t.off)
+		a, err := ParseArg(cmd, t.S, t.Off)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +119,7 @@ func ParseSpec(cmd string) (*Spec, error) {
 
 // ParsePoint parses a probe point alone (no arguments, so no whitespace).
 func ParsePoint(s string) (*Point, error) {
-	if err := checkChars(s, s, 0, false); err != nil {
+	if err := CheckChars(s, s, 0, false); err != nil {
 		return nil, err
 	}
 	if s == "" {
@@ -130,7 +135,7 @@ func ParsePoint(s string) (*Point, error) {
 // special characters in names are backslash-escaped.
 func (p *Point) String() string {
 	if p.SDT {
-		return p.sdtString()
+		return p.SDTString()
 	}
 	var b strings.Builder
 	if p.Event != "" {
@@ -157,7 +162,7 @@ func (p *Point) String() string {
 		b.WriteString("%return")
 	}
 	if p.RetInsns {
-		b.WriteString("%" + retInsnSuffix)
+		b.WriteString("%" + RetInsnSuffix)
 	}
 	if p.File == "*" {
 		b.WriteString(`@\*`) // a file named "*", not FUNC@*
@@ -251,12 +256,12 @@ func synErr(spec string, col int, msg string) *SyntaxError {
 	return &SyntaxError{Spec: spec, Col: col, Msg: msg}
 }
 
-// checkChars rejects control characters (tracefs.LineByte's) in s, which
+// CheckChars rejects control characters (tracefs.LineByte's) in s, which
 // starts at byte base of spec. In a whole command (command true) spaces
 // and tabs separate tokens; in a single token both are errors. '#' and
 // byte 0xa0 are not refused here: tracefs refuses them where they reach
 // a definition line.
-func checkChars(spec, s string, base int, command bool) error {
+func CheckChars(spec, s string, base int, command bool) error {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch k := tracefs.LineByte(c); {
@@ -271,15 +276,16 @@ func checkChars(spec, s string, base int, command bool) error {
 	return nil
 }
 
-type token struct {
-	s   string
-	off int // byte offset in the command
+// Token is a word of a probe command and where it starts.
+type Token struct {
+	S   string
+	Off int // byte offset in the command
 }
 
-// splitArgs splits at runs of spaces and tabs, as perf's argv_split does at
+// SplitArgs splits at runs of spaces and tabs, as perf's argv_split does at
 // whitespace (no quote processing).
-func splitArgs(s string) []token {
-	var toks []token
+func SplitArgs(s string) []Token {
+	var toks []Token
 	for i := 0; i < len(s); {
 		if s[i] == ' ' || s[i] == '\t' {
 			i++
@@ -289,7 +295,7 @@ func splitArgs(s string) []token {
 		for j < len(s) && s[j] != ' ' && s[j] != '\t' {
 			j++
 		}
-		toks = append(toks, token{s[i:j], i})
+		toks = append(toks, Token{s[i:j], i})
 		i = j
 	}
 	return toks
@@ -462,7 +468,7 @@ func (pp *pointParser) name() error {
 	case pp.isFileSpec():
 		pp.p.File, pp.fileAt = name, pp.start
 	case strings.HasPrefix(name, "0x"):
-		a, ok := parseNum(name)
+		a, ok := ParseNum(name)
 		if !ok {
 			return pp.errAt(pp.start, "invalid absolute address %q", name)
 		}
@@ -551,7 +557,7 @@ func (pp *pointParser) number(i int, arg string, at int, what string, limit uint
 	if arg == "" {
 		return 0, pp.errAt(i+1, "%s missing after '%c'", what, pp.s[i])
 	}
-	n, ok := parseNum(arg)
+	n, ok := ParseNum(arg)
 	if !ok || n > limit {
 		return 0, pp.errAt(i+1, "invalid %s %q", what, arg)
 	}
@@ -580,12 +586,12 @@ func (pp *pointParser) ret(i int, arg string) error {
 	switch {
 	case arg == "":
 		return pp.errAt(i+1, "probe place missing after '%%' (only %%return and %%ret are supported)")
-	case arg != "return" && arg != retInsnSuffix:
+	case arg != "return" && arg != RetInsnSuffix:
 		return pp.errAt(i, "%%%s is not supported (only %%return and %%ret)", arg)
 	case pp.retAt >= 0:
 		return pp.errAt(i, "%%return or %%ret given twice")
 	}
-	pp.p.Return, pp.p.RetInsns, pp.retAt = arg == "return", arg == retInsnSuffix, i
+	pp.p.Return, pp.p.RetInsns, pp.retAt = arg == "return", arg == RetInsnSuffix, i
 	return nil
 }
 
@@ -645,10 +651,10 @@ func (pp *pointParser) exclusions() error {
 	return nil
 }
 
-// parseNum parses like C strtoul(s, &end, 0) with *end == '\0': decimal,
+// ParseNum parses like C strtoul(s, &end, 0) with *end == '\0': decimal,
 // 0x hexadecimal or 0 octal, and nothing else (no sign, no space, no Go
 // underscores or 0b/0o prefixes).
-func parseNum(s string) (uint64, bool) {
+func ParseNum(s string) (uint64, bool) {
 	digits, b := s, uint64(10)
 	switch {
 	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
@@ -689,10 +695,10 @@ func isCVarname(s string) bool {
 	return s != "" && (isAlpha(s[0]) || s[0] == '_')
 }
 
-// parseArg splits one argument token like perf's parse_perf_probe_arg:
+// ParseArg splits one argument token like perf's parse_perf_probe_arg:
 // NAME is up to the first '=', a final "@user" marks user memory, and TYPE
 // follows the first ':' of the rest.
-func parseArg(spec, raw string, off int) (Arg, error) {
+func ParseArg(spec, raw string, off int) (Arg, error) {
 	a := Arg{Raw: raw, Col: off + 1}
 	str, at := raw, 0
 	if i := strings.IndexByte(str, '='); i >= 0 {

@@ -1,4 +1,4 @@
-package probegen
+package grammar
 
 import (
 	"errors"
@@ -391,9 +391,9 @@ func TestParseNum(t *testing.T) {
 		{"18446744073709551615", 1<<64 - 1, true}, {"18446744073709551616", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseNum(tt.in)
+		got, ok := ParseNum(tt.in)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("parseNum(%q) = %d, %v, want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("ParseNum(%q) = %d, %v, want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }
@@ -418,7 +418,7 @@ func TestCheckChars(t *testing.T) {
 		{"vfs#1", false, ""},
 		{"v\xc3\xa0", true, ""},
 	} {
-		err := checkChars(c.s, c.s, 0, c.command)
+		err := CheckChars(c.s, c.s, 0, c.command)
 		got := ""
 		if se, ok := err.(*SyntaxError); ok {
 			got = se.Msg
@@ -426,7 +426,7 @@ func TestCheckChars(t *testing.T) {
 			got = err.Error()
 		}
 		if got != c.want {
-			t.Errorf("checkChars(%q, %v) = %q; want %q", c.s, c.command, got, c.want)
+			t.Errorf("CheckChars(%q, %v) = %q; want %q", c.s, c.command, got, c.want)
 		}
 	}
 }

@@ -1,7 +1,8 @@
-package probegen
+package bootconfig
 
 import (
 	"fmt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -24,7 +25,7 @@ const (
 // "probes"), so its output defines nothing.
 const bootconfigKey = "probes"
 
-// Bootconfig renders kprobe definitions as the kernel's boot-time tracing
+// Render renders kprobe definitions as the kernel's boot-time tracing
 // reads them from a bootconfig (Documentation/trace/boottime-trace.rst),
 // in the layout of perf 6.1's --bootconfig:
 //
@@ -42,7 +43,7 @@ const bootconfigKey = "probes"
 // It refuses uprobes and MAXACTIVE (the boot-time syntax has neither),
 // event names the kernel would cut, and commands longer than its buffer.
 // Errors wrap tracefs.ErrBadDefinition.
-func Bootconfig(defs []tracefs.Event) (text string, notes []string, err error) {
+func Render(defs []tracefs.Event) (text string, notes []string, err error) {
 	var order []string
 	values := map[string][]string{}
 	warned := map[string]bool{}
@@ -58,7 +59,7 @@ func Bootconfig(defs []tracefs.Event) (text string, notes []string, err error) {
 		case len(d.Name) > bootEventNameMax:
 			return "", nil, fmt.Errorf("%w: event name %q is %d bytes; boot-time tracing cuts it to %d", tracefs.ErrBadDefinition, d.Name, len(d.Name), bootEventNameMax)
 		}
-		if d.Group != "" && d.Group != DefaultGroup && !warned[d.Group] {
+		if d.Group != "" && d.Group != grammar.DefaultGroup && !warned[d.Group] {
 			warned[d.Group] = true
 			notes = append(notes, fmt.Sprintf("group %s is ignored: boot-time kprobe events are all in group kprobes", d.Group))
 		}

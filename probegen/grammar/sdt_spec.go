@@ -1,4 +1,4 @@
-package probegen
+package grammar
 
 import (
 	"fmt"
@@ -36,27 +36,27 @@ func parseSDTPoint(spec, s string, base int) (*Point, error) {
 	return p, nil
 }
 
-// sdtString renders an SDT point as it parses: %GROUP:EVENT.
-func (p *Point) sdtString() string {
+// SDTString renders an SDT point as it parses: %GROUP:EVENT.
+func (p *Point) SDTString() string {
 	if p.Group == "" {
 		return "%" + escape(p.Event)
 	}
 	return "%" + escape(p.Group) + ":" + escape(p.Event)
 }
 
-// checkSDTArgs checks the arguments of an SDT spec: [NAME=]argN[:TYPE],
+// CheckSDTArgs checks the arguments of an SDT spec: [NAME=]argN[:TYPE],
 // the note's arguments picked, renamed or read as another type.
-func checkSDTArgs(spec *Spec) error {
+func CheckSDTArgs(spec *Spec) error {
 	for _, a := range spec.Args {
-		if _, ok := sdtArgIndex(a.Expr); !ok || a.User {
+		if _, ok := SDTArgIndex(a.Expr); !ok || a.User {
 			return synErr(spec.Raw, a.Col, fmt.Sprintf("%s: an SDT marker's arguments are its note's: [NAME=]argN[:TYPE]", a.Raw))
 		}
 	}
 	return nil
 }
 
-// sdtArgIndex reads argN (N from 1) as the 0-based index N-1.
-func sdtArgIndex(s string) (int, bool) {
+// SDTArgIndex reads argN (N from 1) as the 0-based index N-1.
+func SDTArgIndex(s string) (int, bool) {
 	d, ok := strings.CutPrefix(s, "arg")
 	n, err := strconv.Atoi(d)
 	if !ok || err != nil || n < 1 || n > tracefs.MaxArgs || d[0] == '+' {

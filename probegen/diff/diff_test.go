@@ -1,7 +1,9 @@
-package probegen
+package diff
 
 import (
 	"errors"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strings"
 	"testing"
@@ -12,14 +14,14 @@ import (
 // bres is a resolution of points, each "FUNC@CALLER" (CALLER for an
 // inlined copy) with its line's text and one argument x read by fetch.
 func bres(pts ...[3]string) BuildResolution {
-	b := BuildResolution{Res: &Resolution{}}
+	b := BuildResolution{Res: &probegen.Resolution{}}
 	for _, p := range pts {
 		fn, caller, _ := strings.Cut(p[0], "@")
-		pr := Probe{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10}
+		pr := probegen.Probe{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10}
 		b.Texts = append(b.Texts, p[1])
 		if p[2] != "" {
 			f, typ, _ := strings.Cut(p[2], ":")
-			pr.Args = []ArgRead{{Name: "x", Fetcharg: f, Fetch: tracefs.ReadFetch(f), Type: CType{Fetch: typ}}}
+			pr.Args = []probegen.ArgRead{{Name: "x", Fetcharg: f, Fetch: tracefs.ReadFetch(f), Type: probegen.CType{Fetch: typ}}}
 		}
 		b.Res.Probes = append(b.Res.Probes, pr)
 	}
@@ -58,11 +60,11 @@ func TestDiffResolutions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, err := ParseSpec(tt.spec)
+			spec, err := grammar.ParseSpec(tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := DiffResolutions(spec, tt.old, tt.new)
+			d := Resolutions(spec, tt.old, tt.new)
 			var args []string
 			for _, a := range d.Args {
 				args = append(args, a.Name+":"+a.What)
@@ -76,23 +78,23 @@ func TestDiffResolutions(t *testing.T) {
 
 // Without the sources, lines are compared by number.
 func TestDiffResolutionsByLineNumber(t *testing.T) {
-	spec, _ := ParseSpec("f:3")
+	spec, _ := grammar.ParseSpec("f:3")
 	old, new := bres([3]string{"f", "", ""}), bres([3]string{"f", "", ""})
 	old.Texts, new.Texts = nil, nil
-	if d := DiffResolutions(spec, old, new); d.Change != Unchanged {
+	if d := Resolutions(spec, old, new); d.Change != Unchanged {
 		t.Errorf("same line: %v", d.Change)
 	}
 	new.Res.Probes[0].Line++
-	if d := DiffResolutions(spec, old, new); d.Change != Moved {
+	if d := Resolutions(spec, old, new); d.Change != Moved {
 		t.Errorf("another line: %v", d.Change)
 	}
 	// The function moved down its file by one line: the same line of it.
 	old.Rel, new.Rel = []int{3}, []int{3}
-	if d := DiffResolutions(spec, old, new); d.Change != Unchanged {
+	if d := Resolutions(spec, old, new); d.Change != Unchanged {
 		t.Errorf("same relative line: %v", d.Change)
 	}
 	new.Rel = []int{4}
-	if d := DiffResolutions(spec, old, new); d.Change != Moved {
+	if d := Resolutions(spec, old, new); d.Change != Moved {
 		t.Errorf("another relative line: %v", d.Change)
 	}
 }
@@ -138,7 +140,7 @@ func TestWithLine(t *testing.T) {
 		{"a.c:30", "a.c:7"},
 		{"ev=a.c:30\tx", "ev=a.c:7\tx"},
 	} {
-		spec, err := ParseSpec(tt.in)
+		spec, err := grammar.ParseSpec(tt.in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +151,7 @@ func TestWithLine(t *testing.T) {
 }
 
 func TestDiffCountsString(t *testing.T) {
-	c := DiffCounts{Broken: 2, Unchanged: 5, Moved: 1}
+	c := Counts{Broken: 2, Unchanged: 5, Moved: 1}
 	if got, want := c.String(), "5 unchanged, 1 moved, 2 broken"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

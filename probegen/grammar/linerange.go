@@ -1,4 +1,4 @@
-package probegen
+package grammar
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type LineRange struct {
 // ParseLineRange parses a -L argument. Errors are *SyntaxError with the
 // column of the problem.
 func ParseLineRange(s string) (*LineRange, error) {
-	if err := checkChars(s, s, 0, false); err != nil {
+	if err := CheckChars(s, s, 0, false); err != nil {
 		return nil, err
 	}
 	lr := &LineRange{End: math.MaxInt32}
@@ -80,7 +80,7 @@ func ParseLineRange(s string) (*LineRange, error) {
 		lr.Function = q[:len(q)-1] // "ns::C::operator<" as upstream perf quotes it
 	} else if strings.ContainsAny(head, "/.") && looksLikeFile(head) {
 		lr.File = unescape(head)
-	} else if isCIdent(head) || langFuncName(head) {
+	} else if IsCIdent(head) || langFuncName(head) {
 		lr.Function = unescape(head)
 	} else {
 		return nil, synErr(s, 1, fmt.Sprintf("%q is not a valid function name", head))

@@ -1,6 +1,8 @@
-package probegen
+package diff
 
 import (
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
@@ -32,7 +34,7 @@ func TestSuggest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	texts := NewLineTexts(&Sources{})
+	texts := NewLineTexts(&probegen.Sources{})
 	for _, tt := range []struct {
 		spec, text, fn string
 		rel            int
@@ -47,7 +49,7 @@ func TestSuggest(t *testing.T) {
 		{"work:3", "}", "work", 3, "", 0},
 		{"work%return", "return total;", "work", 8, "", 0},
 	} {
-		spec, err := ParseSpec(tt.spec)
+		spec, err := grammar.ParseSpec(tt.spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
-package probegen
+package diff
 
 import (
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 	"strings"
@@ -27,7 +29,7 @@ const minStatement = 3
 
 // SuggestQuery is the statement a spec probed in the old build.
 type SuggestQuery struct {
-	Spec    *Spec
+	Spec    *grammar.Spec
 	OldText string // the source of the line the spec probed
 	// Function is the function whose lines are searched in the new
 	// build: the spec's, or for SRC:ALN the function the line was in.
@@ -102,19 +104,19 @@ func DeclLine(t *dwarfres.File, fn, file string) int {
 }
 
 // suggestible: the point is one line of one function or file.
-func suggestible(p *Point) bool {
+func suggestible(p *grammar.Point) bool {
 	switch {
 	case p.SDT, p.IsAddr, p.Return, p.RetInsns, p.Lazy != "":
 		return false
 	case p.AbsLine():
 		return !lazymatch.IsGlob(p.File)
 	}
-	return p.Function != "" && !lazymatch.IsGlob(p.Function) && (p.lineGiven() || p.HasOffset)
+	return p.Function != "" && !lazymatch.IsGlob(p.Function) && (p.LineGiven() || p.HasOffset)
 }
 
 // withLine is spec's command with its point made line n: FUNC[@SRC]:n or
 // SRC:n, the event name and arguments as they were.
-func withLine(spec *Spec, n int) string {
+func withLine(spec *grammar.Spec, n int) string {
 	raw := spec.Raw
 	end := strings.IndexAny(raw, " \t")
 	if end < 0 {
@@ -147,12 +149,12 @@ func abs(n int) int {
 }
 
 // LineTexts reads the source lines of probe points: the texts
-// DiffResolutions identifies lines by. It keeps the last maxTextFiles
+// Resolutions identifies lines by. It keeps the last maxTextFiles
 // files read, so that a run of any number of specs holds a bounded part
 // of the tree (a spec file touching every file of the kernel would
 // otherwise hold all of its 1.3 GB).
 type LineTexts struct {
-	src   *Sources
+	src   *probegen.Sources
 	files map[string][]string // nil: not found
 	order []string            // the keys of files, oldest first
 }
@@ -161,13 +163,13 @@ type LineTexts struct {
 const maxTextFiles = 128
 
 // NewLineTexts reads from the sources src finds.
-func NewLineTexts(src *Sources) *LineTexts {
+func NewLineTexts(src *probegen.Sources) *LineTexts {
 	return &LineTexts{src: src, files: map[string][]string{}}
 }
 
 // Texts is the source text of each point's line, "" where the source is
 // not found or shorter.
-func (lt *LineTexts) Texts(pts []Probe) []string {
+func (lt *LineTexts) Texts(pts []probegen.Probe) []string {
 	out := make([]string, len(pts))
 	for i, p := range pts {
 		if lines := lt.file(p.File, ""); p.Line >= 1 && p.Line <= len(lines) {

@@ -1,4 +1,4 @@
-package probegen
+package grammar
 
 import (
 	"fmt"
@@ -189,8 +189,8 @@ func (n *Namer) Peek(base string, allowSuffix bool) (string, error) {
 	return "", fmt.Errorf("%w: %s_1 to %s_%d are all taken", ErrTooManyEvents, stem, stem, maxEventIndex-1)
 }
 
-// isCIdent is perf's is_c_func_name and the kernel's is_good_name.
-func isCIdent(s string) bool {
+// IsCIdent is perf's is_c_func_name and the kernel's is_good_name.
+func IsCIdent(s string) bool {
 	if s == "" || isDigit(s[0]) {
 		return false
 	}
