@@ -83,10 +83,9 @@ func TestUserMachinesAgainstPerf(t *testing.T) {
 	for _, machine := range []string{"ppc64el", "s390x", "riscv64"} {
 		t.Run(machine, func(t *testing.T) {
 			cases := readUserCases(t, machine)
-			bins, readable := map[string]string{}, map[string]bool{}
+			bins := map[string]string{}
 			for _, opt := range []string{"O0", "O2"} {
 				bins[opt] = dwarftest.CrossFixture(t, "../..", machine, opt)
-				readable[opt] = cfiReadable(t, bins[opt])
 			}
 			same, judged := 0, 0
 			for _, c := range cases {
@@ -101,7 +100,7 @@ func TestUserMachinesAgainstPerf(t *testing.T) {
 					}
 					var out, errb bytes.Buffer
 					err := run(context.Background(), append([]string{"-x", bin}, userCaseArgs(c.kind, c.spec)...), &out, &errb)
-					verdict := cfiVerdict(c.verdict, readable[opt])
+					verdict := c.verdict
 					if msg := judgeUserCase(verdict, bin, string(want), perr == nil, out.String(), err == nil); msg != "" {
 						t.Errorf("%s.txt:%d %s %s %q (%s): %s\nperf (%v):\n%sdwprobe (%v):\n%s%s",
 							machine, c.line, opt, c.kind, c.spec, c.verdict, msg, perr, want, err, out.String(), errb.String())
@@ -116,22 +115,6 @@ func TestUserMachinesAgainstPerf(t *testing.T) {
 			t.Logf("%s: %d cases, %d the same as perf 7.3, %d judged", machine, same+judged, same, judged)
 		})
 	}
-}
-
-// cfiVerdict is the verdict of a case whose binary's call-frame
-// information dwarfres reads (readable) or not: A or B of "A/B", and
-// be-cfi, be-cfi/same.
-func cfiVerdict(verdict string, readable bool) string {
-	if verdict == "be-cfi" {
-		verdict = "be-cfi/same"
-	}
-	if a, b, ok := strings.Cut(verdict, "/"); ok {
-		if readable {
-			return b
-		}
-		return a
-	}
-	return verdict
 }
 
 // uprobeOffRE matches a uprobe's PATH:0xOFFSET.
@@ -156,10 +139,6 @@ func judgeUserCase(verdict, bin, want string, wok bool, got string, gok bool) st
 	case "differs":
 		if !wok || !gok || want == got {
 			return "want both to answer, differently (if they now agree, the entry is same)"
-		}
-	case "be-cfi": // where dwarfres reads the file's call-frame information, same
-		if !wok || gok && want == got {
-			return "want perf to answer and dwprobe to refuse or answer otherwise (if they now agree, the entry is same)"
 		}
 	case "lep":
 		return judgeLocalEntry(bin, want, wok, got, gok)

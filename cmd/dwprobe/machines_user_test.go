@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/dwarfres/cfi"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
@@ -57,69 +54,8 @@ func foffsetDoubled(release string) bool {
 // userMachineGroup is the uprobes' group in the guests.
 const userMachineGroup = "umach"
 
-// userMachineOpts are the builds of the app each machine's guest runs:
-// -O2 always, -O0 where dwarfres reads the build's call-frame
-// information (userBuilds): -O0 code keeps its variables at the frame
-// base (DW_OP_call_frame_cfa), and s390x's is big-endian, which delve's
-// frame parser alone does not read.
-var userMachineOpts = []string{"O0", "O2"}
-
-// userBuilds are the app builds of machine the guest runs, in the order
-// of userMachineOpts.
-func userBuilds(t *testing.T, machine string) []string {
-	t.Helper()
-	var opts []string
-	for _, opt := range userMachineOpts {
-		if opt != "O0" || cfiReadable(t, dwarftest.CrossFixture(t, "../..", machine, opt)) {
-			opts = append(opts, opt)
-		} else {
-			t.Logf("%s %s: no readable call-frame information, so not run", machine, opt)
-		}
-	}
-	return opts
-}
-
-// cfiReadable reports whether dwarfres reads the call-frame information
-// of the app build bin: the CFA at work's entry.
-func cfiReadable(t *testing.T, bin string) bool {
-	t.Helper()
-	ef, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	syms, err := ef.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var work uint64
-	for _, s := range syms {
-		if s.Name == "work" {
-			work = s.Value
-		}
-	}
-	if work == 0 {
-		t.Fatalf("%s: no work", bin)
-	}
-	ptr, addr := 8, uint64(0)
-	sec := ef.Section(".debug_frame")
-	if sec == nil {
-		if sec = ef.Section(".eh_frame"); sec == nil {
-			return false
-		}
-		addr = sec.Addr
-	}
-	b, err := sec.Data()
-	if err != nil {
-		return false
-	}
-	tab, err := cfi.Parse(b, ef.ByteOrder, ptr, addr)
-	if err != nil {
-		return false
-	}
-	_, _, err = tab.CFA(work)
-	return err == nil
-}
+// userBuilds are the app builds each machine's guest runs.
+var userBuilds = []string{"O0", "O2"}
 
 // userMachineDefs resolves userMachineSpecs on the app fixture built for
 // machine at opt, with the binary's path in each definition replaced by
@@ -148,7 +84,7 @@ func userMachineDefs(t *testing.T, bin, guest, opt string) []string {
 func addUserMachine(t *testing.T, key string, extra map[string]string) string {
 	t.Helper()
 	machine := path.Base(key)
-	opts := userBuilds(t, machine)
+	opts := userBuilds
 	const u = "/sys/kernel/tracing"
 	var w strings.Builder
 	w.WriteString("echo \"uprobes-begin $(cut -d' ' -f1 /proc/uptime)\"\n: >" + u + "/error_log\n")
@@ -186,7 +122,7 @@ func checkUserMachine(t *testing.T, key string, g *qemutest.Guest) {
 	}
 	t.Logf("%s: the uprobe part of the workload took %.1f s of guest time", machine,
 		guestUptime(g.Workload, "uprobes-end")-guestUptime(g.Workload, "uprobes-begin"))
-	for _, opt := range userBuilds(t, machine) {
+	for _, opt := range userBuilds {
 		out := guestOutput(g.Workload, "app"+opt+"| ")
 		if !strings.Contains(g.Workload, "app"+opt+" exit 0\n") || out == "" {
 			t.Errorf("%s: app%s did not run:\n%s", machine, opt, g.Workload)
@@ -341,35 +277,6 @@ func computed(a map[string]string) string {
 		v[i] = int32(n)
 	}
 	return strconv.Itoa(int(v[0]*v[1] + v[2] - (v[0] ^ v[2])))
-}
-
-// userOnlyKernels are kernels whose guests run only the uprobe side:
-// 6.12's riscv64 records no kprobe event (see machineKernels), while its
-// uprobes, whose handlers run in task context, record; its boot is not in
-// make test's budget, so TestUserMachinesAlone boots it on request.
-var userOnlyKernels = []string{"6.12/riscv64"}
-
-// TestUserMachinesAlone boots each of userOnlyKernels with nothing but
-// the app fixtures' uprobes (addUserMachine) and checks their values, as
-// TestKernelMachines does on ppc64el and s390x. It runs with
-// DWPROBE_USER_BOOT=1 only: a boot costs a minute make test does not
-// have.
-func TestUserMachinesAlone(t *testing.T) {
-	if os.Getenv("DWPROBE_USER_BOOT") != "1" {
-		t.Skip("boots 6.12/riscv64 for its uprobes only with DWPROBE_USER_BOOT=1 (not in make test's budget)")
-	}
-	for _, key := range userOnlyKernels {
-		t.Run(key, func(t *testing.T) {
-			qemutest.NeedQEMU(t, key)
-			extra := map[string]string{}
-			workload := addUserMachine(t, key, extra)
-			g := qemutest.Boot(t, key, nil, workload, extra)
-			if g.WorkloadExit != 0 {
-				t.Fatalf("workload exit %d:\n%s", g.WorkloadExit, g.Workload)
-			}
-			checkUserMachine(t, key, g)
-		})
-	}
 }
 
 func TestFoffsetDoubled(t *testing.T) {
