@@ -318,19 +318,30 @@ func (s *search) byLine(fname string, lno int) error {
 	if s.t.u.cOnly() {
 		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.funcLine(i, lno) })
 	}
-	return s.t.walkLines(func(file string, line int, addr uint64) error {
+	var rows []uint64
+	err := s.t.walkLines(func(file string, line int, addr uint64) error {
 		if line != lno || !lazymatch.SourceTail(file, fname) {
 			return nil
 		}
 		if err := s.verifyLine(file, line, addr); err != nil {
 			return err
 		}
+		rows = append(rows, addr)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, addr := range s.t.runStarts(fname, rows) {
 		sc := s.bestScope(fname, lno, addr)
 		if sc < 0 {
 			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
 		}
-		return s.probeAt(sc, addr)
-	})
+		if err := s.probeAt(sc, addr); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // funcLine is FUNC:RLN for function i: the line lno of its declaration

@@ -103,6 +103,33 @@ func TestFixtureShapes(t *testing.T) {
 // sharing the address with other lines") though its -L lists the line.
 var linesPerfRefuses = map[string]bool{"sum_list:5": true}
 
+// linesOneRunPerf are the FUNC:RLN specs whose line perf probes at
+// several rows of one run: sum_list:5, a `for` line, at -O0 its
+// initialisation and the jump to the condition, its increment and the
+// condition after it (perf's event fires twice per run). dwprobe probes
+// where each run starts (the line rule's ownRun, issue 31): perf's first
+// point and some of the others, in perf's order.
+var linesOneRunPerf = map[string]bool{"sum_list:5": true}
+
+// subsequence reports whether got is want with some elements left out,
+// want's first kept.
+func subsequence(got, want []string) bool {
+	if len(got) == 0 || len(want) == 0 || got[0] != want[0] {
+		return false
+	}
+	j := 0
+	for _, g := range got {
+		for j < len(want) && want[j] != g {
+			j++
+		}
+		if j == len(want) {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
 var perfOff = regexp.MustCompile(`:0x([0-9a-f]+)`)
 
 // TestFixturesAgainstPerf compares probe addresses with perf probe -x -D on
@@ -148,6 +175,9 @@ func TestFixturesAgainstPerf(t *testing.T) {
 				if err != nil || len(ps) == 0 {
 					t.Errorf("%s %s: %v, want the line's points", v, fn, err)
 				}
+				continue
+			}
+			if perr == nil && err == nil && linesOneRunPerf[fn] && subsequence(got, want) {
 				continue
 			}
 			if (perr != nil) != (err != nil || len(ps) == 0) || !equal(got, want) {

@@ -1,6 +1,7 @@
 package dwarfres
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/dwprobe/dwprobe/lazymatch"
@@ -302,4 +303,44 @@ func (lt *lineTable) rowOf(addr uint64) (lineRow, bool) {
 		return lineRow{}, false
 	}
 	return rows[i], true
+}
+
+// runStarts keeps, of the rows of one line at addrs (in the order
+// given, which it keeps), those the line rule (ownRun) takes: in each
+// copy (the innermost inlined call of a function of fname holding the
+// row, else the function) the lowest, and a later one where control reaches it without passing
+// one kept. It is SRC:LINE outside C (perf's every row of the line), so
+// that it probes the points FUNC:RLN does (from_ghz@kernel/clk.rs:1 of
+// 7.3, Rust: +12, not also +23 in the same run).
+func (t *cuTree) runStarts(fname string, addrs []uint64) []uint64 {
+	byCopy := map[int][]uint64{}
+	for _, a := range addrs {
+		c := -1
+		for _, sc := range t.scopesAt(a) {
+			if c < 0 || lazymatch.SourceTail(t.declFile(sc), fname) {
+				c = sc
+			}
+		}
+		byCopy[c] = append(byCopy[c], a)
+	}
+	lf := &lineFlows{t: t}
+	keep := map[uint64]bool{}
+	for _, as := range byCopy {
+		slices.Sort(as)
+		points := map[uint64]bool{}
+		for n, a := range as {
+			if n == 0 || !points[a] && lf.ownRun(points, a) {
+				points[a] = true
+				keep[a] = true
+			}
+		}
+	}
+	var out []uint64
+	for _, a := range addrs {
+		if keep[a] {
+			out = append(out, a)
+			keep[a] = false
+		}
+	}
+	return out
 }

@@ -86,9 +86,11 @@ func ExampleResolver_ResolveAll() {
 
 // One record per execution of a line: at -O2 gcc inlines work into main
 // and keeps an out-of-line copy, and spreads "return total;" over two
-// places of the inlined copy. Each point says which copy it is in and
-// whether it is its copy's First for the line; a tool that wants about
-// one record per execution attaches the First points only.
+// rows of the inlined copy, in one straight-line run: the line is probed
+// where each run starts, once per copy here. Each point says which copy
+// it is in and whether it is its copy's First for the line (a copy whose
+// line runs again on another path has more points); a tool that wants
+// about one record per execution attaches the First points only.
 func ExampleProbe() {
 	bin, cleanup := buildApp("-O2")
 	defer cleanup()
@@ -114,9 +116,8 @@ func ExampleProbe() {
 	fmt.Printf("%d points, %d to attach for one record per execution\n", len(res.Probes), len(first))
 	// Output:
 	// line 14 of work in "main": copy 0, first true
-	// line 14 of work in "main": copy 0, first false
 	// line 14 of work in "": copy 1, first true
-	// 3 points, 2 to attach for one record per execution
+	// 2 points, 2 to attach for one record per execution
 }
 
 // List a function's probeable source lines, as dwprobe -L does.

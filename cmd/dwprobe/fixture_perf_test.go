@@ -46,11 +46,42 @@ func TestFixtureDefinitionsAgainstPerf(t *testing.T) {
 				}
 				continue
 			}
+			if err == nil && perr == nil && oneRunSpecs[s] && oneRunOf(out, string(want)) {
+				continue
+			}
 			if (err != nil) != (perr != nil) || out != string(want) {
 				t.Errorf("%s %q:\nperf (%v):\n%sdwprobe (%v):\n%s", v, s, perr, want, err, out)
 			}
 		}
 	}
+}
+
+// oneRunSpecs are the fixtures' `for` lines (sum_list:5, histogram's
+// app_util2.c:94), which perf probes at several rows of one run: at -O0
+// the initialisation and the jump to the condition, the increment and
+// the condition after it (its event fires twice per run). dwprobe probes
+// where each run starts (the line rule's ownRun, issue 31): perf's first
+// definition and some of the others, in perf's order (oneRunOf).
+var oneRunSpecs = map[string]bool{"sum_list:5": true, "app_util2.c:94": true, "sum_list:5 $vars": true}
+
+// oneRunOf reports whether the definitions out are those of want with
+// some left out, want's first kept.
+func oneRunOf(out, want string) bool {
+	got, all := strings.Split(strings.TrimSpace(out), "\n"), strings.Split(strings.TrimSpace(want), "\n")
+	if out == want || len(got) == 0 || len(all) == 0 || got[0] != all[0] {
+		return out == want
+	}
+	j := 0
+	for _, g := range got {
+		for j < len(all) && all[j] != g {
+			j++
+		}
+		if j == len(all) {
+			return false
+		}
+		j++
+	}
+	return true
 }
 
 // TestFixtureArgsAgainstPerf compares -D with arguments (registers, stack
@@ -97,6 +128,9 @@ func TestFixtureArgsAgainstPerf(t *testing.T) {
 				} else if out == string(want) {
 					t.Errorf("%s %q: listed as a perf bug (%s) but perf now agrees: remove the entry", v, s, why)
 				}
+				continue
+			}
+			if err == nil && perr == nil && oneRunSpecs[s] && oneRunOf(out, string(want)) {
 				continue
 			}
 			if (err != nil) != (perr != nil) || out != string(want) {
