@@ -148,7 +148,7 @@ golden: deps corpus corpus-gens
 	done; done
 
 test: deps langtools corpus corpus-gens lint
-	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -skip '^TestConformance(Modules)?$$' ./...
+	DWPROBE_REQUIRE_ALL=1 RUSTC=$(RUSTC) $(GO) test -count=1 -timeout 25m -skip '^TestConformance(Modules)?$$' ./...
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory race
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance
 	DWPROBE_REQUIRE_ALL=1 $(MAKE) --no-print-directory conformance-scan
