@@ -3,7 +3,11 @@ package probegen
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,7 +58,7 @@ var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.
 var cmdKnown = map[string]string{
-	"dwarfres": "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ...); --diff's *dwarfres.File for Suggest and DeclLine",
+	"dwarfres": "sentinel errors and typed errors (ErrNoDebugInfo, NotFoundError, ProbeError, ...)",
 }
 
 // TestCmdImports: the command line imports what cmdImports and cmdKnown
@@ -129,5 +133,34 @@ func TestImportLayers(t *testing.T) {
 		if !seen[edge] {
 			t.Errorf("%s is gone: take it out of upwardKnown", edge)
 		}
+	}
+}
+
+// TestCmdHoldsNoFile: the command line's code names no *dwarfres.File and
+// reads no Target's File: it asks the Target (listings, facts) instead.
+func TestCmdHoldsNoFile(t *testing.T) {
+	files, err := filepath.Glob("../cmd/dwprobe/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("cmd's files: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "File" {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && (id.Name == "dwarfres" || id.Name == "tgt" || id.Name == "target") {
+				t.Errorf("%s: %s.File: cmd holds no *dwarfres.File", fset.Position(sel.Pos()), id.Name)
+			}
+			return true
+		})
 	}
 }

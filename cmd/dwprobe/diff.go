@@ -22,7 +22,7 @@ var errProbesChanged = errors.New("probes changed")
 // diffBuild is one build of a --diff: its debuginfo, sources and the
 // options specs resolve with.
 type diffBuild struct {
-	t     *dwarfres.File
+	t     *probegen.Target
 	exe   string
 	src   *probegen.Sources
 	texts *diff.LineTexts
@@ -143,7 +143,7 @@ func newDiffBuild(o *options, tgt *probegen.Target) *diffBuild {
 	// A failing line is named with its neighbours, not their text (the
 	// verdict shows the new build's text itself).
 	res.Options.LineText = nil
-	return &diffBuild{t: tgt.File, exe: tgt.Exe(), src: src, texts: diff.NewLineTexts(src), res: res, decls: map[[2]string]int{}}
+	return &diffBuild{t: tgt, exe: tgt.Exe(), src: src, texts: diff.NewLineTexts(src), res: res, decls: map[[2]string]int{}}
 }
 
 // resolve resolves in in b (an SDT marker from its note), with the

@@ -46,7 +46,7 @@ type SuggestQuery struct {
 // patterns match it, blanks ignored. It returns nil when the spec names
 // no single function or file, or no line of the function holds the
 // statement.
-func Suggest(t *dwarfres.File, q SuggestQuery, texts *LineTexts) *Suggestion {
+func Suggest(t *probegen.Target, q SuggestQuery, texts *LineTexts) *Suggestion {
 	want := NormalizeStatement(q.OldText)
 	if len(want) < minStatement || q.Function == "" || !suggestible(&q.Spec.Point) {
 		return nil
@@ -81,12 +81,15 @@ func Suggest(t *dwarfres.File, q SuggestQuery, texts *LineTexts) *Suggestion {
 
 // functionLines is the probeable lines of fn (in file, when fn is in
 // several), nil if t has none.
-func functionLines(t *dwarfres.File, fn, file string) *dwarfres.LineRange {
+func functionLines(t *probegen.Target, fn, file string) *dwarfres.LineRange {
+	if t == nil || t.File == nil {
+		return nil // BTF answers no lines
+	}
 	q := dwarfres.LineQuery{Function: fn, File: file, End: math.MaxInt32}
-	lr, err := t.FindLineRange(q)
+	lr, err := t.File.FindLineRange(q)
 	if err == nil && lr == nil && file != "" {
 		q.File = ""
-		lr, err = t.FindLineRange(q)
+		lr, err = t.File.FindLineRange(q)
 	}
 	if err != nil {
 		return nil
@@ -96,7 +99,7 @@ func functionLines(t *dwarfres.File, fn, file string) *dwarfres.LineRange {
 
 // DeclLine is the declaration line of fn (in file, when fn is in
 // several) in t, 0 when t does not have fn: what FUNC:RLN counts from.
-func DeclLine(t *dwarfres.File, fn, file string) int {
+func DeclLine(t *probegen.Target, fn, file string) int {
 	if lr := functionLines(t, fn, file); lr != nil {
 		return lr.Offset
 	}

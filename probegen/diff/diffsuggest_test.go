@@ -53,7 +53,7 @@ func TestSuggest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := Suggest(f, SuggestQuery{Spec: spec, OldText: tt.text, Function: tt.fn, OldRel: tt.rel}, texts)
+		s := Suggest(&probegen.Target{File: f}, SuggestQuery{Spec: spec, OldText: tt.text, Function: tt.fn, OldRel: tt.rel}, texts)
 		switch {
 		case tt.want == "" && s != nil:
 			t.Errorf("%s %q: suggested %+v", tt.spec, tt.text, *s)
