@@ -15,7 +15,9 @@ import (
 // probe to an event ("Argument type or name is different from existing
 // probe"): fsnotify_access $vars (a dozen inlined copies, with file, file
 // and mask in differing orders, or nothing, in scope) and __fput:10 $vars
-// (a second file at one of its two points), on both kernels and machines.
+// (a second file at one of its points), on both kernels and machines.
+// __fput:10 is one point since issue 31's one-run rule (its second row is
+// the same run), so only fsnotify_access must have several.
 func TestVarsOneArgList(t *testing.T) {
 	typeOf := regexp.MustCompile(`=.*:`)
 	// Not 7.3's arm64: its __fput:10 is one point.
@@ -41,7 +43,7 @@ func TestVarsOneArgList(t *testing.T) {
 						t.Errorf("%s: %s\nhas arguments %q, the first point %q", spec, l, s, first)
 					}
 				}
-				if len(lines) < 2 || first == "" {
+				if len(lines) < 2 && spec == "fsnotify_access $vars" || first == "" {
 					t.Errorf("%s: %d points, arguments %q", spec, len(lines), first)
 				}
 			}
