@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	dbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

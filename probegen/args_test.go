@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"debug/elf"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

@@ -1,7 +1,6 @@
 package probegen
 
 import (
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // binarySpecs are the -D commands run on a fuzzed binary: every kind of

@@ -1,12 +1,12 @@
 package probegen
 
 import (
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // TestPointBoundaryAnySource: a point's offset in its symbol is checked

@@ -3,7 +3,6 @@ package probegen
 import (
 	"debug/elf"
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // testBTF is a small kernel in BTF, marshalled and read back as dwprobe

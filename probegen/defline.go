@@ -2,9 +2,9 @@ package probegen
 
 import (
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

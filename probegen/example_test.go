@@ -3,13 +3,13 @@ package probegen_test
 import (
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // buildApp compiles appSource with gcc -g and flags, for the examples

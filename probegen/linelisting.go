@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // extraLines is perf's NR_ADDITIONAL_LINES: context shown after the last

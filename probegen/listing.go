@@ -3,11 +3,11 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

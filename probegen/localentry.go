@@ -2,10 +2,10 @@ package probegen
 
 import (
 	"debug/elf"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 

@@ -3,12 +3,12 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 

@@ -2,7 +2,6 @@ package probegen
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // overloadNote lists the overloads a C++ function name resolved to when

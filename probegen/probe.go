@@ -3,10 +3,10 @@ package probegen
 import (
 	"debug/elf"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )

@@ -5,13 +5,13 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )

@@ -1,13 +1,13 @@
 package probegen
 
 import (
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // BenchmarkDefinitionsManyPoints resolves a function inlined into most of

@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // TestResolveErrors pins the messages of the resolution errors, with and

@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 

@@ -2,13 +2,13 @@ package probegen
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )

@@ -3,13 +3,13 @@ package probegen
 import (
 	"debug/elf"
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 func TestSDTArgX86(t *testing.T) {

@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"runtime"
 	"runtime/debug"
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // Batches of specs: Stream resolves specs as they come and hands each

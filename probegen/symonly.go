@@ -2,10 +2,10 @@ package probegen
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // symbolsOnly reports whether t was opened for its symbol table alone: no

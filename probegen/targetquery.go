@@ -2,12 +2,12 @@ package probegen
 
 import (
 	"debug/elf"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // Target's listings, index and facts: what dwprobe's -L, -V, -F,

@@ -4,13 +4,13 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // DefaultVarFilter is perf 6.1's filter for variable listings.

@@ -5,12 +5,12 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

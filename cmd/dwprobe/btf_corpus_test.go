@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"maps"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -28,7 +28,12 @@ var btfDisagree = map[string]string{}
 // whose DWARF puts each parameter where the calling convention does at
 // the entry (one out-of-line point, no inlined copies), the definitions
 // of "FUNC p1 p2... p->first p->last" from BTF equal DWARF's.
+//
+// It runs beside the other parallel tests (the QEMU boots): two and a half
+// minutes of one core, mostly confirming by a scan that a name is no
+// global, which make test's time cannot take in series.
 func TestBTFAgreesWithDWARF(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		arch         string
 		sample, want int

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"io/fs"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

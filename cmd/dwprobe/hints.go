@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"os"
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // withHints words the library errors that say what the user can do in

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // TestLineRunsWhereItStarts: a line is probed where its own code starts

@@ -2,9 +2,9 @@ package bootconfig
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

@@ -2,12 +2,12 @@ package diff
 
 import (
 	"fmt"
-	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

@@ -2,12 +2,12 @@ package diff
 
 import (
 	"errors"
-	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 

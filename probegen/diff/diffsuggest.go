@@ -1,8 +1,6 @@
 package diff
 
 import (
-	"github.com/dwprobe/dwprobe/probegen"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"math"
 	"strconv"
 	"strings"
@@ -10,6 +8,8 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // Suggestion is a replacement for a spec that moved or broke: the line
