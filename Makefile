@@ -103,9 +103,9 @@ race:
 # take a minute, and for FuzzDebuginfodResponse (a 40 KB ELF seed, files
 # written per run) that made the target take 400 s instead of 30.
 # Targets whose every run parses a whole built file (an index, an ELF
-# binary) take FUZZSLOWTIME: at 100000x they took 67 s and 29 s of make
+# binary) take FUZZSLOWTIME: at 100000x runs they took 67 s and 29 s of make
 # test's 20 minutes.
-FUZZTIME ?= 100000x
+FUZZTIME ?= 60000x
 FUZZSLOW ?= FuzzIndexWellFormed FuzzBinary
 FUZZSLOWTIME ?= 20000x
 FUZZMINIMIZE ?= 1000x
@@ -124,7 +124,7 @@ fuzz:
 # and on the module lists of each (perf -m), and prints matched/total per
 # kind and list. It runs with the debuginfo index
 # (built in a temporary directory); conformance-scan runs the same without
-# it (DWPROBE_INDEX=off) on every fourth spec of each list
+# it (DWPROBE_INDEX=off) on every sixth spec of each list
 # (DWPROBE_CONFORMANCE_EVERY=1 for all): the answers must be the same both
 # ways.
 conformance: deps corpus corpus-gens
@@ -132,7 +132,7 @@ conformance: deps corpus corpus-gens
 		exit $${PIPESTATUS[0]}
 
 conformance-scan:
-	DWPROBE_INDEX=off DWPROBE_CONFORMANCE_EVERY=$${DWPROBE_CONFORMANCE_EVERY:-4} $(MAKE) --no-print-directory conformance
+	DWPROBE_INDEX=off DWPROBE_CONFORMANCE_EVERY=$${DWPROBE_CONFORMANCE_EVERY:-6} $(MAKE) --no-print-directory conformance
 
 # golden regenerates perf's answers for the conformance specs of every
 # kernel and architecture, the vmlinux lists and the module lists: perf 6.1
