@@ -55,25 +55,8 @@ func TestBoundaryUserMachines(t *testing.T) {
 						continue
 					}
 					funcs++
-					isStart := map[uint64]bool{}
-					for _, o := range starts {
-						isStart[o] = true
-					}
-					for off := uint64(0); off < end; off++ {
-						pr := dwarfres.Probe{Addr: s.Value + off, Symbol: s.Name, Offset: off, InText: true}
-						err := checkBoundary(f, pr, s.Name, off, true)
-						offsets++
-						switch {
-						case isStart[off] && err != nil:
-							t.Errorf("%s+%d starts an instruction (llvm-objdump) but is refused: %v", s.Name, off, err)
-						case !isStart[off] && err == nil:
-							t.Errorf("%s+%d is inside an instruction (llvm-objdump) but is accepted", s.Name, off)
-						case err == nil:
-							accepted++
-						case !strings.Contains(err.Error(), "middle of an instruction") && !strings.Contains(err.Error(), "not on an instruction"):
-							t.Errorf("%s+%d: %v", s.Name, off, err)
-						}
-					}
+					n, a := checkEveryOffset(t, f, s.Name, s.Value, end, starts, "middle of an instruction", "not on an instruction")
+					offsets, accepted = offsets+n, accepted+a
 				}
 				t.Logf("%s %s: %d functions, %d offsets: %d instruction starts accepted, %d refused", machine, opt, funcs, offsets, accepted, offsets-accepted)
 				if funcs < 12 {
