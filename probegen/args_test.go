@@ -227,8 +227,15 @@ func TestFetchFormArgs(t *testing.T) {
 	} {
 		d := tt.dial
 		e := &argEnv{m: elf.EM_X86_64, spec: "vfs_read " + tt.expr, user: tt.user, dial: &d}
-		a := grammar.Arg{Raw: tt.expr, Expr: tt.expr, Type: tt.typ}
-		err := e.checkArg(a)
+		raw := tt.expr
+		if tt.typ != "" {
+			raw += ":" + tt.typ
+		}
+		a, err := grammar.ParseArg(e.spec, raw, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		err = e.checkArg(a)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%s: %v, want %q", tt.expr, err, tt.err)

@@ -331,7 +331,7 @@ func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64)
 
 // rawArg is a spec's argument a whose expression is a fetcharg the user
 // wrote ("+8(%di)", "$arg2", "file->f_mode"), outside text: written as
-// given, read once by tracefs.ReadFetch.
+// given, with the read plan grammar.ParseArg read once (Arg.Fetch).
 func rawArg(a grammar.Arg) tracefs.Arg {
-	return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type, Read: tracefs.ReadFetch(a.Expr)}
+	return tracefs.Arg{Name: a.Name, Fetch: a.Expr, Type: a.Type, Read: a.Fetch}
 }

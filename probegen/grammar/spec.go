@@ -59,6 +59,11 @@ type Arg struct {
 	Type string // :TYPE part, if any
 	User bool   // @user suffix
 	Col  int    // 1-based column of the token in the whole command string
+	// Fetch is Expr read once, as the kernel reads a fetcharg
+	// (tracefs.ReadFetch): the read plan of a raw fetcharg ("+8(%di)",
+	// "$arg2"), which is written as given. For a C expression it is
+	// BaseText with ParseFetch's reason, and unused.
+	Fetch tracefs.Fetch
 }
 
 // Spec is a whole probe command: a point followed by its arguments.
@@ -723,6 +728,6 @@ func ParseArg(spec, raw string, off int) (Arg, error) {
 	if str == "" {
 		return a, synErr(spec, off+at+1, "argument expression missing")
 	}
-	a.Expr = str
+	a.Expr, a.Fetch = str, tracefs.ReadFetch(str)
 	return a, nil
 }

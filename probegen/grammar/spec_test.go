@@ -306,6 +306,12 @@ func TestParseSpec(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseSpec(%q): %v", tt.in, err)
 			}
+			for i, a := range got.Args {
+				if !reflect.DeepEqual(a.Fetch, tracefs.ReadFetch(a.Expr)) {
+					t.Errorf("arg %q: Fetch %+v, want Expr read once by tracefs.ReadFetch", a.Raw, a.Fetch)
+				}
+				got.Args[i].Fetch = tracefs.Fetch{}
+			}
 			if got.Raw != tt.in || got.Point != tt.point || !reflect.DeepEqual(got.Args, tt.args) {
 				t.Errorf("ParseSpec(%q) =\n %+v, want\n %+v %+v", tt.in, *got, tt.point, tt.args)
 			}
