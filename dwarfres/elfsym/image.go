@@ -33,9 +33,8 @@ type Image struct {
 
 	symAddrs symbolAddrs // SymbolAddr's answers
 
-	jumpOnce  sync.Once
-	jumps     map[uint64][]uint64 // static branches' codes by target (StaticBranchesTo)
-	jumpCodes map[uint64]uint64   // and their targets by code (StaticBranchAt)
+	jumpOnce sync.Once
+	jumps    *jumpTable // static branches, by code and by target
 }
 
 // NewImage is the symbol facts of obj. source, when not nil, is asked

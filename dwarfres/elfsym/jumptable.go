@@ -1,7 +1,9 @@
 package elfsym
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 )
 
 // jumpEntrySize is the size of a struct jump_entry with relative code and
@@ -17,19 +19,34 @@ const jumpEntrySize = 16
 // __stop___jump_table in a vmlinux, a section of its own, relocated, in a
 // module), read once. Nil when the file has no such table.
 func (im *Image) StaticBranchesTo(target uint64) []uint64 {
-	return im.staticBranches()[target]
+	t := im.staticBranches()
+	i, _ := slices.BinarySearchFunc(t.byTarget, target, func(e jumpEntry, a uint64) int { return cmp.Compare(e.target, a) })
+	var codes []uint64
+	for ; i < len(t.byTarget) && t.byTarget[i].target == target; i++ {
+		codes = append(codes, t.byTarget[i].code)
+	}
+	return codes
 }
 
-// staticBranches is the static branch table as target → codes, read once.
-func (im *Image) staticBranches() map[uint64][]uint64 {
+// jumpEntry is one static branch: the instruction the kernel patches and
+// the start of its out-of-line block.
+type jumpEntry struct{ code, target uint64 }
+
+// jumpTable is the static branch table, sorted both ways: a vmlinux has
+// about 40k entries, and maps of them cost a line query 2 ms to build.
+type jumpTable struct {
+	byCode, byTarget []jumpEntry
+}
+
+// staticBranches is the static branch table, read once.
+func (im *Image) staticBranches() *jumpTable {
 	im.jumpOnce.Do(func() {
-		im.jumps = im.jumpTable()
-		im.jumpCodes = map[uint64]uint64{}
-		for target, codes := range im.jumps {
-			for _, c := range codes {
-				im.jumpCodes[c] = target
-			}
-		}
+		es := im.jumpEntries()
+		byCode := slices.Clone(es)
+		slices.SortFunc(byCode, func(a, b jumpEntry) int { return cmp.Compare(a.code, b.code) })
+		// Stable: a target's codes in table order.
+		slices.SortStableFunc(es, func(a, b jumpEntry) int { return cmp.Compare(a.target, b.target) })
+		im.jumps = &jumpTable{byCode: byCode, byTarget: es}
 	})
 	return im.jumps
 }
@@ -42,11 +59,12 @@ func (im *Image) staticBranches() map[uint64][]uint64 {
 // for a static branch whose instruction is not one the kernel writes
 // (x86: the 2- and 5-byte NOPs and JMPs; arm64: 4 bytes).
 func (im *Image) StaticBranchAt(code uint64) (target, size uint64, ok bool) {
-	im.staticBranches()
-	target, ok = im.jumpCodes[code]
-	if !ok {
+	t := im.staticBranches()
+	i, found := slices.BinarySearchFunc(t.byCode, code, func(e jumpEntry, c uint64) int { return cmp.Compare(e.code, c) })
+	if !found {
 		return 0, 0, false
 	}
+	target = t.byCode[i].target
 	switch im.obj.ELF.Machine {
 	case elf.EM_AARCH64:
 		return target, 4, true
@@ -75,8 +93,8 @@ func x86JumpSize(b []byte) uint64 {
 	return 0
 }
 
-// jumpTable reads the static branch table as target → codes.
-func (im *Image) jumpTable() map[uint64][]uint64 {
+// jumpEntries reads the static branch table, in its order.
+func (im *Image) jumpEntries() []jumpEntry {
 	o := im.obj
 	if o.ELF.Class != elf.ELFCLASS64 || o.ELF.Machine != elf.EM_X86_64 && o.ELF.Machine != elf.EM_AARCH64 {
 		return nil
@@ -94,10 +112,10 @@ func (im *Image) jumpTable() map[uint64][]uint64 {
 		}
 		b, base = sb, s.Addr
 	} else {
-		// From the object's own table: an index's map of the symbols
-		// (SymbolAddr's first answer) leaves out these NOTYPE ones.
-		start, ok1 := im.symbolAddr("__start___jump_table")
-		stop, ok2 := im.symbolAddr("__stop___jump_table")
+		// The linker's NOTYPE bounds: an index answers them by binary
+		// search (TestAddrOfLinkerBounds), the table by a scan.
+		start, ok1 := im.SymbolAddr("__start___jump_table")
+		stop, ok2 := im.SymbolAddr("__stop___jump_table")
 		if !ok1 || !ok2 || stop <= start {
 			return nil
 		}
@@ -112,8 +130,8 @@ func (im *Image) jumpTable() map[uint64][]uint64 {
 
 // jumpEntries decodes the jump_entry table b, at address base: each
 // entry's code and target are offsets from their own fields.
-func jumpEntries(b []byte, base uint64, u32 func([]byte) uint32) map[uint64][]uint64 {
-	out := map[uint64][]uint64{}
+func jumpEntries(b []byte, base uint64, u32 func([]byte) uint32) []jumpEntry {
+	out := make([]jumpEntry, 0, len(b)/jumpEntrySize)
 	for i := 0; i+jumpEntrySize <= len(b); i += jumpEntrySize {
 		at := base + uint64(i)
 		code := at + uint64(int64(int32(u32(b[i:]))))
@@ -121,7 +139,7 @@ func jumpEntries(b []byte, base uint64, u32 func([]byte) uint32) map[uint64][]ui
 		if code == at || target == at+4 {
 			continue // an entry left zero (init code dropped)
 		}
-		out[target] = append(out[target], code)
+		out = append(out, jumpEntry{code, target})
 	}
 	return out
 }

@@ -24,8 +24,8 @@ func TestJumpEntries(t *testing.T) {
 	put(1, 0, 0)           // dropped
 	put(2, -0x800, -0x424) // another branch to 0xc00 (code 0x820)
 	got := jumpEntries(b, base, le.Uint32)
-	if len(got) != 1 || !slices.Equal(got[0xc00], []uint64{0x800, 0x820}) {
-		t.Errorf("jumpEntries = %#x, want 0xc00: [0x800 0x820]", got)
+	if want := []jumpEntry{{0x800, 0xc00}, {0x820, 0xc00}}; !slices.Equal(got, want) {
+		t.Errorf("jumpEntries = %#x, want %#x", got, want)
 	}
 }
 
@@ -61,13 +61,11 @@ func TestStaticBranchesCorpus(t *testing.T) {
 			}
 			s := syms[0]
 			n := 0
-			for target, codes := range im.staticBranches() {
-				for _, code := range codes {
-					if code >= s.Start && code < s.End {
-						n++
-						if c.code != 0 && code-s.Start == c.code && target-s.Start != c.target {
-							t.Errorf("%s+%d jumps to %#x, want %s+%d", c.fn, c.code, target, c.fn, c.target)
-						}
+			for _, e := range im.staticBranches().byCode {
+				if e.code >= s.Start && e.code < s.End {
+					n++
+					if c.code != 0 && e.code-s.Start == c.code && e.target-s.Start != c.target {
+						t.Errorf("%s+%d jumps to %#x, want %s+%d", c.fn, c.code, e.target, c.fn, c.target)
 					}
 				}
 			}
@@ -119,5 +117,42 @@ func TestStaticBranchAtCorpus(t *testing.T) {
 	}
 	if _, _, ok := im.StaticBranchAt(s.Start + 218); ok {
 		t.Errorf("StaticBranchAt(kernel_clone+218): a static branch")
+	}
+}
+
+// TestAddrOfLinkerBounds: an index's record answers the linker's NOTYPE
+// bounds (__start___jump_table, ...) as the symbol table does, so the
+// static branch table is found through it without scanning the table.
+func TestAddrOfLinkerBounds(t *testing.T) {
+	for _, file := range []string{"amd64/vmlinux", "arm64/vmlinux"} {
+		o, err := elfobj.Open(dwarftest.NeedCorpus(t, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := Decode(o, Encode(o, Load(o)))
+		if !ok {
+			t.Fatalf("%s: the record does not decode", file)
+		}
+		im := NewImage(o, nil)
+		for _, name := range []string{"__start___jump_table", "__stop___jump_table", "__start_mcount_loc", "linux_banner", "no_such_symbol"} {
+			want, wok := im.symbolAddr(name)
+			got, gok, known := rec.AddrOf(name)
+			if !known || got != want || gok != wok || (name != "no_such_symbol") != wok {
+				t.Errorf("%s: record's AddrOf(%s) = %#x, %v, %v; the table's %#x, %v", file, name, got, gok, known, want, wok)
+			}
+		}
+		o.Close()
+	}
+}
+
+// TestNameOffsets: every place a name starts in a string table, the
+// tails of longer strings too, and nothing for a prefix.
+func TestNameOffsets(t *testing.T) {
+	tab := []byte("\x00foo\x00xfoo\x00foobar\x00foo\x00")
+	if got, want := nameOffsets(tab, "foo"), []uint32{1, 6, 17}; !slices.Equal(got, want) {
+		t.Errorf("nameOffsets(foo) = %v, want %v", got, want)
+	}
+	if got := nameOffsets(tab, ""); got != nil {
+		t.Errorf("nameOffsets(\"\") = %v, want none", got)
 	}
 }
