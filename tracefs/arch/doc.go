@@ -27,5 +27,9 @@
 // Its place in dwprobe's import order (probegen/layers_test.go): a leaf,
 // importing no dwprobe package; tracefs, probegen and above use it. It was
 // probegen/arch, moved below tracefs (issue 30), which checks register
-// names with it.
+// names with it. It stays a leaf on purpose: tracefs (the register names
+// of a definition line), dwarfres (StepAt, a function's control flow for
+// a line's runs) and probegen (locations, conventions) all read one model,
+// and dwarfres and tracefs sit below probegen, so a model inside probegen
+// would be a second copy or an upward import.
 package arch
