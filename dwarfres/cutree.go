@@ -406,22 +406,6 @@ func (t *cuTree) lineWalk() *lineWalk {
 	return t.walk
 }
 
-// innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:
-// the innermost inlined_subroutine under sp containing pc, or -1.
-func (t *cuTree) innermostInline(sp int, pc uint64) int {
-	best := -1
-	end := t.end(sp)
-	for i := sp + 1; i < end; i++ {
-		d := &t.dies[i]
-		if d.Tag == tagInlined && (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
-			best = i // later matches are deeper (preorder)
-		} else if d.Tag == tagInlined {
-			i = t.end(i) - 1 // not containing pc: skip its subtree
-		}
-	}
-	return best
-}
-
 // scopesAt is cu_walk_functions_at: the real function containing addr, then
 // each inlined subroutine nested in the previous one that contains addr.
 func (t *cuTree) scopesAt(addr uint64) []int {

@@ -441,15 +441,6 @@ func (t *cuTree) copiesWithout(copies []int, pts map[uint64]bool) []Probe {
 	return out
 }
 
-// funcInstances is the scopes -L walks for function i: i itself when it
-// has code, else its instances.
-func (t *cuTree) funcInstances(i int) []int {
-	if t.isFuncInstance(i) {
-		return []int{i}
-	}
-	return t.instancesOf(i)
-}
-
 // verifyLine is verify_representive_line: refuse a line whose address is
 // really attributed to another line of the same file.
 func (s *search) verifyLine(fname string, lineno int, addr uint64) error {

@@ -55,7 +55,16 @@ type funcCopies struct {
 func (w *lineWalk) copiesOf(i int) funcCopies {
 	t := w.t
 	decl, _ := t.declLine(i)
-	return funcCopies{file: t.declFile(i), decl: decl, copies: t.funcInstances(i)}
+	return funcCopies{file: t.declFile(i), decl: decl, copies: w.funcInstances(i)}
+}
+
+// funcInstances is the scopes -L walks for function i: i itself when it
+// has code, else its instances.
+func (w *lineWalk) funcInstances(i int) []int {
+	if w.t.isFuncInstance(i) {
+		return []int{i}
+	}
+	return w.t.instancesOf(i)
 }
 
 // copiesLinePoints is funcLinePoints over the copies fc of a function in

@@ -193,7 +193,7 @@ func (w *lineWalk) walkScopeRows(rt int, keep func(rt int, file string, line int
 // copy of rt itself (recursion).
 func (w *lineWalk) perfScopeRow(rt int, file string, line int, addr uint64) bool {
 	t := w.t
-	in := t.innermostInline(rt, addr)
+	in := w.innermostInline(rt, addr)
 	if in < 0 {
 		return true
 	}
@@ -205,6 +205,23 @@ func (w *lineWalk) perfScopeRow(rt int, file string, line int, addr uint64) bool
 	il, _ := t.declLine(in)
 	inf, _ := t.declFileNo(in)
 	return il == decl && inf == decf
+}
+
+// innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:
+// the innermost inlined_subroutine under sp containing pc, or -1.
+func (w *lineWalk) innermostInline(sp int, pc uint64) int {
+	t := w.t
+	best := -1
+	end := t.end(sp)
+	for i := sp + 1; i < end; i++ {
+		d := &t.dies[i]
+		if d.Tag == tagInlined && (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
+			best = i // later matches are deeper (preorder)
+		} else if d.Tag == tagInlined {
+			i = t.end(i) - 1 // not containing pc: skip its subtree
+		}
+	}
+	return best
 }
 
 // ownRow reports whether a row of file:line at addr is rt's. In C, a
