@@ -36,7 +36,7 @@ type cuTree struct {
 	funcs     *funcSpans
 
 	walkOnce sync.Once
-	walk     *lineWalk // its line code, built when first asked
+	walk     lineWalk // its line code, set up when first asked (no allocation of its own)
 }
 
 func (f *File) decodeUnit(u *unit) (*cuTree, error) {
@@ -402,8 +402,8 @@ func (t *cuTree) realFunc(pc uint64) int {
 
 // lineWalk is t's line walk (linewalk.go), built once.
 func (t *cuTree) lineWalk() *lineWalk {
-	t.walkOnce.Do(func() { t.walk = newLineWalk(t) })
-	return t.walk
+	t.walkOnce.Do(func() { t.walk.init(t) })
+	return &t.walk
 }
 
 // scopesAt is cu_walk_functions_at: the real function containing addr, then

@@ -51,7 +51,7 @@ type funcCopies struct {
 	copies []int
 }
 
-// copiesOf is function i's copies in t.
+// copiesOf is function i's copies in w's unit.
 func (w *lineWalk) copiesOf(i int) funcCopies {
 	t := w.t
 	decl, _ := t.declLine(i)
@@ -68,7 +68,7 @@ func (w *lineWalk) funcInstances(i int) []int {
 }
 
 // copiesLinePoints is funcLinePoints over the copies fc of a function in
-// t.
+// w's unit.
 func (w *lineWalk) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string, line int, addr uint64) error) error {
 	fname, decl := fc.file, fc.decl
 	type cand struct {

@@ -17,8 +17,8 @@ import (
 // functions, scopes and inline trees), its line table, the kernel's
 // static branches (__jump_table) and what decodes the code, and the
 // declaration lines that bound a C function's (funcEnd). A unit's walk
-// is built once, when first asked (cuTree.lineWalk), and shared by the
-// queries.
+// is part of its tree, set up once when first asked (cuTree.lineWalk),
+// and shared by the queries.
 type lineWalk struct {
 	t     *cuTree
 	lt    *lineTable // t's unit's; nil, with ltErr, when it does not read
@@ -32,12 +32,11 @@ type lineWalk struct {
 	decls     map[string][]int // funcEnd's sorted declaration lines, per file
 }
 
-// newLineWalk is t's line walk, reading the unit's line table.
-func newLineWalk(t *cuTree) *lineWalk {
-	w := &lineWalk{t: t, jumps: t.f.Image, text: t.f.Object}
+// init sets w up as t's line walk, reading the unit's line table.
+func (w *lineWalk) init(t *cuTree) {
+	w.t, w.jumps, w.text = t, t.f.Image, t.f.Object
 	w.lt, w.ltErr = t.lineTable()
 	w.isa, _ = arch.For(t.f.ELF.Machine)
-	return w
 }
 
 // representsLine reports whether addr is a probe point of file:line for
