@@ -35,8 +35,8 @@ type cuTree struct {
 	funcsOnce sync.Once
 	funcs     *funcSpans
 
-	declsOnce sync.Once
-	decls     map[string][]int // funcEnd's sorted declaration lines, per file
+	walkOnce sync.Once
+	walk     lineWalk // its line code, set up when first asked (no allocation of its own)
 }
 
 func (f *File) decodeUnit(u *unit) (*cuTree, error) {
@@ -400,20 +400,35 @@ func (t *cuTree) realFunc(pc uint64) int {
 	return t.funcs.at(pc)
 }
 
-// innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:
-// the innermost inlined_subroutine under sp containing pc, or -1.
-func (t *cuTree) innermostInline(sp int, pc uint64) int {
-	best := -1
-	end := t.end(sp)
-	for i := sp + 1; i < end; i++ {
-		d := &t.dies[i]
-		if d.Tag == tagInlined && (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
-			best = i // later matches are deeper (preorder)
-		} else if d.Tag == tagInlined {
-			i = t.end(i) - 1 // not containing pc: skip its subtree
-		}
+// lineWalk is t's line walk (linewalk.go), built once.
+func (t *cuTree) lineWalk() *lineWalk {
+	t.walkOnce.Do(func() { t.walk.init(t) })
+	return &t.walk
+}
+
+// scopesAt is cu_walk_functions_at: the real function containing addr, then
+// each inlined subroutine nested in the previous one that contains addr.
+func (t *cuTree) scopesAt(addr uint64) []int {
+	sp := t.realFunc(addr)
+	if sp < 0 {
+		return nil
 	}
-	return best
+	chain := []int{sp}
+	for cur := sp; ; {
+		next := -1
+		end := t.end(cur)
+		for j := cur + 1; j < end; j++ {
+			if t.dies[j].Tag == tagInlined && t.hasPC(j, addr) {
+				next = j
+				break
+			}
+		}
+		if next < 0 {
+			return chain
+		}
+		chain = append(chain, next)
+		cur = next
+	}
 }
 
 // callFile returns the file of DW_AT_call_file.

@@ -10,7 +10,7 @@
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
 // unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
-// prologue, cfiTable, indexer), or is a sub-package. The jobs around the core are
+// prologue, cfiTable, indexer, lineWalk), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -54,10 +54,13 @@
 //     function (unitskim.go); FindLineRange (linerange.go) answers -L, over every unit
 //     defining the function, with each line's probe points when asked
 //     (LineQuery.Points, for -L --detail);
-//     linewalk.go holds the line walks (a function's own rows, ownRow,
-//     bounded by the next function's declaration, funcEnd, with the
-//     calls in a copy of the function inlined into itself,
-//     walkCopyCalls); linepoints.go the one rule for where a line runs,
+//     the line code is a lineWalk's, a unit's tree with its line table,
+//     its static branches and its code decoder (cutree.go keeps the
+//     tree: entries, scopes, inline trees): linewalk.go holds the line
+//     walks (a function's own rows, ownRow, bounded by the next
+//     function's declaration, funcEnd, with the calls in a copy of the
+//     function inlined into itself, walkCopyCalls); linerun.go a line's
+//     runs in the decoded code (ownRun); linepoints.go the one rule for where a line runs,
 //     funcLinePoints (the address where the line's code starts in each
 //     copy of the function), which -L FUNC, -L SRC, --detail, -D FUNC:RLN
 //     and -D SRC:LINE share in C units; dwzfind.go finds the

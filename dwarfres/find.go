@@ -134,9 +134,13 @@ func (s *search) unit(t *cuTree) error {
 	q := s.q
 	if q.File != "" {
 		// The unit must name the file (perf's cu_find_realpath).
-		fname, err := t.realPath(s.src)
-		if err != nil || fname == "" {
+		lt, err := t.lineTable()
+		if err != nil {
 			return err
+		}
+		fname := lt.realPath(s.src)
+		if fname == "" {
+			return nil
 		}
 		if q.fn() == "" {
 			if q.LazyLines != nil {
@@ -300,9 +304,9 @@ func (s *search) lazy(sc int, fname string) error {
 		return s.probeAt(scope, addr)
 	}
 	if sc < 0 {
-		return t.walkLines(cb)
+		return t.lineWalk().walkLines(cb)
 	}
-	return t.walkScopeLines(sc, cb)
+	return t.lineWalk().walkScopeLines(sc, cb)
 }
 
 // byLine is SRC:LINE over the current unit: in C, the points of the
@@ -313,13 +317,13 @@ func (s *search) byLine(fname string, lno int) error {
 	if s.t.partial() {
 		// dwz's: the abstract instances of the file's inline functions,
 		// whose copies are in the units importing it.
-		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.foreignLines(i, lno) })
+		return s.t.lineWalk().fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.foreignLines(i, lno) })
 	}
 	if s.t.u.cOnly() {
-		return s.t.fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.funcLine(i, lno) })
+		return s.t.lineWalk().fileFuncs(fname, lno, lno, func(i, _, _ int) error { return s.funcLine(i, lno) })
 	}
 	var rows []uint64
-	err := s.t.walkLines(func(file string, line int, addr uint64) error {
+	err := s.t.lineWalk().walkLines(func(file string, line int, addr uint64) error {
 		if line != lno || !lazymatch.SourceTail(file, fname) {
 			return nil
 		}
@@ -332,7 +336,7 @@ func (s *search) byLine(fname string, lno int) error {
 	if err != nil {
 		return err
 	}
-	for _, addr := range s.t.runStarts(fname, rows) {
+	for _, addr := range s.t.lineWalk().runStarts(fname, rows) {
 		sc := s.bestScope(fname, lno, addr)
 		if sc < 0 {
 			return &ProbeError{Err: ErrNotFound, Msg: "failed to find the scope of the probe point"}
@@ -352,16 +356,16 @@ func (s *search) byLine(fname string, lno int) error {
 // line's. The points come in perf's order (the unit's rows, then its
 // functions' lines).
 func (s *search) funcLine(i, lno int) error {
-	return s.copiesLine(s.t.copiesOf(i), lno)
+	return s.copiesLine(s.t.lineWalk().copiesOf(i), lno)
 }
 
 // copiesLine is funcLine over the copies fc of a function in s.t.
 func (s *search) copiesLine(fc funcCopies, lno int) error {
-	t := s.t
+	t, w := s.t, s.t.lineWalk()
 	fname := fc.file
 	own := map[uint64]bool{}
 	var order []uint64
-	err := t.copiesLinePoints(fc, lno, lno, func(_ string, _ int, addr uint64) error {
+	err := w.copiesLinePoints(fc, lno, lno, func(_ string, _ int, addr uint64) error {
 		own[addr] = true
 		order = append(order, addr)
 		return nil
@@ -386,7 +390,7 @@ func (s *search) copiesLine(fc funcCopies, lno int) error {
 		return nil
 	}
 	done := map[uint64]bool{}
-	err = t.walkLines(func(file string, line int, addr uint64) error {
+	err = w.walkLines(func(file string, line int, addr uint64) error {
 		if line != lno || !own[addr] || done[addr] || !lazymatch.SourceTail(file, fname) {
 			return nil
 		}
@@ -435,15 +439,6 @@ func (t *cuTree) copiesWithout(copies []int, pts map[uint64]bool) []Probe {
 		}
 	}
 	return out
-}
-
-// funcInstances is the scopes -L walks for function i: i itself when it
-// has code, else its instances.
-func (t *cuTree) funcInstances(i int) []int {
-	if t.isFuncInstance(i) {
-		return []int{i}
-	}
-	return t.instancesOf(i)
 }
 
 // verifyLine is verify_representive_line: refuse a line whose address is

@@ -36,8 +36,8 @@ import (
 // there from its start. Where the line starts at a static branch, whose
 // block does not come back to where runsOn probes, the block gets a
 // point where it leaves the way back (blockRuns).
-func (t *cuTree) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
-	return t.copiesLinePoints(t.copiesOf(i), lo, hi, cb)
+func (w *lineWalk) funcLinePoints(i, lo, hi int, cb func(file string, line int, addr uint64) error) error {
+	return w.copiesLinePoints(w.copiesOf(i), lo, hi, cb)
 }
 
 // funcCopies is a function as the line rule walks it in one unit: its
@@ -51,15 +51,25 @@ type funcCopies struct {
 	copies []int
 }
 
-// copiesOf is function i's copies in t.
-func (t *cuTree) copiesOf(i int) funcCopies {
+// copiesOf is function i's copies in w's unit.
+func (w *lineWalk) copiesOf(i int) funcCopies {
+	t := w.t
 	decl, _ := t.declLine(i)
-	return funcCopies{file: t.declFile(i), decl: decl, copies: t.funcInstances(i)}
+	return funcCopies{file: t.declFile(i), decl: decl, copies: w.funcInstances(i)}
+}
+
+// funcInstances is the scopes -L walks for function i: i itself when it
+// has code, else its instances.
+func (w *lineWalk) funcInstances(i int) []int {
+	if w.t.isFuncInstance(i) {
+		return []int{i}
+	}
+	return w.t.instancesOf(i)
 }
 
 // copiesLinePoints is funcLinePoints over the copies fc of a function in
-// t.
-func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string, line int, addr uint64) error) error {
+// w's unit.
+func (w *lineWalk) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string, line int, addr uint64) error) error {
 	fname, decl := fc.file, fc.decl
 	type cand struct {
 		addr uint64
@@ -74,8 +84,8 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 				if line < lo || line > hi || !lazymatch.SourceTail(file, fname) {
 					return nil
 				}
-				c := t.copyAt(j, addr)
-				if line != decl && t.atFuncEntry(c, addr) && t.entryRow(file, line, addr) {
+				c := w.copyAt(j, addr)
+				if line != decl && w.atFuncEntry(c, addr) && w.entryRow(file, line, addr) {
 					return nil // the entry line's (perf's line 0), the opening brace's row
 				}
 				if line == decl && c != j {
@@ -92,18 +102,18 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 				return nil
 			}
 		}
-		if err := t.walkScopeRows(j, t.ownRow, add(true)); err != nil {
+		if err := w.walkScopeRows(j, w.ownRow, add(true)); err != nil {
 			return err
 		}
-		if err := t.walkFuncLines(j, false, add(false)); err != nil {
+		if err := w.walkFuncLines(j, false, add(false)); err != nil {
 			return err
 		}
-		if err := t.walkCopyCalls(j, j, add(false)); err != nil {
+		if err := w.walkCopyCalls(j, j, add(false)); err != nil {
 			return err
 		}
 	}
 	seen := map[key]map[uint64]bool{}
-	lf := &lineFlows{t: t}
+	lf := &lineFlows{w: w}
 	for _, k := range keys {
 		cs := cands[k]
 		slices.SortStableFunc(cs, func(a, b cand) int {
@@ -121,11 +131,11 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 		}
 		points := map[uint64]bool{}
 		for n, c := range cs {
-			if n > 0 && (!c.row || !t.representsLine(fname, k.line, c.addr) || t.staticBlockOf(k.copy, fname, k.line, c.addr) ||
+			if n > 0 && (!c.row || !w.representsLine(fname, k.line, c.addr) || w.staticBlockOf(k.copy, fname, k.line, c.addr) ||
 				!lf.ownRun(points, c.addr)) {
 				continue
 			}
-			at := t.runsOn(c.addr)
+			at := w.runsOn(c.addr)
 			at = append(at, lf.blockRuns(k.copy, fname, k.line, c.addr, at[0])...)
 			for _, a := range at {
 				points[a] = true
@@ -151,11 +161,12 @@ func (t *cuTree) copiesLinePoints(fc funcCopies, lo, hi int, cb func(file string
 // the kernel turns into a jump to +960 while nft tracing is on; a probe
 // at +960 too would fire twice in one run. The kernel's table of static
 // branches (__jump_table) names each one's code and block.
-func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
-	if t.f.Image == nil {
+func (w *lineWalk) staticBlockOf(c int, file string, line int, addr uint64) bool {
+	t := w.t
+	if w.jumps == nil {
 		return false
 	}
-	for _, code := range t.f.StaticBranchesTo(addr) {
+	for _, code := range w.jumps.StaticBranchesTo(addr) {
 		if !t.hasPC(c, code) {
 			continue
 		}
@@ -186,13 +197,13 @@ func (t *cuTree) staticBlockOf(c int, file string, line int, addr uint64) bool {
 // two NOPs at +150 and +155, whose blocks come back to +160. A block
 // that does not come back (an early return under the key) is not
 // followed.
-func (t *cuTree) runsOn(addr uint64) []uint64 {
-	if t.f.Image == nil {
+func (w *lineWalk) runsOn(addr uint64) []uint64 {
+	if w.jumps == nil {
 		return []uint64{addr}
 	}
 	a := addr
 	for n := 0; n < maxBranchRun; n++ {
-		_, size, ok := t.f.StaticBranchAt(a)
+		_, size, ok := w.jumps.StaticBranchAt(a)
 		if !ok {
 			break
 		}
@@ -212,7 +223,8 @@ const maxBranchRun = 64
 // function a copy c is inlined into is not c's: the rows of c's lines
 // there are where they start (pt_scale:2 at scale_a+0, inlined before
 // any instruction of scale_a's own).
-func (t *cuTree) atFuncEntry(c int, addr uint64) bool {
+func (w *lineWalk) atFuncEntry(c int, addr uint64) bool {
+	t := w.t
 	return t.realFunc(addr) == c && t.isEntryOf(c, addr)
 }
 
@@ -222,8 +234,8 @@ func (t *cuTree) atFuncEntry(c int, addr uint64) bool {
 // function without a prologue (score:3, `return x * 3;`, the one
 // instruction before ret): the line runs every time the function does,
 // and is probed there.
-func (t *cuTree) entryRow(file string, line int, addr uint64) bool {
-	lt, err := t.lineTable()
+func (w *lineWalk) entryRow(file string, line int, addr uint64) bool {
+	lt, err := w.lt, w.ltErr
 	if err != nil {
 		return true
 	}
@@ -246,12 +258,13 @@ func (t *cuTree) entryRow(file string, line int, addr uint64) bool {
 // addr: the innermost inlined subroutine nested in j containing addr
 // that is a copy of the same function (GCC inlines a function into its
 // own body: update_load_avg, submit_bio), else j.
-func (t *cuTree) copyAt(j int, addr uint64) int {
+func (w *lineWalk) copyAt(j int, addr uint64) int {
+	t := w.t
 	decl, _ := t.declLine(j)
 	decf := t.declFile(j)
 	c := j
 	for cur := j; ; {
-		in := t.inlineChildAt(cur, addr)
+		in := w.inlineChildAt(cur, addr)
 		if in < 0 {
 			return c
 		}
@@ -268,7 +281,8 @@ func (t *cuTree) copyAt(j int, addr uint64) int {
 // functions -L SRC and -D SRC:LINE ask funcLinePoints about. An
 // out-of-line copy of an inline function is its abstract instance's
 // (funcInstances walks it).
-func (t *cuTree) fileFuncs(fname string, lo, hi int, fn func(i, lo, hi int) error) error {
+func (w *lineWalk) fileFuncs(fname string, lo, hi int, fn func(i, lo, hi int) error) error {
+	t := w.t
 	for _, i := range t.topFuncs() {
 		d := &t.dies[i]
 		if d.HasOrigin && !d.OriginIsSpec || !t.isFuncDef(i) || t.declFile(i) != fname {
@@ -278,7 +292,7 @@ func (t *cuTree) fileFuncs(fname string, lo, hi int, fn func(i, lo, hi int) erro
 		if !ok {
 			continue
 		}
-		a, b := max(lo, decl), min(hi, t.funcEnd(i)-1)
+		a, b := max(lo, decl), min(hi, w.funcEnd(i)-1)
 		if a > b {
 			continue
 		}

@@ -99,7 +99,7 @@ func (f *File) findLineRange(q LineQuery, fq Query) (lr *LineRange, err error) {
 		if err != nil || t == nil {
 			return err
 		}
-		r, err := t.lineRange(q, src)
+		r, err := t.lineWalk().lineRange(q, src)
 		switch {
 		case err != nil:
 			return err
@@ -157,16 +157,18 @@ func (lr *LineRange) merge(r *LineRange) {
 	}
 }
 
-func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
+func (w *lineWalk) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
+	t := w.t
 	lr := &LineRange{}
 	seen := map[int]bool{}
 	var walkErr error
-	collect := func(t *cuTree, fname string, lo, hi int) func(string, int, uint64) error {
+	collect := func(w *lineWalk, fname string, lo, hi int) func(string, int, uint64) error {
+		t := w.t
 		return func(file string, line int, addr uint64) error {
 			if !lazymatch.SourceTail(file, fname) || line < lo || line > hi {
 				return nil
 			}
-			if q.Function == "" && !t.u.cOnly() && !t.representsLine(file, line, addr) {
+			if q.Function == "" && !t.u.cOnly() && !w.representsLine(file, line, addr) {
 				return nil
 			}
 			if lr.Path == "" {
@@ -183,29 +185,33 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 		}
 	}
 	if q.Function == "" {
-		fname, err := t.realPath(src)
-		if err != nil || fname == "" {
-			return nil, err
+		if w.ltErr != nil {
+			return nil, w.ltErr
+		}
+		fname := w.lt.realPath(src)
+		if fname == "" {
+			return nil, nil
 		}
 		lr.Start, lr.End = q.Start, q.End
 		switch {
 		case t.partial():
 			// dwz's: each abstract function of the file by the rule of
 			// -L FUNC, over its copies in the units importing it.
-			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
-				lr.Funcs = append(lr.Funcs, t.extent(i))
+			walkErr = w.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				lr.Funcs = append(lr.Funcs, w.extent(i))
 				return t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
-					return t2.copiesLinePoints(fc, lo, hi, collect(t2, fname, lo, hi))
+					w2 := t2.lineWalk()
+					return w2.copiesLinePoints(fc, lo, hi, collect(w2, fname, lo, hi))
 				})
 			})
 		case t.u.cOnly():
 			// Each function of the file, by the rule of -L FUNC.
-			walkErr = t.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
-				lr.Funcs = append(lr.Funcs, t.extent(i))
-				return t.funcLinePoints(i, lo, hi, collect(t, fname, lo, hi))
+			walkErr = w.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
+				lr.Funcs = append(lr.Funcs, w.extent(i))
+				return w.funcLinePoints(i, lo, hi, collect(w, fname, lo, hi))
 			})
 		default:
-			walkErr = t.walkLines(collect(t, fname, q.Start, q.End))
+			walkErr = w.walkLines(collect(w, fname, q.Start, q.End))
 		}
 	} else {
 		for _, i := range t.topFuncs() {
@@ -220,7 +226,7 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			lr.Offset = decl
 			lr.Start = sat(decl, q.Start)
 			lr.End = sat(decl, q.End)
-			lr.Extent = t.extent(i).End
+			lr.Extent = w.extent(i).End
 			if t.partial() {
 				// dwz moved the abstract instance here; its copies
 				// are in the units importing this one.
@@ -228,10 +234,11 @@ func (t *cuTree) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 					if lr.CompDir == "" {
 						lr.CompDir = t2.u.compDir
 					}
-					return t2.copiesLinePoints(fc, lr.Start, lr.End, collect(t2, fname, lr.Start, lr.End))
+					w2 := t2.lineWalk()
+					return w2.copiesLinePoints(fc, lr.Start, lr.End, collect(w2, fname, lr.Start, lr.End))
 				})
 			} else {
-				walkErr = t.funcLinePoints(i, lr.Start, lr.End, collect(t, fname, lr.Start, lr.End))
+				walkErr = w.funcLinePoints(i, lr.Start, lr.End, collect(w, fname, lr.Start, lr.End))
 			}
 			break
 		}
@@ -266,9 +273,10 @@ func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64)
 }
 
 // extent is function i's FuncExtent.
-func (t *cuTree) extent(i int) FuncExtent {
+func (w *lineWalk) extent(i int) FuncExtent {
+	t := w.t
 	decl, _ := t.declLine(i)
-	end := t.funcEnd(i)
+	end := w.funcEnd(i)
 	if end >= math.MaxInt32 {
 		return FuncExtent{decl, math.MaxInt32}
 	}

@@ -5,13 +5,12 @@ import (
 	"sort"
 
 	"github.com/dwprobe/dwprobe/lazymatch"
-	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // lineFlows is the control flow of the functions one line-rule walk
 // (copiesLinePoints) looks into, each decoded once when first asked.
 type lineFlows struct {
-	t     *cuTree
+	w     *lineWalk
 	flows map[int]*codeFlow // by real function; nil: not decoded (no decoder, no code bytes, a byte that does not decode)
 }
 
@@ -36,7 +35,7 @@ func (lf *lineFlows) flowOf(sp int) *codeFlow {
 	if lf.flows == nil {
 		lf.flows = map[int]*codeFlow{}
 	}
-	fl := lf.t.decodeFlow(sp)
+	fl := lf.w.decodeFlow(sp)
 	lf.flows[sp] = fl
 	return fl
 }
@@ -45,10 +44,10 @@ func (lf *lineFlows) flowOf(sp int) *codeFlow {
 // jumps back into the body), nil when it cannot. A module's branches
 // between sections are relocations not applied to its code, so a
 // function of a module in more than one range is not decoded.
-func (t *cuTree) decodeFlow(sp int) *codeFlow {
-	a, ok := arch.For(t.f.ELF.Machine)
-	rs := t.ranges(sp)
-	if !ok || len(rs) == 0 || t.f.IsModule() && len(rs) > 1 {
+func (w *lineWalk) decodeFlow(sp int) *codeFlow {
+	a := w.isa
+	rs := w.t.ranges(sp)
+	if a == nil || len(rs) == 0 || w.text.IsModule() && len(rs) > 1 {
 		return nil
 	}
 	fl := newCodeFlow()
@@ -56,7 +55,7 @@ func (t *cuTree) decodeFlow(sp int) *codeFlow {
 		if r.High <= r.Low || r.High-r.Low > maxFlowBytes {
 			return nil
 		}
-		code, err := t.f.Bytes(r.Low, r.High-r.Low)
+		code, err := w.text.Bytes(r.Low, r.High-r.Low)
 		if err != nil {
 			return nil
 		}
@@ -73,8 +72,8 @@ func (t *cuTree) decodeFlow(sp int) *codeFlow {
 			for _, tg := range s.Targets {
 				fl.edge(at, tg)
 			}
-			if t.f.Image != nil {
-				if tg, size, ok := t.f.StaticBranchAt(at); ok {
+			if w.jumps != nil {
+				if tg, size, ok := w.jumps.StaticBranchAt(at); ok {
 					fl.static[at] = tg
 					fl.edge(at, tg)
 					fl.edge(at, at+size)
@@ -126,7 +125,7 @@ const maxFlowBytes = 1 << 20
 // body, is a run of its own each time round; its condition, reached
 // from the initialisation's probe and the increment's, is not.
 func (lf *lineFlows) ownRun(points map[uint64]bool, b uint64) bool {
-	sp := lf.t.realFunc(b)
+	sp := lf.w.t.realFunc(b)
 	if sp < 0 {
 		return true
 	}
@@ -205,11 +204,11 @@ func (fl *codeFlow) reaches(from uint64, points map[uint64]bool) bool {
 // the probe after the NOP alone missed the 5 forks traced with the
 // event on).
 func (lf *lineFlows) blockRuns(c int, file string, line int, addr, probe uint64) []uint64 {
-	t := lf.t
-	if t.f.Image == nil || addr == probe {
+	w := lf.w
+	if w.jumps == nil || addr == probe {
 		return nil
 	}
-	sp := t.realFunc(addr)
+	sp := w.t.realFunc(addr)
 	if sp < 0 {
 		return nil
 	}
@@ -220,12 +219,12 @@ func (lf *lineFlows) blockRuns(c int, file string, line int, addr, probe uint64)
 	back := fl.reaching(probe)
 	var out []uint64
 	for a := addr; a < probe; {
-		tg, size, ok := t.f.StaticBranchAt(a)
+		tg, size, ok := w.jumps.StaticBranchAt(a)
 		if !ok {
 			break
 		}
 		for _, f := range fl.leaving(tg, probe, back) {
-			if t.inLineRun(c, file, line, f) {
+			if w.inLineRun(c, file, line, f) {
 				out = append(out, f)
 			}
 		}
@@ -278,14 +277,15 @@ func (fl *codeFlow) leaving(from, probe uint64, back map[uint64]bool) []uint64 {
 // inLineRun reports whether the instruction at addr, in copy c, is code
 // of line (of file): in a call inlined at the line, or under a row of the
 // line.
-func (t *cuTree) inLineRun(c int, file string, line int, addr uint64) bool {
+func (w *lineWalk) inLineRun(c int, file string, line int, addr uint64) bool {
+	t := w.t
 	if !t.hasPC(c, addr) {
 		return false
 	}
 	if in := t.topInline(c, addr); in >= 0 {
 		return int(t.dies[in].CallLine) == line && lazymatch.SourceTail(t.callFile(in), file)
 	}
-	lt, err := t.lineTable()
+	lt, err := w.lt, w.ltErr
 	if err != nil {
 		return false
 	}
@@ -312,7 +312,8 @@ func (lt *lineTable) rowOf(addr uint64) (lineRow, bool) {
 // one kept. It is SRC:LINE outside C (perf's every row of the line), so
 // that it probes the points FUNC:RLN does (from_ghz@kernel/clk.rs:1 of
 // 7.3, Rust: +12, not also +23 in the same run).
-func (t *cuTree) runStarts(fname string, addrs []uint64) []uint64 {
+func (w *lineWalk) runStarts(fname string, addrs []uint64) []uint64 {
+	t := w.t
 	byCopy := map[int][]uint64{}
 	for _, a := range addrs {
 		c := -1
@@ -323,7 +324,7 @@ func (t *cuTree) runStarts(fname string, addrs []uint64) []uint64 {
 		}
 		byCopy[c] = append(byCopy[c], a)
 	}
-	lf := &lineFlows{t: t}
+	lf := &lineFlows{w: w}
 	keep := map[uint64]bool{}
 	for _, as := range byCopy {
 		slices.Sort(as)

@@ -35,6 +35,39 @@ func (t *cuTree) lineTable() (*lineTable, error) {
 	return t.lines, t.linesErr
 }
 
+// lineInfo is cu_find_lineinfo.
+func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
+	if sp := t.realFunc(addr); sp >= 0 {
+		if e, ok := t.dieEntryPC(sp); ok && e == addr {
+			l, _ := t.declLine(sp)
+			f := t.declFile(sp)
+			return f, l, l != 0 && f != ""
+		}
+	}
+	lt, err := t.lineTable()
+	if err != nil {
+		return "", 0, false
+	}
+	i := lt.stmtRowAt(addr)
+	if i < 0 {
+		return "", 0, false
+	}
+	r := lt.rows[i]
+	f := lt.fileOf(r)
+	return f, int(r.Line), f != "" && r.Line != 0
+}
+
+// realPath is perf's cu_find_realpath: the first file of lt that names
+// src, or "".
+func (lt *lineTable) realPath(src sourceName) string {
+	for _, n := range lt.files {
+		if n != "" && src.matches(n) {
+			return n
+		}
+	}
+	return ""
+}
+
 // fileNames returns the file table of a unit's line program without
 // decoding the program: enough to decide whether a unit names a file.
 func (f *File) fileNames(u *unit) (names []string, err error) {

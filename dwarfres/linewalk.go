@@ -3,43 +3,40 @@ package dwarfres
 import (
 	"math"
 	"sort"
+	"sync"
+
+	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
+	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
-// realPath is perf's cu_find_realpath: the first file of the unit's line
-// table that names src, or "".
-func (t *cuTree) realPath(src sourceName) (string, error) {
-	lt, err := t.lineTable()
-	if err != nil {
-		return "", err
-	}
-	for _, n := range lt.files {
-		if n != "" && src.matches(n) {
-			return n, nil
-		}
-	}
-	return "", nil
+// lineWalk is the line code of one unit: the walks over its rows and its
+// functions' lines (die_walk_lines), the one rule for where a line runs
+// (funcLinePoints, linepoints.go) and the runs of a line in the code
+// (linerun.go). It holds what they read: the unit's tree (t: its
+// functions, scopes and inline trees), its line table, the kernel's
+// static branches (__jump_table) and what decodes the code, and the
+// declaration lines that bound a C function's (funcEnd). A unit's walk
+// is part of its tree, set up once when first asked (cuTree.lineWalk),
+// and shared by the queries.
+type lineWalk struct {
+	t     *cuTree
+	lt    *lineTable // t's unit's; nil, with ltErr, when it does not read
+	ltErr error
+
+	jumps *elfsym.Image  // the static branches; nil without the symbol facts
+	isa   *arch.Arch     // decodes the code; nil for a machine without a model
+	text  *elfobj.Object // the code's bytes, and whether it is a module's
+
+	declsOnce sync.Once
+	decls     map[string][]int // funcEnd's sorted declaration lines, per file
 }
 
-// lineInfo is cu_find_lineinfo.
-func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
-	if sp := t.realFunc(addr); sp >= 0 {
-		if e, ok := t.dieEntryPC(sp); ok && e == addr {
-			l, _ := t.declLine(sp)
-			f := t.declFile(sp)
-			return f, l, l != 0 && f != ""
-		}
-	}
-	lt, err := t.lineTable()
-	if err != nil {
-		return "", 0, false
-	}
-	i := lt.stmtRowAt(addr)
-	if i < 0 {
-		return "", 0, false
-	}
-	r := lt.rows[i]
-	f := lt.fileOf(r)
-	return f, int(r.Line), f != "" && r.Line != 0
+// init sets w up as t's line walk, reading the unit's line table.
+func (w *lineWalk) init(t *cuTree) {
+	w.t, w.jumps, w.text = t, t.f.Image, t.f.Object
+	w.lt, w.ltErr = t.lineTable()
+	w.isa, _ = arch.For(t.f.ELF.Machine)
 }
 
 // representsLine reports whether addr is a probe point of file:line for
@@ -50,40 +47,16 @@ func (t *cuTree) lineInfo(addr uint64) (string, int, bool) {
 // some runs only. So is one whose row is in another file: the entry of a
 // call inlined from a header (vfs_read's inc_syscr(current) at +182), as
 // perf's -D verify_representive_line takes it; perf's -L did not.
-func (t *cuTree) representsLine(file string, line int, addr uint64) bool {
-	rf, rl, ok := t.lineInfo(addr)
+func (w *lineWalk) representsLine(file string, line int, addr uint64) bool {
+	rf, rl, ok := w.t.lineInfo(addr)
 	return !ok || rf != file || rl == line
-}
-
-// scopesAt is cu_walk_functions_at: the real function containing addr, then
-// each inlined subroutine nested in the previous one that contains addr.
-func (t *cuTree) scopesAt(addr uint64) []int {
-	sp := t.realFunc(addr)
-	if sp < 0 {
-		return nil
-	}
-	chain := []int{sp}
-	for cur := sp; ; {
-		next := -1
-		end := t.end(cur)
-		for j := cur + 1; j < end; j++ {
-			if t.dies[j].Tag == tagInlined && t.hasPC(j, addr) {
-				next = j
-				break
-			}
-		}
-		if next < 0 {
-			return chain
-		}
-		chain = append(chain, next)
-		cur = next
-	}
 }
 
 // walkLines is die_walk_lines over a whole unit: statement rows in libdw's
 // order, then the declaration and call-site lines of every function.
-func (t *cuTree) walkLines(cb func(file string, line int, addr uint64) error) error {
-	lt, err := t.lineTable()
+func (w *lineWalk) walkLines(cb func(file string, line int, addr uint64) error) error {
+	t := w.t
+	lt, err := w.lt, w.ltErr
 	if err != nil {
 		return err
 	}
@@ -96,7 +69,7 @@ func (t *cuTree) walkLines(cb func(file string, line int, addr uint64) error) er
 		}
 	}
 	for _, sp := range t.topFuncs() {
-		if err := t.walkFuncLines(sp, true, cb); err != nil {
+		if err := w.walkFuncLines(sp, true, cb); err != nil {
 			return err
 		}
 	}
@@ -104,7 +77,8 @@ func (t *cuTree) walkLines(cb func(file string, line int, addr uint64) error) er
 }
 
 // walkFuncLines is __die_walk_funclines.
-func (t *cuTree) walkFuncLines(sp int, recursive bool, cb func(string, int, uint64) error) error {
+func (w *lineWalk) walkFuncLines(sp int, recursive bool, cb func(string, int, uint64) error) error {
+	t := w.t
 	if f := t.declFile(sp); f != "" {
 		if l, ok := t.declLine(sp); ok {
 			if a, ok := t.dieEntryPC(sp); ok {
@@ -150,8 +124,8 @@ func (t *cuTree) walkFuncLines(sp int, recursive bool, cb func(string, int, uint
 // statement rows inside the scope that are not inside a nested inline
 // (unless they are that inline's call line), then the scope's own
 // declaration and call-site lines.
-func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) error {
-	return t.walkScope(rt, t.perfScopeRow, cb)
+func (w *lineWalk) walkScopeLines(rt int, cb func(string, int, uint64) error) error {
+	return w.walkScope(rt, w.perfScopeRow, cb)
 }
 
 // walkCopyCalls walks the call sites of the inlines in each copy of rt
@@ -159,7 +133,8 @@ func (t *cuTree) walkScopeLines(rt int, cb func(string, int, uint64) error) erro
 // the copy is rt's own code, as ownRow takes its rows, so the entries of
 // the calls it holds are rt's lines as a direct inline's are
 // (submit_bio:7 at +116, the entry of count_vm_events).
-func (t *cuTree) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) error {
+func (w *lineWalk) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) error {
+	t := w.t
 	decl, _ := t.declLine(rt)
 	decf := t.declFile(rt)
 	end := t.end(in)
@@ -168,10 +143,10 @@ func (t *cuTree) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) e
 			continue
 		}
 		if l, _ := t.declLine(j); l == decl && t.declFile(j) == decf {
-			if err := t.walkFuncLines(j, false, cb); err != nil {
+			if err := w.walkFuncLines(j, false, cb); err != nil {
 				return err
 			}
-			if err := t.walkCopyCalls(rt, j, cb); err != nil {
+			if err := w.walkCopyCalls(rt, j, cb); err != nil {
 				return err
 			}
 		}
@@ -182,16 +157,17 @@ func (t *cuTree) walkCopyCalls(rt, in int, cb func(string, int, uint64) error) e
 
 // walkScope walks rt's statement rows that keep accepts, then its
 // declaration and call-site lines.
-func (t *cuTree) walkScope(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
-	if err := t.walkScopeRows(rt, keep, cb); err != nil {
+func (w *lineWalk) walkScope(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
+	if err := w.walkScopeRows(rt, keep, cb); err != nil {
 		return err
 	}
-	return t.walkFuncLines(rt, false, cb)
+	return w.walkFuncLines(rt, false, cb)
 }
 
 // walkScopeRows walks rt's statement rows that keep accepts.
-func (t *cuTree) walkScopeRows(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
-	lt, err := t.lineTable()
+func (w *lineWalk) walkScopeRows(rt int, keep func(rt int, file string, line int, addr uint64) bool, cb func(string, int, uint64) error) error {
+	t := w.t
+	lt, err := w.lt, w.ltErr
 	if err != nil {
 		return err
 	}
@@ -214,8 +190,9 @@ func (t *cuTree) walkScopeRows(rt int, keep func(rt int, file string, line int, 
 // perfScopeRow is die_walk_lines' test of a row inside a nested inline:
 // kept when it is the innermost inline's call line, or that inline is a
 // copy of rt itself (recursion).
-func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
-	in := t.innermostInline(rt, addr)
+func (w *lineWalk) perfScopeRow(rt int, file string, line int, addr uint64) bool {
+	t := w.t
+	in := w.innermostInline(rt, addr)
 	if in < 0 {
 		return true
 	}
@@ -227,6 +204,23 @@ func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
 	il, _ := t.declLine(in)
 	inf, _ := t.declFileNo(in)
 	return il == decl && inf == decf
+}
+
+// innermostInline is die_find_inlinefunc/die_find_top_inlinefunc helper:
+// the innermost inlined_subroutine under sp containing pc, or -1.
+func (w *lineWalk) innermostInline(sp int, pc uint64) int {
+	t := w.t
+	best := -1
+	end := t.end(sp)
+	for i := sp + 1; i < end; i++ {
+		d := &t.dies[i]
+		if d.Tag == tagInlined && (d.HasLow || d.HasRanges) && t.hasPC(i, pc) {
+			best = i // later matches are deeper (preorder)
+		} else if d.Tag == tagInlined {
+			i = t.end(i) - 1 // not containing pc: skip its subtree
+		}
+	}
+	return best
 }
 
 // ownRow reports whether a row of file:line at addr is rt's. In C, a
@@ -242,17 +236,18 @@ func (t *cuTree) perfScopeRow(rt int, file string, line int, addr uint64) bool {
 // the nested function's), or the outermost one that is has its call
 // there (the call site in rt), or starts at addr, where the line table
 // names the line first (dput:3 at +28, before fast_dput's rows).
-func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
+func (w *lineWalk) ownRow(rt int, file string, line int, addr uint64) bool {
+	t := w.t
 	decl, _ := t.declLine(rt)
 	decf := t.declFile(rt)
-	if file == decf && (line < decl || line >= t.funcEnd(rt)) {
+	if file == decf && (line < decl || line >= w.funcEnd(rt)) {
 		return false // a caller's line, where rt is inlined (getname's call in getname_flags)
 	}
 	if file == decf && t.u.cOnly() {
 		return true
 	}
 	for cur := rt; ; {
-		in := t.inlineChildAt(cur, addr)
+		in := w.inlineChildAt(cur, addr)
 		if in < 0 {
 			return true
 		}
@@ -260,7 +255,7 @@ func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 			if l, _ := t.declLine(in); l == decl && file == decf {
 				return true // a recursive copy of rt
 			}
-			if t.startsRange(in, addr) {
+			if w.startsRange(in, addr) {
 				if rf, rl, ok := t.lineInfo(addr); ok && rf == file && rl == line {
 					return true
 				}
@@ -280,27 +275,28 @@ func (t *cuTree) ownRow(rt int, file string, line int, addr uint64) bool {
 // top level with the line inside the function that declares it
 // (__compiletime_assert_326 at n_tty.c:1715, from smp_load_acquire in
 // n_tty_receive_buf_common, which cut off the lines after it).
-func (t *cuTree) funcEnd(i int) int {
+func (w *lineWalk) funcEnd(i int) int {
+	t := w.t
 	if !t.u.cOnly() {
 		return math.MaxInt
 	}
-	t.declsOnce.Do(func() {
-		t.decls = map[string][]int{}
+	w.declsOnce.Do(func() {
+		w.decls = map[string][]int{}
 		for _, j := range t.topFuncs() {
 			if t.dies[j].Declaration {
 				continue
 			}
 			if l, ok := t.declLine(j); ok {
 				f := t.declFile(j)
-				t.decls[f] = append(t.decls[f], l)
+				w.decls[f] = append(w.decls[f], l)
 			}
 		}
-		for _, ls := range t.decls {
+		for _, ls := range w.decls {
 			sort.Ints(ls)
 		}
 	})
 	decl, _ := t.declLine(i)
-	ls := t.decls[t.declFile(i)]
+	ls := w.decls[t.declFile(i)]
 	if k := sort.SearchInts(ls, decl+1); k < len(ls) {
 		return ls[k]
 	}
@@ -309,8 +305,8 @@ func (t *cuTree) funcEnd(i int) int {
 
 // startsRange reports whether one of scope sc's address ranges begins at
 // addr.
-func (t *cuTree) startsRange(sc int, addr uint64) bool {
-	for _, r := range t.ranges(sc) {
+func (w *lineWalk) startsRange(sc int, addr uint64) bool {
+	for _, r := range w.t.ranges(sc) {
 		if r.Low == addr {
 			return true
 		}
@@ -320,7 +316,8 @@ func (t *cuTree) startsRange(sc int, addr uint64) bool {
 
 // inlineChildAt is the inlined subroutine nested in scope sc (directly, or
 // inside a lexical block) that contains addr, or -1.
-func (t *cuTree) inlineChildAt(sc int, addr uint64) int {
+func (w *lineWalk) inlineChildAt(sc int, addr uint64) int {
+	t := w.t
 	end := t.end(sc)
 	for j := sc + 1; j < end; j++ {
 		if t.dies[j].Tag != tagInlined {
