@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -268,7 +269,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 	}
 	if e.user {
 		if e.f.ExportedData(loc.Sym) {
-			e.note(NoteGlobal, fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
+			e.note(answer.NoteGlobal, fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
 		}
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
@@ -281,7 +282,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 		// address from _stext, which it always lists (not _text: on arm64
 		// that is below the text range kallsyms keeps).
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
-			e.note(NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
+			e.note(answer.NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
 			return symBase("_stext"), int64(addr - stext), nil
 		}
 	}
@@ -301,7 +302,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 		if n := st.Count(name); n > 1 {
 			// As kernelTarget does for a function: kallsyms_lookup_name
 			// takes one of the symbols of that name, maybe another unit's.
-			e.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
+			e.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
 			return symBase("_text"), int64(addr - st.Text), nil
 		}
 	}
@@ -325,7 +326,7 @@ func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64)
 		return tracefs.Fetch{}, 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, ErrNotSupported)
 	}
 	off := int64(addr) - int64(astart)
-	e.note(NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
+	e.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
 	return symBase(anchor), off, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -71,7 +72,7 @@ func sdtMatch(p *grammar.Point, m sdt.Marker) bool {
 // ErrSyntax (an argument not argN, or past the note's), an *SDTArgError
 // (an argument asked for that the kernel cannot read), or tracefs's for a
 // definition the kernel would refuse.
-func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*Resolution, error) {
+func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*answer.Resolution, error) {
 	if err := grammar.CheckSDTArgs(spec); err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptio
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolution{Spec: spec}
+	r := &answer.Resolution{Spec: spec}
 	a, _ := arch.For(f.ELF.Machine)
 	addr := symbolAddr(f)
 	for _, m := range ms {
@@ -90,7 +91,7 @@ func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptio
 		if err != nil {
 			return nil, err
 		}
-		p := Probe{Kind: ProbeSDT, EventKind: def.Kind, User: true, Machine: f.ELF.Machine, Group: def.Group, Name: def.Name, Attach: at, Addr: m.Loc}
+		p := answer.Probe{Kind: answer.ProbeSDT, EventKind: def.Kind, User: true, Machine: f.ELF.Machine, Group: def.Group, Name: def.Name, Attach: at, Addr: m.Loc}
 		if s, ok := f.Symbols().At(m.Loc); ok {
 			p.ELFSymbol, p.ELFOffset, p.Function = s.Name, m.Loc-s.Start, s.Name
 		}
@@ -109,8 +110,8 @@ func SDTResolve(f *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptio
 
 // sdtDefinition is one marker's uprobe, checked as the kernel would:
 // its arguments are the note's, or those the spec picks.
-func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *grammar.Spec) (tracefs.Event, Attach, []Note, error) {
-	at := Attach{Binary: exe, FileOffset: m.Offset, RefCtrOffset: m.RefCtr}
+func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *grammar.Spec) (tracefs.Event, answer.Attach, []answer.Note, error) {
+	at := answer.Attach{Binary: exe, FileOffset: m.Offset, RefCtrOffset: m.RefCtr}
 	def := newDef(true, false, SDTGroupPrefix+m.Provider, m.Name, at)
 	syms := func(name string) (uint64, bool) {
 		addr, ok := f.SymbolAddr(name)
@@ -121,7 +122,7 @@ func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *grammar.Spe
 		return off, err == nil
 	}
 	ops := SDTOperands(m.Args)
-	var notes []Note
+	var notes []answer.Note
 	if len(spec.Args) > 0 {
 		args, err := sdtPicked(f, m, ops, syms, spec)
 		if err != nil {
@@ -142,13 +143,13 @@ func sdtDefinition(f *dwarfres.File, m sdt.Marker, exe string, spec *grammar.Spe
 
 // sdtNoteArgs is every argument of marker m's note that the kernel can
 // read, and a note for each one it can't.
-func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []Note) {
+func sdtNoteArgs(f *dwarfres.File, m sdt.Marker, ops []string, syms SDTSymbols) ([]tracefs.Arg, []answer.Note) {
 	var args []tracefs.Arg
-	var notes []Note
+	var notes []answer.Note
 	for i, op := range ops {
 		a, err := SDTArg(f.Machine, i, op, syms)
 		if err != nil {
-			notes = append(notes, Note{NoteArgSkipped, fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err)})
+			notes = append(notes, answer.Note{Kind: answer.NoteArgSkipped, Text: fmt.Sprintf("%s: %v: left out of the definition", SDTMarkerName(m), err)})
 			continue
 		}
 		args = append(args, a)

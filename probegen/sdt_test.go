@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -297,7 +298,7 @@ func FuzzSDTArg(f *testing.F) {
 		if err != nil {
 			return
 		}
-		def := newDef(true, false, "sdt_fuzz", "m", Attach{Binary: "/bin/x", FileOffset: 0x10})
+		def := newDef(true, false, "sdt_fuzz", "m", answer.Attach{Binary: "/bin/x", FileOffset: 0x10})
 		def.Args = append(def.Args, a)
 		if verr := def.Validate(); verr != nil {
 			t.Fatalf("%q gave %q, which the kernel refuses: %v", op, a.String(), verr)

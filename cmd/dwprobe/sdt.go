@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -30,7 +31,7 @@ func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
 }
 
 // resolvedFrom is in's resolution, or why there is none, worded.
-func resolvedFrom(in specInput, spec *grammar.Spec, rs *probegen.Resolution, err error) resolved {
+func resolvedFrom(in specInput, spec *grammar.Spec, rs *answer.Resolution, err error) resolved {
 	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
 		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)

@@ -1,4 +1,4 @@
-package probegen
+package answer
 
 // NoteKind says what a note of a resolution is about, for a library
 // caller that acts on notes rather than shows them.
