@@ -86,7 +86,7 @@ type btfFunc struct {
 // FUNC%return points (a glob matches BTF's functions), their parameters,
 // members, casts, $params and a typed $retval. Errors wrap ErrNeedsDWARF
 // for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
-// ErrNotSupported.
+// grammar.ErrNotSupported.
 func BTFDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	r, err := btfDefinitions(k, spec, o)
 	if err != nil {
@@ -98,7 +98,7 @@ func BTFDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (defs []
 // btfDefinitions is BTFDefinitions with each definition's argument slots.
 func btfDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (*resolved, error) {
 	if _, ok := callConvFor(k.Machine); !ok {
-		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
+		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), grammar.ErrNotSupported)}
 	}
 	env := k.env(spec)
 	if err := btfCheckArgs(env, spec.Args); err != nil {

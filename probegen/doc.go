@@ -42,7 +42,7 @@
 //
 // # Errors
 //
-// Errors wrap sentinels (grammar.ErrSyntax, ErrNotSupported,
+// Errors wrap sentinels (grammar.ErrSyntax, grammar.ErrNotSupported,
 // dwarfres.ErrNotFound, ...) and carry their data in types a program can
 // act on with errors.As: grammar.SyntaxError (with the column), VarError and MemberError (no
 // such variable or member, with the closest names), TooManyError (the
@@ -125,7 +125,9 @@
 //     and ErrTooManyEvents. It also exports what probegen needs of the
 //     grammar: ParseArg, SplitArgs and Token, CheckChars, ParseNum,
 //     IsCIdent, RetInsnSuffix, Point.LineGiven, Point.SDTString,
-//     CheckSDTArgs and SDTArgIndex.
+//     CheckSDTArgs and SDTArgIndex. ErrNotSupported (valid perf syntax
+//     dwprobe does not implement) is grammar.ErrNotSupported, so that the
+//     packages below probegen (SDT resolution) wrap it too.
 //   - Bootconfig: probegen/bootconfig's Render (layer 9, above probegen).
 //   - --diff (layer 9, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its

@@ -318,7 +318,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, er
 		if t.IsModule() {
 			// perf finds no such point either: a module has no address
 			// before the kernel loads it.
-			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", ErrNotSupported)
+			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", grammar.ErrNotSupported)
 		}
 		if !o.User {
 			if err := checkKernelText(t, p.Addr); err != nil {
@@ -347,7 +347,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, er
 	}
 	if p.Lazy != "" {
 		if o.LazyLines == nil {
-			return nil, fmt.Errorf("lazy pattern %q: no source reader: %w", p.Lazy, ErrNotSupported)
+			return nil, fmt.Errorf("lazy pattern %q: no source reader: %w", p.Lazy, grammar.ErrNotSupported)
 		}
 		q.LazyLines = o.LazyLines(p.Lazy)
 	}

@@ -55,7 +55,7 @@ type Resolver struct {
 // Resolve parses and resolves one spec. The Spec is nil when it does not
 // parse. Errors are ParseSpec's, Resolve's, SDTResolve's or
 // TracepointDefinition's; NoDebug for a spec that needs debuginfo the
-// binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
+// binary lacks; ErrSDTNeedsBinary (with grammar.ErrNotSupported) for a marker
 // asked of a kernel.
 func (r *Resolver) Resolve(raw string) (*grammar.Spec, *answer.Resolution, error) {
 	if r.File == nil && r.BTF == nil {
@@ -70,7 +70,7 @@ func (r *Resolver) Resolve(raw string) (*grammar.Spec, *answer.Resolution, error
 	}
 	switch {
 	case spec.Point.SDT && r.Exe == "":
-		return spec, nil, errors.Join(ErrNotSupported, ErrSDTNeedsBinary)
+		return spec, nil, errors.Join(grammar.ErrNotSupported, ErrSDTNeedsBinary)
 	case spec.Point.SDT:
 		res, err := SDTResolve(r.File, spec, r.Exe, r.Options)
 		return spec, res, err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -14,7 +15,7 @@ import (
 // SDTArgError is a marker operand the kernel cannot read (a scaled index,
 // an unknown symbol, a register it does not know); the definition goes
 // without that argument, as perf's synthesize_sdt_probe_arg skips it.
-// It wraps ErrNotSupported.
+// It wraps grammar.ErrNotSupported.
 type SDTArgError struct {
 	Index   int    // 1-based: the argN the operand would have been
 	Operand string // as the note writes it, "8@foo(%rip)"
@@ -25,7 +26,7 @@ func (e *SDTArgError) Error() string {
 	return fmt.Sprintf("arg%d %q: %s", e.Index, e.Operand, e.Msg)
 }
 
-func (e *SDTArgError) Unwrap() error { return ErrNotSupported }
+func (e *SDTArgError) Unwrap() error { return grammar.ErrNotSupported }
 
 // SDTSymbols answers the @+OFFS of a symbol's address for a rip-relative
 // operand ("foo(%rip)"): the kernel reads @+OFFS relative to the probed

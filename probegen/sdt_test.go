@@ -111,7 +111,7 @@ func checkSDTArg(t *testing.T, op, got string, err error, want, wantErr string) 
 	t.Helper()
 	if wantErr != "" {
 		var ae *SDTArgError
-		if !errors.As(err, &ae) || !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), wantErr) || ae.Operand != op {
+		if !errors.As(err, &ae) || !errors.Is(err, grammar.ErrNotSupported) || !strings.Contains(err.Error(), wantErr) || ae.Operand != op {
 			t.Errorf("%s: got %q, %v; want an *SDTArgError containing %q", op, got, err, wantErr)
 		}
 		return

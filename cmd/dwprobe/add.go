@@ -336,7 +336,7 @@ func refuseUnsafe(rs []resolved) error {
 		}
 		for _, n := range r.res.Notes {
 			if n.Kind == answer.NoteUnsafe {
-				return errorWith(probegen.ErrNotSupported, "%s: not added, nothing was: %s", r.in.raw, n.Text)
+				return errorWith(grammar.ErrNotSupported, "%s: not added, nothing was: %s", r.in.raw, n.Text)
 			}
 		}
 	}

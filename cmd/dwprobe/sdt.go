@@ -34,7 +34,7 @@ func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
 func resolvedFrom(in specInput, spec *grammar.Spec, rs *answer.Resolution, err error) resolved {
 	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
-		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
+		err = errorWith(grammar.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 	}
 	r.take(rs, err)
 	return r
