@@ -128,8 +128,8 @@
 //     CheckSDTArgs and SDTArgIndex. ErrNotSupported (valid perf syntax
 //     dwprobe does not implement) is grammar.ErrNotSupported, so that the
 //     packages below probegen (SDT resolution) wrap it too.
-//   - Bootconfig: probegen/bootconfig's Render (layer 9, above probegen).
-//   - --diff (layer 9, above probegen): DiffResolutions is
+//   - Bootconfig: probegen/bootconfig's Render (layer 10, above probegen).
+//   - --diff (layer 10, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
 //     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
 //     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
@@ -151,16 +151,26 @@
 //     NoteTexts. It also exports what probegen builds them with:
 //     NewArgRead, ArgRead.WrittenAs, Attach.Target and Attach.Place.
 //     Resolve stays here; ExampleProbe is ExampleResolver_Resolve_copies.
+//   - SDT resolution (layer 8, below probegen): probegen/sdtprobe resolves
+//     an SDT spec at a user binary's markers on its own (Resolver.Resolve
+//     still takes SDT specs and holds them to ResolveOptions.MaxProbes).
+//     Its names lose their SDT prefix: SDTResolve is sdtprobe.Resolve
+//     (without the ResolveOptions; the resolver returns the
+//     *TooManyError), SDTArg is Arg, SDTArgError ArgError, SDTOperands
+//     Operands, SDTSymbols Symbols, SDTNotFoundError NotFoundError,
+//     SDTMarkerName MarkerName, SDTNames Names and SDTGroupPrefix
+//     GroupPrefix. SDTMarker and Target.SDTMarkers stay here.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo
 // search.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 9,
 // importing probegen/grammar (the specs it resolves), probegen/answer
-// (what it answers), dwarfres (and its sub-packages), lazymatch and
-// tracefs; only probegen/diff (layer 9) and the command line import it. The machine models that were
+// (what it answers), probegen/sdtprobe (SDT specs), dwarfres (and its
+// sub-packages), lazymatch and tracefs; only probegen/diff (layer 10)
+// and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

@@ -3,6 +3,7 @@ package probegen_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -283,5 +284,29 @@ func TestLibraryErrorsAs(t *testing.T) {
 	_, _, err = r.Resolve("work:3 p->name->x")
 	if errors.As(err, &me) || errors.As(err, &ve) || !errors.Is(err, grammar.ErrSyntax) {
 		t.Errorf("a member of a char: %v, want a syntax error of another kind", err)
+	}
+}
+
+// TestSDTMaxProbes: the resolver holds an SDT spec's markers
+// (probegen/sdtprobe resolves them) to ResolveOptions.MaxProbes.
+func TestSDTMaxProbes(t *testing.T) {
+	const py = "/usr/bin/python3.11"
+	if _, err := os.Stat(py); err != nil {
+		dwarftest.Skip(t, "%s missing (Debian 12's python3.11)", py)
+		return
+	}
+	tg, err := probegen.Open(probegen.OpenOptions{Binary: py})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, _, err = tg.Resolver(probegen.ResolveOptions{MaxProbes: 2}).Resolve("%sdt_python:*")
+	var tm *probegen.TooManyError
+	if !errors.As(err, &tm) || tm.Max != 2 || tm.N <= 2 {
+		t.Errorf("--max-probes 2: got %v", err)
+	}
+	_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve("%sdt_python:*")
+	if err != nil || len(res.Probes) <= 2 {
+		t.Errorf("no limit: got %v, %v", res, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sdtprobe"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -53,7 +54,7 @@ type Resolver struct {
 }
 
 // Resolve parses and resolves one spec. The Spec is nil when it does not
-// parse. Errors are ParseSpec's, Resolve's, SDTResolve's or
+// parse. Errors are ParseSpec's, Resolve's, sdtprobe.Resolve's or
 // TracepointDefinition's; NoDebug for a spec that needs debuginfo the
 // binary lacks; ErrSDTNeedsBinary (with grammar.ErrNotSupported) for a marker
 // asked of a kernel.
@@ -72,7 +73,7 @@ func (r *Resolver) Resolve(raw string) (*grammar.Spec, *answer.Resolution, error
 	case spec.Point.SDT && r.Exe == "":
 		return spec, nil, errors.Join(grammar.ErrNotSupported, ErrSDTNeedsBinary)
 	case spec.Point.SDT:
-		res, err := SDTResolve(r.File, spec, r.Exe, r.Options)
+		res, err := r.fromSDT(spec)
 		return spec, res, err
 	case r.NoDebug != nil:
 		return spec, nil, r.NoDebug
@@ -116,6 +117,16 @@ func (r *Resolver) tracepoint(raw string) (*grammar.Spec, *answer.Resolution, er
 		p.Args = append(p.Args, a)
 	}
 	return spec, &answer.Resolution{Spec: spec, Probes: []answer.Probe{p}}, nil
+}
+
+// fromSDT resolves spec at the binary's SDT markers (probegen/sdtprobe),
+// a probe per marker matched, held to ResolveOptions.MaxProbes.
+func (r *Resolver) fromSDT(spec *grammar.Spec) (*answer.Resolution, error) {
+	res, err := sdtprobe.Resolve(r.File, spec, r.Exe)
+	if err == nil && r.Options.MaxProbes > 0 && len(res.Probes) > r.Options.MaxProbes {
+		return nil, &TooManyError{Function: spec.Point.SDTString(), N: len(res.Probes), Max: r.Options.MaxProbes}
+	}
+	return res, err
 }
 
 // fromBTF resolves spec from the kernel's BTF.
