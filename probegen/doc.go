@@ -159,7 +159,8 @@
 //     *TooManyError), SDTArg is Arg, SDTArgError ArgError, SDTOperands
 //     Operands, SDTSymbols Symbols, SDTNotFoundError NotFoundError,
 //     SDTMarkerName MarkerName, SDTNames Names and SDTGroupPrefix
-//     GroupPrefix. SDTMarker and Target.SDTMarkers stay here.
+//     GroupPrefix, with their fields and methods. SDTMarker and
+//     Target.SDTMarkers stay here.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
