@@ -16,7 +16,7 @@ type cvalType struct {
 	pointer bool
 }
 
-// typeOfVal is cur's type for CType; zero when cur has none.
+// typeOfVal is cur's type for answer.CType; zero when cur has none.
 func typeOfVal(cur cval) cvalType {
 	if cur.typ == nil {
 		return cvalType{}

@@ -44,7 +44,7 @@ func (k ProbeKind) String() string { return enumName(probeKindNames[:], k, "Prob
 type Probe struct {
 	Kind ProbeKind
 	// EventKind is the kind of dynamic event the definition is: a
-	// kprobe, a uprobe, an fprobe (ResolveOptions.FProbe) or a
+	// kprobe, a uprobe, an fprobe (probegen.ResolveOptions.FProbe) or a
 	// tracepoint probe.
 	EventKind tracefs.Kind
 	// User is set for a uprobe (a user binary); unset for a kernel probe.

@@ -65,8 +65,8 @@ func sdtMatch(p *grammar.Point, m sdt.Marker) bool {
 // /usr/bin/python3.11:0x3423c(0x68326c) arg1=%r14:u64 ..."), the
 // semaphore's file offset as the uprobe's (REF_CTR_OFFSET) so the kernel
 // raises it while the probe is on; probegen's resolver holds the markers
-// matched to ResolveOptions.MaxProbes. An operand the kernel cannot read
-// is left out, as perf leaves it, with a note naming it. Beyond perf
+// matched to its ResolveOptions.MaxProbes. An operand the kernel cannot
+// read is left out, as perf leaves it, with a note naming it. Beyond perf
 // (which ignores a spec's arguments here), arguments [NAME=]argN[:TYPE]
 // pick, rename or retype the note's: "file=arg1:string" reads the string
 // arg1 points to. Errors wrap sdt.ErrNoSDT (no markers), *NotFoundError
