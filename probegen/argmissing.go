@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -76,7 +77,7 @@ func (e *argEnv) fillMissing(points [][]argSlot, descr []string) error {
 				why = se.Msg
 			}
 			sl.absent = why
-			e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, ArgPlaceholder))
+			e.note(answer.NoteArgFilled, fmt.Sprintf("%s: at %s, %s; written as %s there (perf writes \\deade12d, which the kernel refuses)", e.spec, descr[p], why, ArgPlaceholder))
 		}
 	}
 	return nil
@@ -149,7 +150,7 @@ func (e *argEnv) alignEvent(idx []int, points [][]argSlot, descr []string) {
 		at[set] = append(at[set], descr[i])
 	}
 	for _, set := range sets {
-		e.note(NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, ArgPlaceholder))
+		e.note(answer.NoteArgFilled, fmt.Sprintf("%s: at %s, $vars/$params finds no %s; written as %s there, as every point of one event takes the same arguments", e.spec, strings.Join(at[set], ", "), set, ArgPlaceholder))
 	}
 }
 

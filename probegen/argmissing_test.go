@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -41,7 +42,7 @@ func TestAlignVars(t *testing.T) {
 			t.Errorf("point %d: %s, want %s", i, g, want[i])
 		}
 	}
-	if len(e.notes) != 1 || e.notes[0].Kind != NoteArgFilled || !strings.Contains(e.notes[0].Text, "at io_req_io_notify+90, $vars/$params finds no file, file_1, mask") {
+	if len(e.notes) != 1 || e.notes[0].Kind != answer.NoteArgFilled || !strings.Contains(e.notes[0].Text, "at io_req_io_notify+90, $vars/$params finds no file, file_1, mask") {
 		t.Errorf("notes %q", e.notes)
 	}
 }

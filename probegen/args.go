@@ -13,6 +13,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	dbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -33,7 +34,7 @@ type argEnv struct {
 	user bool           // uprobes: globals are file offsets
 	addr uint64         // the probe address being converted (uprobe offsets are relative to it)
 	// notes collects what dwprobe did differently from perf, for stderr.
-	notes []Note
+	notes []answer.Note
 	// dial is the target kernel's dialect (dialect), once known.
 	dial *tracefs.Dialect
 	// castBTF is the vmlinux's BTF, once a typecast away from a
@@ -60,13 +61,13 @@ func (e *argEnv) dialect() tracefs.Dialect {
 	return *e.dial
 }
 
-func (e *argEnv) note(k NoteKind, text string) {
+func (e *argEnv) note(k answer.NoteKind, text string) {
 	for _, x := range e.notes {
 		if x.Text == text {
 			return
 		}
 	}
-	e.notes = append(e.notes, Note{Kind: k, Text: text})
+	e.notes = append(e.notes, answer.Note{Kind: k, Text: text})
 }
 
 func (e *argEnv) argErr(a grammar.Arg, format string, v ...any) error {
@@ -158,7 +159,7 @@ func (e *argEnv) convertArgs(args []grammar.Arg, sc *dwarfres.Scope) ([]argSlot,
 				continue
 			}
 			if tp, ok := realType(dwarfTypeOf(v)); ok && aggregate(tp) {
-				e.note(NoteArgSkipped, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
+				e.note(answer.NoteArgSkipped, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
 			list = append(list, grammar.Arg{Raw: n, Expr: n, Col: a.Col})
@@ -181,7 +182,7 @@ func (e *argEnv) convertArgs(args []grammar.Arg, sc *dwarfres.Scope) ([]argSlot,
 			if errors.As(err, &se) {
 				why = se.Msg
 			}
-			e.note(NoteArgSkipped, fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
+			e.note(answer.NoteArgSkipped, fmt.Sprintf("%s: $vars/$params skips %s: %s", e.spec, a.Expr, why))
 			continue
 		case errors.As(err, &miss):
 			out = append(out, argSlot{res: r, missing: err, orig: orig[i], ctype: typeOfVal(cur)})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // objdumpStarts returns the offsets from start of the instructions
@@ -114,10 +115,10 @@ func TestFtraceSiteNoteRISCV(t *testing.T) {
 		t.Fatalf("ksys_read: %v", ks)
 	}
 	at := ks[0].Start
-	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read"}, addr: at, ret: true}); !ok || !strings.Contains(n, "kretprobe") {
+	if n, ok := ftraceSiteNote(f, point{at: answer.Attach{Symbol: "ksys_read"}, addr: at, ret: true}); !ok || !strings.Contains(n, "kretprobe") {
 		t.Errorf("ksys_read%%return: %q, %v", n, ok)
 	}
-	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read", Offset: 8}, addr: at + 8}); ok {
+	if n, ok := ftraceSiteNote(f, point{at: answer.Attach{Symbol: "ksys_read", Offset: 8}, addr: at + 8}); ok {
 		t.Errorf("ksys_read+8: %q", n)
 	}
 }
@@ -143,7 +144,7 @@ func TestFtraceSiteNoteRISCVCallOps(t *testing.T) {
 	if nt, known := f.Notrace(at + 8); nt || !known {
 		t.Errorf("ksys_read: notrace %v, known %v; want traceable", nt, known)
 	}
-	if n, ok := ftraceSiteNote(f, point{at: Attach{Symbol: "ksys_read"}, addr: at, ret: true}); ok {
+	if n, ok := ftraceSiteNote(f, point{at: answer.Attach{Symbol: "ksys_read"}, addr: at, ret: true}); ok {
 		t.Errorf("ksys_read%%return: %q", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -85,19 +86,19 @@ type btfFunc struct {
 // FUNC%return points (a glob matches BTF's functions), their parameters,
 // members, casts, $params and a typed $retval. Errors wrap ErrNeedsDWARF
 // for what only DWARF answers, dwarfres.ErrNotFound, ErrSyntax or
-// ErrNotSupported.
+// grammar.ErrNotSupported.
 func BTFDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (defs []tracefs.Event, notes []string, err error) {
 	r, err := btfDefinitions(k, spec, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.defs, NoteTexts(r.notes), nil
+	return r.defs, answer.NoteTexts(r.notes), nil
 }
 
 // btfDefinitions is BTFDefinitions with each definition's argument slots.
 func btfDefinitions(k *BTFTarget, spec *grammar.Spec, o ResolveOptions) (*resolved, error) {
 	if _, ok := callConvFor(k.Machine); !ok {
-		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), ErrNotSupported)}
+		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("no calling convention table for %s: %w", arch.MachineName(k.Machine), grammar.ErrNotSupported)}
 	}
 	env := k.env(spec)
 	if err := btfCheckArgs(env, spec.Args); err != nil {
@@ -225,31 +226,31 @@ func protoText(fp *btf.FuncProto) string {
 // targets are the kprobe targets of fn: FUNC+0, or _text+OFFS for each
 // copy when the name is not unique (as kernelTarget writes them), with a
 // note for a notrace copy.
-func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []Attach {
+func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []answer.Attach {
 	if k.Syms == nil {
-		at := Attach{Symbol: fn.name, Offset: k.entrySkip(env, dwarfres.Sym{Name: fn.name}), Module: k.Module}
-		env.note(NoteSymbolsOnly, fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", at.target(tracefs.KProbe, false)))
-		return []Attach{at}
+		at := answer.Attach{Symbol: fn.name, Offset: k.entrySkip(env, dwarfres.Sym{Name: fn.name}), Module: k.Module}
+		env.note(answer.NoteSymbolsOnly, fmt.Sprintf("no symbol table: %s is written unchecked (give -k VMLINUX to check it is a unique, traceable symbol)", at.Target(tracefs.KProbe, false)))
+		return []answer.Attach{at}
 	}
 	if k.Module != "" {
 		return k.moduleTargets(env, fn)
 	}
 	text, hasText := k.Syms.Text()
-	var out []Attach
+	var out []answer.Attach
 	for _, s := range fn.syms {
 		skip := k.entrySkip(env, s)
-		at := Attach{Symbol: fn.name, Offset: skip}
+		at := answer.Attach{Symbol: fn.name, Offset: skip}
 		if len(fn.syms) > 1 && hasText {
-			at = Attach{Symbol: "_text", Offset: s.Start + skip - text}
-			t := at.place()
-			env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
+			at = answer.Attach{Symbol: "_text", Offset: s.Start + skip - text}
+			t := at.Place()
+			env.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote %s so the kernel probes the copy at %#x (BTF's prototype is the same for all)", fn.name, len(fn.syms), t, s.Start))
 		}
-		t := at.place()
+		t := at.Place()
 		if s.Section == ".init.text" {
-			env.note(NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
+			env.note(answer.NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", t, s.Start))
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
-			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
+			env.note(answer.NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s (%#x): a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t, s.Start))
 		}
 		out = append(out, at)
 		if len(fn.syms) > 1 && !hasText {
@@ -263,22 +264,22 @@ func (k *BTFTarget) targets(env *argEnv, fn btfFunc) []Attach {
 // for a name of several copies, each copy from the nearest unique symbol
 // before it (as kernelTarget writes them: the kernel would take the
 // first copy of the name).
-func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []Attach {
+func (k *BTFTarget) moduleTargets(env *argEnv, fn btfFunc) []answer.Attach {
 	anchors, _ := k.Syms.(moduleAnchors)
-	var out []Attach
+	var out []answer.Attach
 	for _, s := range fn.syms {
 		skip := k.entrySkip(env, s)
-		at := Attach{Symbol: fn.name, Offset: skip, Module: k.Module}
-		t := at.target(tracefs.KProbe, false)
+		at := answer.Attach{Symbol: fn.name, Offset: skip, Module: k.Module}
+		t := at.Target(tracefs.KProbe, false)
 		if len(fn.syms) > 1 && anchors != nil {
 			if u, ok := anchors.UniqueBefore(s.Start); ok {
-				at = Attach{Symbol: u.Name, Offset: s.Start + skip - u.Start, Module: k.Module}
-				t = at.target(tracefs.KProbe, false)
-				env.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
+				at = answer.Attach{Symbol: u.Name, Offset: s.Start + skip - u.Start, Module: k.Module}
+				t = at.Target(tracefs.KProbe, false)
+				env.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s so the kernel probes this copy, not the copy it finds first (BTF's prototype is the same for all)", fn.name, len(fn.syms), t))
 			}
 		}
 		if nt, known := k.Syms.Notrace(s); known && nt {
-			env.note(NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
+			env.note(answer.NoteNotrace, fmt.Sprintf("%s is notrace (no ftrace call site) at %s: a kernel built without CONFIG_KPROBE_EVENTS_ON_NOTRACE (Debian's) refuses kprobe events in it with \"Failed to register probe event\"", fn.name, t))
 		}
 		out = append(out, at)
 	}

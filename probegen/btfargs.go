@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -81,7 +82,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []grammar.Arg) ([]argSlot, err
 			continue
 		}
 		if a.Expr == "$vars" {
-			env.note(NoteArgSkipped, fmt.Sprintf("%s: BTF knows no local variables: $vars reads the parameters of %s only", env.spec, fn.name))
+			env.note(answer.NoteArgSkipped, fmt.Sprintf("%s: BTF knows no local variables: $vars reads the parameters of %s only", env.spec, fn.name))
 		}
 		for _, p := range params {
 			if p.name == "" {
@@ -94,7 +95,7 @@ func btfConvertArgs(env *argEnv, fn btfFunc, args []grammar.Arg) ([]argSlot, err
 				if errors.As(err, &se) {
 					why = se.Msg
 				}
-				env.note(NoteArgSkipped, fmt.Sprintf("%s: %s skips %s: %s", env.spec, a.Expr, p.name, why))
+				env.note(answer.NoteArgSkipped, fmt.Sprintf("%s: %s skips %s: %s", env.spec, a.Expr, p.name, why))
 				continue
 			}
 			out = append(out, argSlot{res: r, orig: -1})

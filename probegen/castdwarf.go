@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	dbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -113,7 +114,7 @@ func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cv
 		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	r = tracefs.NewArg(r.Name, fe, r.Type)
-	e.note(NoteOther, fmt.Sprintf("%s: the kernel reads typecasts at a function's entry or return only; at %s dwprobe wrote it from the debuginfo and the kernel's BTF: %s", a.Expr, scopeLabel(sc), r.Fetch))
+	e.note(answer.NoteOther, fmt.Sprintf("%s: the kernel reads typecasts at a function's entry or return only; at %s dwprobe wrote it from the debuginfo and the kernel's BTF: %s", a.Expr, scopeLabel(sc), r.Fetch))
 	return r, cur, nil
 }
 
@@ -270,7 +271,7 @@ func (e *argEnv) perCPUName(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, boo
 					pc.Loads = []tracefs.Load{{}}
 				}
 				r := tracefs.NewArg(a.Name, pc, a.Type)
-				e.note(NoteOther, fmt.Sprintf("%s: %s is a per-CPU variable, which the kernel reads as %s (a bare name is one of the function's BTF arguments)", a.Expr, name, r.Fetch))
+				e.note(answer.NoteOther, fmt.Sprintf("%s: %s is a per-CPU variable, which the kernel reads as %s (a bare name is one of the function's BTF arguments)", a.Expr, name, r.Fetch))
 				return r, true, nil
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -11,12 +12,13 @@ import (
 // newDef is the definition of one resolved point, attached at at: a
 // uprobe when user, a return probe when ret, without its arguments yet
 // (setArgs).
-func newDef(user, ret bool, group, name string, at Attach) tracefs.Event {
+func newDef(user, ret bool, group, name string, at answer.Attach) tracefs.Event {
 	k := tracefs.KProbe
 	if user {
 		k = tracefs.UProbe
 	}
-	return tracefs.Event{Kind: k, Type: eventType(k, ret), Group: group, Name: name, Target: at.target(k, ret)}
+	p := answer.Probe{EventKind: k, Return: ret, Group: group, Name: name, Attach: at}
+	return p.Definition()
 }
 
 // finish gives the definitions of spec's points their arguments, the

@@ -30,38 +30,19 @@
 // A Resolver resolves specs one at a time (Resolve) or in a batch
 // streamed in spec order on every core (Stream; ResolveAll over a slice,
 // going on past a failing spec); it may be used from several goroutines
-// at once. A Resolution is its spec, its Probes and its notes, one list;
-// per point, a Probe holds:
-//
-//   - Where: its kind (entry, line, offset, return, SDT, ...), what it
-//     attaches to (Attach: the kprobe's symbol, offset and module as
-//     written, maybe _text+OFFS; the uprobe's binary, file offset and
-//     semaphore), the ELF symbol covering its address (ELFSymbol,
-//     ELFOffset), its machine, the source line, the function and the
-//     function an inlined copy of it sits in.
-//   - Copies: a function may be inlined in many places and a line spread
-//     over several places of one copy (a point each, as perf writes
-//     them). Copy numbers the copy of a point; First marks one point per
-//     copy and line, for a tool that wants about one record per
-//     execution of a line (see the Probe example).
-//   - Arguments: each ArgRead has the name the kernel gives it, its C
-//     type (CType: "struct file*", the fetch type, string, bitfield,
-//     array) and a Location: a register, a global's address (Symbol and
-//     SymbolOffset), a constant or $comm, then a chain of loads; or
-//     "unreadable" with the reason (optimized out in this copy). It is
-//     the definition's fetcharg as a plan, which probegen/ebpfprobe turns
-//     into BPF instructions.
-//   - Definition: the definition line, rendered from the fields above as
-//     a tracefs.Event (tracefs prints and validates it); nothing is
-//     parsed back from it.
-//
-// Notes (Note, typed by NoteKind) say what a caller may want to tell the
-// user: a notrace function the kernel refuses, init text, a symbol that
-// is not unique, the nearest line probed instead.
+// at once. Its answer, a Resolution, is probegen/answer's: the spec,
+// its Probes (per point: where it attaches, its machine, its source
+// position and inline copy, its argument reads as ArgReads with a
+// Location each, and its definition, rendered from these as a
+// tracefs.Event) and its Notes (typed by NoteKind: a notrace function,
+// init text, a symbol that is not unique, the nearest line probed
+// instead). probegen fills them in; see that package for what each
+// field means, and ExampleResolver_Resolve_copies for one record per
+// execution of a line.
 //
 // # Errors
 //
-// Errors wrap sentinels (grammar.ErrSyntax, ErrNotSupported,
+// Errors wrap sentinels (grammar.ErrSyntax, grammar.ErrNotSupported,
 // dwarfres.ErrNotFound, ...) and carry their data in types a program can
 // act on with errors.As: grammar.SyntaxError (with the column), VarError and MemberError (no
 // such variable or member, with the closest names), TooManyError (the
@@ -97,7 +78,8 @@
 //
 // # Removed and renamed
 //
-// A Resolution was three parallel lists; it is one (issue 30):
+// A Resolution (now probegen/answer's, as are Probe and its fields) was
+// three parallel lists; it is one (issue 30):
 //   - ResolvedPoint: gone; each Probe holds its fields (Addr, File, Line,
 //     Function, InlinedInto; its Symbol and Offset, the ELF symbol
 //     covering the address, are Probe.ELFSymbol and Probe.ELFOffset).
@@ -143,9 +125,11 @@
 //     and ErrTooManyEvents. It also exports what probegen needs of the
 //     grammar: ParseArg, SplitArgs and Token, CheckChars, ParseNum,
 //     IsCIdent, RetInsnSuffix, Point.LineGiven, Point.SDTString,
-//     CheckSDTArgs and SDTArgIndex.
-//   - Bootconfig: probegen/bootconfig's Render (layer 8, above probegen).
-//   - --diff (layer 8, above probegen): DiffResolutions is
+//     CheckSDTArgs and SDTArgIndex. ErrNotSupported (valid perf syntax
+//     dwprobe does not implement) is grammar.ErrNotSupported, so that the
+//     packages below probegen (SDT resolution) wrap it too.
+//   - Bootconfig: probegen/bootconfig's Render (layer 10, above probegen).
+//   - --diff (layer 10, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
 //     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
 //     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
@@ -153,16 +137,41 @@
 //     their names in probegen/diff. The placeholder written for an
 //     argument missing at some points is exported as ArgPlaceholder, which
 //     the diff compares against.
+//   - What a resolution answers (layer 7, below probegen): probegen/answer
+//     holds, under the same names and with the same fields and methods,
+//     Resolution (Spec, Probes, Notes; Definitions), Probe (Definition),
+//     ProbeKind (String) and its values ProbeEntry, ProbeLine,
+//     ProbeOffset, ProbeReturn, ProbeSDT, ProbeAddress, ProbeTracepoint;
+//     Attach; ArgRead (String); CType; Location (Memory, String); LocKind
+//     (String) and its values LocRegister, LocAddress, LocConst, LocComm,
+//     LocKernel, LocUnreadable; Note (String); NoteKind (String) and its
+//     values NoteOther, NoteNotrace, NoteInitText, NoteNotUnique,
+//     NotePrologue, NoteNearest, NoteOverload, NoteSymbolsOnly,
+//     NoteArgFilled, NoteArgSkipped, NoteGlobal, NoteUnsafe; and
+//     NoteTexts. It also exports what probegen builds them with:
+//     NewArgRead, ArgRead.WrittenAs, Attach.Target and Attach.Place.
+//     Resolve stays here; ExampleProbe is ExampleResolver_Resolve_copies.
+//   - SDT resolution (layer 8, below probegen): probegen/sdtprobe resolves
+//     an SDT spec at a user binary's markers on its own (Resolver.Resolve
+//     still takes SDT specs and holds them to ResolveOptions.MaxProbes).
+//     Its names lose their SDT prefix: SDTResolve is sdtprobe.Resolve
+//     (without the ResolveOptions; the resolver returns the
+//     *TooManyError), SDTArg is Arg, SDTArgError ArgError, SDTOperands
+//     Operands, SDTSymbols Symbols, SDTNotFoundError NotFoundError,
+//     SDTMarkerName MarkerName, SDTNames Names and SDTGroupPrefix
+//     GroupPrefix, with their fields and methods. SDTMarker and
+//     Target.SDTMarkers stay here.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo
 // search.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
-// importing probegen/grammar (the specs it resolves), dwarfres (and its
-// sub-packages), lazymatch and tracefs; only its sub-packages of layer 8
-// (ebpfprobe, bootconfig, diff) and the command line import it. The machine models that were
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 9,
+// importing probegen/grammar (the specs it resolves), probegen/answer
+// (what it answers), probegen/sdtprobe (SDT specs), dwarfres (and its
+// sub-packages), lazymatch and tracefs; only probegen/diff (layer 10)
+// and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

@@ -1,20 +1,8 @@
 package probegen
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-)
-
-// Sentinel errors. Functions in this package return errors that wrap one of
-// these, one of probegen/grammar's (ErrSyntax, ErrTooManyEvents), or one of
-// tracefs's for what the kernel's language refuses (bad names,
-// definitions, a taken event name), so callers can branch with errors.Is
-// without parsing messages.
-var (
-	// ErrNotSupported marks valid perf syntax that dwprobe does not
-	// implement, or that the kernel cannot express (an SDT operand).
-	ErrNotSupported = errors.New("not supported")
 )
 
 // MemberError: a structure or union has no member of the name asked for.

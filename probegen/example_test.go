@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -91,7 +92,7 @@ func ExampleResolver_ResolveAll() {
 // it is in and whether it is its copy's First for the line (a copy whose
 // line runs again on another path has more points); a tool that wants
 // about one record per execution attaches the First points only.
-func ExampleProbe() {
+func ExampleResolver_Resolve_copies() {
 	bin, cleanup := buildApp("-O2")
 	defer cleanup()
 
@@ -106,7 +107,7 @@ func ExampleProbe() {
 		fmt.Println(err)
 		return
 	}
-	var first []probegen.Probe
+	var first []answer.Probe
 	for _, p := range res.Probes {
 		fmt.Printf("line %d of %s in %q: copy %d, first %v\n", p.Line, p.Function, p.InlinedInto, p.Copy, p.First)
 		if p.First {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -199,7 +200,7 @@ func (e *argEnv) fromLoc(loc dwarfres.Loc) (*fetch, error) {
 		}
 		return &fetch{base: base, sym: true, addrVal: true, add: off}, nil
 	}
-	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, ErrNotSupported)
+	return nil, fmt.Errorf("location kind %d: %w", loc.Kind, grammar.ErrNotSupported)
 }
 
 // perCPU reads a per-CPU variable (in .data..percpu) on a kernel that
@@ -222,10 +223,10 @@ func (e *argEnv) perCPU(loc dwarfres.Loc) (*fetch, bool, error) {
 	}
 	name, start, ok := e.f.DataSymbol(addr, loc.Sym)
 	if !ok {
-		return nil, true, fmt.Errorf("no symbol names the per-CPU variable %s at %#x, which this_cpu_ptr() needs: %w", loc.Sym, addr, ErrNotSupported)
+		return nil, true, fmt.Errorf("no symbol names the per-CPU variable %s at %#x, which this_cpu_ptr() needs: %w", loc.Sym, addr, grammar.ErrNotSupported)
 	}
 	if n := e.f.Symbols().Count(name); n > 1 {
-		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, ErrNotSupported)
+		return nil, true, fmt.Errorf("the per-CPU variable %s is not unique in the kernel's symbol table (%d symbols), and this_cpu_ptr() names it: %w", name, n, grammar.ErrNotSupported)
 	}
 	f := &fetch{base: tracefs.Fetch{Base: tracefs.BasePerCPU, Symbol: name}}
 	for i, d := range loc.Derefs {
@@ -243,7 +244,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 	if e.f.IsModule() && !e.f.KallsymsHasData() {
 		// A module has no symbol kallsyms always lists to count from,
 		// as _stext is for the vmlinux.
-		return tracefs.Fetch{}, 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("the kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off), so it cannot resolve @%s for a fetcharg: %w", loc.Sym, grammar.ErrNotSupported)
 	}
 	addr, has := loc.Addr, loc.HasAddr
 	if !has {
@@ -253,7 +254,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 		a, ok := e.f.SymbolAddr(loc.Sym)
 		if !ok {
 			if e.user || e.f.IsKernel() && !e.f.KallsymsHasData() {
-				return tracefs.Fetch{}, 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, ErrNotSupported)
+				return tracefs.Fetch{}, 0, fmt.Errorf("global %s is defined in another object: %w", loc.Sym, grammar.ErrNotSupported)
 			}
 			// Declared here, defined elsewhere in the kernel: kallsyms
 			// knows the name even when this file's symtab does not.
@@ -264,11 +265,11 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 	if !e.user && strings.HasSuffix(e.f.SectionName(addr), "data..percpu") {
 		// perf writes @var and reads CPU 0's copy... or whatever lies at
 		// the per-CPU offset: fetchargs cannot add a CPU's base.
-		return tracefs.Fetch{}, 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("%s is a per-CPU variable: a kprobe fetcharg cannot add the CPU's per-CPU base to it: %w", loc.Sym, grammar.ErrNotSupported)
 	}
 	if e.user {
 		if e.f.ExportedData(loc.Sym) {
-			e.note(NoteGlobal, fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
+			e.note(answer.NoteGlobal, fmt.Sprintf("%s is exported by a shared library: an executable that uses it may hold its own copy (a copy relocation), and this library's stays unchanged; probe the executable to read that one", loc.Sym))
 		}
 		off, err := e.f.UprobeDataOffset(e.addr, addr)
 		if err != nil {
@@ -281,7 +282,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 		// address from _stext, which it always lists (not _text: on arm64
 		// that is below the text range kallsyms keeps).
 		if stext, ok := e.f.SymbolAddr("_stext"); ok && addr >= stext {
-			e.note(NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
+			e.note(answer.NoteGlobal, "this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): globals are read through @_stext+OFFSET")
 			return symBase("_stext"), int64(addr - stext), nil
 		}
 	}
@@ -301,7 +302,7 @@ func (e *argEnv) global(loc dwarfres.Loc) (tracefs.Fetch, int64, error) {
 		if n := st.Count(name); n > 1 {
 			// As kernelTarget does for a function: kallsyms_lookup_name
 			// takes one of the symbols of that name, maybe another unit's.
-			e.note(NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
+			e.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote @_text+%d so the kernel reads this unit's %s+%d at %#x", name, n, addr-st.Text, name, addr-start, addr))
 			return symBase("_text"), int64(addr - st.Text), nil
 		}
 	}
@@ -322,10 +323,10 @@ func (e *argEnv) moduleAnchor(loc dwarfres.Loc, name string, start, addr uint64)
 	n := e.f.Symbols().Count(name)
 	anchor, astart, section, ok := e.f.SectionAnchor(start, name)
 	if !ok {
-		return tracefs.Fetch{}, 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, ErrNotSupported)
+		return tracefs.Fetch{}, 0, fmt.Errorf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module) and no other symbol of its section is unique in the module to read it through: %w", name, n, name, grammar.ErrNotSupported)
 	}
 	off := int64(addr) - int64(astart)
-	e.note(NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
+	e.note(answer.NoteNotUnique, fmt.Sprintf("%s is not unique (%d in the module; the kernel looks @%s up in the vmlinux first, then in every module); wrote @%s%+d so the kernel reads this unit's %s+%d through %s, unique in the module and in the same section (%s)", name, n, name, anchor, off, name, addr-start, anchor, section))
 	return symBase(anchor), off, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/dwarfres"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -57,16 +58,16 @@ func (e *argEnv) fprobes(defs []tracefs.Event, pts []point, slots [][]argSlot, s
 
 // fprobeDef is kprobe k, attached at at, as an fprobe on machine a, and
 // where the fprobe attaches.
-func fprobeDef(k tracefs.Event, at Attach, a *arch.Arch) (tracefs.Event, Attach, error) {
+func fprobeDef(k tracefs.Event, at answer.Attach, a *arch.Arch) (tracefs.Event, answer.Attach, error) {
 	if at.Symbol != "" && at.Offset != 0 || at.Module != "" || at.Symbol == "_text" || at.Symbol == "_stext" {
 		return k, at, fmt.Errorf("%s is not a function's entry by its name: an fprobe sits at a named function's entry or return only", k.Target)
 	}
-	fat := Attach{Symbol: at.Symbol}
+	fat := answer.Attach{Symbol: at.Symbol}
 	if at.Symbol == "" {
-		fat.Symbol = at.place() // 0xADDR, as the kprobe wrote it
+		fat.Symbol = at.Place() // 0xADDR, as the kprobe wrote it
 	}
 	f := k
-	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', fat.target(tracefs.FProbe, k.Return())
+	f.Kind, f.Type, f.Target = tracefs.FProbe, 'f', fat.Target(tracefs.FProbe, k.Return())
 	f.Args = append([]tracefs.Arg(nil), k.Args...)
 	for j, arg := range f.Args {
 		if arg.Read.Base == tracefs.BaseText {

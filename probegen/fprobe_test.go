@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -40,9 +41,9 @@ func TestFProbeDef(t *testing.T) {
 			k.Args[i].Read = tracefs.ReadFetch(a.Fetch)
 		}
 		// The kprobe's place, as resolving it gave it.
-		var at Attach
+		var at answer.Attach
 		if mod, sym, off, ok := tracefs.KprobeTarget(k.Target); ok {
-			at = Attach{Module: mod, Symbol: sym, Offset: off}
+			at = answer.Attach{Module: mod, Symbol: sym, Offset: off}
 		}
 		f, _, err := fprobeDef(k, at, c.a)
 		switch {

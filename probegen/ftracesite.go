@@ -43,5 +43,5 @@ func ftraceSiteNote(t *dwarfres.File, p point) (string, bool) {
 		what = "a kretprobe (the kernel takes them at a function's +0 only)"
 	}
 	return fmt.Sprintf("%s is in %s's ftrace site (its first %d bytes, the NOPs ftrace patches): a riscv64 kernel without CONFIG_KPROBES_ON_FTRACE (Debian's 6.12) refuses %s there with \"Failed to register probe event\"; an entry probe past them (%s+%d) is taken",
-		p.at.place(), sym.Name, a.EntryNOPBytes(), what, sym.Name, a.EntryNOPBytes()), true
+		p.at.Place(), sym.Name, a.EntryNOPBytes(), what, sym.Name, a.EntryNOPBytes()), true
 }

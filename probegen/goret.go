@@ -57,7 +57,7 @@ func retInsns(t *dwarfres.File, s dwarfres.Sym) ([]uint64, error) {
 	if a, ok := arch.For(t.ELF.Machine); ok {
 		return a.Rets(code, s.Start), nil
 	}
-	return nil, fmt.Errorf("return instructions of %s: %w for %v", s.Name, ErrNotSupported, t.ELF.Machine)
+	return nil, fmt.Errorf("return instructions of %s: %w for %v", s.Name, grammar.ErrNotSupported, t.ELF.Machine)
 }
 
 // funcBytes reads the bytes of function symbol s from its section.
@@ -151,7 +151,7 @@ func funcResults(t *dwarfres.File, fn string) ([]dwarfres.Entry, error) {
 func resultReg(m elf.Machine, results []dwarfres.Entry, k int) (string, string, error) {
 	a, ok := arch.For(m)
 	if !ok {
-		return "", "", fmt.Errorf("results of Go functions on %v: %w", m, ErrNotSupported)
+		return "", "", fmt.Errorf("results of Go functions on %v: %w", m, grammar.ErrNotSupported)
 	}
 	regs := fetchRegs(a.GoIntResultRegs)
 	if k >= len(results) {

@@ -35,13 +35,19 @@ var layers = [][]string{
 	{"dwarfres", "tracefs"},
 	// 6: specs as the user writes them, parsed; event names.
 	{"probegen/grammar"},
-	// 7: specs resolved against a target into probes; a fake tracefs
+	// 7: what a resolution answers: its probes, their argument reads
+	// and their definitions, and its notes.
+	{"probegen/answer"},
+	// 8: specs resolved one way, without the resolver's DWARF search:
+	// at a user binary's SDT markers.
+	{"probegen/sdtprobe"},
+	// 9: specs resolved against a target into probes; a fake tracefs
 	// and QEMU boots for tests.
 	{"probegen", "tracefs/tracefstest", "tracefs/qemutest"},
-	// 8: an answer printed another way: probes as BPF programs, kprobes
+	// 10: an answer printed another way: probes as BPF programs, kprobes
 	// as a bootconfig, two builds' answers compared.
 	{"probegen/ebpfprobe", "probegen/bootconfig", "probegen/diff"},
-	// 9: the command line.
+	// 11: the command line.
 	{"cmd/dwprobe"},
 }
 
@@ -53,7 +59,7 @@ var upwardKnown = map[string]string{}
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
 // rest.
-var cmdImports = map[string]bool{"probegen": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+var cmdImports = map[string]bool{"probegen": true, "probegen/answer": true, "probegen/sdtprobe": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
 
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.

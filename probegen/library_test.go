@@ -3,6 +3,7 @@ package probegen_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -74,7 +76,7 @@ func TestLibraryLine(t *testing.T) {
 		if !ok || p.Attach.FileOffset != off || p.Attach.Binary != path || !filepath.IsAbs(p.Attach.Binary) || d.Kind != tracefs.UProbe || p.EventKind != tracefs.UProbe {
 			t.Errorf("probe %d at %s+%#x, definition %s", i, p.Attach.Binary, p.Attach.FileOffset, d)
 		}
-		if p.Kind != probegen.ProbeLine || !p.User || p.Function != "work" || p.ELFSymbol != "work" || p.Attach.Symbol != "" || p.Line != 12 || filepath.Base(p.File) != "app.c" {
+		if p.Kind != answer.ProbeLine || !p.User || p.Function != "work" || p.ELFSymbol != "work" || p.Attach.Symbol != "" || p.Line != 12 || filepath.Base(p.File) != "app.c" {
 			t.Errorf("probe %d = %+v", i, p)
 		}
 		var got []string
@@ -104,7 +106,7 @@ func TestLibraryInlined(t *testing.T) {
 	for _, p := range res.Probes {
 		a := p.Args[0]
 		switch {
-		case p.InlinedInto == "main" && a.Loc.Kind == probegen.LocUnreadable && a.Loc.Reason != "":
+		case p.InlinedInto == "main" && a.Loc.Kind == answer.LocUnreadable && a.Loc.Reason != "":
 			inlined = true
 		case p.InlinedInto == "" && p.ELFSymbol == "work" && a.Loc.String() == "*(%di+8)" && a.Type.Name == "int":
 			outOfLine = true
@@ -117,10 +119,10 @@ func TestLibraryInlined(t *testing.T) {
 	}
 	var filled bool
 	for _, n := range res.Notes {
-		filled = filled || n.Kind == probegen.NoteArgFilled
+		filled = filled || n.Kind == answer.NoteArgFilled
 	}
 	if !filled {
-		t.Errorf("notes %v: want one of kind %v", res.Notes, probegen.NoteArgFilled)
+		t.Errorf("notes %v: want one of kind %v", res.Notes, answer.NoteArgFilled)
 	}
 }
 
@@ -135,7 +137,7 @@ func TestLibraryBatch(t *testing.T) {
 	if e := rs[0].Err; e == nil || e.Col != 8 || !errors.Is(e, grammar.ErrSyntax) {
 		t.Errorf("spec 1: %#v", e)
 	}
-	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != probegen.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 (int) = %ax" {
+	if r := rs[1]; r.Err != nil || r.Resolution.Probes[0].Kind != answer.ProbeReturn || r.Resolution.Probes[0].Args[0].String() != "arg1 (int) = %ax" {
 		t.Errorf("spec 2: %+v", r)
 	}
 	if rs[2].Err == nil || rs[2].Resolution != nil {
@@ -191,7 +193,7 @@ func TestLibraryBTF(t *testing.T) {
 }
 
 // onlyProbe is the one probe of res.
-func onlyProbe(t *testing.T, res *probegen.Resolution) probegen.Probe {
+func onlyProbe(t *testing.T, res *answer.Resolution) answer.Probe {
 	t.Helper()
 	if len(res.Probes) != 1 {
 		t.Fatalf("%d probes", len(res.Probes))
@@ -200,7 +202,7 @@ func onlyProbe(t *testing.T, res *probegen.Resolution) probegen.Probe {
 }
 
 // describe is p in one line: kind, symbol+offset, source, arguments.
-func describe(p probegen.Probe) string {
+func describe(p answer.Probe) string {
 	var args []string
 	for _, a := range p.Args {
 		args = append(args, a.String())
@@ -251,7 +253,7 @@ func TestLibraryBatchConcurrent(t *testing.T) {
 }
 
 // resultText is a resolution's definitions and notes, or its error.
-func resultText(res *probegen.Resolution, err error) string {
+func resultText(res *answer.Resolution, err error) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -259,7 +261,7 @@ func resultText(res *probegen.Resolution, err error) string {
 	for _, d := range res.Definitions() {
 		fmt.Fprintln(&b, d.String())
 	}
-	fmt.Fprintln(&b, probegen.NoteTexts(res.Notes))
+	fmt.Fprintln(&b, answer.NoteTexts(res.Notes))
 	return b.String()
 }
 
@@ -282,5 +284,29 @@ func TestLibraryErrorsAs(t *testing.T) {
 	_, _, err = r.Resolve("work:3 p->name->x")
 	if errors.As(err, &me) || errors.As(err, &ve) || !errors.Is(err, grammar.ErrSyntax) {
 		t.Errorf("a member of a char: %v, want a syntax error of another kind", err)
+	}
+}
+
+// TestSDTMaxProbes: the resolver holds an SDT spec's markers
+// (probegen/sdtprobe resolves them) to ResolveOptions.MaxProbes.
+func TestSDTMaxProbes(t *testing.T) {
+	const py = "/usr/bin/python3.11"
+	if _, err := os.Stat(py); err != nil {
+		dwarftest.Skip(t, "%s missing (Debian 12's python3.11)", py)
+		return
+	}
+	tg, err := probegen.Open(probegen.OpenOptions{Binary: py})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, _, err = tg.Resolver(probegen.ResolveOptions{MaxProbes: 2}).Resolve("%sdt_python:*")
+	var tm *probegen.TooManyError
+	if !errors.As(err, &tm) || tm.Max != 2 || tm.N <= 2 {
+		t.Errorf("--max-probes 2: got %v", err)
+	}
+	_, res, err := tg.Resolver(probegen.ResolveOptions{}).Resolve("%sdt_python:*")
+	if err != nil || len(res.Probes) <= 2 {
+		t.Errorf("no limit: got %v, %v", res, err)
 	}
 }

@@ -168,7 +168,7 @@ func addPoints(t *dwarfres.File, l *Listing, lr *dwarfres.LineRange, vars func(*
 					// As -D writes it: _text+OFFS for a name the
 					// kernel has several of (two copies of
 					// lru_gen_del_folio.constprop.0 are not alike).
-					lp.Point = kernelTarget(t, p.Symbol, p.Offset, p.Addr, p.RealName, p.InText).at.place()
+					lp.Point = kernelTarget(t, p.Symbol, p.Offset, p.Addr, p.RealName, p.InText).at.Place()
 				}
 			}
 			if p.RealName != p.Func {

@@ -55,5 +55,5 @@ func lastTextNote(t *dwarfres.File, p point) (string, bool) {
 	if last == nil || sym.Section != last.Name || sym.End != last.Addr+last.Size || pad%2 == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("%s (%#x) is in %s, the last function of the module's text: registering a kprobe there, x86's can_optimize decodes on into the %d bytes of zero padding that end the module's text pages and reads past them, which oopses the kernel (Linux 6.12, kprobes-optimization or not); probe another function", p.at.place(), p.addr, sym.Name, pad), true
+	return fmt.Sprintf("%s (%#x) is in %s, the last function of the module's text: registering a kprobe there, x86's can_optimize decodes on into the %d bytes of zero padding that end the module's text pages and reads past them, which oopses the kernel (Linux 6.12, kprobes-optimization or not); probe another function", p.at.Place(), p.addr, sym.Name, pad), true
 }

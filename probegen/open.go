@@ -16,6 +16,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -181,10 +182,10 @@ func (e *BTFError) Unwrap() []error {
 // *BTFError. Close the Target.
 func Open(o OpenOptions) (*Target, error) {
 	if o.Binary != "" && (o.Kernel != "" || o.Module != "" || o.BTF != "" || o.BuildID != "") {
-		return nil, fmt.Errorf("%w: a user binary or a kernel, not both", ErrNotSupported)
+		return nil, fmt.Errorf("%w: a user binary or a kernel, not both", grammar.ErrNotSupported)
 	}
 	if o.TargetNS != 0 && o.Root != "" {
-		return nil, fmt.Errorf("%w: a mount namespace or a root, not both", ErrNotSupported)
+		return nil, fmt.Errorf("%w: a mount namespace or a root, not both", grammar.ErrNotSupported)
 	}
 	if o.Context == nil {
 		o.Context = context.Background()

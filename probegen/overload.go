@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -47,7 +48,7 @@ func overloadNote(p *grammar.Point, probes []dwarfres.Probe) string {
 func addNote(pts []point, n string) {
 	for i := range pts {
 		if pts[i].note == "" {
-			pts[i].note, pts[i].noteKind = n, NoteOverload
+			pts[i].note, pts[i].noteKind = n, answer.NoteOverload
 			return
 		}
 	}

@@ -4,20 +4,21 @@ import (
 	"debug/elf"
 	"fmt"
 
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 // dwarfRegister returns the fetcharg name ("%di") of DWARF register n on
 // machine m, the machine of the file probed (arch.For). It wraps
-// ErrNotSupported for an unknown machine or register.
+// grammar.ErrNotSupported for an unknown machine or register.
 func dwarfRegister(m elf.Machine, n uint64) (string, error) {
 	a, ok := arch.For(m)
 	if !ok {
-		return "", fmt.Errorf("machine %v: %w", m, ErrNotSupported)
+		return "", fmt.Errorf("machine %v: %w", m, grammar.ErrNotSupported)
 	}
 	name, ok := a.DWARFRegister(n)
 	if !ok {
-		return "", fmt.Errorf("DWARF register %d on %v has no kprobe name: %w", n, m, ErrNotSupported)
+		return "", fmt.Errorf("DWARF register %d on %v has no kprobe name: %w", n, m, grammar.ErrNotSupported)
 	}
 	return "%" + name, nil
 }

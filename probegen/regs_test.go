@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 	"errors"
 	"testing"
+
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 func TestDWARFRegister(t *testing.T) {
@@ -27,7 +29,7 @@ func TestDWARFRegister(t *testing.T) {
 		m elf.Machine
 		n uint64
 	}{{elf.EM_X86_64, 17}, {elf.EM_AARCH64, 64}, {elf.EM_PPC64, 32}, {elf.EM_RISCV, 0}, {elf.EM_MIPS, 0}} {
-		if _, err := dwarfRegister(c.m, c.n); !errors.Is(err, ErrNotSupported) {
+		if _, err := dwarfRegister(c.m, c.n); !errors.Is(err, grammar.ErrNotSupported) {
 			t.Errorf("dwarfRegister(%v, %d): want ErrNotSupported, got %v", c.m, c.n, err)
 		}
 	}

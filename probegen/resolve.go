@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -53,12 +54,12 @@ type ResolveOptions struct {
 
 // point is one resolved probe address ready to become a definition.
 type point struct {
-	addr     uint64 // link-time address; 0 for an absolute-address probe
-	at       Attach // SYMBOL+OFFS or _text+OFFS or 0xADDR, then a module's or uprobe's parts
+	addr     uint64        // link-time address; 0 for an absolute-address probe
+	at       answer.Attach // SYMBOL+OFFS or _text+OFFS or 0xADDR, then a module's or uprobe's parts
 	realname string
 	ret      bool
 	note     string // why the target has an unusual form
-	noteKind NoteKind
+	noteKind answer.NoteKind
 	scope    *dwarfres.Scope
 }
 
@@ -71,7 +72,7 @@ func Definitions(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOpti
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.defs, NoteTexts(r.notes), nil
+	return r.defs, answer.NoteTexts(r.notes), nil
 }
 
 // resolved is definitions' answer: the definitions, the point each lies
@@ -81,7 +82,7 @@ type resolved struct {
 	defs  []tracefs.Event
 	pts   []point
 	slots [][]argSlot
-	notes []Note
+	notes []answer.Note
 }
 
 // definitions is Definitions, with the point and argument slots of each
@@ -94,7 +95,7 @@ func definitions(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOpti
 	return &resolved{defs: defs, pts: pts, slots: slots, notes: notes}, nil
 }
 
-func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []Note, err error) {
+func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (defs []tracefs.Event, pts []point, slots [][]argSlot, notes []answer.Note, err error) {
 	raw := spec.Raw
 	o.User = exe != ""
 	if spec.Point.RetInsns {
@@ -117,7 +118,7 @@ func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o Resolve
 		if err := checkSymbolsOnly(t, spec); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		notes = append(notes, Note{NoteSymbolsOnly, symbolsOnlyNote(t)})
+		notes = append(notes, answer.Note{Kind: answer.NoteSymbolsOnly, Text: symbolsOnlyNote(t)})
 	}
 	var initText addrRange
 	if exe == "" {
@@ -164,7 +165,7 @@ func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o Resolve
 					return nil, nil, nil, nil, &PointError{Spec: raw, Err: err}
 				}
 			}
-			pts[i].at = Attach{Binary: exe, FileOffset: off}
+			pts[i].at = answer.Attach{Binary: exe, FileOffset: off}
 		} else if t.IsModule() {
 			pts[i].at.Module = t.ModuleName()
 		}
@@ -174,7 +175,7 @@ func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o Resolve
 		place := d.Target
 		switch {
 		case exe != "" && len(spec.Args) > 0:
-			place = p.at.place()
+			place = p.at.Place()
 		case exe == "" && t.IsModule():
 			place = d.Target[len(pts[i].at.Module)+1:] // MODULE:place
 		}
@@ -196,7 +197,7 @@ func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o Resolve
 			where = append(where, place)
 		}
 		if p.note != "" {
-			notes = append(notes, Note{p.noteKind, p.note})
+			notes = append(notes, answer.Note{Kind: p.noteKind, Text: p.note})
 		}
 		if exe == "" && p.addr != 0 {
 			for _, n := range kernelNotes(t, p, place, initText, o.DeclText) {
@@ -221,26 +222,26 @@ func definitionSlots(t *dwarfres.File, spec *grammar.Spec, exe string, o Resolve
 // naming the copy by its target (place: SYMBOL+OFFS, without a module)
 // and address: a DWARF name can have several (arm64's vsnprintf and the
 // EFI stub's __efistub_vsnprintf).
-func kernelNotes(t *dwarfres.File, p point, place string, initText addrRange, declText func(string, string, int) (string, bool)) []Note {
-	var notes []Note
+func kernelNotes(t *dwarfres.File, p point, place string, initText addrRange, declText func(string, string, int) (string, bool)) []answer.Note {
+	var notes []answer.Note
 	if nt, ok := t.Notrace(p.addr); ok && nt {
-		notes = append(notes, Note{NoteNotrace, notraceNote(t, p, place, declText)})
+		notes = append(notes, answer.Note{Kind: answer.NoteNotrace, Text: notraceNote(t, p, place, declText)})
 	}
 	if initText.has(p.addr) {
 		what := place
 		if at, ok, err := t.ProbePointAt(p.addr); err == nil && ok && at.Function != "" {
 			what += " (" + at.Function + " of " + at.File + ")"
 		}
-		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr)})
+		notes = append(notes, answer.Note{Kind: answer.NoteInitText, Text: fmt.Sprintf("%s at %#x is init text, which the kernel frees after boot: a running kernel refuses kprobes there (its core_kernel_text)", what, p.addr)})
 	}
 	if n, ok := lastTextNote(t, p); ok {
-		notes = append(notes, Note{NoteUnsafe, n})
+		notes = append(notes, answer.Note{Kind: answer.NoteUnsafe, Text: n})
 	}
 	if n, ok := ftraceSiteNote(t, p); ok {
-		notes = append(notes, Note{NoteUnsafe, n})
+		notes = append(notes, answer.Note{Kind: answer.NoteUnsafe, Text: n})
 	}
 	if t.IsModule() && strings.HasPrefix(t.SectionName(p.addr), ".init.") {
-		notes = append(notes, Note{NoteInitText, fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", place, t.SectionName(p.addr))})
+		notes = append(notes, answer.Note{Kind: answer.NoteInitText, Text: fmt.Sprintf("%s is in the module's %s, which the kernel frees once the module has loaded: define the probe before loading the module (the kernel registers it as the module comes in, and it fires during its init)", place, t.SectionName(p.addr))})
 	}
 	return notes
 }
@@ -317,14 +318,14 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, er
 		if t.IsModule() {
 			// perf finds no such point either: a module has no address
 			// before the kernel loads it.
-			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", ErrNotSupported)
+			return nil, fmt.Errorf("an absolute address in a module %w: its load address is known only once loaded; probe FUNC+OFFS", grammar.ErrNotSupported)
 		}
 		if !o.User {
 			if err := checkKernelText(t, p.Addr); err != nil {
 				return nil, err
 			}
 		}
-		return []point{{at: Attach{Offset: p.Addr}, realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
+		return []point{{at: answer.Attach{Offset: p.Addr}, realname: "abs_" + strconv.FormatUint(p.Addr, 16), ret: p.Return}}, nil
 	}
 	if p.Return {
 		return resolveReturn(o, t, p)
@@ -346,7 +347,7 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, er
 	}
 	if p.Lazy != "" {
 		if o.LazyLines == nil {
-			return nil, fmt.Errorf("lazy pattern %q: no source reader: %w", p.Lazy, ErrNotSupported)
+			return nil, fmt.Errorf("lazy pattern %q: no source reader: %w", p.Lazy, grammar.ErrNotSupported)
 		}
 		q.LazyLines = o.LazyLines(p.Lazy)
 	}
@@ -406,12 +407,12 @@ func resolve(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point, er
 		pt := kernelTarget(t, pr.Symbol, pr.Offset, pr.Addr, pr.RealName, pr.InText)
 		pt.scope = pr.Scope
 		if pr.PrologueOf != 0 {
-			pt.note, pt.noteKind = prologueNote(p, pr), NotePrologue
+			pt.note, pt.noteKind = prologueNote(p, pr), answer.NotePrologue
 		}
 		if len(pr.LeftOut) > 0 {
 			n := leftOutNote(p, pr.LeftOut)
 			if pt.note == "" {
-				pt.noteKind = NoteOther
+				pt.noteKind = answer.NoteOther
 			}
 			pt.note = strings.TrimPrefix(pt.note+"; "+n, "; ")
 		}
@@ -694,7 +695,7 @@ func nearest(p *grammar.Point, e *NoCodeError, pts []point) []point {
 	// One note for the spec, on its first point.
 	if len(pts) > 0 {
 		if pts[0].note == "" {
-			pts[0].noteKind = NoteNearest
+			pts[0].noteKind = answer.NoteNearest
 		}
 		pts[0].note = strings.TrimPrefix(pts[0].note+"; "+note, "; ")
 	}
@@ -715,9 +716,9 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if n := st.Count(sym); n > 1 {
 			return point{
 				addr:     addr,
-				at:       Attach{Symbol: "_text", Offset: addr - st.Text},
+				at:       answer.Attach{Symbol: "_text", Offset: addr - st.Text},
 				realname: realname,
-				noteKind: NoteNotUnique,
+				noteKind: answer.NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the kernel's symbol table (%d symbols); wrote _text+%d so the kernel probes %s+%d at %#x", sym, n, addr-st.Text, sym, off, addr),
 			}
 		}
@@ -726,14 +727,14 @@ func kernelTarget(t *dwarfres.File, sym string, off, addr uint64, realname strin
 		if u, ok := st.UniqueBefore(addr); ok {
 			return point{
 				addr:     addr,
-				at:       Attach{Symbol: u.Name, Offset: addr - u.Start},
+				at:       answer.Attach{Symbol: u.Name, Offset: addr - u.Start},
 				realname: realname,
-				noteKind: NoteNotUnique,
+				noteKind: answer.NoteNotUnique,
 				note:     fmt.Sprintf("%s is not unique in the module (%d symbols); wrote %s+%d so the kernel probes this copy's %s+%d, not the copy it finds first", sym, st.Count(sym), u.Name, addr-u.Start, sym, off),
 			}
 		}
 	}
-	return point{addr: addr, at: Attach{Symbol: sym, Offset: off}, realname: realname}
+	return point{addr: addr, at: answer.Attach{Symbol: sym, Offset: off}, realname: realname}
 }
 
 // countAhead has the kernel's or module's symbol table count the names
@@ -773,7 +774,7 @@ func fromSymbols(o *ResolveOptions, t *dwarfres.File, p *grammar.Point) ([]point
 		if st := t.Symbols(); t.IsKernel() && st.HasText {
 			// perf names symbol-table probes relative to _text, which
 			// also settles names that are not unique.
-			out = append(out, point{addr: pr.Addr, at: Attach{Symbol: "_text", Offset: pr.Addr - st.Text}, realname: s.Name})
+			out = append(out, point{addr: pr.Addr, at: answer.Attach{Symbol: "_text", Offset: pr.Addr - st.Text}, realname: s.Name})
 			continue
 		}
 		out = append(out, kernelTarget(t, s.Name, p.Offset, pr.Addr, s.Name, true))
@@ -1000,4 +1001,19 @@ func checkKernelText(t *dwarfres.File, addr uint64) error {
 		return fmt.Errorf("address %#x is out of the kernel's .text (%#x-%#x]", addr, s.Addr, s.Addr+s.Size)
 	}
 	return nil
+}
+
+// Resolve is Definitions, also saying where each definition lies and how
+// each argument is read there.
+func Resolve(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions) (*answer.Resolution, error) {
+	return resolveProbes(t, spec, exe, o, false)
+}
+
+// resolveProbes is Resolve; brief leaves out what probesOf's brief does.
+func resolveProbes(t *dwarfres.File, spec *grammar.Spec, exe string, o ResolveOptions, brief bool) (*answer.Resolution, error) {
+	d, err := definitions(t, spec, exe, o)
+	if err != nil {
+		return nil, err
+	}
+	return &answer.Resolution{Spec: spec, Probes: probesOf(t, spec, exe, d, brief), Notes: d.notes}, nil
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sdtprobe"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -52,11 +54,11 @@ type Resolver struct {
 }
 
 // Resolve parses and resolves one spec. The Spec is nil when it does not
-// parse. Errors are ParseSpec's, Resolve's, SDTResolve's or
+// parse. Errors are ParseSpec's, Resolve's, sdtprobe.Resolve's or
 // TracepointDefinition's; NoDebug for a spec that needs debuginfo the
-// binary lacks; ErrSDTNeedsBinary (with ErrNotSupported) for a marker
+// binary lacks; ErrSDTNeedsBinary (with grammar.ErrNotSupported) for a marker
 // asked of a kernel.
-func (r *Resolver) Resolve(raw string) (*grammar.Spec, *Resolution, error) {
+func (r *Resolver) Resolve(raw string) (*grammar.Spec, *answer.Resolution, error) {
 	if r.File == nil && r.BTF == nil {
 		return nil, nil, ErrNoTarget
 	}
@@ -69,9 +71,9 @@ func (r *Resolver) Resolve(raw string) (*grammar.Spec, *Resolution, error) {
 	}
 	switch {
 	case spec.Point.SDT && r.Exe == "":
-		return spec, nil, errors.Join(ErrNotSupported, ErrSDTNeedsBinary)
+		return spec, nil, errors.Join(grammar.ErrNotSupported, ErrSDTNeedsBinary)
 	case spec.Point.SDT:
-		res, err := SDTResolve(r.File, spec, r.Exe, r.Options)
+		res, err := r.fromSDT(spec)
 		return spec, res, err
 	case r.NoDebug != nil:
 		return spec, nil, r.NoDebug
@@ -85,7 +87,7 @@ func (r *Resolver) Resolve(raw string) (*grammar.Spec, *Resolution, error) {
 
 // tracepoint resolves a t: spec against the BTF of the kernel and its
 // dialect.
-func (r *Resolver) tracepoint(raw string) (*grammar.Spec, *Resolution, error) {
+func (r *Resolver) tracepoint(raw string) (*grammar.Spec, *answer.Resolution, error) {
 	r.tpMu.Lock()
 	defer r.tpMu.Unlock()
 	spec := &grammar.Spec{Raw: raw}
@@ -102,34 +104,43 @@ func (r *Resolver) tracepoint(raw string) (*grammar.Spec, *Resolution, error) {
 	}
 	spec.Point = grammar.Point{Group: ev.Group, Event: ev.Name, Function: ev.Target}
 	// A tracepoint has no address.
-	p := Probe{Kind: ProbeTracepoint, EventKind: ev.Kind, Machine: r.File.ELF.Machine, Group: ev.Group, Name: ev.Name, Attach: Attach{Symbol: ev.Target}, Function: ev.Target}
+	p := answer.Probe{Kind: answer.ProbeTracepoint, EventKind: ev.Kind, Machine: r.File.ELF.Machine, Group: ev.Group, Name: ev.Name, Attach: answer.Attach{Symbol: ev.Target}, Function: ev.Target}
 	for j, fa := range ev.Args {
-		unnamed := fa.Name == ""
-		if unnamed {
+		written := fa
+		if fa.Name == "" {
 			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
 		}
-		a := argRead(nil, fa, cvalType{}, "", nil, false)
-		a.unnamed = unnamed
+		a := answer.NewArgRead(nil, fa, answer.CType{}, "", nil, false).WrittenAs(written)
 		if !r.Brief {
-			a.Loc = Location{Kind: LocKernel, DWARFRegister: -1, Text: fa.Fetch}
+			a.Loc = answer.Location{Kind: answer.LocKernel, DWARFRegister: -1, Text: fa.Fetch}
 		}
 		p.Args = append(p.Args, a)
 	}
-	return spec, &Resolution{Spec: spec, Probes: []Probe{p}}, nil
+	return spec, &answer.Resolution{Spec: spec, Probes: []answer.Probe{p}}, nil
+}
+
+// fromSDT resolves spec at the binary's SDT markers (probegen/sdtprobe),
+// a probe per marker matched, held to ResolveOptions.MaxProbes.
+func (r *Resolver) fromSDT(spec *grammar.Spec) (*answer.Resolution, error) {
+	res, err := sdtprobe.Resolve(r.File, spec, r.Exe)
+	if err == nil && r.Options.MaxProbes > 0 && len(res.Probes) > r.Options.MaxProbes {
+		return nil, &TooManyError{Function: spec.Point.SDTString(), N: len(res.Probes), Max: r.Options.MaxProbes}
+	}
+	return res, err
 }
 
 // fromBTF resolves spec from the kernel's BTF.
-func (r *Resolver) fromBTF(spec *grammar.Spec) (*Resolution, error) {
+func (r *Resolver) fromBTF(spec *grammar.Spec) (*answer.Resolution, error) {
 	d, err := btfDefinitions(r.BTF, spec, r.Options)
 	if err != nil {
 		return nil, err
 	}
-	res := &Resolution{Spec: spec, Notes: d.notes}
+	res := &answer.Resolution{Spec: spec, Notes: d.notes}
 	a, _ := arch.For(r.BTF.Machine)
 	noSyms := func(string) (uint64, bool) { return 0, false }
 	for i, def := range d.defs {
 		pt := d.pts[i]
-		p := Probe{Kind: kindOf(&spec.Point), EventKind: def.Kind, Return: def.Return(), Machine: r.BTF.Machine, Group: def.Group, Name: def.Name, Attach: pt.at, Function: pt.realname}
+		p := answer.Probe{Kind: kindOf(&spec.Point), EventKind: def.Kind, Return: def.Return(), Machine: r.BTF.Machine, Group: def.Group, Name: def.Name, Attach: pt.at, Function: pt.realname}
 		var slots []argSlot
 		if i < len(d.slots) {
 			slots = d.slots[i]

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -20,7 +21,7 @@ type SpecResult struct {
 	// Parsed is the spec parsed; nil when it does not parse.
 	Parsed *grammar.Spec
 	// Resolution is the spec's answer; nil when Err is set.
-	Resolution *Resolution
+	Resolution *answer.Resolution
 	// Err is why the spec does not resolve.
 	Err *SpecError
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // TestStreamModuleSameAsAlone: a kernel module's specs resolved in a batch
@@ -42,7 +43,7 @@ func TestStreamModuleSameAsAlone(t *testing.T) {
 	for _, s := range specs {
 		r := tgt.Resolver(probegen.ResolveOptions{})
 		_, res, err := r.Resolve(s)
-		alone[s] = answer(res, err)
+		alone[s] = answerOf(res, err)
 	}
 	for _, workers := range []int{1, 4} {
 		r := open().Resolver(probegen.ResolveOptions{})
@@ -52,16 +53,16 @@ func TestStreamModuleSameAsAlone(t *testing.T) {
 			if sr.Err != nil {
 				err = sr.Err
 			}
-			if got := answer(sr.Resolution, err); got != alone[sr.Spec] {
+			if got := answerOf(sr.Resolution, err); got != alone[sr.Spec] {
 				t.Errorf("%d workers, %s:\n got %s\nwant %s (alone)", workers, sr.Spec, got, alone[sr.Spec])
 			}
 		}
 	}
 }
 
-// answer is what a resolution's comparison reads: its error, or its
+// answerOf is what a resolution's comparison reads: its error, or its
 // definitions.
-func answer(res *probegen.Resolution, err error) string {
+func answerOf(res *answer.Resolution, err error) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}

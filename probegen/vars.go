@@ -82,7 +82,7 @@ func PerfPoint(p *grammar.Point) string {
 func AvailableVars(t *dwarfres.File, spec *grammar.Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
 	p := spec.Point
 	if p.IsAddr {
-		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("an absolute address has no variables to list: %w", ErrNotSupported)}
+		return nil, &PointError{Spec: spec.Raw, Err: fmt.Errorf("an absolute address has no variables to list: %w", grammar.ErrNotSupported)}
 	}
 	rules := vo.Filter
 	if rules == "" {

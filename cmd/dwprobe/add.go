@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -216,7 +217,7 @@ func nameEvents(rs []resolved, listed []tracefs.Event, force, multi bool) error 
 }
 
 // conflictErr explains an event name that is taken, with the ways out.
-func conflictErr(spec *grammar.Spec, d *probegen.Probe, listed []tracefs.Event, namer *grammar.Namer) error {
+func conflictErr(spec *grammar.Spec, d *answer.Probe, listed []tracefs.Event, namer *grammar.Namer) error {
 	id := d.Group + ":" + d.Name
 	owner, del := "", ""
 	for _, e := range listed {
@@ -326,7 +327,7 @@ func addErr(err error, stderr io.Writer, where func(i int) string) error {
 }
 
 // refuseUnsafe refuses to write a batch holding a probe whose
-// registration is known to crash the kernel (probegen.NoteUnsafe: an
+// registration is known to crash the kernel (answer.NoteUnsafe: an
 // oops is worse than any answer); -D and -n still show it.
 func refuseUnsafe(rs []resolved) error {
 	for _, r := range rs {
@@ -334,8 +335,8 @@ func refuseUnsafe(rs []resolved) error {
 			continue
 		}
 		for _, n := range r.res.Notes {
-			if n.Kind == probegen.NoteUnsafe {
-				return errorWith(probegen.ErrNotSupported, "%s: not added, nothing was: %s", r.in.raw, n.Text)
+			if n.Kind == answer.NoteUnsafe {
+				return errorWith(grammar.ErrNotSupported, "%s: not added, nothing was: %s", r.in.raw, n.Text)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/diff"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
@@ -166,7 +167,7 @@ const maxDecls = 4096
 
 // relLines are the lines of pts relative to their functions'
 // declarations, -1 where not known.
-func (b *diffBuild) relLines(pts []probegen.Probe) []int {
+func (b *diffBuild) relLines(pts []answer.Probe) []int {
 	out := make([]int, len(pts))
 	for i, p := range pts {
 		out[i] = b.relLine(p.Function, p.File, p.Line)
@@ -404,7 +405,7 @@ func diffDetails(sd specDiff) []string {
 
 // placesOf counts the functions (out of line, or inlined into one) pts
 // are in.
-func placesOf(pts []probegen.Probe) int {
+func placesOf(pts []answer.Probe) int {
 	seen := map[[2]string]bool{}
 	for _, p := range pts {
 		seen[[2]string{p.Function, p.InlinedInto}] = true

@@ -99,7 +99,7 @@ func isInputErr(err error) bool {
 func isUnresolvedErr(err error) bool {
 	var pe *dwarfres.ProbeError
 	var pt *probegen.PointError
-	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, grammar.ErrSyntax, probegen.ErrNotSupported,
+	return errors.As(err, &pe) || errors.As(err, &pt) || isAny(err, grammar.ErrSyntax, grammar.ErrNotSupported,
 		grammar.ErrTooManyEvents, probegen.ErrNeedsDWARF, lazymatch.ErrSyntax, tracefs.ErrBadDefinition,
 		tracefs.ErrBadEventName, tracefs.ErrBadGroupName, tracefs.ErrBadArgName,
 		dwarfres.ErrNotFound, dwarfres.ErrNoCode, dwarfres.ErrOutOfRange,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -52,12 +53,12 @@ type jsonArg struct {
 	Fetcharg string `json:"fetcharg"`
 	Type     string `json:"type,omitempty"`
 	Location string `json:"location"`
-	// CType and Read: -D and -a, from the point's probegen.ArgRead.
+	// CType and Read: -D and -a, from the point's answer.ArgRead.
 	CType string    `json:"c_type,omitempty"`
 	Read  *jsonRead `json:"read,omitempty"`
 }
 
-// jsonRead is how an argument is read at its point (probegen.Location):
+// jsonRead is how an argument is read at its point (answer.Location):
 // a base, then loads.
 type jsonRead struct {
 	Kind          string     `json:"kind"`
@@ -202,13 +203,13 @@ func specJSON(mode string, r resolved) jsonSpec {
 
 // hasPoint reports whether p lies at an address, which its JSON gives:
 // a tracepoint probe and a probe resolved from BTF have none.
-func hasPoint(p probegen.Probe) bool {
-	return p.Addr != 0 || p.Kind == probegen.ProbeAddress
+func hasPoint(p answer.Probe) bool {
+	return p.Addr != 0 || p.Kind == answer.ProbeAddress
 }
 
 // pointJSON fills p from pr. The address is a hex string: kernel
 // addresses do not fit a JSON number's exact range.
-func pointJSON(p *jsonPt, pr probegen.Probe) {
+func pointJSON(p *jsonPt, pr answer.Probe) {
 	p.Address = "0x" + strconv.FormatUint(pr.Addr, 16)
 	p.Symbol, p.Offset = pr.ELFSymbol, pr.ELFOffset
 	p.SourceFile, p.SourceLine = pr.File, pr.Line
@@ -371,7 +372,7 @@ func fetchWhere(a tracefs.Arg) string {
 }
 
 // readsJSON adds each argument's C type and read plan to args.
-func readsJSON(args []jsonArg, reads []probegen.ArgRead) {
+func readsJSON(args []jsonArg, reads []answer.ArgRead) {
 	for i := range args {
 		if i >= len(reads) {
 			return
@@ -381,16 +382,16 @@ func readsJSON(args []jsonArg, reads []probegen.ArgRead) {
 }
 
 // readJSON is l as JSON; an address is a hex string, as a point's is.
-func readJSON(l probegen.Location) *jsonRead {
+func readJSON(l answer.Location) *jsonRead {
 	r := &jsonRead{Kind: l.Kind.String(), Register: l.Register, Symbol: l.Symbol, FileOffset: l.FileOffset, Text: l.Text, Reason: l.Reason}
 	if l.DWARFRegister >= 0 {
 		n := l.DWARFRegister
 		r.DWARFRegister = &n
 	}
 	switch l.Kind {
-	case probegen.LocAddress:
+	case answer.LocAddress:
 		r.Address = "0x" + strconv.FormatUint(l.Address, 16)
-	case probegen.LocConst:
+	case answer.LocConst:
 		if l.Text == "" {
 			c := int(l.Const)
 			r.Const = &c

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
 // TestVarsColdLabels: line 26 of print_cpu (P(nr_running), a SEQ_printf
@@ -149,7 +149,7 @@ func TestLastModuleTextNote(t *testing.T) {
 		// worse than any answer.
 		errb.Reset()
 		err := run(context.Background(), []string{"-m", c.mod, "-a", c.spec}, &out, &errb)
-		if !errors.Is(err, probegen.ErrNotSupported) || !strings.Contains(err.Error(), "not added, nothing was") {
+		if !errors.Is(err, grammar.ErrNotSupported) || !strings.Contains(err.Error(), "not added, nothing was") {
 			t.Errorf("%s -a %s: %v, want the probe refused", c.mod, c.spec, err)
 		}
 	}

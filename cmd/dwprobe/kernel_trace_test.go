@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs/qemutest"
 )
@@ -101,7 +101,7 @@ func TestQEMUTrace(t *testing.T) {
 
 // compareTrace compares, point by point, the hits dwprobe trace printed
 // in g's workload with the kernel's trace of the same threads.
-func compareTrace(t *testing.T, g *qemutest.Guest, probes []probegen.Probe) {
+func compareTrace(t *testing.T, g *qemutest.Guest, probes []answer.Probe) {
 	t.Helper()
 	index := map[string]int{} // "GROUP/EVENT (POINT)" -> point
 	for i, p := range probes {

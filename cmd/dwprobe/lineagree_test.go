@@ -15,6 +15,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -107,7 +108,7 @@ func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]probegen.LinePoint, 
 
 // ofFunction is r less the points at addresses pts does not have that
 // another function than fn holds (one built from the same source).
-func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *probegen.Resolution {
+func ofFunction(r *answer.Resolution, fn string, pts []probegen.LinePoint) *answer.Resolution {
 	want := map[uint64]bool{}
 	for _, p := range pts {
 		want[p.Addr] = true
@@ -126,7 +127,7 @@ func ofFunction(r *probegen.Resolution, fn string, pts []probegen.LinePoint) *pr
 // pointAgreement compares the points -D writes with those -L --detail
 // shows for one line, by address and by the SYMBOL+OFFS each names it
 // with: "" when they are the same.
-func pointAgreement(r *probegen.Resolution, pts []probegen.LinePoint) string {
+func pointAgreement(r *answer.Resolution, pts []probegen.LinePoint) string {
 	var d, l []string
 	for _, p := range r.Probes {
 		// The symbol holding the address; -D writes another (_text, a

@@ -79,7 +79,7 @@ func openFor(o *options) (tgt *probegen.Target, done func(), err error) {
 	tgt, err = openTarget(o)
 	if err != nil {
 		if o.exec == "" && sdtSpecGiven(o) {
-			err = errorWith(probegen.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
+			err = errorWith(grammar.ErrNotSupported, "SDT markers are read from a user binary: give it with -x")
 		}
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // parityFlags is one set of options, as the command line takes them and
@@ -141,7 +142,7 @@ func checkParity(t *testing.T, open probegen.OpenOptions, target []string, specs
 
 // parityDiffs are the fields in which the library's answer (res, err)
 // and the command line's JSON object js differ.
-func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
+func parityDiffs(res *answer.Resolution, err error, js jsonSpec) []string {
 	switch {
 	case err != nil && js.Error == nil:
 		return []string{fmt.Sprintf("library: %v; command line: %d points", err, len(js.Points))}
@@ -156,13 +157,13 @@ func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
 			out = append(out, fmt.Sprintf("point %d %s: library %v, command line %v", i, field, lib, cli))
 		}
 	}
-	diff(-1, "notes", probegen.NoteTexts(res.Notes), js.Notes)
+	diff(-1, "notes", answer.NoteTexts(res.Notes), js.Notes)
 	if len(res.Probes) != len(js.Points) {
 		return append(out, fmt.Sprintf("library: %d probes; command line: %d points", len(res.Probes), len(js.Points)))
 	}
 	for i, p := range res.Probes {
 		j := js.Points[i]
-		if p.Addr != 0 || p.Kind == probegen.ProbeAddress {
+		if p.Addr != 0 || p.Kind == answer.ProbeAddress {
 			diff(i, "address", "0x"+strconv.FormatUint(p.Addr, 16), j.Address)
 		} else {
 			diff(i, "address", "", j.Address)
@@ -171,7 +172,7 @@ func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
 		diff(i, "offset", p.ELFOffset, j.Offset)
 		diff(i, "source_file", p.File, j.SourceFile)
 		diff(i, "source_line", p.Line, j.SourceLine)
-		if p.Addr != 0 || p.Kind == probegen.ProbeAddress {
+		if p.Addr != 0 || p.Kind == answer.ProbeAddress {
 			diff(i, "function", p.Function, j.Function)
 		}
 		diff(i, "inlined_into", p.InlinedInto, j.InlinedInto)
@@ -204,7 +205,7 @@ func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
 			}
 			diff(i, f+"read.dwarf_register", l.DWARFRegister, dreg)
 			diff(i, f+"read.symbol", l.Symbol, r.Symbol)
-			if l.Kind == probegen.LocAddress {
+			if l.Kind == answer.LocAddress {
 				diff(i, f+"read.address", "0x"+strconv.FormatUint(l.Address, 16), r.Address)
 			}
 			diff(i, f+"read.file_offset", l.FileOffset, r.FileOffset)
@@ -213,7 +214,7 @@ func parityDiffs(res *probegen.Resolution, err error, js jsonSpec) []string {
 				loads = append(loads, jsonLoad{Offset: int(ld.Offset), User: ld.User})
 			}
 			diff(i, f+"read.loads", loads, r.Loads)
-			if l.Kind == probegen.LocConst && l.Text == "" {
+			if l.Kind == answer.LocConst && l.Text == "" {
 				c := -1 << 62
 				if r.Const != nil {
 					c = *r.Const

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -59,12 +60,12 @@ type resolved struct {
 	in    specInput
 	spec  *grammar.Spec
 	notes []string
-	res   *probegen.Resolution // nil when err is set
+	res   *answer.Resolution // nil when err is set
 	err   error
 }
 
 // probes are r's probes, one per definition.
-func (r *resolved) probes() []probegen.Probe {
+func (r *resolved) probes() []answer.Probe {
 	if r.res == nil {
 		return nil
 	}
@@ -166,12 +167,12 @@ func resolveStream(ctx context.Context, o *options, t *probegen.Target, args []s
 }
 
 // take records a resolution, or why there is none.
-func (r *resolved) take(res *probegen.Resolution, err error) {
+func (r *resolved) take(res *answer.Resolution, err error) {
 	if err != nil {
 		r.err = err
 		return
 	}
-	r.notes, r.res = probegen.NoteTexts(res.Notes), res
+	r.notes, r.res = answer.NoteTexts(res.Notes), res
 }
 
 // failedOnly are the specs of rs that failed.
@@ -189,18 +190,18 @@ func failedOnly(rs []resolved) []resolved {
 // several points (a function's five copies not unique, each notrace) in
 // one line: the first, and how many more points it holds for (-v says
 // each).
-func alikeNotes(notes []probegen.Note) []string {
-	count := map[probegen.NoteKind]int{}
+func alikeNotes(notes []answer.Note) []string {
+	count := map[answer.NoteKind]int{}
 	for _, n := range notes {
-		if n.Kind != probegen.NoteOther {
+		if n.Kind != answer.NoteOther {
 			count[n.Kind]++
 		}
 	}
 	var out []string
-	said := map[probegen.NoteKind]bool{}
+	said := map[answer.NoteKind]bool{}
 	for _, n := range notes {
 		switch c := count[n.Kind]; {
-		case n.Kind == probegen.NoteOther || c < 2:
+		case n.Kind == answer.NoteOther || c < 2:
 			out = append(out, n.Text)
 		case !said[n.Kind]:
 			said[n.Kind] = true

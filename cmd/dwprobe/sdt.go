@@ -9,7 +9,9 @@ import (
 
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sdtprobe"
 )
 
 // resolveSpec resolves one spec through res (probegen.Resolver: an SDT
@@ -30,10 +32,10 @@ func resolvedOf(in specInput, sr probegen.SpecResult) resolved {
 }
 
 // resolvedFrom is in's resolution, or why there is none, worded.
-func resolvedFrom(in specInput, spec *grammar.Spec, rs *probegen.Resolution, err error) resolved {
+func resolvedFrom(in specInput, spec *grammar.Spec, rs *answer.Resolution, err error) resolved {
 	r := resolved{in: in, spec: spec}
 	if errors.Is(err, probegen.ErrSDTNeedsBinary) {
-		err = errorWith(probegen.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
+		err = errorWith(grammar.ErrNotSupported, "%s: SDT markers are read from a user binary: give it with -x", in.raw)
 	}
 	r.take(rs, err)
 	return r
@@ -57,14 +59,14 @@ func runSDT(o *options, t *probegen.Target, stdout io.Writer) error {
 	}
 	var sel []probegen.SDTMarker
 	for _, m := range ms {
-		if keep(probegen.SDTMarkerName(m)) {
+		if keep(sdtprobe.MarkerName(m)) {
 			sel = append(sel, m)
 		}
 	}
 	if o.json {
 		return writeJSON(stdout, sdtJSON(t.Built().Path, sel))
 	}
-	names := probegen.SDTNames(sel)
+	names := sdtprobe.Names(sel)
 	slices.Sort(names)
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
@@ -98,7 +100,7 @@ type jsonMarker struct {
 func sdtJSON(bin string, ms []probegen.SDTMarker) jsonSDT {
 	js := jsonSDT{Schema: jsonSchema, Mode: "sdt", Binary: bin, Markers: []jsonMarker{}}
 	for _, m := range ms {
-		js.Markers = append(js.Markers, jsonMarker{Name: probegen.SDTMarkerName(m), Provider: m.Provider,
+		js.Markers = append(js.Markers, jsonMarker{Name: sdtprobe.MarkerName(m), Provider: m.Provider,
 			Marker: m.Name, Address: m.Loc, Offset: m.Offset, Semaphore: m.RefCtr, Args: m.Args})
 	}
 	return js

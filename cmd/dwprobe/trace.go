@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -132,7 +133,7 @@ func parseTrace(args []string, stderr io.Writer) (*options, traceOptions, []stri
 
 // traceSpecs resolves o.defs as -D does, attaches them and prints hits.
 func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr io.Writer) error {
-	var probes []probegen.Probe
+	var probes []answer.Probe
 	var a *arch.Arch
 	var err error
 	if to.points != "" {
@@ -182,7 +183,7 @@ func traceSpecs(ctx context.Context, o *options, to traceOptions, stdout, stderr
 
 // traceProbes resolves the specs of o.defs as -D does and returns their
 // points and machine.
-func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.Probe, *arch.Arch, error) {
+func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]answer.Probe, *arch.Arch, error) {
 	tgt, done, err := openFor(o)
 	if err != nil {
 		return nil, nil, err
@@ -199,7 +200,7 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 	if err != nil {
 		return nil, nil, err
 	}
-	var probes []probegen.Probe
+	var probes []answer.Probe
 	for _, r := range rs {
 		probes = append(probes, r.res.Probes...)
 	}
@@ -209,12 +210,12 @@ func traceProbes(ctx context.Context, o *options, stderr io.Writer) ([]probegen.
 // pointsFile is what --write-points writes and --points reads: the
 // machine the points are for and the points.
 type pointsFile struct {
-	Machine string           `json:"machine"`
-	Points  []probegen.Probe `json:"points"`
+	Machine string         `json:"machine"`
+	Points  []answer.Probe `json:"points"`
 }
 
 // writePoints writes probes for machine a to file, whole or not at all.
-func writePoints(file string, a *arch.Arch, probes []probegen.Probe) error {
+func writePoints(file string, a *arch.Arch, probes []answer.Probe) error {
 	b, err := json.Marshal(pointsFile{Machine: a.Name, Points: probes})
 	if err != nil {
 		return err
@@ -227,7 +228,7 @@ func writePoints(file string, a *arch.Arch, probes []probegen.Probe) error {
 }
 
 // readPoints reads a file writePoints wrote.
-func readPoints(file string) ([]probegen.Probe, *arch.Arch, error) {
+func readPoints(file string) ([]answer.Probe, *arch.Arch, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
@@ -246,7 +247,7 @@ func readPoints(file string) ([]probegen.Probe, *arch.Arch, error) {
 
 // traceAttachError says what failed to load or attach, and what would
 // work instead.
-func traceAttachError(probes []probegen.Probe, err error) error {
+func traceAttachError(probes []answer.Probe, err error) error {
 	kernel := len(probes) > 0 && !probes[0].User
 	switch {
 	case errors.Is(err, os.ErrPermission):
@@ -293,7 +294,7 @@ type jsonVal struct {
 	Fault bool   `json:"fault,omitempty"`
 }
 
-func hitJSON(p probegen.Probe, r ebpfprobe.Record) jsonHit {
+func hitJSON(p answer.Probe, r ebpfprobe.Record) jsonHit {
 	h := jsonHit{TimeNS: r.Time, CPU: r.CPU, Comm: r.Comm, PID: r.PID, TID: r.TID,
 		Event: p.Group + "/" + p.Name, Point: ebpfprobe.PointText(p), File: p.File, Line: p.Line, Args: []jsonVal{}}
 	for _, v := range r.Values {

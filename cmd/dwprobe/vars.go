@@ -89,9 +89,9 @@ func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo pro
 	case len(spec.Args) > 0:
 		return nil, nil, &grammar.SyntaxError{Spec: raw, Col: spec.Args[0].Col, Msg: "-V takes a probe point, not arguments"}
 	case spec.Point.IsAddr:
-		return nil, nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, probegen.ErrNotSupported)
+		return nil, nil, fmt.Errorf("-V %q: an absolute address has no variables to list: %w", raw, grammar.ErrNotSupported)
 	case spec.Point.SDT:
-		return nil, nil, fmt.Errorf("-V %q: an SDT marker has no variables, its note's arguments (-D shows them): %w", raw, probegen.ErrNotSupported)
+		return nil, nil, fmt.Errorf("-V %q: an SDT marker has no variables, its note's arguments (-D shows them): %w", raw, grammar.ErrNotSupported)
 	}
 	lists, err := tgt.AvailableVars(spec, ro, vo)
 	return spec, lists, err

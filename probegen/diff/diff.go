@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -53,7 +54,7 @@ func (c Change) String() string {
 // texts, Rel[i], when known (not negative), is the line relative to the
 // declaration of the point's function, which shifts less.
 type BuildResolution struct {
-	Res   *probegen.Resolution
+	Res   *answer.Resolution
 	Err   error
 	Texts []string
 	Rel   []int
@@ -82,7 +83,7 @@ func (k PointKey) String() string {
 // its line's source text (trimmed; "" when not known).
 type Point struct {
 	PointKey
-	Point probegen.Probe
+	Point answer.Probe
 	Text  string
 }
 

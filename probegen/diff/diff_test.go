@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
@@ -14,14 +14,14 @@ import (
 // bres is a resolution of points, each "FUNC@CALLER" (CALLER for an
 // inlined copy) with its line's text and one argument x read by fetch.
 func bres(pts ...[3]string) BuildResolution {
-	b := BuildResolution{Res: &probegen.Resolution{}}
+	b := BuildResolution{Res: &answer.Resolution{}}
 	for _, p := range pts {
 		fn, caller, _ := strings.Cut(p[0], "@")
-		pr := probegen.Probe{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10}
+		pr := answer.Probe{Function: fn, InlinedInto: caller, File: "a.c", Line: len(b.Texts) + 10}
 		b.Texts = append(b.Texts, p[1])
 		if p[2] != "" {
 			f, typ, _ := strings.Cut(p[2], ":")
-			pr.Args = []probegen.ArgRead{{Name: "x", Fetcharg: f, Fetch: tracefs.ReadFetch(f), Type: probegen.CType{Fetch: typ}}}
+			pr.Args = []answer.ArgRead{{Name: "x", Fetcharg: f, Fetch: tracefs.ReadFetch(f), Type: answer.CType{Fetch: typ}}}
 		}
 		b.Res.Probes = append(b.Res.Probes, pr)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 )
 
@@ -172,7 +173,7 @@ func NewLineTexts(src *probegen.Sources) *LineTexts {
 
 // Texts is the source text of each point's line, "" where the source is
 // not found or shorter.
-func (lt *LineTexts) Texts(pts []probegen.Probe) []string {
+func (lt *LineTexts) Texts(pts []answer.Probe) []string {
 	out := make([]string, len(pts))
 	for i, p := range pts {
 		if lines := lt.file(p.File, ""); p.Line >= 1 && p.Line <= len(lines) {

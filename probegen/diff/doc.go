@@ -7,8 +7,8 @@
 // line across builds, whose numbers shift. Points are compared by
 // function, inline chain and line, never by address.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 10,
 // a way of answering above probegen, beside probegen/ebpfprobe; it
-// imports probegen, probegen/grammar, dwarfres, lazymatch and tracefs,
-// and only the command line imports it.
+// imports probegen, probegen/answer, probegen/grammar, dwarfres,
+// lazymatch and tracefs, and only the command line imports it.
 package diff

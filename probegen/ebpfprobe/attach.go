@@ -5,8 +5,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // Uprobe is where cilium/ebpf attaches a user probe point:
@@ -36,7 +35,7 @@ type Kprobe struct {
 // link-time address. An SDT marker's semaphore becomes RefCtrOffset.
 // Errors: ErrKind for a kernel point, a tracepoint or an unknown kind;
 // ErrNoFileOffset.
-func UprobeOf(p probegen.Probe) (Uprobe, error) {
+func UprobeOf(p answer.Probe) (Uprobe, error) {
 	if err := attachable(p); err != nil {
 		return Uprobe{}, err
 	}
@@ -61,7 +60,7 @@ func UprobeOf(p probegen.Probe) (Uprobe, error) {
 // (link.Kprobe refuses "MOD:SYM"); the kernel finds module symbols by name
 // too. Errors: ErrKind for a user point or an unknown kind,
 // ErrTracepoint, ErrAbsoluteAddress.
-func KprobeOf(p probegen.Probe) (Kprobe, error) {
+func KprobeOf(p answer.Probe) (Kprobe, error) {
 	if err := attachable(p); err != nil {
 		return Kprobe{}, err
 	}
@@ -80,11 +79,11 @@ func KprobeOf(p probegen.Probe) (Kprobe, error) {
 }
 
 // attachable refuses the kinds no link attaches at an address.
-func attachable(p probegen.Probe) error {
+func attachable(p answer.Probe) error {
 	switch p.Kind {
-	case probegen.ProbeEntry, probegen.ProbeLine, probegen.ProbeOffset, probegen.ProbeReturn, probegen.ProbeSDT, probegen.ProbeAddress:
+	case answer.ProbeEntry, answer.ProbeLine, answer.ProbeOffset, answer.ProbeReturn, answer.ProbeSDT, answer.ProbeAddress:
 		return nil
-	case probegen.ProbeTracepoint:
+	case answer.ProbeTracepoint:
 		return fmt.Errorf("%s: %w", p.Function, ErrTracepoint)
 	}
 	return fmt.Errorf("%s: %w", p.Kind, ErrKind)
@@ -93,18 +92,18 @@ func attachable(p probegen.Probe) error {
 // Attach attaches prog (of type ebpf.Kprobe) at p: a uprobe or uretprobe
 // of p.Attach.Binary for a user point, a kprobe or kretprobe otherwise. Errors
 // are UprobeOf's, KprobeOf's and cilium/ebpf's.
-func Attach(p probegen.Probe, prog *ebpf.Program) (link.Link, error) {
+func Attach(p answer.Probe, prog *ebpf.Program) (link.Link, error) {
 	return AttachCookie(p, prog, 0)
 }
 
 // AttachCookie is Attach with a cookie the program reads with
 // bpf_get_attach_cookie (Linux 5.15): which of several points it runs at.
-func AttachCookie(p probegen.Probe, prog *ebpf.Program, cookie uint64) (link.Link, error) {
+func AttachCookie(p answer.Probe, prog *ebpf.Program, cookie uint64) (link.Link, error) {
 	return attach(p, prog, cookie, 0)
 }
 
 // attach is AttachCookie, a uprobe only for process pid when not 0.
-func attach(p probegen.Probe, prog *ebpf.Program, cookie uint64, pid int) (link.Link, error) {
+func attach(p answer.Probe, prog *ebpf.Program, cookie uint64, pid int) (link.Link, error) {
 	if p.User {
 		u, err := UprobeOf(p)
 		if err != nil {

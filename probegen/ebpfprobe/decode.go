@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // ErrShort: a buffer shorter than its Layout.
@@ -69,7 +69,7 @@ func (v Value) String() string {
 
 // formatScalar prints raw, a value of t sign- or zero-extended, as the
 // kernel prints t.
-func formatScalar(t probegen.CType, raw uint64) string {
+func formatScalar(t answer.CType, raw uint64) string {
 	if s := t.Size; s > 0 && s < 8 && t.BitWidth == 0 && !t.Signed {
 		raw &= 1<<(8*s) - 1
 	}
@@ -87,7 +87,7 @@ func formatScalar(t probegen.CType, raw uint64) string {
 
 // elems splits an array's field into its elements, each sign-extended
 // when t.Signed.
-func elems(t probegen.CType, b []byte) []uint64 {
+func elems(t answer.CType, b []byte) []uint64 {
 	size := elemSize(t)
 	out := make([]uint64, t.Array)
 	for i := range out {

@@ -6,21 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // TestRecord decodes a record as Program writes it and prints its values
 // as the kernel's trace prints them.
 func TestRecord(t *testing.T) {
-	args := []probegen.ArgRead{
+	args := []answer.ArgRead{
 		{Name: "name", Type: str, Loc: reg("di")},
 		{Name: "local", Type: s64, Loc: reg("bp")},
 		{Name: "scale", Type: s32, Loc: reg("cx")},
 		{Name: "flags", Type: typ(tracefs.FetchType{Size: 4, Hex: true}), Loc: reg("si")},
 		{Name: "u", Type: u16, Loc: reg("dx")},
 		{Name: "bad", Type: s32, Loc: reg("ax")},
-		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
+		{Name: "gone", Type: s32, Loc: answer.Location{Kind: answer.LocUnreadable, Reason: "optimized out"}},
 		{Name: "reg", Loc: reg("r8")},
 		{Name: "arr", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg("r9", tracefs.Load{})},
 		{Name: "xs", Type: typ(tracefs.FetchType{Size: 1, Hex: true, Array: 2}), Loc: reg("r9", tracefs.Load{})},
@@ -67,10 +67,10 @@ func TestRecord(t *testing.T) {
 // char as 'C' (an array of them element by element), a symbol by its
 // Symbol or as an address; an unnamed argument is argN.
 func TestValueKernelFormats(t *testing.T) {
-	char := probegen.CType{Fetch: "char", FetchType: tracefs.FetchType{Size: 1}}
-	chars := probegen.CType{Fetch: "char[3]", FetchType: tracefs.FetchType{Size: 1, Array: 3}}
-	sym := probegen.CType{Fetch: "symbol"}
-	args := []probegen.ArgRead{
+	char := answer.CType{Fetch: "char", FetchType: tracefs.FetchType{Size: 1}}
+	chars := answer.CType{Fetch: "char[3]", FetchType: tracefs.FetchType{Size: 1, Array: 3}}
+	sym := answer.CType{Fetch: "symbol"}
+	args := []answer.ArgRead{
 		{Name: "s", Type: str, Loc: reg("di")},
 		{Name: "c", Type: char, Loc: reg("si", tracefs.Load{})},
 		{Name: "cs", Type: chars, Loc: reg("si", tracefs.Load{})},

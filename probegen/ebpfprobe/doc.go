@@ -8,7 +8,7 @@
 // probegen resolves a spec ("vfs_read:23 file->f_path.dentry->d_name.name:string")
 // into probegen.Probes: a place (a kprobe's symbol and offset, a
 // uprobe's binary and file offset) and, for each argument, a
-// probegen.Location: a base (a register, a global's address, a constant,
+// probegen/answer.Location: a base (a register, a global's address, a constant,
 // $comm) and a chain of loads. This package turns each Location into BPF
 // instructions reading it from the probe's struct pt_regs, for x86_64
 // and arm64 (the probed machine's, not necessarily this host's).
@@ -58,6 +58,7 @@
 // A Tracer's probes are perf events of the process that made them: when
 // it exits, even by kill -9, nothing stays registered in the kernel.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 8,
-// importing probegen and below; only the command line imports it.
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 10,
+// importing probegen/answer (the probes it turns into programs) and
+// below, not the resolver (probegen); only the command line imports it.
 package ebpfprobe

@@ -24,10 +24,10 @@ var (
 // *ArgError naming the argument.
 var (
 	// ErrUnreadable: the argument is not readable at its point
-	// (probegen.LocUnreadable); ArgError.Reason says why.
+	// (answer.LocUnreadable); ArgError.Reason says why.
 	ErrUnreadable = errors.New("argument not readable at this point")
 	// ErrKernelOnly: the argument is read by the kernel by name through
-	// its BTF (probegen.LocKernel), with no location a program can
+	// its BTF (answer.LocKernel), with no location a program can
 	// follow.
 	ErrKernelOnly = errors.New("argument read by the kernel through BTF, with no location")
 	// ErrUnsupported: a plan this package does not turn into
@@ -88,7 +88,7 @@ type ArgError struct {
 	// Index and Name are the argument's position and name.
 	Index int
 	Name  string
-	// Reason is the location's own reason (probegen.Location.Reason, or
+	// Reason is the location's own reason (answer.Location.Reason, or
 	// what is unsupported).
 	Reason string
 	// Err is one of ErrUnreadable, ErrKernelOnly, ErrUnsupported,

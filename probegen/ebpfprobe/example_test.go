@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -64,11 +65,11 @@ func ExampleUprobeOf() {
 // host: p->name as a string through x19 and an int in x2, into the buffer
 // at R7 from the pt_regs at R6.
 func ExampleGenerate() {
-	args := []probegen.ArgRead{
-		{Name: "name", Type: probegen.CType{Name: "char*", Pointer: true, FetchType: tracefsString},
-			Loc: probegen.Location{Kind: probegen.LocRegister, Register: "x19", Loads: loads(8, 0)}},
-		{Name: "scale", Type: probegen.CType{Name: "int", FetchType: tracefsS32},
-			Loc: probegen.Location{Kind: probegen.LocRegister, Register: "x2"}},
+	args := []answer.ArgRead{
+		{Name: "name", Type: answer.CType{Name: "char*", Pointer: true, FetchType: tracefsString},
+			Loc: answer.Location{Kind: answer.LocRegister, Register: "x19", Loads: loads(8, 0)}},
+		{Name: "scale", Type: answer.CType{Name: "int", FetchType: tracefsS32},
+			Loc: answer.Location{Kind: answer.LocRegister, Register: "x2"}},
 	}
 	insns, layout, err := ebpfprobe.Generate(arch.ARM64, args, ebpfprobe.Options{User: true, MaxString: 32})
 	if err != nil {

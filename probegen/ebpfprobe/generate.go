@@ -8,7 +8,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -24,13 +24,13 @@ type Options struct {
 	// (the field holds a pointer on the way).
 	MaxString int
 	// SkipUnreadable leaves an argument that is not readable at its
-	// point (probegen.LocUnreadable, LocKernel) zero in every record,
+	// point (answer.LocUnreadable, LocKernel) zero in every record,
 	// with Field.Unreadable saying why, instead of failing.
 	SkipUnreadable bool
 	// Offset is where the fault mask starts in the buffer (a multiple
 	// of 8): the bytes before it are the caller's.
 	Offset int
-	// FileOffset is the uprobe's file offset (probegen.Probe.Attach.FileOffset)
+	// FileOffset is the uprobe's file offset (answer.Probe.Attach.FileOffset)
 	// for a global read by file offset (@+OFFS, a position-independent
 	// binary's), which is found from it and the probe's address. Leave it
 	// 0 for a return probe, whose instruction pointer is the caller's:
@@ -38,7 +38,7 @@ type Options struct {
 	FileOffset uint64
 	// KernelOffset is the running kernel's KASLR offset (where its text
 	// is minus where the vmlinux links it; KernelOffset finds it), added
-	// to a kernel global's link-time address (probegen.LocAddress). The
+	// to a kernel global's link-time address (answer.LocAddress). The
 	// kprobe event's @SYMBOL is resolved by the kernel; a program's
 	// address is an immediate, so without it a KASLR kernel (Debian's
 	// default) would be read at the wrong place.
@@ -84,7 +84,7 @@ const (
 // Errors are *ArgError (ErrUnreadable, ErrKernelOnly, ErrUnsupported,
 // ErrBitfield), ErrTooMany or a *RecordSizeError (ErrTooLarge: a record
 // past MaxRecord bytes).
-func Generate(a *arch.Arch, args []probegen.ArgRead, o Options) (asm.Instructions, Layout, error) {
+func Generate(a *arch.Arch, args []answer.ArgRead, o Options) (asm.Instructions, Layout, error) {
 	if len(args) > 64 {
 		return nil, Layout{}, fmt.Errorf("%d arguments: %w", len(args), ErrTooMany)
 	}
@@ -139,32 +139,32 @@ type gen struct {
 func (g *gen) emit(ins ...asm.Instruction) { g.insns = append(g.insns, ins...) }
 
 // arg reads arg into the field: its base value into R3, then its loads.
-func (g *gen) arg(arg probegen.ArgRead) error {
+func (g *gen) arg(arg answer.ArgRead) error {
 	loc := arg.Loc
 	switch loc.Kind {
-	case probegen.LocUnreadable:
+	case answer.LocUnreadable:
 		return &ArgError{Reason: loc.Reason, Err: ErrUnreadable}
-	case probegen.LocKernel:
+	case answer.LocKernel:
 		return &ArgError{Reason: loc.Text, Err: ErrKernelOnly}
-	case probegen.LocComm:
+	case answer.LocComm:
 		g.dst()
 		g.emit(asm.Mov.Imm(asm.R2, commSize), asm.FnGetCurrentComm.Call())
 		g.fault()
 		return nil
-	case probegen.LocConst:
+	case answer.LocConst:
 		if g.f.String {
 			g.constString(loc.Text)
 			return nil
 		}
 		g.emit(asm.LoadImm(asm.R3, loc.Const, asm.DWord), asm.StoreMem(RegBuffer, int16(g.f.Offset), asm.R3, asm.DWord))
 		return nil
-	case probegen.LocRegister:
+	case answer.LocRegister:
 		off, ok := g.a.PtRegsOffset(loc.Register)
 		if !ok {
 			return &ArgError{Reason: fmt.Sprintf("register %s is not in %s's pt_regs", loc.Register, g.a.Name), Err: ErrUnsupported}
 		}
 		g.emit(asm.LoadMem(asm.R3, RegContext, int16(off), asm.DWord))
-	case probegen.LocAddress:
+	case answer.LocAddress:
 		if err := g.address(loc); err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func (g *gen) constString(text string) {
 // address puts into R3 the address of loc (a LocAddress): a uprobe's
 // global by file offset, a user binary's at its link-time address, or a
 // kernel global relocated by Options.KernelOffset.
-func (g *gen) address(loc probegen.Location) error {
+func (g *gen) address(loc answer.Location) error {
 	switch {
 	case loc.FileOffset:
 		return g.fileOffset(loc.Address)
@@ -240,7 +240,7 @@ func (g *gen) fileOffset(off uint64) error {
 
 // loads follows arg's loads from the value in R3 (the source argument of
 // the read helpers) into the field.
-func (g *gen) loads(arg probegen.ArgRead) error {
+func (g *gen) loads(arg answer.ArgRead) error {
 	loads, t := arg.Loc.Loads, arg.Type.FetchType
 	if arg.Type.Fetch == "symstr" || arg.Type.Fetch == "%pd" || arg.Type.Fetch == "%pD" {
 		// The kernel prints these from what it looks up at the hit.

@@ -6,18 +6,18 @@ import (
 	"os"
 
 	"github.com/dwprobe/dwprobe/dwarfres/elfsym"
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // readsKernelGlobal reports whether a point of the kernel itself (not a
 // module's, not a uprobe) reads a global at its address.
-func readsKernelGlobal(probes []probegen.Probe) bool {
+func readsKernelGlobal(probes []answer.Probe) bool {
 	for _, p := range probes {
 		if p.User || p.Attach.Module != "" {
 			continue
 		}
 		for _, a := range p.Args {
-			if a.Loc.Kind == probegen.LocAddress && !a.Loc.FileOffset {
+			if a.Loc.Kind == answer.LocAddress && !a.Loc.FileOffset {
 				return true
 			}
 		}
@@ -28,7 +28,7 @@ func readsKernelGlobal(probes []probegen.Probe) bool {
 // RunningKernelOffset is KernelOffset against the running kernel's
 // /proc/kallsyms (which shows addresses to root, or with CAP_SYSLOG where
 // kptr_restrict is 1).
-func RunningKernelOffset(probes []probegen.Probe) (int64, error) {
+func RunningKernelOffset(probes []answer.Probe) (int64, error) {
 	f, err := os.Open(elfsym.KallsymsPath)
 	if err != nil {
 		return 0, err
@@ -40,13 +40,13 @@ func RunningKernelOffset(probes []probegen.Probe) (int64, error) {
 // KernelOffset returns the KASLR offset of the kernel whose kallsyms
 // listing is r, measured at a point of probes in the kernel itself: where
 // the kernel put the point's symbol, plus its offset, minus the point's
-// link-time address (probegen.Probe.Addr). The symbol a kprobe is written
+// link-time address (answer.Probe.Addr). The symbol a kprobe is written
 // at is unique in the kernel's symbols (or "_text"), so the first kernel
 // symbol of that name is it. Errors wrap ErrNoAnchor (no point of the
 // kernel itself, or its symbol not in r) or ErrHiddenAddresses (r lists
 // addresses as 0: kptr_restrict).
-func KernelOffset(probes []probegen.Probe, r io.Reader) (int64, error) {
-	var anchor *probegen.Probe
+func KernelOffset(probes []answer.Probe, r io.Reader) (int64, error) {
+	var anchor *answer.Probe
 	for i, p := range probes {
 		if !p.User && p.Attach.Module == "" && p.Attach.Symbol != "" && p.Addr != 0 {
 			anchor = &probes[i]

@@ -3,7 +3,7 @@ package ebpfprobe
 import (
 	"strconv"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // DefaultMaxString is a string argument's bytes in a record (with its
@@ -43,7 +43,7 @@ type Field struct {
 	Offset, Size int
 	// String says the field holds a string.
 	String bool
-	Type   probegen.CType
+	Type   answer.CType
 	// Unreadable is why the argument is not read at this point (its
 	// field stays zero), with Options.SkipUnreadable; "" otherwise.
 	Unreadable string
@@ -51,7 +51,7 @@ type Field struct {
 
 // layoutOf places args after a fault mask at o.Offset. It depends on the
 // arguments' types only, so that every point of one spec has the same.
-func layoutOf(args []probegen.ArgRead, o Options) Layout {
+func layoutOf(args []answer.ArgRead, o Options) Layout {
 	l := Layout{Mask: o.Offset}
 	off := o.Offset + 8
 	for i, a := range args {
@@ -60,14 +60,14 @@ func layoutOf(args []probegen.ArgRead, o Options) Layout {
 			f.Name = "arg" + strconv.Itoa(i+1)
 		}
 		switch {
-		case a.Loc.Kind == probegen.LocComm:
+		case a.Loc.Kind == answer.LocComm:
 			f.String, f.Size = true, commSize
 		case a.Type.String:
 			f.String, f.Size = true, o.maxString()
 		case a.Type.Array > 0:
 			f.Size = max(8, a.Type.Array*elemSize(a.Type))
 		}
-		if a.Loc.Kind == probegen.LocUnreadable || a.Loc.Kind == probegen.LocKernel {
+		if a.Loc.Kind == answer.LocUnreadable || a.Loc.Kind == answer.LocKernel {
 			f.Unreadable = a.Loc.Reason
 			if f.Unreadable == "" {
 				f.Unreadable = a.Loc.Text
@@ -82,7 +82,7 @@ func layoutOf(args []probegen.ArgRead, o Options) Layout {
 
 // elemSize is the bytes of one value of t: the kernel's default type is a
 // machine word.
-func elemSize(t probegen.CType) int {
+func elemSize(t answer.CType) int {
 	if t.Size == 0 {
 		return 8
 	}

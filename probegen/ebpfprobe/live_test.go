@@ -18,6 +18,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/ebpfprobe"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
@@ -63,7 +64,7 @@ func buildVisit(t *testing.T, flags ...string) string {
 
 // resolve resolves spec in bin through the library API, returning its
 // probe points and the binary's machine.
-func resolve(t *testing.T, bin, spec string) ([]probegen.Probe, *arch.Arch) {
+func resolve(t *testing.T, bin, spec string) ([]answer.Probe, *arch.Arch) {
 	t.Helper()
 	tg, err := probegen.Open(probegen.OpenOptions{Binary: bin})
 	if err != nil {
@@ -182,7 +183,7 @@ type instance struct{ dir string }
 // traceDefinitions writes the definitions of probes (point i as event
 // p<i> of group) to uprobe_events and enables them in a tracing instance
 // of their own; both are removed when the test ends.
-func traceDefinitions(t *testing.T, fsys *tracefs.FS, group string, probes []probegen.Probe) *instance {
+func traceDefinitions(t *testing.T, fsys *tracefs.FS, group string, probes []answer.Probe) *instance {
 	t.Helper()
 	var evs []tracefs.Event
 	for i, p := range probes {

@@ -8,7 +8,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -71,7 +71,7 @@ func (l *Layout) Record(buf []byte) (Record, error) {
 // that name): the header, then Generate's layout (o.Offset is
 // HeaderSize). A hit finding the ring buffer full is lost. The attach
 // cookie needs Linux 5.15.
-func Program(a *arch.Arch, args []probegen.ArgRead, o Options) (asm.Instructions, Layout, error) {
+func Program(a *arch.Arch, args []answer.ArgRead, o Options) (asm.Instructions, Layout, error) {
 	o.Offset = HeaderSize
 	reads, l, err := Generate(a, args, o)
 	if err != nil {
@@ -136,7 +136,7 @@ type ProgramOptions struct {
 // points of one spec place their arguments alike; one may have an
 // argument another cannot read, Field.Unreadable.) Errors are Program's,
 // with the point's index.
-func CollectionSpec(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (cs *ebpf.CollectionSpec, layouts []Layout, err error) {
+func CollectionSpec(a *arch.Arch, probes []answer.Probe, o ProgramOptions) (cs *ebpf.CollectionSpec, layouts []Layout, err error) {
 	size := o.RingSize
 	if size == 0 {
 		size = DefaultRingSize

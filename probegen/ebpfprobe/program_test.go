@@ -7,14 +7,14 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
 func TestCollectionSpec(t *testing.T) {
-	ok := []probegen.ArgRead{{Name: "n", Type: s32, Loc: reg("x1")}}
-	gone := []probegen.ArgRead{{Name: "n", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}}}
-	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Args: ok}, {Kind: probegen.ProbeLine, User: true, Args: gone}}
+	ok := []answer.ArgRead{{Name: "n", Type: s32, Loc: reg("x1")}}
+	gone := []answer.ArgRead{{Name: "n", Type: s32, Loc: answer.Location{Kind: answer.LocUnreadable, Reason: "optimized out"}}}
+	probes := []answer.Probe{{Kind: answer.ProbeLine, User: true, Args: ok}, {Kind: answer.ProbeLine, User: true, Args: gone}}
 
 	cs, layouts, err := CollectionSpec(arch.ARM64, probes, ProgramOptions{SkipUnreadable: true})
 	if err != nil {

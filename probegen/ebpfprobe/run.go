@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 )
 
 // RunOptions say which records Tracer.Run delivers and when it stops.
@@ -96,7 +96,7 @@ func (t *Tracer) Line(r Record) string {
 // PointText names where p is as Line does: SYMBOL+0xOFF (a kprobe's
 // symbol as written, else the ELF symbol covering the address), or the
 // address of a point without a symbol.
-func PointText(p probegen.Probe) string {
+func PointText(p answer.Probe) string {
 	sym, off := p.ELFSymbol, p.ELFOffset
 	if !p.User && p.Attach.Symbol != "" {
 		sym, off = p.Attach.Symbol, p.Attach.Offset

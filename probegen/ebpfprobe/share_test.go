@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -12,19 +12,19 @@ import (
 // TestShareIdentical: points whose programs are the same instructions
 // share one; a different register, constant or address does not.
 func TestShareIdentical(t *testing.T) {
-	addr := func(a uint64) probegen.Location {
-		return probegen.Location{Kind: probegen.LocAddress, Address: a, Loads: []tracefs.Load{{}}}
+	addr := func(a uint64) answer.Location {
+		return answer.Location{Kind: answer.LocAddress, Address: a, Loads: []tracefs.Load{{}}}
 	}
-	pt := func(args ...probegen.ArgRead) probegen.Probe {
-		return probegen.Probe{Kind: probegen.ProbeEntry, Attach: probegen.Attach{Symbol: "f"}, Args: args}
+	pt := func(args ...answer.ArgRead) answer.Probe {
+		return answer.Probe{Kind: answer.ProbeEntry, Attach: answer.Attach{Symbol: "f"}, Args: args}
 	}
-	probes := []probegen.Probe{
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: reg("di")}),
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: reg("di")}),
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: reg("si")}),
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000000)}),
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000008)}),
-		pt(probegen.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000000)}),
+	probes := []answer.Probe{
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: reg("di")}),
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: reg("di")}),
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: reg("si")}),
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000000)}),
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000008)}),
+		pt(answer.ArgRead{Name: "x", Type: s64, Loc: addr(0xffffffff82000000)}),
 		pt(),
 		pt(),
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
 
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -19,7 +19,7 @@ import (
 type Tracer struct {
 	// Probes are the points, Probes[i] the one of a record with Cookie
 	// i, whose layout is Layouts[i].
-	Probes  []probegen.Probe
+	Probes  []answer.Probe
 	Layouts []Layout
 
 	// Symbols print the kernel points' arguments of type symbol; nil
@@ -34,7 +34,7 @@ type Tracer struct {
 
 // readsSymbol reports whether a kernel point has an argument of type
 // symbol.
-func readsSymbol(probes []probegen.Probe) bool {
+func readsSymbol(probes []answer.Probe) bool {
 	for _, p := range probes {
 		for _, a := range p.Args {
 			if !p.User && a.Type.Fetch == "symbol" {
@@ -50,7 +50,7 @@ func readsSymbol(probes []probegen.Probe) bool {
 // program there with its index as cookie (AttachCookie), a uprobe for
 // o.PID only when it is set. It needs root
 // (or CAP_BPF and CAP_PERFMON); on an error what was loaded is closed.
-func Trace(a *arch.Arch, probes []probegen.Probe, o ProgramOptions) (*Tracer, error) {
+func Trace(a *arch.Arch, probes []answer.Probe, o ProgramOptions) (*Tracer, error) {
 	if o.KernelOffset == 0 && readsKernelGlobal(probes) {
 		off, err := RunningKernelOffset(probes)
 		if err != nil {

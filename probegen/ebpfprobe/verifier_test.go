@@ -8,7 +8,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
-	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -26,23 +26,23 @@ func TestVerifierAccepts(t *testing.T) {
 		dwarftest.Skip(t, "BPF verifier test: no machine model of this host")
 	}
 	r0, r1, r2 := a.IntArgRegs[0], a.IntArgRegs[1], a.IntArgRegs[2]
-	args := []probegen.ArgRead{
+	args := []answer.ArgRead{
 		{Name: "name", Type: str, Loc: reg(r0, tracefs.Load{Offset: 8}, tracefs.Load{})},
 		{Name: "local", Type: s64, Loc: reg(a.StackPointer, tracefs.Load{Offset: 16})},
 		{Name: "scale", Type: s32, Loc: reg(r1)},
 		{Name: "deep", Type: u16, Loc: reg(r2, tracefs.Load{Offset: 8}, tracefs.Load{Offset: -16}, tracefs.Load{Offset: 2, User: true})},
 		{Name: "bits", Type: b3at5, Loc: reg(r0, tracefs.Load{Offset: 4})},
-		{Name: "comm", Loc: probegen.Location{Kind: probegen.LocComm}},
-		{Name: "k", Loc: probegen.Location{Kind: probegen.LocConst, Const: 7}},
-		{Name: "g", Type: x64, Loc: probegen.Location{Kind: probegen.LocAddress, Address: 0x404040, Loads: []tracefs.Load{{}}}},
-		{Name: "gone", Type: s32, Loc: probegen.Location{Kind: probegen.LocUnreadable, Reason: "optimized out"}},
-		{Name: "text", Type: str, Loc: probegen.Location{Kind: probegen.LocConst, Text: "hello"}},
+		{Name: "comm", Loc: answer.Location{Kind: answer.LocComm}},
+		{Name: "k", Loc: answer.Location{Kind: answer.LocConst, Const: 7}},
+		{Name: "g", Type: x64, Loc: answer.Location{Kind: answer.LocAddress, Address: 0x404040, Loads: []tracefs.Load{{}}}},
+		{Name: "gone", Type: s32, Loc: answer.Location{Kind: answer.LocUnreadable, Reason: "optimized out"}},
+		{Name: "text", Type: str, Loc: answer.Location{Kind: answer.LocConst, Text: "hello"}},
 		{Name: "arr", Type: typ(tracefs.FetchType{Size: 2, Signed: true, Array: 3}), Loc: reg(r0, tracefs.Load{Offset: 16})},
 	}
-	pie := probegen.ArgRead{Name: "calls", Type: s64, Loc: probegen.Location{Kind: probegen.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}
-	probes := []probegen.Probe{
-		{Kind: probegen.ProbeLine, User: true, Attach: probegen.Attach{FileOffset: 0x117a}, Args: append(args[:len(args):len(args)], pie)},
-		{Kind: probegen.ProbeLine, Args: args},
+	pie := answer.ArgRead{Name: "calls", Type: s64, Loc: answer.Location{Kind: answer.LocAddress, FileOffset: true, Address: 0x4040, Loads: []tracefs.Load{{}}}}
+	probes := []answer.Probe{
+		{Kind: answer.ProbeLine, User: true, Attach: answer.Attach{FileOffset: 0x117a}, Args: append(args[:len(args):len(args)], pie)},
+		{Kind: answer.ProbeLine, Args: args},
 	}
 	cs, layouts, err := CollectionSpec(a, probes, ProgramOptions{MaxString: 32, SkipUnreadable: true})
 	if err != nil {
@@ -75,8 +75,8 @@ func TestVerifierRecordBound(t *testing.T) {
 	if !ok {
 		dwarftest.Skip(t, "BPF verifier test: no machine model of this host")
 	}
-	probes := []probegen.Probe{{Kind: probegen.ProbeLine, User: true, Attach: probegen.Attach{FileOffset: 0x117a},
-		Args: []probegen.ArgRead{{Name: "s", Type: str, Loc: reg(a.IntArgRegs[0])}}}}
+	probes := []answer.Probe{{Kind: answer.ProbeLine, User: true, Attach: answer.Attach{FileOffset: 0x117a},
+		Args: []answer.ArgRead{{Name: "s", Type: str, Loc: reg(a.IntArgRegs[0])}}}}
 	room := MaxRecord - HeaderSize - 8 // the fault mask
 	if _, _, err := CollectionSpec(a, probes, ProgramOptions{MaxString: room + 1}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a record of %d bytes: %v, want ErrTooLarge", MaxRecord+8, err)

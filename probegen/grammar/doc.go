@@ -12,7 +12,10 @@
 // Errors: a spec that breaks the grammar is a *SyntaxError (wrapping
 // ErrSyntax, with the 1-based column); a spec file's line, a
 // *SpecFileError; a name taken 1023 times, ErrTooManyEvents. Names the
-// kernel's event language refuses wrap tracefs's sentinels.
+// kernel's event language refuses wrap tracefs's sentinels. Valid perf
+// syntax that dwprobe does not implement (or that the kernel cannot
+// express) wraps ErrNotSupported, here so that every package resolving
+// specs, above it, wraps the same sentinel.
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 6,
 // the first step of a spec's path; it imports lazymatch and tracefs (the

@@ -15,6 +15,10 @@ var (
 	// ErrTooManyEvents is returned by Namer when name_1 ... name_1023 are all
 	// taken (perf's MAX_EVENT_INDEX).
 	ErrTooManyEvents = errors.New("too many events with the same name")
+
+	// ErrNotSupported marks valid perf syntax that dwprobe does not
+	// implement, or that the kernel cannot express (an SDT operand).
+	ErrNotSupported = errors.New("not supported")
 )
 
 // SyntaxError describes a problem in a probe command, with the 1-based
@@ -30,7 +34,7 @@ type SyntaxError struct {
 
 	// Err optionally names a more specific sentinel (tracefs's
 	// ErrBadEventName, ErrBadGroupName, ErrBadArgName or ErrBadDefinition,
-	// probegen's ErrNotSupported) or the typed error behind Msg
+	// ErrNotSupported) or the typed error behind Msg
 	// (probegen's *MemberError, *VarError); errors.Is and errors.As find
 	// it as well as ErrSyntax.
 	Err error

@@ -38,7 +38,8 @@ type Point struct {
 	Lazy   string
 	Addr   uint64 // absolute address 0x...
 	IsAddr bool
-	// SDT: an SDT marker, %[GROUP:]EVENT (Group and Event globs; sdt.go).
+	// SDT: an SDT marker, %[GROUP:]EVENT (Group and Event globs;
+	// probegen/sdtprobe resolves it).
 	SDT bool
 }
 

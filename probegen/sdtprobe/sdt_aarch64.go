@@ -1,4 +1,4 @@
-package probegen
+package sdtprobe
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ var sdtArm64Mem = regexp.MustCompile(`^\[([a-z0-9]+)(?:, ?#?([+-]?[0-9]+))?\]$`)
 // sdtArm64Imm is a constant: NUM or #NUM.
 var sdtArm64Imm = regexp.MustCompile(`^#?([+-]?(?:0x[0-9a-fA-F]+|[0-9]+))$`)
 
-func sdtArm64Operand(op string, _ SDTSymbols) (tracefs.Fetch, string, error) {
+func sdtArm64Operand(op string, _ Symbols) (tracefs.Fetch, string, error) {
 	if m := sdtArm64Imm.FindStringSubmatch(op); m != nil {
 		f, err := sdtImmediate(m[1])
 		return f, "", err

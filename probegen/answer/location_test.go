@@ -1,4 +1,4 @@
-package probegen
+package answer
 
 import (
 	"reflect"
@@ -45,14 +45,14 @@ func TestLocationOf(t *testing.T) {
 }
 
 func TestArgReadString(t *testing.T) {
-	a := argRead(arch.X86_64, tracefs.Arg{Name: "name", Fetch: "+0(+0(-24(%bp)))", Type: "string", Read: tracefs.ReadFetch("+0(+0(-24(%bp)))")}, cvalType{name: "char*", pointer: true}, "", nil, true)
+	a := NewArgRead(arch.X86_64, tracefs.Arg{Name: "name", Fetch: "+0(+0(-24(%bp)))", Type: "string", Read: tracefs.ReadFetch("+0(+0(-24(%bp)))")}, CType{Name: "char*", Pointer: true}, "", nil, true)
 	if got, want := a.String(), "name (char*) = string at *(*(%bp-24))"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	if !a.Type.Pointer || !a.Type.String || a.Type.Fetch != "string" {
 		t.Errorf("Type = %+v", a.Type)
 	}
-	m := argRead(arch.X86_64, tracefs.Arg{Name: "n", Fetch: `\0xdeade12d`, Type: "s32"}, cvalType{name: "int"}, "not in scope at this point", nil, true)
+	m := NewArgRead(arch.X86_64, tracefs.Arg{Name: "n", Fetch: `\0xdeade12d`, Type: "s32"}, CType{Name: "int"}, "not in scope at this point", nil, true)
 	if m.Loc.Kind != LocUnreadable || m.Type.Size != 4 || !m.Type.Signed {
 		t.Errorf("missing argument = %+v", m)
 	}

@@ -1,4 +1,4 @@
-package probegen
+package sdtprobe
 
 import (
 	"debug/elf"
@@ -7,36 +7,37 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
-// SDTArgError is a marker operand the kernel cannot read (a scaled index,
+// ArgError is a marker operand the kernel cannot read (a scaled index,
 // an unknown symbol, a register it does not know); the definition goes
 // without that argument, as perf's synthesize_sdt_probe_arg skips it.
-// It wraps ErrNotSupported.
-type SDTArgError struct {
+// It wraps grammar.ErrNotSupported.
+type ArgError struct {
 	Index   int    // 1-based: the argN the operand would have been
 	Operand string // as the note writes it, "8@foo(%rip)"
 	Msg     string
 }
 
-func (e *SDTArgError) Error() string {
+func (e *ArgError) Error() string {
 	return fmt.Sprintf("arg%d %q: %s", e.Index, e.Operand, e.Msg)
 }
 
-func (e *SDTArgError) Unwrap() error { return ErrNotSupported }
+func (e *ArgError) Unwrap() error { return grammar.ErrNotSupported }
 
-// SDTSymbols answers the @+OFFS of a symbol's address for a rip-relative
+// Symbols answers the @+OFFS of a symbol's address for a rip-relative
 // operand ("foo(%rip)"): the kernel reads @+OFFS relative to the probed
 // instruction's mapping (translate_user_vaddr). ok is false for an
-// unknown symbol. A nil SDTSymbols knows none.
-type SDTSymbols func(name string) (off uint64, ok bool)
+// unknown symbol. A nil Symbols knows none.
+type Symbols func(name string) (off uint64, ok bool)
 
 // sdtOperandParser converts one operand (without its "N@") into a fetch
 // argument for one machine; the grammars live in sdt_x86_64.go and
 // sdt_aarch64.go, the register names they accept in tracefs/arch.
-type sdtOperandParser func(op string, syms SDTSymbols) (fetch tracefs.Fetch, typ string, err error)
+type sdtOperandParser func(op string, syms Symbols) (fetch tracefs.Fetch, typ string, err error)
 
 var sdtParsers = map[*arch.Arch]sdtOperandParser{}
 
@@ -46,11 +47,11 @@ var sdtParsers = map[*arch.Arch]sdtOperandParser{}
 var sdtTypes = [17]string{"s64", "", "", "", "s32", "", "s16", "s8",
 	"", "u8", "u16", "", "u32", "", "", "", "u64"}
 
-// SDTOperands splits a marker's argument string into operands as perf
+// Operands splits a marker's argument string into operands as perf
 // does (argv_split on spaces), rejoining the pieces of a bracketed arm64
 // operand that holds a space ("-4@[sp, 12]", and also "[x29, -12]", which
 // perf 6.1 leaves split).
-func SDTOperands(args string) []string {
+func Operands(args string) []string {
 	var out []string
 	for _, w := range strings.Fields(args) {
 		if n := len(out); n > 0 && strings.Count(out[n-1], "[") > strings.Count(out[n-1], "]") {
@@ -62,13 +63,13 @@ func SDTOperands(args string) []string {
 	return out
 }
 
-// SDTArg converts operand i (0-based) of a marker, "N@OP" or "OP", into
+// Arg converts operand i (0-based) of a marker, "N@OP" or "OP", into
 // the fetch argument argN+1 with the note's size and sign, for machine m.
 // Registers the kernel does not know are refused here rather than by the
-// kernel. Errors are *SDTArgError.
-func SDTArg(m elf.Machine, i int, operand string, syms SDTSymbols) (tracefs.Arg, error) {
+// kernel. Errors are *ArgError.
+func Arg(m elf.Machine, i int, operand string, syms Symbols) (tracefs.Arg, error) {
 	bad := func(format string, a ...any) (tracefs.Arg, error) {
-		return tracefs.Arg{}, &SDTArgError{Index: i + 1, Operand: operand, Msg: fmt.Sprintf(format, a...)}
+		return tracefs.Arg{}, &ArgError{Index: i + 1, Operand: operand, Msg: fmt.Sprintf(format, a...)}
 	}
 	a, _ := arch.For(m)
 	parse := sdtParsers[a]

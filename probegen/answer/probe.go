@@ -1,12 +1,10 @@
-package probegen
+package answer
 
 import (
 	"debug/elf"
 	"fmt"
 	"strconv"
 
-	"github.com/dwprobe/dwprobe/dwarfres"
-	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -46,7 +44,7 @@ func (k ProbeKind) String() string { return enumName(probeKindNames[:], k, "Prob
 type Probe struct {
 	Kind ProbeKind
 	// EventKind is the kind of dynamic event the definition is: a
-	// kprobe, a uprobe, an fprobe (ResolveOptions.FProbe) or a
+	// kprobe, a uprobe, an fprobe (probegen.ResolveOptions.FProbe) or a
 	// tracepoint probe.
 	EventKind tracefs.Kind
 	// User is set for a uprobe (a user binary); unset for a kernel probe.
@@ -122,10 +120,11 @@ type Attach struct {
 	RefCtrOffset uint64
 }
 
-// target is a's place as a definition of kind k writes it:
-// "[MOD:]SYM+OFFS" or "0xADDR" (kprobe), "PATH:0xOFFS[(0xREFCTR)]"
-// (uprobe), "SYM[%return]" (fprobe), the tracepoint (t:).
-func (a Attach) target(k tracefs.Kind, ret bool) string {
+// Target is a as the target of a definition of kind k writes it (a
+// return probe when ret): "[MOD:]SYM+OFFS" or "0xADDR" (kprobe),
+// "PATH:0xOFFS[(0xREFCTR)]" (uprobe), "SYM[%return]" (fprobe), the
+// tracepoint (t:).
+func (a Attach) Target(k tracefs.Kind, ret bool) string {
 	switch k {
 	case tracefs.UProbe:
 		s := a.Binary + ":0x" + strconv.FormatUint(a.FileOffset, 16)
@@ -141,15 +140,15 @@ func (a Attach) target(k tracefs.Kind, ret bool) string {
 	case tracefs.TProbe:
 		return a.Symbol
 	}
-	s := a.place()
+	s := a.Place()
 	if a.Module != "" {
 		s = a.Module + ":" + s
 	}
 	return s
 }
 
-// place is a kprobe's SYM+OFFS (or 0xADDR) without its module.
-func (a Attach) place() string {
+// Place is a kprobe's SYM+OFFS (or 0xADDR) without its module.
+func (a Attach) Place() string {
 	if a.Symbol == "" {
 		return "0x" + strconv.FormatUint(a.Offset, 16)
 	}
@@ -172,7 +171,7 @@ func eventType(k tracefs.Kind, ret bool) byte {
 // Definition is the definition dwprobe writes to tracefs for p, rendered
 // from p's fields: "p:probe/vfs_read_L12 vfs_read+114 f_mode=+68(%di):x32".
 func (p *Probe) Definition() tracefs.Event {
-	d := tracefs.Event{Kind: p.EventKind, Type: eventType(p.EventKind, p.Return), Group: p.Group, Name: p.Name, Target: p.Attach.target(p.EventKind, p.Return)}
+	d := tracefs.Event{Kind: p.EventKind, Type: eventType(p.EventKind, p.Return), Group: p.Group, Name: p.Name, Target: p.Attach.Target(p.EventKind, p.Return)}
 	if len(p.Args) > 0 {
 		d.Args = make([]tracefs.Arg, len(p.Args))
 		for i, a := range p.Args {
@@ -231,27 +230,13 @@ type CType struct {
 	Fetch string
 }
 
-// cvalType is the C type of an argument as the member walk ends on it.
-type cvalType struct {
-	name    string
-	pointer bool
-}
-
-// typeOfVal is cur's type for CType; zero when cur has none.
-func typeOfVal(cur cval) cvalType {
-	if cur.typ == nil {
-		return cvalType{}
-	}
-	n, _ := typeName(cur.typ)
-	tp, ok := realType(cur.typ)
-	return cvalType{name: n, pointer: ok && tp.kind() == cPtr}
-}
-
-// argRead describes argument fa of a definition on machine a; ct is its C
-// type (zero where unknown); absent says why it is not readable at this
-// point ("" where it is). Without plan, its Location is left out.
-func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func(string) (uint64, bool), plan bool) ArgRead {
-	r := ArgRead{Name: fa.Name, Fetcharg: fa.Fetch, Fetch: fa.Read, Type: CType{Name: ct.name, Pointer: ct.pointer, Fetch: fa.Type}}
+// NewArgRead describes argument fa of a definition on machine a, as the
+// kernel names and types it; c is its C type (Name and Pointer, zero
+// where unknown; the fetch type is fa's). absent says why it is not
+// readable at this point ("" where it is); addr is a global's link-time
+// address (false if unknown). Without plan, its Location is left out.
+func NewArgRead(a *arch.Arch, fa tracefs.Arg, c CType, absent string, addr func(string) (uint64, bool), plan bool) ArgRead {
+	r := ArgRead{Name: fa.Name, Fetcharg: fa.Fetch, Fetch: fa.Read, Type: CType{Name: c.Name, Pointer: c.Pointer, Fetch: fa.Type}}
 	r.Type.FetchType, _ = tracefs.ParseType(fa.Type)
 	switch {
 	case !plan:
@@ -267,152 +252,14 @@ func argRead(a *arch.Arch, fa tracefs.Arg, ct cvalType, absent string, addr func
 	return r
 }
 
-// symbolAddr is a global's link-time address in t, for Location.
-func symbolAddr(t *dwarfres.File) func(string) (uint64, bool) {
-	return func(name string) (uint64, bool) {
-		if t == nil {
-			return 0, false
-		}
-		return t.SymbolAddr(name)
-	}
-}
-
-// probesOf describes d's definitions as Probes, d.pts[i] the point of
-// d.defs[i]. brief leaves out what costs a lookup per point: the ELF
-// symbol covering the address, the source position and the arguments'
-// read plans.
-func probesOf(t *dwarfres.File, spec *grammar.Spec, exe string, d *resolved, brief bool) []Probe {
-	a, _ := arch.For(t.ELF.Machine)
-	addr := symbolAddr(t)
-	out := make([]Probe, len(d.defs))
-	for i, def := range d.defs {
-		p := Probe{Kind: kindOf(&spec.Point), EventKind: def.Kind, User: exe != "", Return: def.Return(), Machine: t.ELF.Machine, Group: def.Group, Name: def.Name}
-		if i < len(d.pts) {
-			pt := &d.pts[i]
-			p.Attach, p.Addr, p.Function = pt.at, pt.addr, pt.realname
-			if spec.Point.IsAddr {
-				p.Addr, p.Function = spec.Point.Addr, ""
-			}
-			if !brief {
-				placePoint(&p, t, pt)
-			}
-		}
-		var slots []argSlot
-		if i < len(d.slots) {
-			slots = d.slots[i]
-		}
-		p.Args = argReads(a, def, slots, addr, !brief)
-		out[i] = p
-	}
-	markCopies(out, d.pts)
-	return out
-}
-
-// markCopies sets the probes' Copy and First, pts[i] being the point of
-// probes[i] (nil scopes and missing points: a copy each).
-func markCopies(probes []Probe, pts []point) {
-	type line struct {
-		copy int
-		file string
-		line int
-	}
-	copies := map[uint64]int{} // scope DIE -> Copy
-	lowest := map[line]uint64{}
-	n := 0
-	for i := range probes {
-		p := &probes[i]
-		if i >= len(pts) || pts[i].scope == nil {
-			p.Copy, p.First = n, true
-			n++
-			continue
-		}
-		off := pts[i].scope.DIEOffset()
-		c, ok := copies[off]
-		if !ok {
-			c = n
-			copies[off] = c
-			n++
-		}
-		p.Copy = c
-		k := line{c, p.File, p.Line}
-		if a, ok := lowest[k]; !ok || p.Addr < a {
-			lowest[k] = p.Addr
-		}
-	}
-	for i := range probes {
-		p := &probes[i]
-		if i < len(pts) && pts[i].scope != nil {
-			p.First = lowest[line{p.Copy, p.File, p.Line}] == p.Addr
-		}
-	}
-}
-
-// placePoint fills in p's ELF symbol and source position from the symbol
-// table and the scope found while resolving pt.
-func placePoint(p *Probe, t *dwarfres.File, pt *point) {
-	if s, ok := t.Symbols().At(p.Addr); ok && p.Addr != 0 {
-		p.ELFSymbol, p.ELFOffset = s.Name, p.Addr-s.Start
-	}
-	if pt.scope != nil {
-		p.File, p.Line, _ = pt.scope.Source()
-		if fn := pt.scope.Func(); fn != "" && fn != pt.realname {
-			p.InlinedInto = fn
-		}
-	} else if p.ELFSymbol != "" && p.ELFOffset == 0 {
-		// A point from the symbol table (a return probe, a function
-		// without a DWARF match) at a function's entry: the source
-		// position of an entry is the function's declaration.
-		if fd, ok, err := t.FuncAt(p.Addr); err == nil && ok && fd.Line != 0 {
-			p.File, p.Line = fd.File, fd.Line
-		}
-	}
-}
-
-// kindOf is the kind of point p names.
-func kindOf(p *grammar.Point) ProbeKind {
-	switch {
-	case p.SDT:
-		return ProbeSDT
-	case p.Return || p.RetInsns:
-		return ProbeReturn
-	case p.IsAddr:
-		return ProbeAddress
-	case p.HasLine || p.Lazy != "":
-		return ProbeLine
-	case p.HasOffset && p.Offset != 0:
-		return ProbeOffset
-	}
-	return ProbeEntry
-}
-
-// argReads describes def's arguments; slots are their slots at this
-// point (nil where the spec's arguments were not converted here: SDT,
-// BTF).
-func argReads(a *arch.Arch, def tracefs.Event, slots []argSlot, addr func(string) (uint64, bool), plan bool) []ArgRead {
-	var out []ArgRead
-	for j, fa := range def.Args {
-		var ct cvalType
-		absent := ""
-		untyped, unnamed := false, fa.Name == ""
-		if j < len(slots) && len(slots) == len(def.Args) {
-			ct, absent = slots[j].ctype, slots[j].absent
-			// As the kernel names and types what the definition leaves
-			// to it: the definition stays as written.
-			if fa.Name == "" {
-				fa.Name = slots[j].kname
-			}
-			if fa.Type == "" && slots[j].kfetch != "" {
-				fa.Type, untyped = slots[j].kfetch, true
-			}
-		}
-		if fa.Name == "" {
-			fa.Name = "arg" + strconv.Itoa(j+1) // as the kernel names it
-		}
-		r := argRead(a, fa, ct, absent, addr, plan)
-		r.unnamed, r.untyped = unnamed, untyped
-		out = append(out, r)
-	}
-	return out
+// WrittenAs is a as its definition writes it, w: where w leaves out the
+// name or the fetch type, so does the definition, and the kernel gives
+// them (a's Name: "arg2", a BTF kernel's parameter name; a's Type.Fetch,
+// a BTF kernel's type of $argN and $retval).
+func (a ArgRead) WrittenAs(w tracefs.Arg) ArgRead {
+	a.unnamed = w.Name == ""
+	a.untyped = w.Type == "" && a.Type.Fetch != ""
+	return a
 }
 
 // String writes a for people: "total (int) = *(%bp-4)", "name (char*) =

@@ -1,4 +1,4 @@
-package probegen
+package answer
 
 // NoteKind says what a note of a resolution is about, for a library
 // caller that acts on notes rather than shows them.
@@ -20,7 +20,7 @@ const (
 	// or to a return instruction.
 	NotePrologue
 	// NoteNearest: the line asked for has no code; the nearest was
-	// probed (ResolveOptions.Nearest).
+	// probed (probegen.ResolveOptions.Nearest).
 	NoteNearest
 	// NoteOverload: a C++ name has several overloads; all are probed.
 	NoteOverload
@@ -37,7 +37,7 @@ const (
 	// relocation, kallsyms without data symbols, a module-local symbol).
 	NoteGlobal
 	// NoteUnsafe: registering the probe crashes kernels of a known bug
-	// (modtext.go: the last function of an x86-64 module's text).
+	// (probegen/modtext.go: the last function of an x86-64 module's text).
 	NoteUnsafe
 )
 

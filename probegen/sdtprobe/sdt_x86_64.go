@@ -1,4 +1,4 @@
-package probegen
+package sdtprobe
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ var sdtX86Op = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\((%[a-z][a-z0-9]+)\)|(%[a
 // sdtX86RipSym is SYM(%rip), SYM+N(%rip), SYM-N(%rip) or N+SYM(%rip).
 var sdtX86RipSym = regexp.MustCompile(`^(?:([0-9]+)\+)?([A-Za-z_.$][A-Za-z0-9_.$@]*)([+-][0-9]+)?\(%rip\)$`)
 
-func sdtX86Operand(op string, syms SDTSymbols) (fetch tracefs.Fetch, bits string, err error) {
+func sdtX86Operand(op string, syms Symbols) (fetch tracefs.Fetch, bits string, err error) {
 	switch {
 	case strings.HasPrefix(op, "$"):
 		f, err := sdtImmediate(op[1:])
@@ -70,7 +70,7 @@ func sdtX86Operand(op string, syms SDTSymbols) (fetch tracefs.Fetch, bits string
 
 // sdtX86Rip converts a rip-relative operand: the address is the symbol's,
 // which the kernel reads as @+OFFS.
-func sdtX86Rip(op string, syms SDTSymbols) (tracefs.Fetch, string, error) {
+func sdtX86Rip(op string, syms Symbols) (tracefs.Fetch, string, error) {
 	m := sdtX86RipSym.FindStringSubmatch(op)
 	if m == nil {
 		return tracefs.Fetch{}, "", errors.New("rip-relative without a symbol: its address depends on the instruction")
