@@ -1,4 +1,4 @@
-package probegen
+package ctype
 
 import (
 	"debug/dwarf"
