@@ -12,6 +12,7 @@ import (
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -215,9 +216,9 @@ func (k *BTFTarget) function(name string) (btfFunc, error) {
 // protoText writes a prototype's types, to compare prototypes.
 func protoText(fp *btf.FuncProto) string {
 	var b strings.Builder
-	b.WriteString(btfTypeName(fp.Return))
+	b.WriteString(ctype.BTFName(fp.Return))
 	for _, p := range fp.Params {
-		b.WriteString(", " + btfTypeName(p.Type) + " " + p.Name)
+		b.WriteString(", " + ctype.BTFName(p.Type) + " " + p.Name)
 	}
 	return b.String()
 }

@@ -144,6 +144,10 @@
 //     grammar: ParseArg, SplitArgs and Token, CheckChars, ParseNum,
 //     IsCIdent, RetInsnSuffix, Point.LineGiven, Point.SDTString,
 //     CheckSDTArgs and SDTArgIndex.
+//   - The C types of DWARF and BTF and the walk of an argument's member
+//     chain over them (layer 6, below probegen): probegen/internal/ctype.
+//     None of it was exported, and probegen's API is unchanged: a missing
+//     member is still a *MemberError.
 //   - Bootconfig: probegen/bootconfig's Render (layer 8, above probegen).
 //   - --diff (layer 8, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
@@ -160,7 +164,8 @@
 // search.
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 7,
-// importing probegen/grammar (the specs it resolves), dwarfres (and its
+// importing probegen/grammar (the specs it resolves),
+// probegen/internal/ctype (the C types it reads arguments with), dwarfres (and its
 // sub-packages), lazymatch and tracefs; only its sub-packages of layer 8
 // (ebpfprobe, bootconfig, diff) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with

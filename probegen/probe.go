@@ -7,6 +7,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -238,13 +239,13 @@ type cvalType struct {
 }
 
 // typeOfVal is cur's type for CType; zero when cur has none.
-func typeOfVal(cur cval) cvalType {
-	if cur.typ == nil {
+func typeOfVal(cur ctype.Val) cvalType {
+	if cur.Type == nil {
 		return cvalType{}
 	}
-	n, _ := typeName(cur.typ)
-	tp, ok := realType(cur.typ)
-	return cvalType{name: n, pointer: ok && tp.kind() == cPtr}
+	n, _ := ctype.Name(cur.Type)
+	tp, ok := ctype.Real(cur.Type)
+	return cvalType{name: n, pointer: ok && tp.Kind() == ctype.Ptr}
 }
 
 // argRead describes argument fa of a definition on machine a; ct is its C

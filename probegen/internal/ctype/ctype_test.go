@@ -1,83 +1,12 @@
 package ctype
 
 import (
-	"strings"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
 )
-
-// TestFetchTypeBTF pins the C-type walk through BTF's view where it used
-// to differ from DWARF's: a global char array whose address is the value
-// (@sym) is read as a string at that address, as through DWARF.
-func TestFetchTypeBTF(t *testing.T) {
-	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
-	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	buf := &btf.Array{Index: i32, Type: char, Nelems: 16}
-	for _, c := range []struct {
-		name      string
-		f         fetch
-		typ       btf.Type
-		cast      string
-		want, err string
-		fetch     string
-	}{
-		{name: "symbol address as string", f: fetch{base: symBase("buf"), sym: true, addrVal: true}, typ: buf, cast: "string", want: "string", fetch: "@buf+0"},
-		{name: "array in a register", f: fetch{base: regBase("%di")}, typ: buf, cast: "string", err: "array buf is not in memory"},
-		{name: "array in memory", f: fetch{base: regBase("%di"), refs: []fref{{off: 8}}}, typ: buf, cast: "ustring", want: "ustring", fetch: "+8(%di)"},
-		{name: "int is no string", f: fetch{base: regBase("%di")}, typ: i32, cast: "string", err: "buf is not a pointer nor an array, so not a string"},
-		{name: "void", f: fetch{base: regBase("%di")}, typ: &btf.Void{}, err: "buf has no type (void)"},
-		{name: "typedef'd int", f: fetch{base: regBase("%di")}, typ: &btf.Typedef{Name: "s32", Type: &btf.Const{Type: i32}}, want: "s32", fetch: "%di"},
-	} {
-		f := c.f
-		got, err := fetchType(&f, btfVal("buf", c.typ), c.cast, false)
-		if c.err != "" {
-			if err == nil || err.Error() != c.err {
-				t.Errorf("%s: got %q, %v; want error %q", c.name, got, err, c.err)
-			}
-			continue
-		}
-		s, serr := f.text()
-		if err != nil || got != c.want || serr != nil || s != c.fetch {
-			t.Errorf("%s: got %q, %v, fetch %q, %v; want %q, %q", c.name, got, err, s, serr, c.want, c.fetch)
-		}
-	}
-}
-
-// TestStepFieldBTF pins member walks through BTF as DWARF does them: a
-// multi-dimensional array is one array whose index steps over rows, an
-// element has no name (so '->' on it is tolerated, as perf does), the
-// suggestions include the members of unnamed members.
-func TestStepFieldBTF(t *testing.T) {
-	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	grid := &btf.Array{Index: i32, Nelems: 3, Type: &btf.Array{Index: i32, Nelems: 4, Type: i32}}
-	anon := &btf.Union{Size: 4, Members: []btf.Member{{Name: "anon_x", Type: i32}}}
-	st := &btf.Struct{Name: "s", Size: 8, Members: []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 32}}}
-	ps := &btf.Array{Index: i32, Nelems: 2, Type: st}
-
-	f := &fetch{base: regBase("%di"), refs: []fref{{}}}
-	cur, err := stepField(f, btfVal("g", grid), field{name: "[2]", index: 2, isIdx: true}, false)
-	s, _ := f.text()
-	if err != nil || s != "+32(%di)" || cur.name != "" {
-		t.Errorf("g[2]: got %q, %+v, %v", s, cur, err)
-	}
-	if n := btfTypeName(grid); n != "int[]" {
-		t.Errorf("name of int[3][4]: got %q, want int[] (DWARF's)", n)
-	}
-	f = &fetch{base: regBase("%di"), refs: []fref{{}}}
-	cur, err = stepField(f, btfVal("ps", ps), field{name: "[1]", index: 1, isIdx: true}, false)
-	if err == nil {
-		cur, err = stepField(f, cur, field{name: "anon_x", arrow: true}, false)
-	}
-	s, _ = f.text()
-	if err != nil || s != "+12(%di)" || cur.name != "anon_x" {
-		t.Errorf("ps[1]->anon_x: got %q, %+v, %v", s, cur, err)
-	}
-	_, err = stepField(&fetch{base: regBase("%di"), refs: []fref{{}}}, btfVal("v", st), field{name: "anon"}, false)
-	if err == nil || !strings.Contains(err.Error(), "anon_x") {
-		t.Errorf("v.anon: want a suggestion of anon_x, got %v", err)
-	}
-}
 
 // TestTypeNames pins perf 6.12's spelling of -V types (dwarf-aux.c
 // die_get_typename_from_type), which fixed 6.1's and is followed for
@@ -107,8 +36,137 @@ func TestTypeNames(t *testing.T) {
 		{&btf.Pointer{Target: &btf.FuncProto{Return: i32}}, "(function_type)*"},
 		{void, "(unknown_type)"},
 	} {
-		if got := btfTypeName(c.typ); got != c.want {
+		if got := BTFName(c.typ); got != c.want {
 			t.Errorf("%v: got %q, want %q", c.typ, got, c.want)
+		}
+	}
+}
+
+// TestSteps: the walk through BTF's view, as DWARF's does it: a member
+// through a pointer is a load, a member of a structure or an element of
+// an array a move within the object; a multi-dimensional array's index
+// steps over rows; an element has no name ('->' on it is tolerated, as
+// perf does); a member of an unnamed member is found through it.
+func TestSteps(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	grid := &btf.Array{Index: i32, Nelems: 3, Type: &btf.Array{Index: i32, Nelems: 4, Type: i32}}
+	anon := &btf.Union{Size: 4, Members: []btf.Member{{Name: "anon_x", Type: i32}}}
+	st := &btf.Struct{Name: "s", Size: 8, Members: []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 32}}}
+	ps := &btf.Array{Index: i32, Nelems: 2, Type: st}
+	type step struct {
+		name  string // "[N]" for an index
+		arrow bool
+	}
+	type move struct {
+		off  int64
+		load bool
+	}
+	for _, c := range []struct {
+		desc  string
+		typ   btf.Type
+		steps []step
+		moves []move // each step's Off and Load
+		to    string // the last step's value's name
+		err   string
+	}{
+		{"g[2]", grid, []step{{"[2]", false}}, []move{{32, false}}, "", ""},
+		{"ps[1]->anon_x", ps, []step{{"[1]", false}, {"anon_x", true}}, []move{{8, false}, {4, false}}, "anon_x", ""},
+		{"p->a", &btf.Pointer{Target: st}, []step{{"a", true}}, []move{{0, true}}, "a", ""},
+		{"p->anon_x", &btf.Pointer{Target: &btf.Const{Type: st}}, []step{{"anon_x", true}}, []move{{4, true}}, "anon_x", ""},
+		{"p[3]", &btf.Pointer{Target: i32}, []step{{"[3]", false}}, []move{{12, true}}, "", ""},
+		{"g[3]", grid, []step{{"[3]", false}}, nil, "", "index 3 is out of the bounds of v (3 elements)"},
+		{"p.a", &btf.Pointer{Target: st}, []step{{"a", false}}, nil, "", "v is a pointer: use '->a'"},
+		{"s->a", st, []step{{"a", true}}, nil, "", "v is not a pointer: use '.a'"},
+		{"i.a", i32, []step{{"a", false}}, nil, "", "v is not a structure, union or pointer to one"},
+		{"void", &btf.Void{}, []step{{"a", false}}, nil, "", "v has no type"},
+		{"i[0]", i32, []step{{"[0]", false}}, nil, "", "v is not a pointer nor an array"},
+		{"vp[0]", &btf.Pointer{Target: &btf.Void{}}, []step{{"[0]", false}}, nil, "", "v points to void"},
+	} {
+		cur := BTFVal("v", c.typ)
+		var err error
+		for i, s := range c.steps {
+			var st Step
+			if s.name[0] == '[' {
+				st, err = cur.Index(int64(s.name[1] - '0'))
+			} else {
+				st, err = cur.Select(s.name, s.arrow)
+			}
+			if err != nil {
+				break
+			}
+			if w := c.moves[i]; st.Off != w.off || st.Load != w.load {
+				t.Errorf("%s: step %d: got offset %d, load %v; want %d, %v", c.desc, i, st.Off, st.Load, w.off, w.load)
+			}
+			cur = st.To
+		}
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%s: got %v, want error %q", c.desc, err, c.err)
+		case c.err == "" && (err != nil || cur.Name != c.to):
+			t.Errorf("%s: got %+v, %v; want to stand on %q", c.desc, cur, err, c.to)
+		}
+	}
+}
+
+// TestMemberError: a missing member is a *MemberError naming the
+// members findable through unnamed ones, for probegen's suggestions.
+func TestMemberError(t *testing.T) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	anon := &btf.Union{Size: 4, Members: []btf.Member{{Name: "anon_x", Type: i32}}}
+	st := &btf.Struct{Name: "s", Size: 8, Members: []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 32}}}
+	_, err := BTFVal("v", st).Select("anon", false)
+	var me *MemberError
+	if !errors.As(err, &me) || me.Var != "v" || me.Type != "struct s" || me.Member != "anon" || !slices.Equal(me.Names, []string{"a", "anon_x"}) {
+		t.Errorf("v.anon: got %#v", err)
+	}
+	if _, err := MemberOffset(FromBTF(st), "s", "a.b"); err == nil || err.Error() != "a is not a structure or union" {
+		t.Errorf("container_of(s, a.b): got %v", err)
+	}
+	if off, err := MemberOffset(FromBTF(st), "s", "anon_x"); off != 4 || err != nil {
+		t.Errorf("container_of(s, anon_x): got %d, %v; want 4", off, err)
+	}
+}
+
+// TestFetchType: perf's convert_variable_type for a value read whole,
+// and which values are strings.
+func TestFetchType(t *testing.T) {
+	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	u64 := &btf.Int{Name: "unsigned long", Size: 8}
+	st := &btf.Struct{Name: "s", Size: 8}
+	for _, c := range []struct {
+		typ       btf.Type
+		cast      string
+		want, err string
+	}{
+		{i32, "", "s32", ""},
+		{u64, "", "x64", ""},
+		{&btf.Typedef{Name: "u8", Type: &btf.Const{Type: char}}, "u", "u8", ""},
+		{&btf.Pointer{Target: char}, "", "x64", ""},
+		{&btf.Array{Index: i32, Type: char, Nelems: 4}, "", "", ""},
+		{st, "", "", "v is a struct s passed by value; name one of its members (VAR.MEMBER)"},
+		{st, "x", "x64", ""},
+		{&btf.Void{}, "", "", "v has no type (void)"},
+	} {
+		got, err := BTFVal("v", c.typ).FetchType(c.cast)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%v as %q: got %q, %v; want %q, %q", c.typ, c.cast, got, err, c.want, c.err)
+		}
+	}
+	for _, c := range []struct {
+		typ   btf.Type
+		array bool
+		err   string
+	}{
+		{&btf.Pointer{Target: &btf.Const{Type: char}}, false, ""},
+		{&btf.Array{Index: i32, Type: char, Nelems: 4}, true, ""},
+		{&btf.Pointer{Target: i32}, false, "v is not a (unsigned) char pointer or array"},
+		{i32, false, "v is not a pointer nor an array, so not a string"},
+		{&btf.Void{}, false, "v has no type (void)"},
+	} {
+		array, err := BTFVal("v", c.typ).Chars()
+		if array != c.array || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%v as a string: got %v, %v; want %v, %q", c.typ, array, err, c.array, c.err)
 		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 
 type dwarfType struct{ e dwarfres.Entry }
 
-// dwarfTypeOf is the declared type of the DIE e (a variable, member or
+// FromDWARF is the declared type of the DIE e (a variable, member or
 // type); nil for void.
-func dwarfTypeOf(e dwarfres.Entry) ctype {
+func FromDWARF(e dwarfres.Entry) Type {
 	t, ok := e.Type()
 	if !ok {
 		return nil
@@ -20,45 +20,45 @@ func dwarfTypeOf(e dwarfres.Entry) ctype {
 	return dwarfType{t}
 }
 
-// dwarfVal is where a member walk starts from the variable v.
-func dwarfVal(v dwarfres.Entry) cval {
-	return cval{name: v.Name(), typ: dwarfTypeOf(v), node: v}
+// DWARFVal is where a member walk starts from the variable v.
+func DWARFVal(v dwarfres.Entry) Val {
+	return Val{Name: v.Name(), Type: FromDWARF(v), Node: v}
 }
 
-func (t dwarfType) kind() ckind {
+func (t dwarfType) Kind() Kind {
 	switch t.e.Tag() {
 	case dwarf.TagBaseType:
-		return cBase
+		return Base
 	case dwarf.TagEnumerationType:
-		return cEnum
+		return Enum
 	case dwarf.TagPointerType:
-		return cPtr
+		return Ptr
 	case dwarf.TagArrayType:
-		return cArray
+		return Array
 	case dwarf.TagStructType:
-		return cStruct
+		return Struct
 	case dwarf.TagUnionType:
-		return cUnion
+		return Union
 	case dwarf.TagClassType:
-		return cClass
+		return Class
 	case dwarf.TagSubroutineType:
-		return cFunc
+		return Func
 	case dwarf.TagTypedef:
-		return cTypedef
+		return Typedef
 	case dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagSharedType:
-		return cQual
+		return Qual
 	}
-	return cOther
+	return Other
 }
 
-func (t dwarfType) name() string        { return t.e.Name() }
-func (t dwarfType) size() (int64, bool) { return t.e.ByteSize() }
-func (t dwarfType) signed() bool        { return t.e.Signed() }
-func (t dwarfType) elem() ctype         { return dwarfTypeOf(t.e) }
-func (t dwarfType) dims() []int64       { return t.e.ArrayDims() }
-func (t dwarfType) node() any           { return t.e }
-func (t dwarfType) members() []cmember {
-	var out []cmember
+func (t dwarfType) Name() string        { return t.e.Name() }
+func (t dwarfType) Size() (int64, bool) { return t.e.ByteSize() }
+func (t dwarfType) Signed() bool        { return t.e.Signed() }
+func (t dwarfType) Elem() Type          { return FromDWARF(t.e) }
+func (t dwarfType) Dims() []int64       { return t.e.ArrayDims() }
+func (t dwarfType) Node() any           { return t.e }
+func (t dwarfType) Members() []Member {
+	var out []Member
 	for _, m := range t.e.Members() {
 		out = append(out, dwarfMember{m})
 	}
@@ -68,9 +68,9 @@ func (t dwarfType) members() []cmember {
 // dwarfMember is a DW_TAG_member.
 type dwarfMember struct{ e dwarfres.Entry }
 
-func (m dwarfMember) name() string                         { return m.e.Name() }
-func (m dwarfMember) typ() ctype                           { return dwarfTypeOf(m.e) }
-func (m dwarfMember) offset() (int64, error)               { return m.e.MemberOffset() }
-func (m dwarfMember) bitSize() int64                       { return m.e.BitSize() }
-func (m dwarfMember) bitField() (dwarfres.BitField, error) { return m.e.BitField() }
-func (m dwarfMember) node() any                            { return m.e }
+func (m dwarfMember) Name() string                         { return m.e.Name() }
+func (m dwarfMember) Type() Type                           { return FromDWARF(m.e) }
+func (m dwarfMember) Offset() (int64, error)               { return m.e.MemberOffset() }
+func (m dwarfMember) BitSize() int64                       { return m.e.BitSize() }
+func (m dwarfMember) BitField() (dwarfres.BitField, error) { return m.e.BitField() }
+func (m dwarfMember) Node() any                            { return m.e }

@@ -1,119 +1,133 @@
 package ctype
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
 // The walk of a probe argument's C expression over its types (ctype.go),
-// the same for DWARF and BTF: perf's convert_variable_fields (stepField)
-// and convert_variable_type (fetchType).
+// the same for DWARF and BTF: perf's convert_variable_fields (Select,
+// Index) and convert_variable_type (FetchType, Chars). The walk says how
+// far to move and whether through a pointer; the caller's fetcharg does
+// the moving.
 
-// stepField applies one ->member, .member or [index] to f, as perf's
-// convert_variable_fields does, and returns where the walk then stands.
-// On an error it returns cur, which the message is about.
-func stepField(f *fetch, cur cval, fl field, user bool) (cval, error) {
-	tp, ok := realType(cur.typ)
+// A Step is one ->member, .member or [index] applied to a value: where
+// the walk then stands, and how its fetcharg gets there.
+type Step struct {
+	To Val
+	// Off is the byte offset moved by: from the object the value lives
+	// in (a member, an element of an array), or from the address the
+	// value holds when Load.
+	Off int64
+	// Load: the value is a pointer, followed (a load at the value plus
+	// Off); otherwise the walk moves within the object the value lives in.
+	Load bool
+}
+
+// Select applies ->name (arrow) or .name to v, as perf's
+// convert_variable_fields does. A member of an unnamed member
+// (anonymous structures and unions) is found through it. An error is
+// about v; a missing member is a *MemberError.
+func (v Val) Select(name string, arrow bool) (Step, error) {
+	tp, ok := Real(v.Type)
 	if !ok {
-		return cur, fmt.Errorf("%s has no type", cur.describe())
+		return Step{}, fmt.Errorf("%s has no type", v.Describe())
 	}
-	if fl.isIdx {
-		return stepIndex(f, cur, tp, fl, user)
-	}
-	var st ctype
+	var st Type
 	switch {
-	case tp.kind() == cPtr:
-		if !fl.arrow {
-			return cur, fmt.Errorf("%s is a pointer: use '->%s'", cur.describe(), fl.name)
+	case tp.Kind() == Ptr:
+		if !arrow {
+			return Step{}, fmt.Errorf("%s is a pointer: use '->%s'", v.Describe(), name)
 		}
-		st, ok = realType(tp.elem())
-		if !ok || !aggregate(st) {
-			return cur, fmt.Errorf("%s does not point to a structure or union", cur.describe())
+		st, ok = Real(tp.Elem())
+		if !ok || !Aggregate(st) {
+			return Step{}, fmt.Errorf("%s does not point to a structure or union", v.Describe())
 		}
-	case aggregate(tp):
-		if fl.arrow && cur.name != "" {
-			return cur, fmt.Errorf("%s is not a pointer: use '.%s'", cur.describe(), fl.name)
+	case Aggregate(tp):
+		if arrow && v.Name != "" {
+			return Step{}, fmt.Errorf("%s is not a pointer: use '.%s'", v.Describe(), name)
 		}
 		st = tp
 	default:
-		return cur, fmt.Errorf("%s is not a structure, union or pointer to one", cur.describe())
+		return Step{}, fmt.Errorf("%s is not a structure, union or pointer to one", v.Describe())
 	}
-	m, off, err := memberPath(cur, st, fl.name)
+	m, off, err := memberPath(v, st, name)
 	if err != nil {
-		return cur, err
+		return Step{}, err
 	}
-	next := cval{name: m.name(), typ: m.typ(), mem: m, node: m.node()}
-	if tp.kind() == cPtr {
-		return next, f.load(off, user)
-	}
-	return next, f.member(off, user)
+	next := Val{Name: m.Name(), Type: m.Type(), Member: m, Node: m.Node()}
+	return Step{To: next, Off: off, Load: tp.Kind() == Ptr}, nil
 }
 
-// stepIndex is stepField's [index] on tp, cur's pointer or array type. The
-// walk then stands on the pointer or array type itself, nameless, whose
-// type is the element's (perf keeps the type's DIE there).
-func stepIndex(f *fetch, cur cval, tp ctype, fl field, user bool) (cval, error) {
-	k := tp.kind()
-	if k != cArray && k != cPtr {
-		return cur, fmt.Errorf("%s is not a pointer nor an array", cur.describe())
-	}
-	elem, ok := realType(tp.elem())
+// Index applies [i] to v, a pointer or array. The walk then stands on
+// the pointer or array type itself, nameless, whose type is the
+// element's (perf keeps the type's DIE there). An index out of an
+// array's bound is refused.
+func (v Val) Index(i int64) (Step, error) {
+	tp, ok := Real(v.Type)
 	if !ok {
-		return cur, fmt.Errorf("%s points to void", cur.describe())
+		return Step{}, fmt.Errorf("%s has no type", v.Describe())
 	}
-	size, ok := elem.size()
+	k := tp.Kind()
+	if k != Array && k != Ptr {
+		return Step{}, fmt.Errorf("%s is not a pointer nor an array", v.Describe())
+	}
+	elem, ok := Real(tp.Elem())
 	if !ok {
-		return cur, fmt.Errorf("the elements of %s have no size", cur.describe())
+		return Step{}, fmt.Errorf("%s points to void", v.Describe())
 	}
-	next := cval{name: tp.name(), typ: tp.elem(), node: tp.node()}
-	if k == cPtr {
-		return next, f.load(size*fl.index, user)
+	size, ok := elem.Size()
+	if !ok {
+		return Step{}, fmt.Errorf("the elements of %s have no size", v.Describe())
 	}
-	dims := tp.dims()
-	if len(dims) > 0 && dims[0] > 0 && (fl.index < 0 || fl.index >= dims[0]) {
-		return cur, fmt.Errorf("index %d is out of the bounds of %s (%d elements)", fl.index, cur.describe(), dims[0])
+	next := Val{Name: tp.Name(), Type: tp.Elem(), Node: tp.Node()}
+	if k == Ptr {
+		return Step{To: next, Off: size * i, Load: true}, nil
+	}
+	dims := tp.Dims()
+	if len(dims) > 0 && dims[0] > 0 && (i < 0 || i >= dims[0]) {
+		return Step{}, fmt.Errorf("index %d is out of the bounds of %s (%d elements)", i, v.Describe(), dims[0])
 	}
 	// Each index of a multi-dimensional array steps over a whole row
 	// (perf steps by the element size whatever the rank).
 	for _, d := range dims[min(1, len(dims)):] {
 		size *= d
 	}
-	return next, f.member(size*fl.index, user)
+	return Step{To: next, Off: size * i}, nil
 }
 
 // memberPath finds name in st through unnamed members (anonymous
 // structures and unions), as perf's die_find_member finds it, and returns
 // the member and its byte offset from the start of st: for a bitfield,
 // the offset of the unit it is read from.
-func memberPath(cur cval, st ctype, name string) (cmember, int64, error) {
-	var path []cmember
+func memberPath(cur Val, st Type, name string) (Member, int64, error) {
+	var path []Member
 	for n := 0; n < maxAnonDepth; n++ {
-		m, ok := findMember(st, name, 0)
+		m, ok := FindMember(st, name)
 		if !ok {
-			return nil, 0, &MemberError{Var: cur.describe(), Type: typeLabel(st), Member: name,
-				Closest: closest(name, memberNames(st, 0), 3)}
+			return nil, 0, &MemberError{Var: cur.Describe(), Type: typeLabel(st), Member: name,
+				Names: memberNames(st, 0)}
 		}
 		path = append(path, m)
-		if m.name() != "" {
+		if m.Name() != "" {
 			break
 		}
-		if st, ok = realType(m.typ()); !ok {
-			return nil, 0, fmt.Errorf("unnamed member of %s has no type", cur.describe())
+		if st, ok = Real(m.Type()); !ok {
+			return nil, 0, fmt.Errorf("unnamed member of %s has no type", cur.Describe())
 		}
 	}
 	var total int64
 	for i, m := range path {
 		var off int64
 		var err error
-		if m.bitSize() > 0 && i == len(path)-1 {
-			bf, berr := m.bitField()
+		if m.BitSize() > 0 && i == len(path)-1 {
+			bf, berr := m.BitField()
 			if berr != nil {
 				return nil, 0, berr
 			}
 			off = bf.ByteOffset
-		} else if off, err = m.offset(); err != nil {
+		} else if off, err = m.Offset(); err != nil {
 			return nil, 0, err
 		}
 		total += off
@@ -121,74 +135,73 @@ func memberPath(cur cval, st ctype, name string) (cmember, int64, error) {
 	return path[len(path)-1], total, nil
 }
 
-// fetchType is perf's convert_variable_type: the fetch type for cur under
-// cast, adjusting f for strings.
-func fetchType(f *fetch, cur cval, cast string, user bool) (string, error) {
-	switch cast {
-	case "", "string", "ustring", "u", "s", "x":
-	default:
-		if f.imm && (strings.HasPrefix(cast, "string") || cast == "ustring") {
-			return "", errors.New("a constant is not a string")
+// MemberOffset is the offset of the member path chain (a.b.c) in st,
+// named sname in messages ("struct sname"): container_of's. A missing
+// member is a *MemberError.
+func MemberOffset(st Type, sname, chain string) (int64, error) {
+	cur := Val{Name: "struct " + sname, Type: st}
+	var total int64
+	for _, name := range strings.Split(chain, ".") {
+		t, ok := Real(cur.Type)
+		if !ok || !Aggregate(t) {
+			return 0, fmt.Errorf("%s is not a structure or union", cur.Describe())
 		}
-		return cast, nil
-	}
-	str := cast == "string" || cast == "ustring"
-	if cur.mem != nil && cur.mem.bitSize() > 0 && !str {
-		bf, err := cur.mem.bitField()
+		mem, off, err := memberPath(cur, t, name)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
-		if len(f.refs) == 0 {
-			return "", fmt.Errorf("bitfield %s is not in memory", cur.name)
-		}
-		return fmt.Sprintf("b%d@%d/%d", bf.Width, bf.Shift, bf.Container*8), nil
+		total += off
+		cur = Val{Name: mem.Name(), Type: mem.Type(), Member: mem}
 	}
-	tp, ok := realType(cur.typ)
+	return total, nil
+}
+
+// FetchType is perf's convert_variable_type for v read whole under
+// cast ("", or perf's signedness cast "u", "s", "x"): the fetch type
+// its type's size and sign give, or "" where its type has no size (the
+// kernel's default). A structure or union passed by value is refused
+// without a cast. Bitfields and strings are the caller's: see Member
+// and Chars.
+func (v Val) FetchType(cast string) (string, error) {
+	tp, ok := Real(v.Type)
 	if !ok {
-		return "", fmt.Errorf("%s has no type (void)", cur.describe())
+		return "", fmt.Errorf("%s has no type (void)", v.Describe())
 	}
-	if str {
-		return cast, fetchString(f, cur, tp, user)
-	}
-	if aggregate(tp) && cast == "" {
-		return "", fmt.Errorf("%s is a %s passed by value; name one of its members (VAR.MEMBER)", cur.describe(), typeLabel(tp))
+	if Aggregate(tp) && cast == "" {
+		return "", fmt.Errorf("%s is a %s passed by value; name one of its members (VAR.MEMBER)", v.Describe(), typeLabel(tp))
 	}
 	prefix := "x"
 	switch {
 	case cast != "":
 		prefix = cast
-	case tp.signed():
+	case tp.Signed():
 		prefix = "s"
 	}
-	size, ok := tp.size()
+	size, ok := tp.Size()
 	if !ok || size <= 0 {
 		return "", nil // perf: no size, the kernel's default type
 	}
 	return prefix + strconv.FormatInt(min(size*8, 64), 10), nil
 }
 
-// fetchString checks that cur, of type tp, is a char pointer or array and
-// makes f read the string it points to or holds. A global array whose
-// address is the value (@sym) is read at that address.
-func fetchString(f *fetch, cur cval, tp ctype, user bool) error {
-	k := tp.kind()
-	if k != cPtr && k != cArray {
-		return fmt.Errorf("%s is not a pointer nor an array, so not a string", cur.describe())
+// Chars checks that v can be read as a string, a (signed or unsigned)
+// char pointer or array, and reports which: array is true for an array
+// (the string is where v lives), false for a pointer (the string is
+// where v points).
+func (v Val) Chars() (array bool, err error) {
+	tp, ok := Real(v.Type)
+	if !ok {
+		return false, fmt.Errorf("%s has no type (void)", v.Describe())
 	}
-	elem, ok := realType(tp.elem())
-	if !ok || !isCharName(elem.name()) {
-		return fmt.Errorf("%s is not a (unsigned) char pointer or array", cur.describe())
+	k := tp.Kind()
+	if k != Ptr && k != Array {
+		return false, fmt.Errorf("%s is not a pointer nor an array, so not a string", v.Describe())
 	}
-	if k == cPtr {
-		return f.load(0, user)
+	elem, ok := Real(tp.Elem())
+	if !ok || !isCharName(elem.Name()) {
+		return false, fmt.Errorf("%s is not a (unsigned) char pointer or array", v.Describe())
 	}
-	if len(f.refs) > 0 && !f.addrVal {
-		return nil
-	}
-	if !(f.sym && f.addrVal) {
-		return fmt.Errorf("array %s is not in memory", cur.name)
-	}
-	return f.load(0, user)
+	return k == Array, nil
 }
 
 func isCharName(n string) bool {
