@@ -553,7 +553,7 @@ func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 		t := ctype.FromDWARF(fn)
 		s.ctype = typeOfVal(ctype.Val{Type: t})
 		if btf && a.Type == "" && t != nil {
-			s.kfetch = btfFetch(t)
+			s.kfetch = ctype.KernelFetchType(t)
 		}
 		return
 	}
@@ -571,39 +571,6 @@ func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 		s.kname = params[n-1].Name()
 	}
 	if a.Type == "" && t != nil {
-		s.kfetch = btfFetch(t)
+		s.kfetch = ctype.KernelFetchType(t)
 	}
-}
-
-// btfFetch is the fetch type the kernel gives a value of type t it types
-// through BTF (fetch_type_from_btf_type): an enumeration s32 (s64 for an
-// 8-byte one), a pointer x64, an integer uN or sN by its size and sign;
-// "" (the default, x64) for anything else.
-func btfFetch(t ctype.Type) string {
-	t, ok := ctype.Real(t)
-	if !ok {
-		return ""
-	}
-	size, _ := t.Size()
-	switch t.Kind() {
-	case ctype.Enum:
-		if size == 8 {
-			return "s64"
-		}
-		return "s32"
-	case ctype.Ptr:
-		return "x64"
-	case ctype.Base:
-		if n := t.Name(); strings.Contains(n, "float") || strings.Contains(n, "double") || strings.Contains(n, "_Complex") {
-			return ""
-		}
-		switch size {
-		case 1, 2, 4, 8:
-			if t.Signed() {
-				return "s" + strconv.Itoa(int(8*size))
-			}
-			return "u" + strconv.Itoa(int(8*size))
-		}
-	}
-	return ""
 }

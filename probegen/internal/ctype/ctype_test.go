@@ -170,3 +170,27 @@ func TestFetchType(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelFetchType: the types the kernel gives a value it types
+// through BTF (trace_probe.c's fetch_type_from_btf_type).
+func TestKernelFetchType(t *testing.T) {
+	for _, c := range []struct {
+		typ  btf.Type
+		want string
+	}{
+		{&btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}, "s32"},
+		{&btf.Typedef{Name: "u16", Type: &btf.Int{Name: "unsigned short", Size: 2}}, "u16"},
+		{&btf.Const{Type: &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}}, "s64"},
+		{&btf.Enum{Name: "e", Size: 4}, "s32"},
+		{&btf.Enum{Name: "e", Size: 8}, "s64"},
+		{&btf.Pointer{Target: &btf.Void{}}, "x64"},
+		{&btf.Float{Name: "double", Size: 8}, ""},
+		{&btf.Int{Name: "__int128", Size: 16, Encoding: btf.Signed}, ""},
+		{&btf.Struct{Name: "s", Size: 8}, ""},
+		{&btf.Void{}, ""},
+	} {
+		if got := KernelFetchType(FromBTF(c.typ)); got != c.want {
+			t.Errorf("%v: got %q, want %q", c.typ, got, c.want)
+		}
+	}
+}

@@ -14,7 +14,8 @@
 // # Jobs cut out of probegen
 //
 // It was probegen's ctype.go, ctype_dwarf.go, ctype_btf.go and
-// ctypewalk.go, and castdwarf.go's memberChainOffset (MemberOffset).
+// ctypewalk.go, castdwarf.go's memberChainOffset (MemberOffset) and
+// args.go's btfFetch (KernelFetchType).
 // None of it was exported. The walk's steps (Select, Index) now return
 // the offset to move by and probegen's fetch applies them; a missing
 // member is a *MemberError here, which probegen gives out as

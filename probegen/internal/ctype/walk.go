@@ -184,6 +184,39 @@ func (v Val) FetchType(cast string) (string, error) {
 	return prefix + strconv.FormatInt(min(size*8, 64), 10), nil
 }
 
+// KernelFetchType is the fetch type the kernel gives a value of type t it types
+// through BTF (fetch_type_from_btf_type): an enumeration s32 (s64 for an
+// 8-byte one), a pointer x64, an integer uN or sN by its size and sign;
+// "" (the default, x64) for anything else.
+func KernelFetchType(t Type) string {
+	t, ok := Real(t)
+	if !ok {
+		return ""
+	}
+	size, _ := t.Size()
+	switch t.Kind() {
+	case Enum:
+		if size == 8 {
+			return "s64"
+		}
+		return "s32"
+	case Ptr:
+		return "x64"
+	case Base:
+		if n := t.Name(); strings.Contains(n, "float") || strings.Contains(n, "double") || strings.Contains(n, "_Complex") {
+			return ""
+		}
+		switch size {
+		case 1, 2, 4, 8:
+			if t.Signed() {
+				return "s" + strconv.Itoa(int(8*size))
+			}
+			return "u" + strconv.Itoa(int(8*size))
+		}
+	}
+	return ""
+}
+
 // Chars checks that v can be read as a string, a (signed or unsigned)
 // char pointer or array, and reports which: array is true for an array
 // (the string is where v lives), false for a pointer (the string is
