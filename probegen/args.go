@@ -19,9 +19,9 @@ import (
 )
 
 // The arguments of a probe: checked before any DWARF work (argcheck.go),
-// each turned into a fetcharg at each point (fetchbuild.go, ctypewalk.go),
-// filled where a point lacks one, one event's $vars lists made alike
-// (argmissing.go).
+// each turned into a fetcharg at each point (fetchbuild.go, ctypefetch.go
+// over probegen/internal/ctype), filled where a point lacks one, one
+// event's $vars lists made alike (argmissing.go).
 
 // argEnv is what turning perf probe arguments into fetchargs needs besides
 // the scope of each point.

@@ -21,7 +21,7 @@ import (
 // function's prototype and every type's layout, so a probe at a function's
 // entry reads its parameters where the calling convention puts them
 // (btfabi.go), with members and types as the DWARF path writes them
-// (ctype_btf.go), and a return probe types $retval. What needs DWARF
+// (probegen/internal/ctype), and a return probe types $retval. What needs DWARF
 // (lines, locals, offsets inside a function, inlined copies) is refused
 // with what would answer it.
 
