@@ -7,7 +7,7 @@ import "debug/dwarf"
 // these to check what they decode.
 
 // FindMember is perf's die_find_member, as the tests check the synthetic
-// DWARF with it (probegen's C-type walk, ctypewalk.go, is the library's): the first member named name, or
+// DWARF with it (probegen/internal/ctype's FindMember is the library's): the first member named name, or
 // the first unnamed member whose type (recursively) has it; the caller
 // then descends into that unnamed member.
 func (e Entry) FindMember(name string) (Entry, bool) {

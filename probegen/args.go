@@ -15,13 +15,14 @@ import (
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
 // The arguments of a probe: checked before any DWARF work (argcheck.go),
-// each turned into a fetcharg at each point (fetchbuild.go, ctypewalk.go),
-// filled where a point lacks one, one event's $vars lists made alike
-// (argmissing.go).
+// each turned into a fetcharg at each point (fetchbuild.go, ctypefetch.go
+// over probegen/internal/ctype), filled where a point lacks one, one
+// event's $vars lists made alike (argmissing.go).
 
 // argEnv is what turning perf probe arguments into fetchargs needs besides
 // the scope of each point.
@@ -92,8 +93,8 @@ func (e *argEnv) entryErr(a grammar.Arg, ent dwarfres.Entry, err error) error {
 
 // valErr is causeErr for a failure of the member walk at cur: entryErr
 // when cur came from a DIE.
-func (e *argEnv) valErr(a grammar.Arg, cur cval, err error) error {
-	if ent, ok := cur.node.(dwarfres.Entry); ok {
+func (e *argEnv) valErr(a grammar.Arg, cur ctype.Val, err error) error {
+	if ent, ok := cur.Node.(dwarfres.Entry); ok {
 		return e.entryErr(a, ent, err)
 	}
 	return e.causeErr(a, err)
@@ -158,7 +159,7 @@ func (e *argEnv) convertArgs(args []grammar.Arg, sc *dwarfres.Scope) ([]argSlot,
 			if n == "" {
 				continue
 			}
-			if tp, ok := realType(dwarfTypeOf(v)); ok && aggregate(tp) {
+			if tp, ok := ctype.Real(ctype.FromDWARF(v)); ok && ctype.Aggregate(tp) {
 				e.note(answer.NoteArgSkipped, fmt.Sprintf("%s: %s skips %s, a structure passed by value (name one of its members to read it)", e.spec, a.Expr, n))
 				continue
 			}
@@ -215,7 +216,7 @@ func isParam(sc *dwarfres.Scope, expr string) bool {
 	return false
 }
 
-func (e *argEnv) convertArg(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertArg(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, ctype.Val, error) {
 	if btfRetvalPath(a.Expr) {
 		return e.convertRetval(a, sc)
 	}
@@ -223,61 +224,61 @@ func (e *argEnv) convertArg(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cva
 		return e.convertCast(a, sc)
 	}
 	if r, ok, err := e.perCPUName(a, sc); ok {
-		return r, cval{}, err
+		return r, ctype.Val{}, err
 	}
 	if !isCVarName(a.Expr) || isFetchForm(a.Expr) {
-		return rawArg(a), cval{}, nil
+		return rawArg(a), ctype.Val{}, nil
 	}
 	if sc == nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "no debuginfo scope at this probe point to find variables in")
 	}
 	e.addr = sc.Addr
 	vname, fields, err := splitFields(a.Expr)
 	if err != nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "%v", err)
 	}
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	v, ok := sc.Lookup(vname)
 	if !ok {
 		if cur, ok := e.currentTask(a, vname); ok {
-			return cur, cval{}, nil
+			return cur, ctype.Val{}, nil
 		}
-		return r, cval{}, &missingError{e.undeclaredErr(a, vname, sc)}
+		return r, ctype.Val{}, &missingError{e.undeclaredErr(a, vname, sc)}
 	}
 	loc, err := sc.Location(v)
 	if err != nil {
 		lerr := e.locErr(a, vname, sc, v, err)
 		if errors.Is(err, dwarfres.ErrNoLocation) || errors.Is(err, dwarfres.ErrLocation) {
-			var cur cval
+			var cur ctype.Val
 			if len(fields) == 0 {
-				cur = dwarfVal(v)
+				cur = ctype.DWARFVal(v)
 			}
 			return r, cur, &missingError{lerr}
 		}
-		return tracefs.Arg{}, cval{}, lerr
+		return tracefs.Arg{}, ctype.Val{}, lerr
 	}
 	f, err := e.fromLoc(loc)
 	if err != nil {
-		return tracefs.Arg{}, cval{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
+		return tracefs.Arg{}, ctype.Val{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 	}
-	return e.walkFields(a, r, f, dwarfVal(v), fields)
+	return e.walkFields(a, r, f, ctype.DWARFVal(v), fields)
 }
 
 // walkFields follows fields from cur (read by f) and types and writes
 // the fetcharg r ends with: a variable's members, or $retval's.
-func (e *argEnv) walkFields(a grammar.Arg, r tracefs.Arg, f *fetch, cur cval, fields []field) (tracefs.Arg, cval, error) {
+func (e *argEnv) walkFields(a grammar.Arg, r tracefs.Arg, f *fetch, cur ctype.Val, fields []field) (tracefs.Arg, ctype.Val, error) {
 	var err error
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, a.User); err != nil {
-			return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+			return tracefs.Arg{}, ctype.Val{}, e.valErr(a, cur, err)
 		}
 	}
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+		return tracefs.Arg{}, ctype.Val{}, e.valErr(a, cur, err)
 	}
 	fe, err := fetchOf(f, cur)
 	if err != nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	return tracefs.NewArg(r.Name, fe, r.Type), cur, nil
 }
@@ -507,21 +508,21 @@ func entryOr(sc *dwarfres.Scope) uint64 {
 // returns ($retval->name, $retval->f_path.dentry), typed by the function's
 // DWARF return type: +OFF($retval) fetchargs, which every kernel takes
 // (perf 7.3 passes $retval->name through for the kernel's BTF to read).
-func (e *argEnv) convertRetval(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertRetval(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, ctype.Val, error) {
 	vname, fields, err := splitFields("retval" + a.Expr[len(retvalExpr):])
 	if err != nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "%v", err)
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "%v", err)
 	}
 	if sc == nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
 	}
 	fn, ok := sc.FuncDIE()
 	if !ok {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "no debuginfo at this return probe to type $retval with")
 	}
-	cur := cval{name: "the return value of " + fn.Name(), typ: dwarfTypeOf(fn), node: fn}
-	if cur.typ == nil {
-		return tracefs.Arg{}, cval{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
+	cur := ctype.Val{Name: "the return value of " + fn.Name(), Type: ctype.FromDWARF(fn), Node: fn}
+	if cur.Type == nil {
+		return tracefs.Arg{}, ctype.Val{}, e.entryErr(a, fn, fmt.Errorf("%s returns void: $retval has no members", fn.Name()))
 	}
 	return e.walkFields(a, tracefs.Arg{Name: argName(a, vname, fields)}, &fetch{base: retvalBase}, cur, fields)
 }
@@ -550,10 +551,10 @@ func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 		if !e.ret {
 			return
 		}
-		t := dwarfTypeOf(fn)
-		s.ctype = typeOfVal(cval{typ: t})
+		t := ctype.FromDWARF(fn)
+		s.ctype = typeOfVal(ctype.Val{Type: t})
 		if btf && a.Type == "" && t != nil {
-			s.kfetch = btfFetch(t)
+			s.kfetch = ctype.KernelFetchType(t)
 		}
 		return
 	}
@@ -562,8 +563,8 @@ func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 	if e.ret || e.pt == nil || e.pt.LineGiven() || e.pt.HasOffset && e.pt.Offset != 0 || n > len(params) {
 		return
 	}
-	t := dwarfTypeOf(params[n-1])
-	s.ctype = typeOfVal(cval{typ: t})
+	t := ctype.FromDWARF(params[n-1])
+	s.ctype = typeOfVal(ctype.Val{Type: t})
 	if !btf {
 		return
 	}
@@ -571,39 +572,6 @@ func (e *argEnv) kernelView(s *argSlot, a grammar.Arg, sc *dwarfres.Scope) {
 		s.kname = params[n-1].Name()
 	}
 	if a.Type == "" && t != nil {
-		s.kfetch = btfFetch(t)
+		s.kfetch = ctype.KernelFetchType(t)
 	}
-}
-
-// btfFetch is the fetch type the kernel gives a value of type t it types
-// through BTF (fetch_type_from_btf_type): an enumeration s32 (s64 for an
-// 8-byte one), a pointer x64, an integer uN or sN by its size and sign;
-// "" (the default, x64) for anything else.
-func btfFetch(t ctype) string {
-	t, ok := realType(t)
-	if !ok {
-		return ""
-	}
-	size, _ := t.size()
-	switch t.kind() {
-	case cEnum:
-		if size == 8 {
-			return "s64"
-		}
-		return "s32"
-	case cPtr:
-		return "x64"
-	case cBase:
-		if n := t.name(); strings.Contains(n, "float") || strings.Contains(n, "double") || strings.Contains(n, "_Complex") {
-			return ""
-		}
-		switch size {
-		case 1, 2, 4, 8:
-			if t.signed() {
-				return "s" + strconv.Itoa(int(8*size))
-			}
-			return "u" + strconv.Itoa(int(8*size))
-		}
-	}
-	return ""
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -253,32 +254,32 @@ func TestFetchFormArgs(t *testing.T) {
 	}
 }
 
-// kindType is a ctype of kind k only, for tests that look at kinds.
-type kindType ckind
+// kindType is a ctype.Type of kind k only, for tests that look at kinds.
+type kindType ctype.Kind
 
-func (k kindType) kind() ckind       { return ckind(k) }
-func (kindType) name() string        { return "" }
-func (kindType) size() (int64, bool) { return 8, true }
-func (kindType) signed() bool        { return false }
-func (kindType) elem() ctype         { return nil }
-func (kindType) dims() []int64       { return nil }
-func (kindType) members() []cmember  { return nil }
-func (kindType) node() any           { return nil }
+func (k kindType) Kind() ctype.Kind      { return ctype.Kind(k) }
+func (kindType) Name() string            { return "" }
+func (kindType) Size() (int64, bool)     { return 8, true }
+func (kindType) Signed() bool            { return false }
+func (kindType) Elem() ctype.Type        { return nil }
+func (kindType) Dims() []int64           { return nil }
+func (kindType) Members() []ctype.Member { return nil }
+func (kindType) Node() any               { return nil }
 
 // TestFetchTextComputed: a value computed from a register (DW_OP_breg RDX
 // -1, DW_OP_stack_value) is called an address only when it is a pointer.
 func TestFetchTextComputed(t *testing.T) {
 	f := &fetch{base: regBase("%dx"), add: -1}
 	for _, tt := range []struct {
-		k    ckind
+		k    ctype.Kind
 		want string
 	}{
-		{cBase, "the value is computed, %dx-1, not held in a register or memory"},
-		{cEnum, "the value is computed, %dx-1"},
-		{cPtr, "the value is an address computed from %dx-1; read a member through it or use :string"},
-		{cArray, "the value is an address computed from %dx-1"},
+		{ctype.Base, "the value is computed, %dx-1, not held in a register or memory"},
+		{ctype.Enum, "the value is computed, %dx-1"},
+		{ctype.Ptr, "the value is an address computed from %dx-1; read a member through it or use :string"},
+		{ctype.Array, "the value is an address computed from %dx-1"},
 	} {
-		_, err := fetchOf(f, cval{name: "x", typ: kindType(tt.k)})
+		_, err := fetchOf(f, ctype.Val{Name: "x", Type: kindType(tt.k)})
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("kind %v: %v, want %q", tt.k, err, tt.want)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -21,7 +22,7 @@ import (
 // function's prototype and every type's layout, so a probe at a function's
 // entry reads its parameters where the calling convention puts them
 // (btfabi.go), with members and types as the DWARF path writes them
-// (ctype_btf.go), and a return probe types $retval. What needs DWARF
+// (probegen/internal/ctype), and a return probe types $retval. What needs DWARF
 // (lines, locals, offsets inside a function, inlined copies) is refused
 // with what would answer it.
 
@@ -216,9 +217,9 @@ func (k *BTFTarget) function(name string) (btfFunc, error) {
 // protoText writes a prototype's types, to compare prototypes.
 func protoText(fp *btf.FuncProto) string {
 	var b strings.Builder
-	b.WriteString(btfTypeName(fp.Return))
+	b.WriteString(ctype.BTFName(fp.Return))
 	for _, p := range fp.Params {
-		b.WriteString(", " + btfTypeName(p.Type) + " " + p.Name)
+		b.WriteString(", " + ctype.BTFName(p.Type) + " " + p.Name)
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
 
@@ -118,5 +119,5 @@ func simpleArg(t btf.Type) string {
 	case *btf.Struct, *btf.Union:
 		return "a structure or union passed by value, in registers or on the stack by size and member types"
 	}
-	return fmt.Sprintf("a parameter of type %s, which the calling convention table does not place", btfTypeName(t))
+	return fmt.Sprintf("a parameter of type %s, which the calling convention table does not place", ctype.BTFName(t))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -124,12 +125,12 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a grammar.Arg) (t
 	}
 	r := tracefs.Arg{Name: argName(a, vname, fields)}
 	var f *fetch
-	var cur cval
+	var cur ctype.Val
 	if ret {
 		if a.Name == "" && len(fields) == 0 {
 			r.Name = "" // the kernel names $retval arg1... as perf leaves it
 		}
-		f, cur = &fetch{base: retvalBase}, btfVal("the return value of "+fn.name, fn.proto.Return)
+		f, cur = &fetch{base: retvalBase}, ctype.BTFVal("the return value of "+fn.name, fn.proto.Return)
 	} else {
 		p, ok := btfParam(params, vname)
 		if !ok {
@@ -138,7 +139,7 @@ func btfConvertArg(env *argEnv, fn btfFunc, params []paramLoc, a grammar.Arg) (t
 		if p.why != "" {
 			return tracefs.Arg{}, env.argErr(a, "parameter %s of %s is not where a fetcharg can name it at the entry: %s (%s)", vname, fn.name, p.why, needDWARF)
 		}
-		f, cur = p.fetch(), btfVal(vname, p.typ)
+		f, cur = p.fetch(), ctype.BTFVal(vname, p.typ)
 	}
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, a.User); err != nil {
@@ -201,7 +202,7 @@ func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) 
 			case p.why != "":
 				vl.Unreadable = append(vl.Unreadable, UnreadableVar{p.name, fmt.Errorf("%s", p.why)})
 			default:
-				vl.Lines = append(vl.Lines, btfTypeName(p.typ)+"\t"+p.name)
+				vl.Lines = append(vl.Lines, ctype.BTFName(p.typ)+"\t"+p.name)
 			}
 		}
 		sort.Strings(vl.Lines)

@@ -11,6 +11,7 @@ import (
 	dbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -95,11 +96,11 @@ func closingParen(s string) int {
 
 // convertCast writes a typecast the kernel does not read at sc's point
 // (castAtPoint) from DWARF and the vmlinux's BTF.
-func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cval, error) {
+func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, ctype.Val, error) {
 	e.addr = sc.Addr
 	f, cur, fields, err := e.castValue(a, sc, a.Expr, 0)
 	if err != nil {
-		return tracefs.Arg{}, cval{}, err
+		return tracefs.Arg{}, ctype.Val{}, err
 	}
 	name := a.Name
 	if name == "" {
@@ -107,11 +108,11 @@ func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cv
 	}
 	r := tracefs.Arg{Name: name}
 	if r.Type, err = fetchType(f, cur, a.Type, a.User); err != nil {
-		return tracefs.Arg{}, cval{}, e.valErr(a, cur, err)
+		return tracefs.Arg{}, ctype.Val{}, e.valErr(a, cur, err)
 	}
 	fe, err := fetchOf(f, cur)
 	if err != nil {
-		return tracefs.Arg{}, cval{}, e.argErr(a, "%s: %v", a.Expr, err)
+		return tracefs.Arg{}, ctype.Val{}, e.argErr(a, "%s: %v", a.Expr, err)
 	}
 	r = tracefs.NewArg(r.Name, fe, r.Type)
 	e.note(answer.NoteOther, fmt.Sprintf("%s: the kernel reads typecasts at a function's entry or return only; at %s dwprobe wrote it from the debuginfo and the kernel's BTF: %s", a.Expr, scopeLabel(sc), r.Fetch))
@@ -120,39 +121,39 @@ func (e *argEnv) convertCast(a grammar.Arg, sc *dwarfres.Scope) (tracefs.Arg, cv
 
 // castValue reads s, a typecast, into f: where its member chain ends,
 // and the chain's fields (the last named names the argument).
-func (e *argEnv) castValue(a grammar.Arg, sc *dwarfres.Scope, s string, depth int) (*fetch, cval, []field, error) {
+func (e *argEnv) castValue(a grammar.Arg, sc *dwarfres.Scope, s string, depth int) (*fetch, ctype.Val, []field, error) {
 	if depth > 8 {
-		return nil, cval{}, nil, e.argErr(a, "typecasts nest 8 levels deep at most")
+		return nil, ctype.Val{}, nil, e.argErr(a, "typecasts nest 8 levels deep at most")
 	}
 	c, err := splitCast(s)
 	if err != nil {
-		return nil, cval{}, nil, e.argErr(a, "%v", err)
+		return nil, ctype.Val{}, nil, e.argErr(a, "%v", err)
 	}
 	f, _, err := e.castOperand(a, sc, c.Operand, depth)
 	if err != nil {
-		return nil, cval{}, nil, err
+		return nil, ctype.Val{}, nil, err
 	}
 	st, err := e.btfStruct(c.Struct)
 	if err != nil {
-		return nil, cval{}, nil, e.argErr(a, "%v", err)
+		return nil, ctype.Val{}, nil, e.argErr(a, "%v", err)
 	}
-	stc := btfTypeOf(st)
+	stc := ctype.FromBTF(st)
 	if c.Member != "" {
 		// container_of: the operand points at STRUCT's MEMBER.
-		k, err := memberChainOffset(stc, c.Struct, c.Member)
+		k, err := ctype.MemberOffset(stc, c.Struct, c.Member)
 		if err != nil {
-			return nil, cval{}, nil, e.causeErr(a, err)
+			return nil, ctype.Val{}, nil, e.causeErr(a, memberErr(err))
 		}
 		f.add -= k
 	}
 	_, fields, err := splitFields("x" + c.Rest)
 	if err != nil {
-		return nil, cval{}, nil, e.argErr(a, "%v", err)
+		return nil, ctype.Val{}, nil, e.argErr(a, "%v", err)
 	}
-	cur := cval{name: "(" + c.Struct + ")" + c.Operand, typ: btfTypeOf(&btf.Pointer{Target: st})}
+	cur := ctype.Val{Name: "(" + c.Struct + ")" + c.Operand, Type: ctype.FromBTF(&btf.Pointer{Target: st})}
 	for _, fl := range fields {
 		if cur, err = stepField(f, cur, fl, false); err != nil {
-			return nil, cval{}, nil, e.valErr(a, cur, err)
+			return nil, ctype.Val{}, nil, e.valErr(a, cur, err)
 		}
 	}
 	return f, cur, fields, nil
@@ -160,42 +161,42 @@ func (e *argEnv) castValue(a grammar.Arg, sc *dwarfres.Scope, s string, depth in
 
 // castOperand starts the fetch of a typecast's operand: another
 // typecast, a register, or a C variable (with members) in scope at sc.
-func (e *argEnv) castOperand(a grammar.Arg, sc *dwarfres.Scope, op string, depth int) (*fetch, cval, error) {
+func (e *argEnv) castOperand(a grammar.Arg, sc *dwarfres.Scope, op string, depth int) (*fetch, ctype.Val, error) {
 	switch {
 	case strings.HasPrefix(op, "("):
 		f, cur, _, err := e.castValue(a, sc, op, depth+1)
 		return f, cur, err
 	case strings.HasPrefix(op, "%"):
 		if err := e.checkRaw(op); err != nil {
-			return nil, cval{}, e.argErr(a, "%v", err)
+			return nil, ctype.Val{}, e.argErr(a, "%v", err)
 		}
-		return &fetch{base: regBase(op)}, cval{name: op}, nil
+		return &fetch{base: regBase(op)}, ctype.Val{Name: op}, nil
 	case isCVarName(op):
 		vname, fields, err := splitFields(op)
 		if err != nil {
-			return nil, cval{}, e.argErr(a, "%v", err)
+			return nil, ctype.Val{}, e.argErr(a, "%v", err)
 		}
 		v, ok := sc.Lookup(vname)
 		if !ok {
-			return nil, cval{}, e.undeclaredErr(a, vname, sc)
+			return nil, ctype.Val{}, e.undeclaredErr(a, vname, sc)
 		}
 		loc, err := sc.Location(v)
 		if err != nil {
-			return nil, cval{}, e.locErr(a, vname, sc, v, err)
+			return nil, ctype.Val{}, e.locErr(a, vname, sc, v, err)
 		}
 		f, err := e.fromLoc(loc)
 		if err != nil {
-			return nil, cval{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
+			return nil, ctype.Val{}, e.entryErr(a, v, fmt.Errorf("%s: %w", vname, err))
 		}
-		cur := dwarfVal(v)
+		cur := ctype.DWARFVal(v)
 		for _, fl := range fields {
 			if cur, err = stepField(f, cur, fl, false); err != nil {
-				return nil, cval{}, e.valErr(a, cur, err)
+				return nil, ctype.Val{}, e.valErr(a, cur, err)
 			}
 		}
 		return f, cur, nil
 	}
-	return nil, cval{}, e.argErr(a, "the kernel reads typecasts at a function's entry or return only, and at %s dwprobe writes one itself only over a variable, a register or another typecast, not %q", scopeLabel(sc), op)
+	return nil, ctype.Val{}, e.argErr(a, "the kernel reads typecasts at a function's entry or return only, and at %s dwprobe writes one itself only over a variable, a register or another typecast, not %q", scopeLabel(sc), op)
 }
 
 // errNoStruct is a typecast's STRUCT the kernel's BTF does not have.
@@ -219,26 +220,6 @@ func (e *argEnv) btfStruct(name string) (btf.Type, error) {
 		}
 	}
 	return nil, fmt.Errorf("(%s): %w", name, errNoStruct)
-}
-
-// memberChainOffset is the offset of the member path m (a.b.c) in st,
-// named sname in messages: container_of's.
-func memberChainOffset(st ctype, sname, m string) (int64, error) {
-	cur := cval{name: "struct " + sname, typ: st}
-	var total int64
-	for _, name := range strings.Split(m, ".") {
-		t, ok := realType(cur.typ)
-		if !ok || !aggregate(t) {
-			return 0, fmt.Errorf("%s is not a structure or union", cur.describe())
-		}
-		mem, off, err := memberPath(cur, t, name)
-		if err != nil {
-			return 0, err
-		}
-		total += off
-		cur = cval{name: mem.name(), typ: mem.typ(), mem: mem}
-	}
-	return total, nil
 }
 
 // perCPUName handles this_cpu_read(NAME) and this_cpu_ptr(NAME) with a

@@ -128,6 +128,10 @@
 //     CheckSDTArgs and SDTArgIndex. ErrNotSupported (valid perf syntax
 //     dwprobe does not implement) is grammar.ErrNotSupported, so that the
 //     packages below probegen (SDT resolution) wrap it too.
+//   - The C types of DWARF and BTF and the walk of an argument's member
+//     chain over them (layer 6, below probegen): probegen/internal/ctype.
+//     None of it was exported, and probegen's API is unchanged: a missing
+//     member is still a *MemberError.
 //   - Bootconfig: probegen/bootconfig's Render (layer 10, above probegen).
 //   - --diff (layer 10, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
@@ -168,10 +172,11 @@
 // search.
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): layer 9,
-// importing probegen/grammar (the specs it resolves), probegen/answer
-// (what it answers), probegen/sdtprobe (SDT specs), dwarfres (and its
-// sub-packages), lazymatch and tracefs; only probegen/diff (layer 10)
-// and the command line import it. The machine models that were
+// importing probegen/grammar (the specs it resolves),
+// probegen/internal/ctype (the C types it reads arguments with),
+// probegen/answer (what it answers), probegen/sdtprobe (SDT specs),
+// dwarfres (and its sub-packages), lazymatch and tracefs; only
+// probegen/diff (layer 10) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

@@ -8,6 +8,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -62,11 +63,11 @@ func (e *computedError) Error() string {
 
 // fetchOf is f.build for a value of cur's type: a computed pointer is
 // called an address, any other computed value not.
-func fetchOf(f *fetch, cur cval) (tracefs.Fetch, error) {
+func fetchOf(f *fetch, cur ctype.Val) (tracefs.Fetch, error) {
 	s, err := f.build()
 	var ce *computedError
 	if errors.As(err, &ce) {
-		if tp, ok := realType(cur.typ); ok && (tp.kind() == cPtr || tp.kind() == cArray) {
+		if tp, ok := ctype.Real(cur.Type); ok && (tp.Kind() == ctype.Ptr || tp.Kind() == ctype.Array) {
 			ce.address = true
 		}
 	}

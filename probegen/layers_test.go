@@ -33,8 +33,9 @@ var layers = [][]string{
 	// 5: a target's debuginfo; the kernel's event language and tracefs.
 	// Neither imports the other.
 	{"dwarfres", "tracefs"},
-	// 6: specs as the user writes them, parsed; event names.
-	{"probegen/grammar"},
+	// 6: specs as the user writes them, parsed; event names; the C types
+	// of DWARF and BTF and the member walk over them.
+	{"probegen/grammar", "probegen/internal/ctype"},
 	// 7: what a resolution answers: its probes, their argument reads
 	// and their definitions, and its notes.
 	{"probegen/answer"},

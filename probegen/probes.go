@@ -6,6 +6,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -17,13 +18,13 @@ type cvalType struct {
 }
 
 // typeOfVal is cur's type for answer.CType; zero when cur has none.
-func typeOfVal(cur cval) cvalType {
-	if cur.typ == nil {
+func typeOfVal(cur ctype.Val) cvalType {
+	if cur.Type == nil {
 		return cvalType{}
 	}
-	n, _ := typeName(cur.typ)
-	tp, ok := realType(cur.typ)
-	return cvalType{name: n, pointer: ok && tp.kind() == cPtr}
+	n, _ := ctype.Name(cur.Type)
+	tp, ok := ctype.Real(cur.Type)
+	return cvalType{name: n, pointer: ok && tp.Kind() == ctype.Ptr}
 }
 
 // symbolAddr is a global's link-time address in t, for Location.

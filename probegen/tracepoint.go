@@ -10,6 +10,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -116,7 +117,7 @@ func tracepointArg(a grammar.Arg, params []ebtf.FuncParam) (tracefs.Arg, error) 
 	var names []string
 	for _, p := range params {
 		if p.Name == vname {
-			if err := btfWalk(btfVal(vname, p.Type), fields); err != nil {
+			if err := btfWalk(ctype.BTFVal(vname, p.Type), fields); err != nil {
 				return r, err
 			}
 			if r.Name == "" {
@@ -132,34 +133,34 @@ func tracepointArg(a grammar.Arg, params []ebtf.FuncParam) (tracefs.Arg, error) 
 // btfWalk checks the member chain fields from cur as the kernel's
 // parse_btf_field does: "->" through a pointer, "." in a structure, no
 // array index.
-func btfWalk(cur cval, fields []field) error {
+func btfWalk(cur ctype.Val, fields []field) error {
 	for _, fl := range fields {
 		if fl.isIdx {
-			return fmt.Errorf("the kernel reads no array index in a BTF argument (%s[%d])", cur.name, fl.index)
+			return fmt.Errorf("the kernel reads no array index in a BTF argument (%s[%d])", cur.Name, fl.index)
 		}
-		t, ok := realType(cur.typ)
+		t, ok := ctype.Real(cur.Type)
 		if !ok {
-			return fmt.Errorf("%s has no type to find %s in", cur.name, fl.name)
+			return fmt.Errorf("%s has no type to find %s in", cur.Name, fl.name)
 		}
 		switch {
-		case fl.arrow && t.kind() != cPtr:
-			return fmt.Errorf("%s is not a pointer: write %s.%s", cur.name, cur.name, fl.name)
-		case !fl.arrow && t.kind() == cPtr:
-			return fmt.Errorf("%s is a pointer: write %s->%s", cur.name, cur.name, fl.name)
+		case fl.arrow && t.Kind() != ctype.Ptr:
+			return fmt.Errorf("%s is not a pointer: write %s.%s", cur.Name, cur.Name, fl.name)
+		case !fl.arrow && t.Kind() == ctype.Ptr:
+			return fmt.Errorf("%s is a pointer: write %s->%s", cur.Name, cur.Name, fl.name)
 		case fl.arrow:
-			if t, ok = realType(t.elem()); !ok {
-				return fmt.Errorf("%s points to no structure", cur.name)
+			if t, ok = ctype.Real(t.Elem()); !ok {
+				return fmt.Errorf("%s points to no structure", cur.Name)
 			}
 		}
-		m, ok := findMember(t, fl.name, 0)
-		for ok && m.name() != fl.name { // through unnamed members
-			inner, _ := realType(m.typ())
-			m, ok = findMember(inner, fl.name, 0)
+		m, ok := ctype.FindMember(t, fl.name)
+		for ok && m.Name() != fl.name { // through unnamed members
+			inner, _ := ctype.Real(m.Type())
+			m, ok = ctype.FindMember(inner, fl.name)
 		}
 		if !ok {
-			return fmt.Errorf("%s has no member %s", cur.name, fl.name)
+			return fmt.Errorf("%s has no member %s", cur.Name, fl.name)
 		}
-		cur = cval{name: fl.name, typ: m.typ()}
+		cur = ctype.Val{Name: fl.name, Type: m.Type()}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 )
 
 // DefaultVarFilter is perf 6.1's filter for variable listings.
@@ -182,7 +183,7 @@ func (vl *VarList) leaveOut(name string, a dwarfres.Avail) {
 // varLine is perf's "TYPE\tNAME" line for a, with --range's [VAL], [INV]
 // or [EXT] prefix and location ranges.
 func varLine(sc *dwarfres.Scope, a dwarfres.Avail, inv, ranges bool) string {
-	typ, ok := typeName(dwarfTypeOf(a.Var))
+	typ, ok := ctype.Name(ctype.FromDWARF(a.Var))
 	if !ok {
 		typ = "(unknown_type)"
 	}

@@ -1,4 +1,4 @@
-package probegen
+package ctype
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 
 type btfType struct{ t btf.Type }
 
-// btfTypeOf is the ctype of t; nil for void.
-func btfTypeOf(t btf.Type) ctype {
+// FromBTF is the Type of t; nil for void.
+func FromBTF(t btf.Type) Type {
 	switch t.(type) {
 	case nil, *btf.Void:
 		return nil
@@ -23,54 +23,54 @@ func btfTypeOf(t btf.Type) ctype {
 	return btfType{t}
 }
 
-// btfVal is where a member walk starts from: a parameter or the return
+// BTFVal is where a member walk starts from: a parameter or the return
 // value, of type t, named name in messages.
-func btfVal(name string, t btf.Type) cval {
-	return cval{name: name, typ: btfTypeOf(t)}
+func BTFVal(name string, t btf.Type) Val {
+	return Val{Name: name, Type: FromBTF(t)}
 }
 
-// btfTypeName is perf's type name in -V (typeName) for BTF's type t.
-func btfTypeName(t btf.Type) string {
-	n, ok := typeName(btfTypeOf(t))
+// BTFName is perf's type name in -V (Name) for BTF's type t.
+func BTFName(t btf.Type) string {
+	n, ok := Name(FromBTF(t))
 	if !ok {
 		return "(unknown_type)"
 	}
 	return n
 }
 
-func (b btfType) kind() ckind {
+func (b btfType) Kind() Kind {
 	switch u := b.t.(type) {
 	case *btf.Int, *btf.Float:
-		return cBase
+		return Base
 	case *btf.Enum:
-		return cEnum
+		return Enum
 	case *btf.Pointer:
-		return cPtr
+		return Ptr
 	case *btf.Array:
-		return cArray
+		return Array
 	case *btf.Struct:
-		return cStruct
+		return Struct
 	case *btf.Union:
-		return cUnion
+		return Union
 	case *btf.Fwd:
 		// A declaration, as DWARF's DW_AT_declaration: no members.
 		if u.Kind == btf.FwdUnion {
-			return cUnion
+			return Union
 		}
-		return cStruct
+		return Struct
 	case *btf.FuncProto:
-		return cFunc
+		return Func
 	case *btf.Typedef:
-		return cTypedef
+		return Typedef
 	case *btf.Const, *btf.Volatile, *btf.Restrict, *btf.TypeTag:
-		return cQual
+		return Qual
 	}
-	return cOther
+	return Other
 }
 
-func (b btfType) name() string { return b.t.TypeName() }
+func (b btfType) Name() string { return b.t.TypeName() }
 
-func (b btfType) size() (int64, bool) {
+func (b btfType) Size() (int64, bool) {
 	switch u := b.t.(type) {
 	case *btf.Int:
 		return int64(u.Size), true
@@ -88,10 +88,10 @@ func (b btfType) size() (int64, bool) {
 	return 0, false
 }
 
-// signed is die_is_signed_type for integers; an enumeration is signed when
+// Signed is die_is_signed_type for integers; an enumeration is signed when
 // BTF says so (kind_flag: one value is negative), where DWARF's enumeration
 // has no encoding and reads as unsigned.
-func (b btfType) signed() bool {
+func (b btfType) Signed() bool {
 	switch u := b.t.(type) {
 	case *btf.Int:
 		return u.Encoding&btf.Signed != 0
@@ -101,33 +101,33 @@ func (b btfType) signed() bool {
 	return false
 }
 
-func (b btfType) elem() ctype {
+func (b btfType) Elem() Type {
 	switch u := b.t.(type) {
 	case *btf.Pointer:
-		return btfTypeOf(u.Target)
+		return FromBTF(u.Target)
 	case *btf.Array:
 		for {
 			in, ok := u.Type.(*btf.Array)
 			if !ok {
-				return btfTypeOf(u.Type)
+				return FromBTF(u.Type)
 			}
 			u = in
 		}
 	case *btf.Typedef:
-		return btfTypeOf(u.Type)
+		return FromBTF(u.Type)
 	case *btf.Const:
-		return btfTypeOf(u.Type)
+		return FromBTF(u.Type)
 	case *btf.Volatile:
-		return btfTypeOf(u.Type)
+		return FromBTF(u.Type)
 	case *btf.Restrict:
-		return btfTypeOf(u.Type)
+		return FromBTF(u.Type)
 	case *btf.TypeTag:
-		return btfTypeOf(u.Type)
+		return FromBTF(u.Type)
 	}
 	return nil
 }
 
-func (b btfType) dims() []int64 {
+func (b btfType) Dims() []int64 {
 	var out []int64
 	for u, ok := b.t.(*btf.Array); ok; u, ok = u.Type.(*btf.Array) {
 		out = append(out, int64(u.Nelems))
@@ -135,7 +135,7 @@ func (b btfType) dims() []int64 {
 	return out
 }
 
-func (b btfType) members() []cmember {
+func (b btfType) Members() []Member {
 	var ms []btf.Member
 	switch u := b.t.(type) {
 	case *btf.Struct:
@@ -143,35 +143,35 @@ func (b btfType) members() []cmember {
 	case *btf.Union:
 		ms = u.Members
 	}
-	out := make([]cmember, len(ms))
+	out := make([]Member, len(ms))
 	for i, m := range ms {
 		out[i] = btfMember{m}
 	}
 	return out
 }
 
-func (b btfType) node() any { return nil }
+func (b btfType) Node() any { return nil }
 
 // btfMember is a member of a BTF structure or union.
 type btfMember struct{ m btf.Member }
 
-func (m btfMember) name() string           { return m.m.Name }
-func (m btfMember) typ() ctype             { return btfTypeOf(m.m.Type) }
-func (m btfMember) offset() (int64, error) { return int64(m.m.Offset / 8), nil }
-func (m btfMember) bitSize() int64         { return int64(m.m.BitfieldSize) }
-func (m btfMember) node() any              { return nil }
+func (m btfMember) Name() string           { return m.m.Name }
+func (m btfMember) Type() Type             { return FromBTF(m.m.Type) }
+func (m btfMember) Offset() (int64, error) { return int64(m.m.Offset / 8), nil }
+func (m btfMember) BitSize() int64         { return int64(m.m.BitfieldSize) }
+func (m btfMember) Node() any              { return nil }
 
-// bitField places the bitfield in the unit of its type's size, aligned,
+// BitField places the bitfield in the unit of its type's size, aligned,
 // that holds its first bit, as dwarfres.Entry.BitField does from
 // DW_AT_data_bit_offset (the machines BTF is read for, x86-64 and arm64,
 // are little-endian).
-func (m btfMember) bitField() (dwarfres.BitField, error) {
+func (m btfMember) BitField() (dwarfres.BitField, error) {
 	w := int64(m.m.BitfieldSize)
-	tp, _ := realType(m.typ())
+	tp, _ := Real(m.Type())
 	var size int64
 	ok := false
 	if tp != nil {
-		size, ok = tp.size()
+		size, ok = tp.Size()
 	}
 	if !ok || size <= 0 {
 		return dwarfres.BitField{}, fmt.Errorf("bitfield %s has no type size", m.m.Name)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
 )
 
 // TestFetchTypeBTF pins the C-type walk through BTF's view where it used
@@ -30,7 +32,7 @@ func TestFetchTypeBTF(t *testing.T) {
 		{name: "typedef'd int", f: fetch{base: regBase("%di")}, typ: &btf.Typedef{Name: "s32", Type: &btf.Const{Type: i32}}, want: "s32", fetch: "%di"},
 	} {
 		f := c.f
-		got, err := fetchType(&f, btfVal("buf", c.typ), c.cast, false)
+		got, err := fetchType(&f, ctype.BTFVal("buf", c.typ), c.cast, false)
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
 				t.Errorf("%s: got %q, %v; want error %q", c.name, got, err, c.err)
@@ -56,59 +58,25 @@ func TestStepFieldBTF(t *testing.T) {
 	ps := &btf.Array{Index: i32, Nelems: 2, Type: st}
 
 	f := &fetch{base: regBase("%di"), refs: []fref{{}}}
-	cur, err := stepField(f, btfVal("g", grid), field{name: "[2]", index: 2, isIdx: true}, false)
+	cur, err := stepField(f, ctype.BTFVal("g", grid), field{name: "[2]", index: 2, isIdx: true}, false)
 	s, _ := f.text()
-	if err != nil || s != "+32(%di)" || cur.name != "" {
+	if err != nil || s != "+32(%di)" || cur.Name != "" {
 		t.Errorf("g[2]: got %q, %+v, %v", s, cur, err)
 	}
-	if n := btfTypeName(grid); n != "int[]" {
+	if n := ctype.BTFName(grid); n != "int[]" {
 		t.Errorf("name of int[3][4]: got %q, want int[] (DWARF's)", n)
 	}
 	f = &fetch{base: regBase("%di"), refs: []fref{{}}}
-	cur, err = stepField(f, btfVal("ps", ps), field{name: "[1]", index: 1, isIdx: true}, false)
+	cur, err = stepField(f, ctype.BTFVal("ps", ps), field{name: "[1]", index: 1, isIdx: true}, false)
 	if err == nil {
 		cur, err = stepField(f, cur, field{name: "anon_x", arrow: true}, false)
 	}
 	s, _ = f.text()
-	if err != nil || s != "+12(%di)" || cur.name != "anon_x" {
+	if err != nil || s != "+12(%di)" || cur.Name != "anon_x" {
 		t.Errorf("ps[1]->anon_x: got %q, %+v, %v", s, cur, err)
 	}
-	_, err = stepField(&fetch{base: regBase("%di"), refs: []fref{{}}}, btfVal("v", st), field{name: "anon"}, false)
+	_, err = stepField(&fetch{base: regBase("%di"), refs: []fref{{}}}, ctype.BTFVal("v", st), field{name: "anon"}, false)
 	if err == nil || !strings.Contains(err.Error(), "anon_x") {
 		t.Errorf("v.anon: want a suggestion of anon_x, got %v", err)
-	}
-}
-
-// TestTypeNames pins perf 6.12's spelling of -V types (dwarf-aux.c
-// die_get_typename_from_type), which fixed 6.1's and is followed for
-// every kernel: void* (6.1: (unknown_type)), T[] (6.1: T*), "struct " for
-// an anonymous structure (6.1: (unknown_type)).
-func TestTypeNames(t *testing.T) {
-	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	u32 := &btf.Typedef{Name: "u32", Type: &btf.Int{Name: "unsigned int", Size: 4}}
-	void := &btf.Void{}
-	named := &btf.Struct{Name: "file", Size: 8}
-	for _, c := range []struct {
-		typ  btf.Type
-		want string
-	}{
-		{i32, "int"},
-		{&btf.Pointer{Target: void}, "void*"},
-		{&btf.Pointer{Target: &btf.Const{Type: void}}, "void*"},
-		{&btf.Pointer{Target: &btf.Pointer{Target: void}}, "void**"},
-		{&btf.Array{Index: i32, Nelems: 4, Type: u32}, "u32[]"},
-		{&btf.Pointer{Target: &btf.Array{Index: i32, Nelems: 256, Type: &btf.Const{Type: u32}}}, "u32[]*"},
-		{&btf.Pointer{Target: named}, "struct file*"},
-		{&btf.Array{Index: i32, Nelems: 2, Type: named}, "struct file[]"},
-		{&btf.Struct{Size: 8}, "struct "},
-		{&btf.Union{Size: 8}, "union "},
-		{&btf.Enum{Size: 4}, "enum "},
-		{&btf.Pointer{Target: &btf.Union{Size: 8}}, "union *"},
-		{&btf.Pointer{Target: &btf.FuncProto{Return: i32}}, "(function_type)*"},
-		{void, "(unknown_type)"},
-	} {
-		if got := btfTypeName(c.typ); got != c.want {
-			t.Errorf("%v: got %q, want %q", c.typ, got, c.want)
-		}
 	}
 }
