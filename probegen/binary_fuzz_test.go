@@ -9,6 +9,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // binarySpecs are the -D commands run on a fuzzed binary: every kind of
@@ -64,7 +65,7 @@ func FuzzBinary(f *testing.F) {
 		}
 	}
 	path := filepath.Join(f.TempDir(), "tiny")
-	noSource := &Sources{Root: f.TempDir()}
+	noSource := &sources.Sources{Root: f.TempDir()}
 	f.Fuzz(func(t *testing.T, bin []byte, pick uint8) {
 		if len(bin) > 1<<16 {
 			return
@@ -89,7 +90,7 @@ func FuzzBinary(f *testing.F) {
 var binaryCommands = len(binarySpecs) + len(binaryPoints) + len(binaryRanges)
 
 // fuzzCommand runs the n-th of the -D, -V and -L commands.
-func fuzzCommand(t *testing.T, d *dwarfres.File, path string, src *Sources, n int) {
+func fuzzCommand(t *testing.T, d *dwarfres.File, path string, src *sources.Sources, n int) {
 	switch {
 	case n < len(binarySpecs):
 		fuzzDefinitions(t, d, path, binarySpecs[n])
@@ -147,7 +148,7 @@ func fuzzVars(t *testing.T, d *dwarfres.File, raw string) {
 
 // fuzzLines is -L without the source (src finds none): a listing of the
 // probeable lines, or an error.
-func fuzzLines(t *testing.T, d *dwarfres.File, raw string, src *Sources) {
+func fuzzLines(t *testing.T, d *dwarfres.File, raw string, src *sources.Sources) {
 	l, err := ListLines(d, raw, src)
 	if (err == nil) != (l != nil) || l != nil && (l.Found || len(l.Lines) == 0) {
 		t.Fatalf("-L %q: %+v, %v", raw, l, err)

@@ -165,6 +165,11 @@
 //     SDTMarkerName MarkerName, SDTNames Names and SDTGroupPrefix
 //     GroupPrefix, with their fields and methods. SDTMarker and
 //     Target.SDTMarkers stay here.
+//   - Finding and reading a target's source files (layer 6, below
+//     probegen): probegen/sources holds Sources (Find, Shown, DeclText,
+//     LineText, LazyLines) and SourceError under the same names;
+//     NewSources is sources.New. Target.Sources returns a
+//     *sources.Sources.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
@@ -175,6 +180,7 @@
 // importing probegen/grammar (the specs it resolves),
 // probegen/internal/ctype (the C types it reads arguments with),
 // probegen/answer (what it answers), probegen/sdtprobe (SDT specs),
+// probegen/sources (a target's source files),
 // dwarfres (and its sub-packages), lazymatch and tracefs; only
 // probegen/diff (layer 10) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with

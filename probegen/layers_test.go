@@ -34,8 +34,9 @@ var layers = [][]string{
 	// Neither imports the other.
 	{"dwarfres", "tracefs"},
 	// 6: specs as the user writes them, parsed; event names; the C types
-	// of DWARF and BTF and the member walk over them.
-	{"probegen/grammar", "probegen/internal/ctype"},
+	// of DWARF and BTF and the member walk over them; a target's source
+	// files found and read.
+	{"probegen/grammar", "probegen/internal/ctype", "probegen/sources"},
 	// 7: what a resolution answers: its probes, their argument reads
 	// and their definitions, and its notes.
 	{"probegen/answer"},
@@ -60,7 +61,7 @@ var upwardKnown = map[string]string{}
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
 // rest.
-var cmdImports = map[string]bool{"probegen": true, "probegen/answer": true, "probegen/sdtprobe": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+var cmdImports = map[string]bool{"probegen": true, "probegen/answer": true, "probegen/sdtprobe": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "probegen/sources": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
 
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.

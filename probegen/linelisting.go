@@ -11,6 +11,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // extraLines is perf's NR_ADDITIONAL_LINES: context shown after the last
@@ -74,14 +75,14 @@ func aliasShown(asked, fn string) string {
 // reads its lines from the source src finds (nil: where the debuginfo
 // names it). A source that is not found is no error: the listing then
 // holds the probeable line numbers only.
-func ListLines(t *dwarfres.File, spec string, src *Sources) (*Listing, error) {
+func ListLines(t *dwarfres.File, spec string, src *sources.Sources) (*Listing, error) {
 	return listLines(t, spec, src, nil)
 }
 
 // ListLineVars is ListLines with each probeable line's points and the
 // variables readable at each (as -V lists them), found in one walk of
 // the range's units rather than one -V per line.
-func ListLineVars(t *dwarfres.File, spec string, src *Sources, vo VarOptions) (*Listing, error) {
+func ListLineVars(t *dwarfres.File, spec string, src *sources.Sources, vo VarOptions) (*Listing, error) {
 	rules := vo.Filter
 	if rules == "" {
 		rules = DefaultVarFilter
@@ -94,9 +95,9 @@ func ListLineVars(t *dwarfres.File, spec string, src *Sources, vo VarOptions) (*
 }
 
 // listLines is ListLines; with vars, each line's points and their variables.
-func listLines(t *dwarfres.File, spec string, src *Sources, vars func(*dwarfres.Scope) VarList) (*Listing, error) {
+func listLines(t *dwarfres.File, spec string, src *sources.Sources, vars func(*dwarfres.Scope) VarList) (*Listing, error) {
 	if src == nil {
-		src = &Sources{}
+		src = &sources.Sources{}
 	}
 	lq, err := grammar.ParseLineRange(spec)
 	if err != nil {

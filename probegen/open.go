@@ -17,6 +17,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/dwarfres/sdt"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 	"github.com/dwprobe/dwprobe/tracefs"
 	"github.com/dwprobe/dwprobe/tracefs/arch"
 )
@@ -225,7 +226,7 @@ func Open(o OpenOptions) (*Target, error) {
 			return nil, err
 		}
 	}
-	if t.sources, err = NewSources(o.Source, o.PrefixMaps); err != nil {
+	if t.sources, err = sources.New(o.Source, o.PrefixMaps); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -483,7 +484,7 @@ func (t *Target) Exe() string { return t.exe }
 // PrefixMaps, then debuginfod by its build-id), for line listings and
 // lazy patterns; Target.Resolver's options read them. nil for a Target
 // not made by Open.
-func (t *Target) Sources() *Sources { return t.sources }
+func (t *Target) Sources() *sources.Sources { return t.sources }
 
 // Arch is the machine the target's code runs on, from its ELF header,
 // never this host's: what ebpfprobe.Generate and Trace take beside its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // TestResolveErrors pins the messages of the resolution errors, with and
@@ -22,7 +23,7 @@ func TestResolveErrors(t *testing.T) {
 		{&TooManyError{Function: "vfs_*", N: 76, Max: 2}, nil, `too many functions match "vfs_*" (76 > max 2)`, dwarfres.ErrTooMany},
 		{&LazyMissError{Pattern: "x", File: "fs/a.c"}, nil, `lazy pattern "x" matches no line with code in fs/a.c`, dwarfres.ErrNotFound},
 		{&LazyMissError{Pattern: "x", Function: "f", Lines: []int{0, 3}}, nil, `lazy pattern "x" matches no line with code in f; its probeable lines are 0 3`, dwarfres.ErrNotFound},
-		{&SourceError{File: "a.c", Tried: []string{"/s/a.c", "a.c"}}, nil, "lazy pattern needs the source of a.c: not found (tried /s/a.c, a.c)", fs.ErrNotExist},
+		{&sources.SourceError{File: "a.c", Tried: []string{"/s/a.c", "a.c"}}, nil, "lazy pattern needs the source of a.c: not found (tried /s/a.c, a.c)", fs.ErrNotExist},
 	}
 	for _, c := range cases {
 		if got := c.err.Error(); got != c.want {

@@ -6,6 +6,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	kbtf "github.com/dwprobe/dwprobe/dwarfres/btf"
 	"github.com/dwprobe/dwprobe/dwarfres/debuginfod"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // The choice of what answers for a target, as dwprobe makes it: its
@@ -80,7 +81,7 @@ type Target struct {
 	exe     string             // a user binary's path as uprobes name it (Open)
 	btf     *kbtf.Kernel       // the kernel's BTF for SourceBTF (Open)
 	dfd     *debuginfod.Client // debuginfod, when a server is named (Open)
-	sources *Sources           // where the target's sources are found (Open)
+	sources *sources.Sources   // where the target's sources are found (Open)
 }
 
 // OpenTarget opens the target o describes and chooses what answers for

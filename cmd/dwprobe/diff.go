@@ -13,6 +13,7 @@ import (
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/diff"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -25,7 +26,7 @@ var errProbesChanged = errors.New("probes changed")
 type diffBuild struct {
 	t     *probegen.Target
 	exe   string
-	src   *probegen.Sources
+	src   *sources.Sources
 	texts *diff.LineTexts
 	res   *probegen.Resolver
 	decls map[[2]string]int // declaration lines by function and file

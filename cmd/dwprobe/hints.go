@@ -9,6 +9,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // withHints words the library errors that say what the user can do in
@@ -21,7 +22,7 @@ func withHints(err error, o *options) error {
 	if o.verbose > 0 && errors.As(err, &se) && se.Detail != "" && !strings.HasSuffix(se.Msg, ")") {
 		se.Msg += " (" + se.Detail + ")"
 	}
-	var src *probegen.SourceError
+	var src *sources.SourceError
 	if errors.As(err, &src) && src.Hint == "" {
 		src.Hint = sourceHint(o)
 	}

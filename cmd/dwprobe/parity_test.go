@@ -12,6 +12,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/answer"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // parityFlags is one set of options, as the command line takes them and
@@ -124,7 +125,7 @@ func checkParity(t *testing.T, open probegen.OpenOptions, target []string, specs
 		if len(got) != len(specs) {
 			t.Fatalf("%s: %d objects for %d specs:\n%s", fl.name, len(got), len(specs), out)
 		}
-		src, err := probegen.NewSources("", nil)
+		src, err := sources.New("", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

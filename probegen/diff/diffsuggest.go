@@ -11,6 +11,7 @@ import (
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // Suggestion is a replacement for a spec that moved or broke: the line
@@ -158,7 +159,7 @@ func abs(n int) int {
 // of the tree (a spec file touching every file of the kernel would
 // otherwise hold all of its 1.3 GB).
 type LineTexts struct {
-	src   *probegen.Sources
+	src   *sources.Sources
 	files map[string][]string // nil: not found
 	order []string            // the keys of files, oldest first
 }
@@ -167,7 +168,7 @@ type LineTexts struct {
 const maxTextFiles = 128
 
 // NewLineTexts reads from the sources src finds.
-func NewLineTexts(src *probegen.Sources) *LineTexts {
+func NewLineTexts(src *sources.Sources) *LineTexts {
 	return &LineTexts{src: src, files: map[string][]string{}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
 // suggestProgram holds "total += i;" twice in work (lines 4 and 7 of
@@ -34,7 +35,7 @@ func TestSuggest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	texts := NewLineTexts(&probegen.Sources{})
+	texts := NewLineTexts(&sources.Sources{})
 	for _, tt := range []struct {
 		spec, text, fn string
 		rel            int

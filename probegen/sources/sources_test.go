@@ -1,4 +1,4 @@
-package probegen
+package sources
 
 import (
 	"errors"
@@ -21,14 +21,14 @@ func TestSources(t *testing.T) {
 	if err := os.WriteFile(file, []byte("int x;\nret = f(1);\nreturn ret;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSources(dir, nil)
+	s, err := New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p, _, ok := s.Find("build/fs/a.c", "/b"); !ok || p != dir+"//fs/a.c" {
 		t.Errorf("under the root: %q, %v", p, ok)
 	}
-	m, err := NewSources("", []string{"/build/linux=" + dir})
+	m, err := New("", []string{"/build/linux=" + dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSources(t *testing.T) {
 	if !errors.As(err, &se) || !errors.Is(err, fs.ErrNotExist) || len(se.Tried) == 0 {
 		t.Errorf("missing source: %v", err)
 	}
-	if _, err := NewSources("", []string{"nomap"}); err == nil {
+	if _, err := New("", []string{"nomap"}); err == nil {
 		t.Error("a prefix map without '=' accepted")
 	}
 }
@@ -78,7 +78,7 @@ func TestCompDirRelative(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "rust", "kernel", "lib.rs"), []byte("fn panic() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSources(root, nil)
+	s, err := New(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,20 +88,5 @@ func TestCompDirRelative(t *testing.T) {
 	// Outside the compilation directory, perf's cuts stand: ROOT//tail.
 	if p, _, ok := s.Find("/elsewhere/rust/kernel/lib.rs", "/build/linux"); !ok || p != root+"//rust/kernel/lib.rs" {
 		t.Errorf("outside the compilation directory: %q, %v", p, ok)
-	}
-}
-
-// TestAliasShown: a listing found through a symbol shows the name asked
-// for a Rust or C++ function (perf's header), the DWARF name for a C
-// alias.
-func TestAliasShown(t *testing.T) {
-	for _, tt := range []struct{ asked, fn, want string }{
-		{"rust_begin_unwind", "kernel::panic", "rust_begin_unwind"},
-		{"_ZN3geo3Box4growEl", "geo::Box::grow", "_ZN3geo3Box4growEl"},
-		{"malloc", "__libc_malloc", "__libc_malloc"},
-	} {
-		if got := aliasShown(tt.asked, tt.fn); got != tt.want {
-			t.Errorf("aliasShown(%q, %q) = %q, want %q", tt.asked, tt.fn, got, tt.want)
-		}
 	}
 }

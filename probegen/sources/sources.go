@@ -1,4 +1,4 @@
-package probegen
+package sources
 
 import (
 	"bufio"
@@ -16,7 +16,8 @@ import (
 // Sources finds the source files debuginfo names, for line listings and
 // lazy patterns: perf's rules first (so paths print as perf prints them),
 // then the prefix maps, then the current directory, which perf never
-// tries. It is the one place probegen reads files other than debuginfo.
+// tries. It is the one place the library reads files other than
+// debuginfo.
 type Sources struct {
 	Root string // perf's source prefix; "" for none
 	Maps []lazymatch.PrefixMap
@@ -30,8 +31,9 @@ type Sources struct {
 	fetched map[string]string
 }
 
-// NewSources parses the OLD=NEW prefix maps.
-func NewSources(root string, maps []string) (*Sources, error) {
+// New is the Sources under root (perf's source prefix, "" for none)
+// with the OLD=NEW prefix maps parsed.
+func New(root string, maps []string) (*Sources, error) {
 	s := &Sources{Root: root}
 	for _, m := range maps {
 		pm, err := lazymatch.ParsePrefixMap(m)
