@@ -184,25 +184,6 @@ func TestFetchSteps(t *testing.T) {
 	}
 }
 
-func TestPerfPoint(t *testing.T) {
-	for _, tt := range []struct {
-		p    grammar.Point
-		want string
-	}{
-		{grammar.Point{Function: "vfs_read"}, "vfs_read"},
-		{grammar.Point{Function: "vfs_read", Line: 12, HasLine: true}, "vfs_read:12"},
-		{grammar.Point{Function: "vfs_read", Offset: 4, HasOffset: true}, "vfs_read+4"},
-		{grammar.Point{Function: "vfs_read", Return: true}, "vfs_read%return"},
-		{grammar.Point{Function: "vfs_read", File: "fs/read_write.c"}, "vfs_read@fs/read_write.c"},
-		{grammar.Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
-		{grammar.Point{Function: "f", File: "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c"}, "f@amd/amdgpu/amdgpu_device.c"},
-	} {
-		if got := PerfPoint(&tt.p); got != tt.want {
-			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
-		}
-	}
-}
-
 // TestFetchFormArgs: Linux 7.3's fetch forms pass through as written on
 // a kernel that reads them and are refused offline, with the version, on
 // one that does not; uprobes never read them.

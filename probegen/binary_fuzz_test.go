@@ -9,6 +9,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/dwarftest"
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/probegen/sources"
 )
 
@@ -126,7 +127,7 @@ func fuzzDefinitions(t *testing.T, d *dwarfres.File, path, raw string) {
 	}
 	m := d.NewPointMapper()
 	for _, def := range defs {
-		tp, err := ParseTracePoint(def.Target, exe != "", def.Type == 'r')
+		tp, err := listing.ParseTracePoint(def.Target, exe != "", def.Type == 'r')
 		if err != nil {
 			t.Fatalf("-D %q: %q does not parse back: %v", raw, def.String(), err)
 		}
@@ -140,7 +141,7 @@ func fuzzVars(t *testing.T, d *dwarfres.File, raw string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vl, err := AvailableVars(d, spec, ResolveOptions{User: true, LazyLines: fuzzLazyLines}, VarOptions{Externs: true, Ranges: true})
+	vl, err := AvailableVars(d, spec, ResolveOptions{User: true, LazyLines: fuzzLazyLines}, listing.VarOptions{Externs: true, Ranges: true})
 	if (err == nil) != (len(vl) > 0) {
 		t.Fatalf("-V %q: %d lists, error %v", raw, len(vl), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
 	"github.com/dwprobe/dwprobe/probegen/internal/ctype"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -179,7 +180,7 @@ func paramList(params []paramLoc) string {
 // BTFVars is -V from BTF: the parameters of each function of spec at its
 // entry, with perf's "TYPE\tNAME" lines; parameters the calling
 // convention cannot place are Unreadable.
-func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) ([]VarList, error) {
+func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) ([]listing.VarList, error) {
 	fns, err := k.resolve(&spec.Point, o)
 	if err != nil {
 		return nil, &PointError{Spec: spec.Raw, Err: err}
@@ -192,15 +193,15 @@ func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) 
 		}
 		match = flt.Match
 	}
-	var out []VarList
+	var out []listing.VarList
 	cc, _ := callConvFor(k.Machine)
 	for _, fn := range fns {
-		vl := VarList{Point: fn.name + "+0"}
+		vl := listing.VarList{Point: fn.name + "+0"}
 		for _, p := range cc.place(fn.proto) {
 			switch {
 			case p.name == "" || !match(p.name):
 			case p.why != "":
-				vl.Unreadable = append(vl.Unreadable, UnreadableVar{p.name, fmt.Errorf("%s", p.why)})
+				vl.Unreadable = append(vl.Unreadable, listing.UnreadableVar{Name: p.name, Err: fmt.Errorf("%s", p.why)})
 			default:
 				vl.Lines = append(vl.Lines, ctype.BTFName(p.typ)+"\t"+p.name)
 			}
@@ -214,5 +215,5 @@ func BTFVars(k *BTFTarget, spec *grammar.Spec, o ResolveOptions, filter string) 
 // BTFFunctions is -F from BTF: its functions' names, sorted, filtered as
 // Functions filters the symbol table's.
 func BTFFunctions(k *BTFTarget, rules string) ([]string, error) {
-	return filterFuncs(k.Types.FuncNames(), rules)
+	return listing.FilterFuncs(k.Types.FuncNames(), rules)
 }

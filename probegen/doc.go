@@ -52,10 +52,11 @@
 //
 // # Listings
 //
-// ListLines and ListLineVars list a function's or file's probeable lines
-// (dwprobe -L), AvailableVars the variables at a point (-V), Functions the
-// functions (-F). probegen/diff compares one spec's resolutions in two
-// builds.
+// ListLines and ListLineVars resolve a function's or file's line range
+// and list its probeable lines (dwprobe -L) with probegen/listing, which
+// holds the listings' answers and formats; AvailableVars resolves a point
+// and lists the variables at each of its addresses (-V). probegen/diff
+// compares one spec's resolutions in two builds.
 //
 // A Target answers the same through its methods, with its own sources,
 // so a caller holds no *dwarfres.File: Target.ListLines, ListLineVars,
@@ -132,8 +133,8 @@
 //     chain over them (layer 6, below probegen): probegen/internal/ctype.
 //     None of it was exported, and probegen's API is unchanged: a missing
 //     member is still a *MemberError.
-//   - Bootconfig: probegen/bootconfig's Render (layer 10, above probegen).
-//   - --diff (layer 10, above probegen): DiffResolutions is
+//   - Bootconfig: probegen/bootconfig's Render (layer 11, above probegen).
+//   - --diff (layer 11, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
 //     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
 //     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
@@ -170,19 +171,35 @@
 //     LineText, LazyLines) and SourceError under the same names;
 //     NewSources is sources.New. Target.Sources returns a
 //     *sources.Sources.
+//   - The listings (layer 9, below probegen, which resolves what they
+//     list): probegen/listing holds, under the same names and with the
+//     same fields and methods, Listing, ListedLine, LinePoint and
+//     ErrShortSource (-L); VarOptions, VarList, UnreadableVar,
+//     DefaultVarFilter and PerfPoint (-V); Functions and
+//     DefaultFuncFilter (-F), with FilterFuncs, the BTF list's filter;
+//     EventLine, SpecPoint, TracePoint (Describe), ParseTracePoint and
+//     Mapper (Describe) (-l). Target.Mapper stays, returning a
+//     *listing.Mapper (listing.NewMapper makes one from a
+//     *dwarfres.File). ListLines, ListLineVars and AvailableVars stay
+//     here (they resolve a spec: a line range's symbol alias and a
+//     kernel point's _text+OFFS are the resolver's) and answer with
+//     listing's types; listing.List lists a line range found. PerfArg
+//     stays here: it reads an argument's member chain with the
+//     resolver's argument parser.
 //
 // ResolveAll is Stream over a slice: a fault reading a mapped input now
 // ends a batch, failing the spec it hit and those after it, as it ends a
 // dwprobe run. OpenOptions.Locator still overrides the whole debuginfo
 // search.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 9,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 10,
 // importing probegen/grammar (the specs it resolves),
 // probegen/internal/ctype (the C types it reads arguments with),
 // probegen/answer (what it answers), probegen/sdtprobe (SDT specs),
-// probegen/sources (a target's source files),
+// probegen/sources (a target's source files), probegen/listing (the
+// listings' answers),
 // dwarfres (and its sub-packages), lazymatch and tracefs; only
-// probegen/diff (layer 10) and the command line import it. The machine models that were
+// probegen/diff (layer 11) and the command line import it. The machine models that were
 // probegen/arch are tracefs/arch (tracefs checks register names with
 // them, and may not import probegen).
 package probegen

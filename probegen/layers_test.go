@@ -43,13 +43,16 @@ var layers = [][]string{
 	// 8: specs resolved one way, without the resolver's DWARF search:
 	// at a user binary's SDT markers.
 	{"probegen/sdtprobe"},
-	// 9: specs resolved against a target into probes; a fake tracefs
+	// 9: what is listed rather than probed: -L's lines, -V's variables,
+	// -F's functions, -l's probes mapped back to source.
+	{"probegen/listing"},
+	// 10: specs resolved against a target into probes; a fake tracefs
 	// and QEMU boots for tests.
 	{"probegen", "tracefs/tracefstest", "tracefs/qemutest"},
-	// 10: an answer printed another way: probes as BPF programs, kprobes
+	// 11: an answer printed another way: probes as BPF programs, kprobes
 	// as a bootconfig, two builds' answers compared.
 	{"probegen/ebpfprobe", "probegen/bootconfig", "probegen/diff"},
-	// 11: the command line.
+	// 12: the command line.
 	{"cmd/dwprobe"},
 }
 
@@ -61,7 +64,7 @@ var upwardKnown = map[string]string{}
 // cmdImports are the dwprobe packages the command line may import: it
 // parses flags, words messages and prints, and asks the library for the
 // rest.
-var cmdImports = map[string]bool{"probegen": true, "probegen/answer": true, "probegen/sdtprobe": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "probegen/sources": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
+var cmdImports = map[string]bool{"probegen": true, "probegen/answer": true, "probegen/sdtprobe": true, "probegen/ebpfprobe": true, "probegen/bootconfig": true, "probegen/diff": true, "probegen/grammar": true, "probegen/sources": true, "probegen/listing": true, "tracefs": true, "tracefs/arch": true, "lazymatch": true}
 
 // cmdKnown are the command line's imports beyond cmdImports still left,
 // each with what it is still used for; the test fails when one is gone.

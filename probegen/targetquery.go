@@ -8,6 +8,7 @@ import (
 	"github.com/dwprobe/dwprobe/dwarfres/elfobj"
 	"github.com/dwprobe/dwprobe/dwarfres/locate"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 )
 
 // Target's listings, index and facts: what dwprobe's -L, -V, -F,
@@ -31,26 +32,32 @@ type IndexReport = dwarfres.IndexReport
 const ManySpecs = dwarfres.ManySpecs
 
 // ListLines is ListLines on t with t's Sources (dwprobe -L).
-func (t *Target) ListLines(spec string) (*Listing, error) {
+func (t *Target) ListLines(spec string) (*listing.Listing, error) {
 	return ListLines(t.File, spec, t.sources)
 }
 
 // ListLineVars is ListLineVars on t with t's Sources (dwprobe -L
 // --detail).
-func (t *Target) ListLineVars(spec string, vo VarOptions) (*Listing, error) {
+func (t *Target) ListLineVars(spec string, vo listing.VarOptions) (*listing.Listing, error) {
 	return ListLineVars(t.File, spec, t.sources, vo)
 }
 
 // AvailableVars is AvailableVars on t (dwprobe -V); o as Options makes
 // it.
-func (t *Target) AvailableVars(spec *grammar.Spec, o ResolveOptions, vo VarOptions) ([]VarList, error) {
+func (t *Target) AvailableVars(spec *grammar.Spec, o ResolveOptions, vo listing.VarOptions) ([]listing.VarList, error) {
 	return AvailableVars(t.File, spec, o, vo)
 }
 
-// Functions is Functions on t (dwprobe -F): from its DWARF, or its
-// symbol table when it was opened for that alone.
+// Functions is probegen/listing's Functions on t (dwprobe -F): from its
+// DWARF, or its symbol table when it was opened for that alone.
 func (t *Target) Functions(rules string) ([]string, error) {
-	return Functions(t.File, rules)
+	return listing.Functions(t.File, rules)
+}
+
+// Mapper is a probegen/listing Mapper with t's debuginfo (dwprobe -l);
+// it reads t's File, so it is used before t is closed.
+func (t *Target) Mapper() *listing.Mapper {
+	return listing.NewMapper(t.File)
 }
 
 // NeedsDebuginfo is NeedsDebuginfo on t: a *NeedsDebuginfoError when t

@@ -13,6 +13,7 @@ import (
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -165,7 +166,7 @@ func addedHeader(n int) string {
 func showAdded(o *options, rs []resolved, w io.Writer) {
 	module := o.exe
 	for _, r := range rs {
-		point := probegen.SpecPoint(&r.spec.Point)
+		point := listing.SpecPoint(&r.spec.Point)
 		var args []string
 		for _, a := range r.spec.Args {
 			args = append(args, probegen.PerfArg(a))
@@ -174,7 +175,7 @@ func showAdded(o *options, rs []resolved, w io.Writer) {
 			if o.module != "" {
 				module = p.Attach.Module
 			}
-			fmt.Fprintln(w, probegen.EventLine(p.Group, p.Name, point, module, args))
+			fmt.Fprintln(w, listing.EventLine(p.Group, p.Name, point, module, args))
 		}
 	}
 }

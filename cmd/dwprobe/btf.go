@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -162,7 +163,7 @@ func btfVars(o *options, k *probegen.BTFTarget, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
+		fmt.Fprintf(stdout, "Available variables at %s\n", listing.PerfPoint(&spec.Point))
 		for _, vl := range lists {
 			fmt.Fprintf(stdout, "\t@<%s> from BTF: the parameters at the entry\n", vl.Point)
 			for _, l := range vl.Lines {

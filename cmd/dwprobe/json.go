@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/answer"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -237,7 +237,7 @@ func argsJSON(args []tracefs.Arg) []jsonArg {
 }
 
 // varsJSON is -V's answer for one command.
-func varsJSON(in specInput, lists []probegen.VarList, err error) jsonSpec {
+func varsJSON(in specInput, lists []listing.VarList, err error) jsonSpec {
 	js := jsonSpec{Schema: jsonSchema, Mode: "vars", Spec: in.raw, File: in.file, Line: in.line}
 	if err != nil {
 		js.Error = errJSON(in.raw, err)
@@ -257,7 +257,7 @@ func varsJSON(in specInput, lists []probegen.VarList, err error) jsonSpec {
 }
 
 // linesJSON is a -L listing.
-func linesJSON(l *probegen.Listing) jsonLines {
+func linesJSON(l *listing.Listing) jsonLines {
 	jl := jsonLines{Schema: jsonSchema, Mode: "lines", Function: l.Function, SourceFile: l.Path, Start: l.Start, SourceFound: l.Found, Lines: []jsonListLine{}}
 	for _, ln := range l.Lines {
 		jl.Lines = append(jl.Lines, jsonListLine{Line: ln.Num, Probeable: ln.Probeable || !l.Found, Text: strings.TrimSuffix(ln.Text, "\n"), Points: linePointsJSON(ln.Points)})
@@ -266,7 +266,7 @@ func linesJSON(l *probegen.Listing) jsonLines {
 }
 
 // linePointsJSON is a listed line's points (--detail).
-func linePointsJSON(pts []probegen.LinePoint) []jsonLinePoint {
+func linePointsJSON(pts []listing.LinePoint) []jsonLinePoint {
 	var out []jsonLinePoint
 	for _, p := range pts {
 		jp := jsonLinePoint{Point: p.Point, Function: p.Function, InlinedInto: p.InlinedInto, Variables: []jsonVariable{}, Missing: p.Vars.Missing}

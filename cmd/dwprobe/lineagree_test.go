@@ -17,6 +17,7 @@ import (
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/answer"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 )
 
 // lineFunc is a function of a binary: the vmlinux, or a module.
@@ -90,16 +91,16 @@ func lineAgreement(t *dwarfres.File, lf lineFunc) []string {
 }
 
 // detailPoints is -L FUNC --detail's points, by line relative to FUNC.
-func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]probegen.LinePoint, error) {
+func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]listing.LinePoint, error) {
 	spec := lf.function
 	if lf.file != "" {
 		spec += "@" + lf.file
 	}
-	l, err := probegen.ListLineVars(t, spec, nil, probegen.VarOptions{})
+	l, err := probegen.ListLineVars(t, spec, nil, listing.VarOptions{})
 	if err != nil {
 		return nil, err
 	}
-	out := map[int][]probegen.LinePoint{}
+	out := map[int][]listing.LinePoint{}
 	for _, ln := range l.Lines {
 		out[ln.Num] = ln.Points
 	}
@@ -108,7 +109,7 @@ func detailPoints(t *dwarfres.File, lf lineFunc) (map[int][]probegen.LinePoint, 
 
 // ofFunction is r less the points at addresses pts does not have that
 // another function than fn holds (one built from the same source).
-func ofFunction(r *answer.Resolution, fn string, pts []probegen.LinePoint) *answer.Resolution {
+func ofFunction(r *answer.Resolution, fn string, pts []listing.LinePoint) *answer.Resolution {
 	want := map[uint64]bool{}
 	for _, p := range pts {
 		want[p.Addr] = true
@@ -127,7 +128,7 @@ func ofFunction(r *answer.Resolution, fn string, pts []probegen.LinePoint) *answ
 // pointAgreement compares the points -D writes with those -L --detail
 // shows for one line, by address and by the SYMBOL+OFFS each names it
 // with: "" when they are the same.
-func pointAgreement(r *answer.Resolution, pts []probegen.LinePoint) string {
+func pointAgreement(r *answer.Resolution, pts []listing.LinePoint) string {
 	var d, l []string
 	for _, p := range r.Probes {
 		// The symbol holding the address; -D writes another (_text, a

@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 )
 
 // runLines implements -L: perf's show_line_range.
 func runLines(o *options, tgt *probegen.Target, stdout, stderr io.Writer) error {
-	var l *probegen.Listing
+	var l *listing.Listing
 	var err error
 	if o.detail {
-		l, err = tgt.ListLineVars(o.line, probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
+		l, err = tgt.ListLineVars(o.line, listing.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter})
 	} else {
 		l, err = tgt.ListLines(o.line)
 	}
@@ -35,7 +36,7 @@ func runLines(o *options, tgt *probegen.Target, stdout, stderr io.Writer) error 
 
 // printListing prints l as perf does: the header, then numbered probeable
 // lines and indented others (without the source, the probeable numbers).
-func printListing(w io.Writer, l *probegen.Listing) {
+func printListing(w io.Writer, l *listing.Listing) {
 	if l.Function != "" {
 		fmt.Fprintf(w, "<%s@%s:%d>\n", l.Function, l.Path, l.Start)
 	} else {
@@ -59,7 +60,7 @@ func printListing(w io.Writer, l *probegen.Listing) {
 //
 //	2 points: @<vfs_read+53> rw_verify_area inlined: struct file* file, ...
 //	          @<vfs_write+60> rw_verify_area inlined: ...
-func printPoints(w io.Writer, pts []probegen.LinePoint) {
+func printPoints(w io.Writer, pts []listing.LinePoint) {
 	for i, p := range pts {
 		lead := strings.Repeat(" ", 21)
 		if i == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/lazymatch"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -88,19 +89,19 @@ var openDebuginfo = func(o *options) (*probegen.Target, error) {
 type debugCache struct {
 	o      *options
 	stderr io.Writer // for the note that there is no kernel debuginfo; nil: no note
-	kernel *probegen.Mapper
+	kernel *listing.Mapper
 	tried  bool
-	bins   map[string]*probegen.Mapper
-	mods   map[string]*probegen.Mapper // by module name
-	opened []*probegen.Target          // closed at the end
+	bins   map[string]*listing.Mapper
+	mods   map[string]*listing.Mapper // by module name
+	opened []*probegen.Target         // closed at the end
 }
 
 func newDebugCache(o *options, stderr io.Writer) *debugCache {
-	return &debugCache{o: o, stderr: stderr, bins: map[string]*probegen.Mapper{}, mods: map[string]*probegen.Mapper{}}
+	return &debugCache{o: o, stderr: stderr, bins: map[string]*listing.Mapper{}, mods: map[string]*listing.Mapper{}}
 }
 
 // mapper is a Mapper of tgt, kept open until close.
-func (c *debugCache) mapper(tgt *probegen.Target) *probegen.Mapper {
+func (c *debugCache) mapper(tgt *probegen.Target) *listing.Mapper {
 	c.opened = append(c.opened, tgt)
 	return tgt.Mapper()
 }
@@ -121,7 +122,7 @@ func (c *debugCache) point(e tracefs.Event) (point, module string) {
 	if e.Kind == tracefs.FProbe || e.Kind == tracefs.TProbe {
 		return e.Target, "" // a function or tracepoint by name: nothing to map
 	}
-	tp, err := probegen.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
+	tp, err := listing.ParseTracePoint(e.Target, e.Kind == tracefs.UProbe, e.Type == 'r')
 	if err != nil {
 		return e.Target, ""
 	}
@@ -135,11 +136,11 @@ func (c *debugCache) line(e tracefs.Event) string {
 	for _, a := range e.Args {
 		args = append(args, a.Name)
 	}
-	return probegen.EventLine(e.Group, e.Name, point, module, args)
+	return listing.EventLine(e.Group, e.Name, point, module, args)
 }
 
 // get is the mapper for tp's kernel or binary, opened on first use.
-func (c *debugCache) get(tp probegen.TracePoint) *probegen.Mapper {
+func (c *debugCache) get(tp listing.TracePoint) *listing.Mapper {
 	if !tp.User {
 		if tp.Module != "" {
 			return c.module(tp.Module)
@@ -158,7 +159,7 @@ func (c *debugCache) get(tp probegen.TracePoint) *probegen.Mapper {
 	return m
 }
 
-func (c *debugCache) openKernel() *probegen.Mapper {
+func (c *debugCache) openKernel() *listing.Mapper {
 	f, err := openDebuginfo(&options{vmlinux: c.o.vmlinux, symfs: c.o.symfs})
 	if err != nil {
 		if c.stderr != nil && !c.o.quiet {
@@ -172,7 +173,7 @@ func (c *debugCache) openKernel() *probegen.Mapper {
 // openBinary opens a probed binary's debuginfo, once per listing: the
 // place to check that the binary is still the one the probes were added
 // to.
-func (c *debugCache) openBinary(path string) *probegen.Mapper {
+func (c *debugCache) openBinary(path string) *listing.Mapper {
 	f, err := openDebuginfo(&options{exec: path})
 	if err != nil {
 		return nil
@@ -183,7 +184,7 @@ func (c *debugCache) openBinary(path string) *probegen.Mapper {
 // module is the mapper of the module name of the kernel listed (-k's
 // release, else the running kernel's), found and opened as -m NAME does,
 // once per listing; nil, with a note, when it can't be opened.
-func (c *debugCache) module(name string) *probegen.Mapper {
+func (c *debugCache) module(name string) *listing.Mapper {
 	m, ok := c.mods[name]
 	if ok {
 		return m

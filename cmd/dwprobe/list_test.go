@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/dwarfres"
 	"github.com/dwprobe/dwprobe/probegen"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 	"github.com/dwprobe/dwprobe/tracefs"
 )
 
@@ -76,7 +77,7 @@ func TestListOpensEachBinaryOnce(t *testing.T) {
 // listAlone is e's -l line mapped back with a File of its own.
 func listAlone(t *testing.T, e tracefs.Event) string {
 	t.Helper()
-	tp, err := probegen.ParseTracePoint(e.Target, true, false)
+	tp, err := listing.ParseTracePoint(e.Target, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,5 +86,5 @@ func listAlone(t *testing.T, e tracefs.Event) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return probegen.EventLine(e.Group, e.Name, tp.Describe(f.NewPointMapper()), tp.Module, []string{"x"})
+	return listing.EventLine(e.Group, e.Name, tp.Describe(f.NewPointMapper()), tp.Module, []string{"x"})
 }

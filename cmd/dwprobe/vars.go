@@ -10,6 +10,7 @@ import (
 
 	"github.com/dwprobe/dwprobe/probegen"
 	"github.com/dwprobe/dwprobe/probegen/grammar"
+	"github.com/dwprobe/dwprobe/probegen/listing"
 )
 
 // runVars implements -V in perf's format. Variables in scope that a probe
@@ -24,7 +25,7 @@ func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 		return err
 	}
 	ro := tgt.Options(resolveOptions(o))
-	vo := probegen.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
+	vo := listing.VarOptions{Externs: o.externs, Ranges: o.rangeOpt, Filter: o.filter}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	run := newSpecRun(o, o.vars, stderr)
@@ -57,7 +58,7 @@ func runVars(ctx context.Context, o *options, tgt *probegen.Target, stdout, stde
 
 // varsOf prints one -V spec's variables (its JSON object with --json), or
 // records its failure in run.
-func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *grammar.Spec, lists []probegen.VarList, err error) error {
+func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *grammar.Spec, lists []listing.VarList, err error) error {
 	if o.json {
 		if jerr := writeJSON(w, varsJSON(in, lists, err)); jerr != nil {
 			return jerr
@@ -69,7 +70,7 @@ func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *g
 	if o.json {
 		return nil
 	}
-	fmt.Fprintf(w, "Available variables at %s\n", probegen.PerfPoint(&spec.Point))
+	fmt.Fprintf(w, "Available variables at %s\n", listing.PerfPoint(&spec.Point))
 	for _, vl := range lists {
 		printVars(w, vl)
 		if !o.quiet {
@@ -80,7 +81,7 @@ func varsOf(o *options, w, stderr io.Writer, run *specRun, in specInput, spec *g
 }
 
 // varsAt parses a -V spec and lists the variables at each of its points.
-func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo probegen.VarOptions) (*grammar.Spec, []probegen.VarList, error) {
+func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo listing.VarOptions) (*grammar.Spec, []listing.VarList, error) {
 	spec, err := grammar.ParseSpec(raw)
 	if err != nil {
 		return nil, nil, err
@@ -98,7 +99,7 @@ func varsAt(tgt *probegen.Target, raw string, ro probegen.ResolveOptions, vo pro
 }
 
 // printVars prints one address's variables as perf does.
-func printVars(w io.Writer, vl probegen.VarList) {
+func printVars(w io.Writer, vl listing.VarList) {
 	fmt.Fprintf(w, "\t@<%s>\n", vl.Point)
 	for _, l := range vl.Lines {
 		fmt.Fprintf(w, "\t\t%s\n", l)
@@ -109,7 +110,7 @@ func printVars(w io.Writer, vl probegen.VarList) {
 }
 
 // leftOut names on stderr the variables in scope that -V does not list.
-func leftOut(stderr io.Writer, vl probegen.VarList) {
+func leftOut(stderr io.Writer, vl listing.VarList) {
 	if len(vl.Missing) > 0 {
 		fmt.Fprintf(stderr, "note: at %s, in scope but without a location (optimized out): %s\n", vl.Point, strings.Join(vl.Missing, ", "))
 	}

@@ -7,8 +7,9 @@
 // line across builds, whose numbers shift. Points are compared by
 // function, inline chain and line, never by address.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 10,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 11,
 // a way of answering above probegen, beside probegen/ebpfprobe; it
-// imports probegen, probegen/answer, probegen/grammar, dwarfres,
-// lazymatch and tracefs, and only the command line imports it.
+// imports probegen, probegen/answer, probegen/grammar, probegen/sources
+// (the old statement's text), dwarfres, lazymatch and tracefs, and only
+// the command line imports it.
 package diff

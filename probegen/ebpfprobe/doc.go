@@ -58,7 +58,7 @@
 // A Tracer's probes are perf events of the process that made them: when
 // it exits, even by kill -9, nothing stays registered in the kernel.
 //
-// Its place in dwprobe's import order (probegen/layers_test.go): layer 10,
+// Its place in dwprobe's import order (probegen/layers_test.go): layer 11,
 // importing probegen/answer (the probes it turns into programs) and
 // below, not the resolver (probegen); only the command line imports it.
 package ebpfprobe

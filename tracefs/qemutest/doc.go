@@ -14,5 +14,5 @@
 // fprobe_test.go boots 6.12 with f:, t: and a kretprobe reading $argN.
 //
 // Its place in dwprobe's import order (probegen/layers_test.go): a test
-// helper of layer 9, importing tracefs and dwarftest.
+// helper of layer 10, importing tracefs and dwarftest.
 package qemutest

@@ -1,4 +1,4 @@
-package probegen
+package listing
 
 import (
 	"errors"
@@ -25,47 +25,6 @@ func TestEventLine(t *testing.T) {
 	} {
 		if got := EventLine(c.group, c.event, c.point, c.module, c.args); got != c.want {
 			t.Errorf("EventLine = %q\n        want %q", got, c.want)
-		}
-	}
-}
-
-func TestPerfArgAndSpecPoint(t *testing.T) {
-	for _, c := range []struct {
-		cmd   string
-		point string
-		args  []string
-	}{
-		{"work:7 p->name:string p->id", "work:7", []string{"name=p->name:string", "id=p->id"}},
-		{"compute%return $retval", "compute%return", []string{"$retval"}},
-		{"compute c:s32 x=c", "compute", []string{"c:s32", "x=c"}},
-		{"vfs_read file->f_path.dentry->d_name.name:string", "vfs_read", []string{"name=file->f_path.dentry->d_name.name:string"}},
-		{"work p->vals[2] p->box.min.x", "work", []string{"vals=p->vals[2]", "x=p->box.min.x"}},
-		{"work v[1] s=p->name:string@user %di +8(%si)", "work", []string{"v=v[1]", "s=p->name:string", "%di", "+8(%si)"}},
-		{"fs/read_write.c:470", "@fs/read_write.c:470", nil},
-		{"vfs_read@fs/read_write.c+4", "vfs_read+4@fs/read_write.c", nil},
-		{"vfs_read;ret=*", "vfs_read", nil},
-		{"0xffffffff8134cc50", "0xffffffff8134cc50", nil},
-		{"my:ev=vfs_read:3", "vfs_read:3", nil},
-	} {
-		spec, err := grammar.ParseSpec(c.cmd)
-		if err != nil {
-			t.Fatalf("%q: %v", c.cmd, err)
-		}
-		if got := SpecPoint(&spec.Point); got != c.point {
-			t.Errorf("SpecPoint(%q) = %q, want %q", c.cmd, got, c.point)
-		}
-		var args []string
-		for _, a := range spec.Args {
-			args = append(args, PerfArg(a))
-		}
-		if len(args) != len(c.args) {
-			t.Errorf("%q: args %q, want %q", c.cmd, args, c.args)
-			continue
-		}
-		for i := range args {
-			if args[i] != c.args[i] {
-				t.Errorf("%q: arg %d = %q, want %q", c.cmd, i, args[i], c.args[i])
-			}
 		}
 	}
 }
@@ -130,4 +89,23 @@ func FuzzParseTracePoint(f *testing.F) {
 		}
 		_ = tp.Describe(nil)
 	})
+}
+
+func TestPerfPoint(t *testing.T) {
+	for _, tt := range []struct {
+		p    grammar.Point
+		want string
+	}{
+		{grammar.Point{Function: "vfs_read"}, "vfs_read"},
+		{grammar.Point{Function: "vfs_read", Line: 12, HasLine: true}, "vfs_read:12"},
+		{grammar.Point{Function: "vfs_read", Offset: 4, HasOffset: true}, "vfs_read+4"},
+		{grammar.Point{Function: "vfs_read", Return: true}, "vfs_read%return"},
+		{grammar.Point{Function: "vfs_read", File: "fs/read_write.c"}, "vfs_read@fs/read_write.c"},
+		{grammar.Point{File: "fs/read_write.c", Line: 470, HasLine: true}, "@fs/read_write.c:470"},
+		{grammar.Point{Function: "f", File: "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c"}, "f@amd/amdgpu/amdgpu_device.c"},
+	} {
+		if got := PerfPoint(&tt.p); got != tt.want {
+			t.Errorf("PerfPoint(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package probegen
+package listing
 
 import (
 	"slices"
@@ -58,9 +58,9 @@ func funcFilter(rules string) (*lazymatch.Filter, error) {
 	return lazymatch.ParseFilter(rules)
 }
 
-// filterFuncs is -F's list of names: those rules ("" for
+// FilterFuncs is -F's list of names: those rules ("" for
 // DefaultFuncFilter) match, sorted, each once.
-func filterFuncs(names []string, rules string) ([]string, error) {
+func FilterFuncs(names []string, rules string) ([]string, error) {
 	flt, err := funcFilter(rules)
 	if err != nil {
 		return nil, err

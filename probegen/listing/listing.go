@@ -1,4 +1,4 @@
-package probegen
+package listing
 
 import (
 	"debug/elf"
@@ -49,32 +49,6 @@ func SpecPoint(p *grammar.Point) string {
 		return PerfPoint(&q)
 	}
 	return PerfPoint(p)
-}
-
-// PerfArg renders an argument as perf's synthesize_perf_probe_arg does
-// after parsing it: NAME=VAR->FIELD…[:TYPE], where a member chain without
-// a NAME= is named after its last member ("p->name:string" ->
-// "name=p->name:string") and "@user" is dropped.
-func PerfArg(a grammar.Arg) string {
-	name := a.Name
-	if name == "" && isCVarName(a.Expr) && strings.ContainsAny(a.Expr, "-.[") {
-		if v, fs, err := splitFields(a.Expr); err == nil {
-			name = v
-			for _, f := range fs {
-				if !f.isIdx {
-					name = f.name
-				}
-			}
-		}
-	}
-	s := a.Expr
-	if name != "" {
-		s = name + "=" + s
-	}
-	if a.Type != "" {
-		s += ":" + a.Type
-	}
-	return s
 }
 
 // TracePoint is where a listed probe sits, read from its kprobe_events or
@@ -169,10 +143,10 @@ func (tp TracePoint) Describe(m *dwarfres.PointMapper) string {
 // Mapper maps nothing (Describe shows points as listed).
 type Mapper struct{ pm *dwarfres.PointMapper }
 
-// Mapper is a Mapper with t's debuginfo; it reads t's File, so it is
-// used before t is closed.
-func (t *Target) Mapper() *Mapper {
-	return &Mapper{pm: t.File.NewPointMapper()}
+// NewMapper is a Mapper with f's debuginfo; it reads f, so it is used
+// before f is closed.
+func NewMapper(f *dwarfres.File) *Mapper {
+	return &Mapper{pm: f.NewPointMapper()}
 }
 
 // Describe is tp.Describe with m's debuginfo.
