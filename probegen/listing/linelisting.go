@@ -35,7 +35,7 @@ type ListedLine struct {
 	Num       int  // relative to the function (or absolute)
 	Probeable bool // code is attributed to the line
 	Text      string
-	// Points, with ListLineVars, are the line's probe points: the
+	// Points, when List is given vars, are the line's probe points: the
 	// out-of-line copy and each inlined copy, with their variables.
 	Points []LinePoint
 }
