@@ -136,7 +136,8 @@
 //   - Bootconfig: probegen/bootconfig's Render (layer 11, above probegen).
 //   - --diff (layer 11, above probegen): DiffResolutions is
 //     probegen/diff's Resolutions, SpecDiff its Result, DiffPoint its
-//     Point, DiffCounts its Counts; Change (NotInOld ... Broken),
+//     Point, DiffCounts its Counts; Change and its values (NotInOld,
+//     Unchanged, ArgsChanged, PointsChanged, Moved, Broken),
 //     BuildResolution, PointKey, ArgChange, NormalizeStatement, Suggest,
 //     SuggestQuery, Suggestion, DeclLine, LineTexts and NewLineTexts keep
 //     their names in probegen/diff. The placeholder written for an
