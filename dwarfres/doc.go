@@ -10,7 +10,7 @@
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
 // unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
-// prologue, cfiTable, indexer, lineWalk), or is a sub-package. The jobs around the core are
+// prologue, cfiTable, indexer, lineWalk, unitProbes), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -51,7 +51,10 @@
 //     skeleton units by their split units.
 //   - Searching: FindProbes (find.go) answers a Query, after unitScan
 //     picks the units that can hold it (scan.go) and those that define a
-//     function (unitskim.go); FindLineRange (linerange.go) answers -L, over every unit
+//     function (unitskim.go); unitProbes (unitprobes.go) makes a unit's
+//     Probes: the scope a point is probed in (bestScope, perf's
+//     find_best_scope) and the probe there, named by its symbol;
+//     FindLineRange (linerange.go) answers -L, over every unit
 //     defining the function, with each line's probe points when asked
 //     (LineQuery.Points, for -L --detail);
 //     the line code is a lineWalk's, a unit's tree with its line table,

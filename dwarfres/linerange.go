@@ -264,12 +264,12 @@ func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64)
 			return
 		}
 	}
-	sc := t.bestScope(fn, file, line, addr)
+	sc := unitProbes{t}.bestScope(fn, file, line, addr)
 	sp := t.realFunc(addr)
 	if sc < 0 || sp < 0 {
 		return
 	}
-	lr.Points[line] = append(lr.Points[line], t.newProbe(sc, sp, addr))
+	lr.Points[line] = append(lr.Points[line], unitProbes{t}.probe(sc, sp, addr))
 }
 
 // extent is function i's FuncExtent.
