@@ -10,7 +10,7 @@
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
 // unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
-// prologue, cfiTable, indexer, lineWalk, unitProbes, lineProgram), or is a sub-package. The jobs around the core are
+// prologue, cfiTable, indexer, lineWalk, unitProbes, lineProgram, referrers), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -67,7 +67,8 @@
 //     funcLinePoints (the address where the line's code starts in each
 //     copy of the function), which -L FUNC, -L SRC, --detail, -D FUNC:RLN
 //     and -D SRC:LINE share in C units; dwzfind.go finds the
-//     instances of an inline function dwz moved out of their units; a
+//     instances of an inline function dwz moved out of their units
+//     (referrers, the units that refer to it); a
 //     function's entry past its prologue is prologue's (prologue.go).
 //   - Addresses back to source: arangeMap (aranges.go) finds the unit
 //     holding an address, and funcSpans (funcspans.go) the function in it

@@ -199,7 +199,7 @@ func (w *lineWalk) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			// -L FUNC, over its copies in the units importing it.
 			walkErr = w.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
 				lr.Funcs = append(lr.Funcs, w.extent(i))
-				return t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+				return referrers{t.f, t, i}.copies(func(t2 *cuTree, fc funcCopies) error {
 					w2 := t2.lineWalk()
 					return w2.copiesLinePoints(fc, lo, hi, collect(w2, fname, lo, hi))
 				})
@@ -230,7 +230,7 @@ func (w *lineWalk) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if t.partial() {
 				// dwz moved the abstract instance here; its copies
 				// are in the units importing this one.
-				walkErr = t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+				walkErr = referrers{t.f, t, i}.copies(func(t2 *cuTree, fc funcCopies) error {
 					if lr.CompDir == "" {
 						lr.CompDir = t2.u.compDir
 					}
