@@ -10,7 +10,8 @@
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
 // unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
-// prologue, cfiTable, indexer, lineWalk, unitProbes, lineProgram, referrers), or is a sub-package. The jobs around the core are
+// prologue, cfiTable, indexer, lineWalk, unitProbes, lineProgram,
+// referrers), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -43,8 +44,9 @@
 //     unit's type bodies decoded when a type walk asks for them) and
 //     kept in a cache bounded in bytes that all queries share
 //     (treecache.go), references leaving it (dwz's partial units and
-//     common file) followed by xref.go, line tables, read by lineProgram (lines.go; their
-//     file names read without debug/dwarf in linefiles.go), and the
+//     common file) followed by xref.go, line tables, read by
+//     lineProgram (lines.go; their file names read without debug/dwarf
+//     in linefiles.go), and the
 //     lists a unit's attributes point into, read by unitLists (lists.go):
 //     ranges (ranges.go), location lists (loclist.go, splitloc.go) and
 //     their views (locview.go). splitter (split.go, dwo.go) replaces
