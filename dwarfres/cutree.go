@@ -366,6 +366,28 @@ func (t *cuTree) isFuncInstance(i int) bool {
 	return ok || d.HasRanges
 }
 
+// instancesOf lists, in DIE order, the concrete instances of the abstract
+// function abs that perf's die_walk_instances visits: out-of-line copies and
+// inlined copies, less the "redundant" inlined ones whose call site is the
+// function's own declaration line.
+func (t *cuTree) instancesOf(abs int) []int {
+	absOff := t.dies[abs].Off
+	decl, _ := t.declLine(abs)
+	df, _ := t.declFileNo(abs)
+	var out []int
+	for j := 1; j < len(t.dies); j++ {
+		d := &t.dies[j]
+		if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
+			continue
+		}
+		if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && int64(d.CallFile) == df {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
 // end returns one past the index of i's last descendant.
 func (t *cuTree) end(i int) int {
 	d := t.dies[i].Depth

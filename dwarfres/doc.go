@@ -10,7 +10,8 @@
 // attached, the decoded units and the index. A job File does not do
 // itself has a small type of its own here, named below (abbrevCache,
 // unitLists, splitter, arangeMap, funcSpans, unitScan, addrIn, globals,
-// prologue, cfiTable, indexer, lineWalk), or is a sub-package. The jobs around the core are
+// prologue, cfiTable, indexer, lineWalk, unitProbes, lineProgram,
+// referrers), or is a sub-package. The jobs around the core are
 // sub-packages, each testable from bytes:
 //
 //   - elfobj: one ELF object, mapped (sections, relocations, notes, raw
@@ -43,15 +44,19 @@
 //     unit's type bodies decoded when a type walk asks for them) and
 //     kept in a cache bounded in bytes that all queries share
 //     (treecache.go), references leaving it (dwz's partial units and
-//     common file) followed by xref.go, line tables (lines.go; their
-//     file names read without debug/dwarf in linefiles.go), and the
+//     common file) followed by xref.go, line tables, read by
+//     lineProgram (lines.go; their file names read without debug/dwarf
+//     in linefiles.go), and the
 //     lists a unit's attributes point into, read by unitLists (lists.go):
 //     ranges (ranges.go), location lists (loclist.go, splitloc.go) and
 //     their views (locview.go). splitter (split.go, dwo.go) replaces
 //     skeleton units by their split units.
 //   - Searching: FindProbes (find.go) answers a Query, after unitScan
 //     picks the units that can hold it (scan.go) and those that define a
-//     function (unitskim.go); FindLineRange (linerange.go) answers -L, over every unit
+//     function (unitskim.go); unitProbes (unitprobes.go) makes a unit's
+//     Probes: the scope a point is probed in (bestScope, perf's
+//     find_best_scope) and the probe there, named by its symbol;
+//     FindLineRange (linerange.go) answers -L, over every unit
 //     defining the function, with each line's probe points when asked
 //     (LineQuery.Points, for -L --detail);
 //     the line code is a lineWalk's, a unit's tree with its line table,
@@ -64,7 +69,8 @@
 //     funcLinePoints (the address where the line's code starts in each
 //     copy of the function), which -L FUNC, -L SRC, --detail, -D FUNC:RLN
 //     and -D SRC:LINE share in C units; dwzfind.go finds the
-//     instances of an inline function dwz moved out of their units; a
+//     instances of an inline function dwz moved out of their units
+//     (referrers, the units that refer to it); a
 //     function's entry past its prologue is prologue's (prologue.go).
 //   - Addresses back to source: arangeMap (aranges.go) finds the unit
 //     holding an address, and funcSpans (funcspans.go) the function in it

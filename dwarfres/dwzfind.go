@@ -28,7 +28,7 @@ func (t *cuTree) partial() bool {
 // shared unit, in every unit referring to it, in unit order.
 func (s *search) foreignInstances(abs int) error {
 	t := s.t
-	key := s.originKey(t, abs)
+	key := referrers{s.f, t, abs}.key()
 	decl, _ := t.declLine(abs)
 	dfile := t.declFile(abs)
 	return s.eachReferring(abs, func(t2 *cuTree) error {
@@ -62,23 +62,28 @@ func (s *search) foreignInstances(abs int) error {
 func (s *search) foreignLines(abs, line int) error {
 	t := s.t
 	defer func() { s.t = t }()
-	return s.f.foreignCopies(t, abs, func(t2 *cuTree, fc funcCopies) error {
+	return referrers{s.f, t, abs}.copies(func(t2 *cuTree, fc funcCopies) error {
 		s.t = t2
 		return s.copiesLine(fc, line)
 	})
 }
 
-// originKey is the die.Origin value by which the units of s.f refer to
-// DIE i of t.
-func (s *search) originKey(t *cuTree, i int) uint64 { return s.f.originKey(t, i) }
+// referrers are the units of f that may refer to DIE abs of t, a unit
+// other units import (a partial unit of f, or a unit of its supplementary
+// file): where the copies of a function dwz moved out of them are.
+type referrers struct {
+	f   *File
+	t   *cuTree
+	abs int
+}
 
-// originKey is the die.Origin value by which the units of f refer to DIE
-// i of t.
-func (f *File) originKey(t *cuTree, i int) uint64 {
-	if t.f != f {
-		return t.dies[i].Off | originAlt
+// key is the die.Origin value by which the units of r.f refer to DIE
+// r.abs of r.t.
+func (r referrers) key() uint64 {
+	if r.t.f != r.f {
+		return r.t.dies[r.abs].Off | originAlt
 	}
-	return t.dies[i].Off
+	return r.t.dies[r.abs].Off
 }
 
 // eachReferring calls fn with s.t set to each unit of s.f (other than s.t)
@@ -86,20 +91,21 @@ func (f *File) originKey(t *cuTree, i int) uint64 {
 func (s *search) eachReferring(abs int, fn func(t *cuTree) error) error {
 	t := s.t
 	defer func() { s.t = t }()
-	return s.f.eachReferring(t, abs, func(t2 *cuTree) error {
+	return referrers{s.f, t, abs}.each(func(t2 *cuTree) error {
 		s.t = t2
 		return fn(t2)
 	})
 }
 
-// eachReferring calls fn with each unit of f (other than t) that may
-// refer to DIE abs of t, in unit order.
-func (f *File) eachReferring(t *cuTree, abs int, fn func(t2 *cuTree) error) error {
+// each calls fn with each unit of r.f (other than r.t) that may refer to
+// DIE r.abs of r.t, in unit order.
+func (r referrers) each(fn func(t2 *cuTree) error) error {
+	f, t := r.f, r.t
 	units, err := f.unitsList()
 	if err != nil {
 		return err
 	}
-	for _, ui := range f.unitsReferring(units, t.dies[abs].Off) {
+	for _, ui := range r.units(units) {
 		u := &units[ui]
 		if u == t.u || !u.holdsCode() {
 			continue
@@ -115,14 +121,14 @@ func (f *File) eachReferring(t *cuTree, abs int, fn func(t2 *cuTree) error) erro
 	return nil
 }
 
-// foreignCopies calls fn with each unit of f referring to the abstract
-// function abs of the shared unit t, and the copies of abs it holds
-// (instancesOf's, by their origin), where it holds any.
-func (f *File) foreignCopies(t *cuTree, abs int, fn func(t2 *cuTree, fc funcCopies) error) error {
-	key := f.originKey(t, abs)
-	decl, _ := t.declLine(abs)
-	dfile := t.declFile(abs)
-	return f.eachReferring(t, abs, func(t2 *cuTree) error {
+// copies calls fn with each unit of r.f referring to the abstract
+// function r.abs of the shared unit r.t, and the copies of it that unit
+// holds (instancesOf's, by their origin), where it holds any.
+func (r referrers) copies(fn func(t2 *cuTree, fc funcCopies) error) error {
+	key := r.key()
+	decl, _ := r.t.declLine(r.abs)
+	dfile := r.t.declFile(r.abs)
+	return r.each(func(t2 *cuTree) error {
 		fc := funcCopies{file: dfile, decl: decl}
 		for j := 1; j < len(t2.dies); j++ {
 			d := &t2.dies[j]
@@ -149,10 +155,11 @@ func (s *search) instanceAt(j int, addr uint64, declFile string) error {
 	return s.probeAt(j, addr+s.q.Offset)
 }
 
-// unitsReferring lists the units whose bytes hold off as a 4-byte
-// reference (every unit when 64-bit DWARF makes that unreliable): the
-// units worth decoding for instances of a shared function.
-func (f *File) unitsReferring(units []unit, off uint64) []int {
+// units lists the units (of units, r.f's) whose bytes hold the offset of
+// DIE r.abs as a 4-byte reference (every unit when 64-bit DWARF makes that
+// unreliable): the units worth decoding for instances of a shared function.
+func (r referrers) units(units []unit) []int {
+	f, off := r.f, r.t.dies[r.abs].Off
 	var out []int
 	pat := make([]byte, 4)
 	for i := range units {

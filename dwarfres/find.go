@@ -204,28 +204,6 @@ func (s *search) outOfLine(i int) error {
 	return err
 }
 
-// instancesOf lists, in DIE order, the concrete instances of the abstract
-// function abs that perf's die_walk_instances visits: out-of-line copies and
-// inlined copies, less the "redundant" inlined ones whose call site is the
-// function's own declaration line.
-func (t *cuTree) instancesOf(abs int) []int {
-	absOff := t.dies[abs].Off
-	decl, _ := t.declLine(abs)
-	df, _ := t.declFileNo(abs)
-	var out []int
-	for j := 1; j < len(t.dies); j++ {
-		d := &t.dies[j]
-		if !d.HasOrigin || d.OriginIsSpec || d.Origin != absOff || !t.isFuncInstance(j) {
-			continue
-		}
-		if d.Tag == tagInlined && d.HasCallLine && int(d.CallLine) == decl && int64(d.CallFile) == df {
-			continue
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
 // instances is die_walk_instances with probe_point_inline_cb.
 func (s *search) instances(abs int) error {
 	t := s.t
@@ -269,7 +247,7 @@ func (s *search) probeAt(sc int, addr uint64) error {
 	if !t.hasPC(sp, addr) {
 		return &ProbeError{Err: ErrOutOfRange, Msg: fmt.Sprintf("offset %d is outside %s", s.q.Offset, t.name(sp))}
 	}
-	p := t.newProbe(sc, sp, addr)
+	p := unitProbes{t}.probe(sc, sp, addr)
 	s.seen[addr] = true
 	s.out = append(s.out, p)
 	return nil
@@ -413,32 +391,9 @@ func (s *search) copiesLine(fc funcCopies, lno int) error {
 		for k := len(s.out) - 1; k >= 0 && own[s.out[k].Addr]; k-- {
 			first = &s.out[k]
 		}
-		first.LeftOut = append(first.LeftOut, t.copiesWithout(fc.copies, own)...)
+		first.LeftOut = append(first.LeftOut, unitProbes{t}.copiesWithout(fc.copies, own)...)
 	}
 	return nil
-}
-
-// copiesWithout lists, as probes at their entries, the copies of a
-// function that hold none of the addresses in pts.
-func (t *cuTree) copiesWithout(copies []int, pts map[uint64]bool) []Probe {
-	var out []Probe
-	for _, j := range copies {
-		e, ok := t.dieEntryPC(j)
-		if !ok || e == 0 {
-			continue
-		}
-		has := false
-		for a := range pts {
-			if a == e || t.hasPC(j, a) {
-				has = true
-				break
-			}
-		}
-		if sp := t.realFunc(e); !has && sp >= 0 {
-			out = append(out, t.newProbe(j, sp, e))
-		}
-	}
-	return out
 }
 
 // verifyLine is verify_representive_line: refuse a line whose address is
@@ -463,57 +418,7 @@ func (s *search) verifyLine(fname string, lineno int, addr uint64) error {
 	return &ProbeError{Err: ErrSharedLine, Msg: fmt.Sprintf("line %d shares its address with line %d", lineno, rl), Hint: "probe " + where + " instead"}
 }
 
-// newProbe is the probe at addr in scope sc of function sp, named by
-// the symbol holding it (-D's SYMBOL+OFFS; on arm64 the symbol is 8 bytes
-// before DW_AT_low_pc, two patchable NOPs), else from sp's entry.
-func (t *cuTree) newProbe(sc, sp int, addr uint64) Probe {
-	p := Probe{Addr: addr, RealName: t.name(sc), Func: t.name(sp), Scope: newScope(t, sc, sp, addr)}
-	syms := t.f.Symbols()
-	if e, ok := t.entryPC(sp); ok {
-		p.Symbol, p.Offset = p.Func, addr-e
-	} else if sym, ok := syms.At(addr); ok {
-		p.Symbol, p.Offset = sym.Name, addr-sym.Start
-	}
-	if sym, ok := syms.At(addr); ok {
-		p.Symbol, p.Offset, p.InText = sym.Name, addr-sym.Start, true
-	} else if sym, ok := t.f.FuncSymbolAt(addr); ok {
-		p.Symbol, p.Offset = sym.Name, addr-sym.Start
-	}
-	return p
-}
-
 // bestScope is find_best_scope.
 func (s *search) bestScope(fname string, line int, addr uint64) int {
-	return s.t.bestScopeBy(fname, line, addr, s.q.fn() != "", s.q.Function.Match)
-}
-
-// bestScope is find_best_scope for the function named fn ("" for a
-// source line): the scope in addr's chain declared in fname that is fn,
-// else the one declared nearest before line, else the innermost.
-func (t *cuTree) bestScope(fn, fname string, line int, addr uint64) int {
-	return t.bestScopeBy(fname, line, addr, fn != "", func(n string) bool { return n == fn })
-}
-
-// bestScopeBy is bestScope with the function matched by match, when byName.
-func (t *cuTree) bestScopeBy(fname string, line int, addr uint64, byName bool, match func(string) bool) int {
-	chain := t.scopesAt(addr)
-	best, diff := -1, int(^uint(0)>>1)
-	for _, fn := range chain {
-		if fname != "" && t.declFile(fn) != fname {
-			continue
-		}
-		if byName {
-			if match(t.name(fn)) {
-				return fn
-			}
-			continue
-		}
-		if l, _ := t.declLine(fn); l < line && diff > line-l {
-			diff, best = line-l, fn
-		}
-	}
-	if best < 0 && len(chain) > 0 {
-		best = chain[len(chain)-1]
-	}
-	return best
+	return unitProbes{s.t}.bestScopeBy(fname, line, addr, s.q.fn() != "", s.q.Function.Match)
 }

@@ -205,7 +205,7 @@ func (b indexer) indexUnit(ui int, u *unit, nt *nameTable, out *unitNames) error
 
 // indexFiles adds the names of u's line table, unit ui.
 func (b indexer) indexFiles(ui int, u *unit, nt *nameTable, out *unitNames) error {
-	if lf := &nt.lf; b.f.readLineFiles(u, lf) {
+	if lf := &nt.lf; (lineProgram{b.f, u}).readLineFiles(lf) {
 		for _, fr := range lf.files {
 			if len(fr.name) > 0 { // else joinLineFile's ""
 				nt.addID(out, ui, tabFile, nt.fileID(lf.dir(fr), fr.name), false)
@@ -213,7 +213,7 @@ func (b indexer) indexFiles(ui int, u *unit, nt *nameTable, out *unitNames) erro
 		}
 		return nil
 	}
-	names, err := b.f.fileNamesDWARF(u)
+	names, err := lineProgram{b.f, u}.fileNamesDWARF()
 	if err != nil {
 		return err
 	}

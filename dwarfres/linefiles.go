@@ -53,7 +53,8 @@ type lineRef struct {
 
 // readLineFiles reads u's line-table header's file table into lf. ok is
 // false when it leaves the header to debug/dwarf (see above).
-func (f *File) readLineFiles(u *unit, lf *lineFiles) (ok bool) {
+func (p lineProgram) readLineFiles(lf *lineFiles) (ok bool) {
+	f, u := p.f, p.u
 	lf.dirs, lf.files = lf.dirs[:0], lf.files[:0]
 	if _, err := f.rootDIE(u); err != nil {
 		return false
@@ -63,7 +64,7 @@ func (f *File) readLineFiles(u *unit, lf *lineFiles) (ok bool) {
 	if u.split != nil || sec == nil || !plainLineRef(u, lr) || lr.stmt >= uint64(len(sec)) {
 		return false
 	}
-	compDir, ok := f.rootString(lr.compDirForm, lr.compDir)
+	compDir, ok := p.rootString(lr.compDirForm, lr.compDir)
 	if !ok || hasDrive(compDir) {
 		return false
 	}
@@ -85,7 +86,7 @@ func (f *File) readLineFiles(u *unit, lf *lineFiles) (ok bool) {
 	if version < 5 {
 		return readFiles4(&b, compDir, lf)
 	}
-	return f.readFiles5(&b, offSize, lf)
+	return p.readFiles5(&b, offSize, lf)
 }
 
 // plainLineRef reports whether u's root gives its line table and
@@ -109,7 +110,8 @@ func plainLineRef(u *unit, lr lineRef) bool {
 
 // rootString is a string attribute of a root in one of plainLineRef's
 // forms; ok is false when it does not read.
-func (f *File) rootString(fm form, v uint64) (string, bool) {
+func (p lineProgram) rootString(fm form, v uint64) (string, bool) {
+	f := p.f
 	var sec []byte
 	switch fm {
 	case 0:
@@ -226,7 +228,8 @@ type lnctField struct {
 }
 
 // readFiles5 reads a DWARF 5 header's described tables.
-func (f *File) readFiles5(b *buf, offSize int, lf *lineFiles) bool {
+func (p lineProgram) readFiles5(b *buf, offSize int, lf *lineFiles) bool {
+	f := p.f
 	strs := lnctStrings{f.sec(".debug_str"), f.sec(".debug_line_str")} // a lookup takes the File's lock
 	var fmtBuf [8]lnctField
 	dirFmt, n, ok := readLNCTFormat(b, fmtBuf[:0])

@@ -30,13 +30,14 @@ func TestLineFilesAsDWARF(t *testing.T) {
 			if !u.holdsCode() {
 				continue
 			}
-			want, werr := f.fileNamesDWARF(u)
-			got, gerr := f.fileNames(u)
+			p := lineProgram{f, u}
+			want, werr := p.fileNamesDWARF()
+			got, gerr := p.fileNames()
 			if (werr == nil) != (gerr == nil) || !slices.Equal(got, want) {
 				t.Fatalf("%s: unit at %#x: files %q (%v), debug/dwarf's %q (%v)", path, u.off, got, gerr, want, werr)
 			}
 			compared++
-			if f.readLineFiles(u, &lf) {
+			if p.readLineFiles(&lf) {
 				read++
 			}
 		}

@@ -44,7 +44,7 @@ func (w *lineWalk) funcLinePoints(i, lo, hi int, cb func(file string, line int, 
 // declaration's file and line, and its copies there (funcInstances).
 // dwz moves an inline function's abstract instance to a partial unit,
 // and its copies stay in the units that import it: each of those units
-// holds some of the copies (foreignCopies).
+// holds some of the copies (referrers.copies).
 type funcCopies struct {
 	file   string
 	decl   int

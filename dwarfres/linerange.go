@@ -199,7 +199,7 @@ func (w *lineWalk) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			// -L FUNC, over its copies in the units importing it.
 			walkErr = w.fileFuncs(fname, q.Start, q.End, func(i, lo, hi int) error {
 				lr.Funcs = append(lr.Funcs, w.extent(i))
-				return t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+				return referrers{t.f, t, i}.copies(func(t2 *cuTree, fc funcCopies) error {
 					w2 := t2.lineWalk()
 					return w2.copiesLinePoints(fc, lo, hi, collect(w2, fname, lo, hi))
 				})
@@ -230,7 +230,7 @@ func (w *lineWalk) lineRange(q LineQuery, src sourceName) (*LineRange, error) {
 			if t.partial() {
 				// dwz moved the abstract instance here; its copies
 				// are in the units importing this one.
-				walkErr = t.f.foreignCopies(t, i, func(t2 *cuTree, fc funcCopies) error {
+				walkErr = referrers{t.f, t, i}.copies(func(t2 *cuTree, fc funcCopies) error {
 					if lr.CompDir == "" {
 						lr.CompDir = t2.u.compDir
 					}
@@ -264,12 +264,12 @@ func (lr *LineRange) addPoint(t *cuTree, fn, file string, line int, addr uint64)
 			return
 		}
 	}
-	sc := t.bestScope(fn, file, line, addr)
+	sc := unitProbes{t}.bestScope(fn, file, line, addr)
 	sp := t.realFunc(addr)
 	if sc < 0 || sp < 0 {
 		return
 	}
-	lr.Points[line] = append(lr.Points[line], t.newProbe(sc, sp, addr))
+	lr.Points[line] = append(lr.Points[line], unitProbes{t}.probe(sc, sp, addr))
 }
 
 // extent is function i's FuncExtent.

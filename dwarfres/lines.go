@@ -31,7 +31,7 @@ type lineTable struct {
 
 func (t *cuTree) lineTable() (*lineTable, error) {
 	t = t.unitTree()
-	t.linesOnce.Do(func() { t.lines, t.linesErr = t.f.readLines(t.u) })
+	t.linesOnce.Do(func() { t.lines, t.linesErr = lineProgram{t.f, t.u}.readLines() })
 	return t.lines, t.linesErr
 }
 
@@ -68,25 +68,36 @@ func (lt *lineTable) realPath(src sourceName) string {
 	return ""
 }
 
+// lineProgram reads unit u's line program (.debug_line), checking its
+// header first (checkLineHeader): its file table (fileNames, read
+// without debug/dwarf by readLineFiles when it can, linefiles.go) or all
+// of it, rows ordered as libdw orders them (readLines; a cuTree keeps
+// its unit's, lineTable).
+type lineProgram struct {
+	f *File
+	u *unit
+}
+
 // fileNames returns the file table of a unit's line program without
 // decoding the program: enough to decide whether a unit names a file.
-func (f *File) fileNames(u *unit) (names []string, err error) {
+func (p lineProgram) fileNames() (names []string, err error) {
 	defer elfobj.Guard(&err, ".debug_line")
 	var lf lineFiles
-	if f.readLineFiles(u, &lf) {
+	if p.readLineFiles(&lf) {
 		names = make([]string, len(lf.files))
 		for i, fr := range lf.files {
 			names[i] = joinLineFile(lf.dir(fr), fr.name)
 		}
 		return names, nil
 	}
-	return f.fileNamesDWARF(u)
+	return p.fileNamesDWARF()
 }
 
 // fileNamesDWARF is fileNames through debug/dwarf, for the headers
 // readLineFiles leaves to it.
-func (f *File) fileNamesDWARF(u *unit) (names []string, err error) {
+func (p lineProgram) fileNamesDWARF() (names []string, err error) {
 	defer elfobj.Guard(&err, ".debug_line")
+	f, u := p.f, p.u
 	d, err := f.unitData(u)
 	if err != nil {
 		return nil, err
@@ -95,7 +106,7 @@ func (f *File) fileNamesDWARF(u *unit) (names []string, err error) {
 	if err != nil || cu == nil {
 		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
 	}
-	if err := f.checkLineHeader(cu); err != nil {
+	if err := p.checkLineHeader(cu); err != nil {
 		return nil, err
 	}
 	lr, err := d.LineReader(cu)
@@ -110,8 +121,9 @@ func (f *File) fileNamesDWARF(u *unit) (names []string, err error) {
 	return names, nil
 }
 
-func (f *File) readLines(u *unit) (lt *lineTable, err error) {
+func (p lineProgram) readLines() (lt *lineTable, err error) {
 	defer elfobj.Guard(&err, ".debug_line")
+	f, u := p.f, p.u
 	d, err := f.unitData(u)
 	if err != nil {
 		return nil, err
@@ -121,7 +133,7 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 	if err != nil || cu == nil {
 		return nil, &DecodeError{Section: ".debug_info", Offset: u.off, Msg: "cannot read unit root"}
 	}
-	if err := f.checkLineHeader(cu); err != nil {
+	if err := p.checkLineHeader(cu); err != nil {
 		return nil, err
 	}
 	lr, err := d.LineReader(cu)
@@ -179,7 +191,8 @@ func (f *File) readLines(u *unit) (lt *lineTable, err error) {
 // the headers whose counts debug/dwarf reads elsewhere than this check
 // does: a form it does not decode, a table past the unit. Other
 // malformations are left to debug/dwarf to report.
-func (f *File) checkLineHeader(cu *dwarf.Entry) error {
+func (p lineProgram) checkLineHeader(cu *dwarf.Entry) error {
+	f := p.f
 	off, ok := cu.Val(dwarf.AttrStmtList).(int64)
 	sec := f.sec(".debug_line")
 	if !ok || off < 0 || off >= int64(len(sec)) {

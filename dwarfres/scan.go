@@ -78,7 +78,7 @@ func (s unitScan) unitMatches(u *unit, q Query, src sourceName) (bool, []string,
 		return false, nil, err
 	}
 	if q.fn() == "" {
-		names, err := f.fileNames(u)
+		names, err := lineProgram{f, u}.fileNames()
 		if err != nil {
 			return false, nil, err
 		}
