@@ -17,10 +17,10 @@ import (
 // written with String: nothing parses back a fetcharg dwprobe rendered
 // (issue 30). Tests and fuzz targets may parse freely.
 var fetchReaders = map[string]string{
-	"tracefs.ReadFetch":      "the reading of outside text itself",
-	"probegen.rawArg":        "a spec's raw fetcharg, as the user wrote it",
-	"probegen.fprobeDef":     "a raw fetcharg this model does not break down (a typecast), rewritten as text for an fprobe",
-	"cmd/dwprobe.listedArgs": "a listed event's fetchargs: kprobe_events, a batch file, the journal",
+	"tracefs.ReadFetch":         "the reading of outside text itself",
+	"probegen/grammar.ParseArg": "a spec's raw fetcharg, as the user wrote it, read once when the spec is parsed",
+	"probegen.fprobeDef":        "a raw fetcharg this model does not break down (a typecast), rewritten as text for an fprobe",
+	"cmd/dwprobe.listedArgs":    "a listed event's fetchargs: kprobe_events, a batch file, the journal",
 }
 
 // TestFetchReaders: ParseFetch and ReadFetch are called in non-test code
