@@ -22,7 +22,7 @@ export DWPROBE_CORPUS := $(CORPUS)
 # row of testdata/scripts/corpusgen.sh's table and a corpus-GEN target.
 GENS      := 6.12 7.3
 
-.PHONY: all build docs install deps langtools corpus $(GENS:%=corpus-%) corpus-gens fixtures test unit race fuzz lint conformance conformance-scan golden bench demo clean
+.PHONY: all build docs install deps langtools corpus $(GENS:%=corpus-%) corpus-gens fixtures test unit race fuzz lint conformance conformance-scan golden bench bench-base demo clean
 
 all: build
 
@@ -170,6 +170,19 @@ bench: deps corpus corpus-gens build
 	KERNEL=6.12 MANY=kmalloc_noprof PERF=$(CORPUS)/perf-6.12/perf bash testdata/scripts/bench.sh $(BIN) \
 		$(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12 $(CORPUS)/6.12/arm64/vmlinux
 	bash testdata/scripts/bench-trace.sh $(BIN)
+
+# bench-base times this build against BASE, an earlier commit (default
+# HEAD~1) built in a temporary worktree: the same cases, modes and kernels
+# as bench, with BASE in perf's columns (bench.sh's BASE), so a change is
+# measured before and after on the same machine.
+BASE ?= HEAD~1
+bench-base: deps corpus corpus-gens build
+	@set -e; d=$$(mktemp -d); trap 'git worktree remove --force "$$d/src" >/dev/null 2>&1; rm -rf "$$d"' EXIT; \
+	git worktree add -q --detach "$$d/src" $(BASE); \
+	(cd "$$d/src" && $(GO) build -o "$$d/dwprobe-base" ./cmd/dwprobe); \
+	BASE="$$d/dwprobe-base" KERNEL=6.1 bash testdata/scripts/bench.sh $(BIN) $(VMLINUX) $(SRC) $(CORPUS)/arm64/vmlinux; \
+	BASE="$$d/dwprobe-base" KERNEL=6.12 MANY=kmalloc_noprof bash testdata/scripts/bench.sh $(BIN) \
+		$(CORPUS)/6.12/amd64/vmlinux $(CORPUS)/linux-6.12 $(CORPUS)/6.12/arm64/vmlinux
 
 demo: deps corpus build
 	@echo '$$ dwprobe -k vmlinux -s linux -L vfs_read'

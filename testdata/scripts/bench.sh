@@ -22,6 +22,11 @@
 #                 cache is empty, so the run builds the index first
 #                 (dwarfres.ManySpecs), the batch's cold case
 #   -m MODULE     queries on modules of the vmlinux's -dbg package
+# With BASE (a dwprobe binary, e.g. an earlier commit's), the second
+# columns are BASE run exactly as DWPROBE is (its own index, the same modes
+# and options) instead of perf: a before/after comparison of two builds on
+# the same machine, the two measured one after the other per case (make
+# bench-base BASE=REV).
 # Environment: RUNS (default 3), MODES (default "first cold warm scan"),
 # CASES (an extended regex: only the cases whose words match it), PERF
 # (perf), KERNEL (a label, e.g. 6.12), MANY (the many-points function:
@@ -38,11 +43,13 @@ RUNS=${RUNS:-3}
 MODES=${MODES:-first cold warm scan}
 CASES=${CASES:-.}
 PERF=${PERF:-perf}
+BASE=${BASE:-}
 KERNEL=${KERNEL:-}
 MANY=${MANY:-kmalloc}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CONF=$(cd "$here/../conformance" && pwd)
 DW=$(cd "$(dirname "$DW")" && pwd)/$(basename "$DW")
+[ -z "$BASE" ] || BASE=$(cd "$(dirname "$BASE")" && pwd)/$(basename "$BASE")
 
 # One case per line, its words separated by '|' (specs hold spaces).
 cases=(
@@ -125,7 +132,8 @@ has_index=0
 # (Not "| grep -q": dwprobe, cut off, would fail the pipe.)
 [[ $("$DW" --help 2>&1) == *--build-index* ]] && has_index=1
 
-printf '%-11s %-6s %-44s %8s %8s %6s %8s %8s %6s\n' arch mode case dw_s perf_s ratio dw_MB perf_MB ratio
+other=perf; [ -z "$BASE" ] || other=base
+printf '%-11s %-6s %-44s %8s %8s %6s %8s %8s %6s\n' arch mode case dw_s "${other}_s" ratio dw_MB "${other}_MB" ratio
 for vml in "${VMLS[@]}"; do
 	arch=$(arch_of "$vml")
 	sfx=; [ "$arch" = amd64 ] || sfx=-$arch
@@ -139,12 +147,19 @@ for vml in "${VMLS[@]}"; do
 		if [[ "index build" =~ $CASES ]]; then
 			read -r dt dm < <(BEFORE="rm -rf '$work/fresh'; mkdir -p '$work/fresh'" \
 				DWPROBE_INDEX_DIR=$work/fresh measure cold "$DW" -k "$vml" --build-index)
-			read -r pt pm < <(measure cold "$PERF" probe -k "$vml" -D vfs_read)
+			if [ -n "$BASE" ]; then
+				read -r pt pm < <(BEFORE="rm -rf '$work/fresh-base'; mkdir -p '$work/fresh-base'" \
+					DWPROBE_INDEX_DIR=$work/fresh-base measure cold "$BASE" -k "$vml" --build-index)
+			else
+				read -r pt pm < <(measure cold "$PERF" probe -k "$vml" -D vfs_read)
+			fi
 			size=$(du -sb "$work/fresh" | cut -f1)
 			bmode=cold; [ $can_drop = 1 ] || bmode=warm
 			row "$arch" $bmode "index build ($(awk -v s="$size" -v v="$(stat -L -c %s "$vml")" 'BEGIN { printf "%.2f%% of vmlinux", 100*s/v }'))" "$dt" "$dm" "$pt" "$pm"
 		fi
 		"$DW" -k "$vml" --build-index >/dev/null 2>&1 || echo "($arch: --build-index failed)"
+		[ -z "$BASE" ] || DWPROBE_INDEX_DIR=$DWPROBE_INDEX_DIR-base "$BASE" -k "$vml" --build-index >/dev/null 2>&1 ||
+			echo "($arch: the base's --build-index failed)"
 	fi
 	# The 6.1 conformance specs, on any kernel (on another, some fail).
 	specs=$work/specs-$golden_arch.txt
@@ -156,14 +171,20 @@ for vml in "${VMLS[@]}"; do
 		extra_dw=(); [ "$mode" = scan ] && extra_dw=("${noidx[@]}")
 		pmode=$mode; [ "$mode" = scan ] || [ "$mode" = first ] && pmode=warm
 		# first: every dwprobe run starts from an empty cache.
-		unset BEFORE; idir=$DWPROBE_INDEX_DIR
-		[ "$mode" = first ] && { export BEFORE="rm -rf '$work/fresh'; mkdir -p '$work/fresh'"; idir=$work/fresh; }
+		unset BEFORE; idir=$DWPROBE_INDEX_DIR; bidir=$DWPROBE_INDEX_DIR-base; bbefore=
+		[ "$mode" = first ] && { export BEFORE="rm -rf '$work/fresh'; mkdir -p '$work/fresh'"; idir=$work/fresh
+			bbefore="rm -rf '$work/fresh-base'; mkdir -p '$work/fresh-base'"; bidir=$work/fresh-base; }
 		for c in "${cases[@]}"; do
 			[[ "${c//|/ }" =~ $CASES ]] || continue
 			IFS='|' read -r -a a <<<"$c"
 			extra=()
 			[ "${a[0]}" = -L ] && extra=(-s "$SRC")
 			read -r dt dm < <(DWPROBE_INDEX_DIR=$idir measure "$mode" "$DW" -k "$vml" "${extra_dw[@]}" "${extra[@]}" "${a[@]}")
+			if [ -n "$BASE" ]; then
+				read -r pt pm < <(BEFORE=$bbefore DWPROBE_INDEX_DIR=$bidir measure "$mode" "$BASE" -k "$vml" "${extra_dw[@]}" "${extra[@]}" "${a[@]}")
+				row "$arch" "$mode" "${c//|/ }" "$dt" "$dm" "$pt" "$pm"
+				continue
+			fi
 			# perf's figures do not depend on dwprobe's index: scan reuses warm's.
 			key="$arch|$pmode|$c"
 			if [ -z "${perf_seen[$key]:-}" ]; then
@@ -179,17 +200,26 @@ for vml in "${VMLS[@]}"; do
 			[ -f "$mod" ] || { echo "($arch: no $mod)"; continue; }
 			read -r dt dm < <(DWPROBE_INDEX_DIR=$idir measure "$mode" "$DW" "${extra_dw[@]}" -m "$mod" "${a[@]:1}")
 			key="$arch|$pmode|-m|$c"
-			[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure "$pmode" "$PERF" probe -m "$mod" "${a[@]:1}")
-			read -r pt pm <<<"${perf_seen[$key]}"
+			if [ -n "$BASE" ]; then
+				read -r pt pm < <(BEFORE=$bbefore DWPROBE_INDEX_DIR=$bidir measure "$mode" "$BASE" "${extra_dw[@]}" -m "$mod" "${a[@]:1}")
+			else
+				[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure "$pmode" "$PERF" probe -m "$mod" "${a[@]:1}")
+				read -r pt pm <<<"${perf_seen[$key]}"
+			fi
 			row "$arch" "$mode" "-m $(basename "${a[0]}") ${a[1]} ${a[2]}" "$dt" "$dm" "$pt" "$pm"
 		done
 		[ "$mode" = cold ] && continue
 		[[ "$nspecs D specs" =~ $CASES ]] || continue
 		read -r dt dm < <(DWPROBE_INDEX_DIR=$idir measure "$mode" "$DW" -k "$vml" "${extra_dw[@]}" -D "@$specs")
 		key="$arch|warm|-D|vfs_read"
-		[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure warm "$PERF" probe -k "$vml" -D vfs_read)
-		read -r pt pm <<<"${perf_seen[$key]}"
-		row "$arch" "$mode" "$nspecs D specs (-D @FILE; perf: one -D)" "$dt" "$dm" "$pt" "$pm"
+		if [ -n "$BASE" ]; then
+			read -r pt pm < <(BEFORE=$bbefore DWPROBE_INDEX_DIR=$bidir measure "$mode" "$BASE" -k "$vml" "${extra_dw[@]}" -D "@$specs")
+		else
+			[ -n "${perf_seen[$key]:-}" ] || perf_seen[$key]=$(measure warm "$PERF" probe -k "$vml" -D vfs_read)
+			read -r pt pm <<<"${perf_seen[$key]}"
+		fi
+		label="perf: one -D"; [ -z "$BASE" ] || label="base: the same"
+		row "$arch" "$mode" "$nspecs D specs (-D @FILE; $label)" "$dt" "$dm" "$pt" "$pm"
 		[ "$mode" = first ] && continue
 		"$DW" -k "$vml" "${extra_dw[@]}" -D "@$specs" >/dev/null 2>"$work/err" ||
 			echo "($arch $mode: $(tail -n1 "$work/err"))"
