@@ -1,6 +1,10 @@
 package dwarfres
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/leb"
+)
 
 // buf is a little cursor over a section. The first error sticks (as in
 // debug/dwarf) so callers check once at the end of a decode.
@@ -94,42 +98,25 @@ func (b *buf) uint(size int) uint64 {
 }
 
 func (b *buf) uleb() uint64 {
-	var v uint64
-	var shift uint
-	for b.off < len(b.data) {
-		c := b.data[b.off]
-		b.off++
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v
-		}
+	v, n := leb.Uint(b.data[b.off:])
+	if n == 0 {
+		b.off = len(b.data) // the error names where the data ended
+		b.fail(errShort.Error())
+		return 0
 	}
-	b.fail(errShort.Error())
-	return 0
+	b.off += n
+	return v
 }
 
 func (b *buf) sleb() int64 {
-	var v int64
-	var shift uint
-	for b.off < len(b.data) {
-		c := b.data[b.off]
-		b.off++
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
+	v, n := leb.Int(b.data[b.off:])
+	if n == 0 {
+		b.off = len(b.data)
+		b.fail(errShort.Error())
+		return 0
 	}
-	b.fail(errShort.Error())
-	return 0
+	b.off += n
+	return v
 }
 
 func (b *buf) skip(n int) {

@@ -22,7 +22,7 @@ const module = "github.com/dwprobe/dwprobe/"
 // takes its place on purpose.
 var layers = [][]string{
 	// 1: leaves, importing no dwprobe package.
-	{"lazymatch", "tracefs/arch", "dwarfres/internal/record", "dwarfres/dwarftest"},
+	{"lazymatch", "tracefs/arch", "dwarfres/internal/record", "dwarfres/internal/leb", "dwarfres/dwarftest"},
 	// 2: ELF objects; a test server of debuginfo.
 	{"dwarfres/elfobj", "dwarfres/dwarftest/debuginfodtest"},
 	// 3: what is read of an object: symbols, notes, call frames, where

@@ -1,6 +1,10 @@
 package cfi
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/dwprobe/dwprobe/dwarfres/internal/leb"
+)
 
 // vendorCFAAsNop returns ins with DW_CFA_AARCH64_negate_ra_state (0x2d,
 // also DW_CFA_GNU_window_save; no operands) replaced by DW_CFA_nop: arm64
@@ -84,31 +88,20 @@ func (b *cursor) u8() uint8 {
 }
 
 func (b *cursor) uleb() uint64 {
-	var v uint64
-	var shift uint
-	for b.off < len(b.data) {
-		c := b.data[b.off]
-		b.off++
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			return v
-		}
+	v, n := leb.Uint(b.data[b.off:])
+	if n == 0 {
+		b.fail()
+		return 0
 	}
-	b.fail()
-	return 0
+	b.off += n
+	return v
 }
 
 // sleb steps over a signed LEB128 (its value is not needed).
 func (b *cursor) sleb() {
-	for b.off < len(b.data) {
-		c := b.data[b.off]
-		b.off++
-		if c&0x80 == 0 {
-			return
-		}
+	if _, n := leb.Int(b.data[b.off:]); n > 0 {
+		b.off += n
+		return
 	}
 	b.fail()
 }
